@@ -1,0 +1,495 @@
+"""WMRL: anchored world-model rewards, online isotonic debiasing, inverse-variance denoising.
+
+WMRL grades most rollouts with a cheap world model instead of running them, and
+models the world model's grade as ``r̂ = r + b + ξ``: the real reward, a systematic
+bias ``b`` and noise ``ξ``. Three pieces correct it, in this order each step:
+
+1. **Anchors** (:func:`select_anchor_groups`): about 10% of the groups (at least
+   one per step) are graded by *both* the world model and real execution. They
+   are the only ground truth in the loop, and the only thing that costs real
+   compute.
+2. **Online debiasing** (:class:`OnlineDebiaser`): a monotone map ``f`` from
+   world-model score to real score, fitted by isotonic regression on the anchor
+   pairs, removes the systematic part ``b``; every world-model score goes through
+   ``f`` before advantages are formed. The map must be *non-affine* to do
+   anything: GRPO standardizes rewards within a group, which cancels any affine
+   map ``a·r + c`` (``a > 0``). It is monotone so that it never reorders the
+   candidates the world model ranked right.
+3. **Inverse-variance denoising** (:class:`AnchorWeighter`): what remains is noise,
+   which cannot be subtracted, only averaged down. The anchor groups give a clean
+   but scarce gradient estimate (variance ``V_E``), the world-model groups a plentiful
+   noisy one (``V_WM``); the minimum-variance combination weights each by the inverse
+   of its variance (:func:`fuse_estimates`). In practice that is an up-weight
+   ``w = clip(1 + c·s², 1, w_max)`` on the advantages of anchor groups, where ``s²``
+   measures how much the calibrated world model still disagrees with the truth.
+
+Finally :func:`grpo_advantages` standardizes each group over its graded rollouts
+and multiplies anchor groups by ``w``.
+
+Where this follows the authors' code
+------------------------------------
+Public repository ``xiyuanyang45/WMRL``: ``wmrl/anchor.py`` (anchor count
+``max(min_per_step, round(fraction·n))``, Python's ``round``, so halves go to the
+even neighbour), ``wmrl/debias.py`` (equal-width bins over [0, 1]; the knot of a
+bin is the *mean world-model score* of its pairs, not the bin centre; PAV weighted
+by bin counts; the map between knots is linear interpolation and flat beyond the
+outer knots; fewer than two populated bins means "stay at identity"; the refit
+counter only resets on a successful fit), ``wmrl/denoise.py`` (population variance
+``var(s)`` with a 1e-9 floor; EMA factor ``1 − 0.5**(1/half_life)``, the first
+observation initialising it; ``c = (2 − 1) / EMA`` fixed once after the warm-up,
+and only if the EMA is positive), ``wmrl/advantage.py`` (population std, ``eps``
+added to the std, groups with fewer than two graded rollouts skipped whole) and
+``wmrl/loop.py`` (anchor pairs are pushed into the debiaser *before* the group's
+disagreement is measured, so ``s²`` is measured on the calibrated residual).
+The paper states the fusion of two gradient estimates; the code applies it as the
+anchor up-weight, and so does the kit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "AnchorWeighter",
+    "IsotonicMap",
+    "OnlineDebiaser",
+    "RefitEvent",
+    "advantages_to_trl_rewards",
+    "binned_isotonic_fit",
+    "centered_residual",
+    "fuse_estimates",
+    "grpo_advantages",
+    "residual_variance_ratio",
+    "select_anchor_groups",
+]
+
+
+# --------------------------------------------------------------------------- anchors
+
+
+def select_anchor_groups(
+    n_groups: int, fraction: float = 0.1, rng: np.random.Generator | int | None = None
+) -> np.ndarray:
+    """Boolean mask over a step's groups: True for the groups graded by real execution.
+
+    Exactly ``min(n_groups, max(1, round(fraction · n_groups)))`` groups are chosen
+    uniformly at random without replacement (Python's ``round``: 2.5 → 2, 1.5 → 2).
+    ``rng`` is a numpy Generator, a seed, or None for a fresh one.
+    """
+    if n_groups < 0:
+        raise ValueError(f"n_groups must be >= 0, got {n_groups}")
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"fraction must be in [0, 1], got {fraction}")
+    mask = np.zeros(n_groups, dtype=bool)
+    if n_groups == 0:
+        return mask
+    n_anchor = min(n_groups, max(1, round(fraction * n_groups)))
+    generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    mask[generator.choice(n_groups, size=n_anchor, replace=False)] = True
+    return mask
+
+
+# ------------------------------------------------------------------ isotonic debiasing
+
+
+@dataclass(frozen=True)
+class IsotonicMap:
+    """A fitted monotone map: linear between knots, flat beyond the outer ones."""
+
+    knots_x: np.ndarray
+    """Increasing world-model scores (one per populated bin: the mean score in it)."""
+    knots_y: np.ndarray
+    """Non-decreasing calibrated scores at those knots (PAV-pooled mean real scores)."""
+
+    def __call__(self, scores: Any) -> np.ndarray:
+        return np.interp(np.asarray(scores, dtype=float), self.knots_x, self.knots_y)
+
+
+def _pool_adjacent_violators(values: Sequence[float], weights: Sequence[float]) -> np.ndarray:
+    """Weighted least-squares non-decreasing fit of ``values`` (one output per input).
+
+    A stack of blocks: each new value starts a block; while the last block's mean is
+    below the one before it, the two merge into their weighted mean.
+    """
+    block_means: list[float] = []
+    block_weights: list[float] = []
+    block_sizes: list[int] = []
+    for value, weight in zip(values, weights):
+        block_means.append(float(value))
+        block_weights.append(float(weight))
+        block_sizes.append(1)
+        while len(block_means) > 1 and block_means[-2] > block_means[-1]:
+            mean_right, weight_right, size_right = block_means.pop(), block_weights.pop(), block_sizes.pop()
+            mean_left, weight_left, size_left = block_means.pop(), block_weights.pop(), block_sizes.pop()
+            merged_weight = weight_left + weight_right
+            block_means.append((mean_left * weight_left + mean_right * weight_right) / merged_weight)
+            block_weights.append(merged_weight)
+            block_sizes.append(size_left + size_right)
+    return np.repeat(block_means, block_sizes)
+
+
+def binned_isotonic_fit(x: Any, y: Any, n_bins: int = 10) -> IsotonicMap | None:
+    """Fit a monotone map from world-model scores ``x`` to real scores ``y``.
+
+    Cuts [0, 1] into ``n_bins`` equal bins (scores outside are put in the end bins),
+    takes the mean ``x`` and mean ``y`` of every populated bin, then pools adjacent
+    violators (weighted by how many pairs each bin holds) so that the bin means of
+    ``y`` never decrease. Returns the map through those knots, or ``None`` when
+    fewer than two bins are populated: too little spread to fit anything, so the
+    caller should keep the identity (as the official code does).
+
+    Binning makes the fit cheap and stable on a few hundred pairs; its price is a
+    small residual bias within each bin (the map is linear between bin means).
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x has {x.size} scores but y has {y.size}")
+    if n_bins < 1:
+        raise ValueError(f"n_bins must be >= 1, got {n_bins}")
+    if x.size < 2:
+        return None
+    inner_edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    bin_index = np.clip(np.digitize(x, inner_edges), 0, n_bins - 1)
+    counts = np.bincount(bin_index, minlength=n_bins)
+    populated = np.flatnonzero(counts)
+    if populated.size < 2:
+        return None
+    x_means = np.bincount(bin_index, weights=x, minlength=n_bins)[populated] / counts[populated]
+    y_means = np.bincount(bin_index, weights=y, minlength=n_bins)[populated] / counts[populated]
+    return IsotonicMap(knots_x=x_means, knots_y=_pool_adjacent_violators(y_means, counts[populated]))
+
+
+class _SklearnIsotonicMap:
+    """scikit-learn's exact isotonic regression on all pairs, behind the same call."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray):
+        from sklearn.isotonic import IsotonicRegression
+
+        self.model = IsotonicRegression(increasing=True, out_of_bounds="clip").fit(x, y)
+
+    def __call__(self, scores: Any) -> np.ndarray:
+        scores = np.asarray(scores, dtype=float)
+        return self.model.predict(scores.ravel()).reshape(scores.shape)
+
+
+def centered_residual(predicted: Any, real: Any) -> float:
+    """Mean of ``((p − p̄) − (s − s̄))²``: disagreement that survives centering.
+
+    GRPO only sees differences within a group, so a constant offset between the
+    world model and the truth is harmless and is not counted.
+    """
+    predicted = np.asarray(predicted, dtype=float)
+    real = np.asarray(real, dtype=float)
+    return float((((predicted - predicted.mean()) - (real - real.mean())) ** 2).mean())
+
+
+@dataclass(frozen=True)
+class RefitEvent:
+    """One refit of :class:`OnlineDebiaser`, for logging."""
+
+    refit: int
+    """1 for the first fit, 2 for the second, ..."""
+    n_pairs_seen: int
+    """Anchor pairs added since the debiaser was created, when this fit happened."""
+    n_pairs_used: int
+    """Pairs in the buffer the map was fitted on (at most ``buffer_size``)."""
+    residual_before: float
+    """:func:`centered_residual` of the raw world-model scores on the buffer."""
+    residual_after: float
+    """The same after the new map: what debiasing could not remove (bins, noise)."""
+
+
+@dataclass
+class OnlineDebiaser:
+    """Keeps the anchor pairs and a monotone world-model → real-score map up to date.
+
+    Call :meth:`add_pairs` with each anchor group's (world-model score, real score)
+    pairs, and call the object on world-model scores to calibrate them. It is the
+    identity until ``min_pairs`` pairs have arrived, so a run that never sees ground
+    truth trains on raw world-model scores rather than on something undefined; then
+    it refits each time ``refit_every`` new pairs have arrived, on the last
+    ``buffer_size`` pairs (FIFO), so the map follows the world model's drift as the
+    policy moves.
+    """
+
+    min_pairs: int = 200
+    """Pairs needed before the first fit; the map is the identity until then."""
+    refit_every: int = 64
+    """New pairs between two refits."""
+    buffer_size: int = 5000
+    """Most recent pairs kept for fitting; older ones are dropped first."""
+    n_bins: int = 10
+    """Equal-width bins over [0, 1] for ``method="binned"``."""
+    method: str = "binned"
+    """``"binned"`` (the official binned PAV) or ``"sklearn"`` (exact isotonic regression on all pairs)."""
+
+    refits: int = field(default=0, init=False)
+    """How many fits have succeeded so far."""
+    history: list[RefitEvent] = field(default_factory=list, init=False, repr=False)
+    """One :class:`RefitEvent` per successful fit, oldest first."""
+    n_pairs_seen: int = field(default=0, init=False)
+    """Pairs added since creation (including those the buffer has dropped)."""
+    mapping: Any = field(default=None, init=False, repr=False)
+    """The current map (callable), or None while it is the identity."""
+
+    def __post_init__(self) -> None:
+        if self.method not in ("binned", "sklearn"):
+            raise ValueError(f'method must be "binned" or "sklearn", got {self.method!r}')
+        if self.refit_every < 1:
+            raise ValueError(f"refit_every must be >= 1, got {self.refit_every}")
+        if self.buffer_size < max(self.min_pairs, 2):
+            raise ValueError(
+                f"buffer_size ({self.buffer_size}) must be at least min_pairs ({self.min_pairs}) and 2, "
+                "or the map could never be fitted"
+            )
+        self._buffer: deque[tuple[float, float]] = deque(maxlen=self.buffer_size)
+        self._new_since_fit = 0
+
+    @property
+    def n_pairs(self) -> int:
+        """Pairs currently in the buffer."""
+        return len(self._buffer)
+
+    @property
+    def fitted(self) -> bool:
+        """False while the map is still the identity."""
+        return self.mapping is not None
+
+    def add_pairs(self, wm_scores: Sequence[float | None], real_scores: Sequence[float | None]) -> int:
+        """Record anchor pairs; refit whenever enough new ones have arrived. Returns refits done.
+
+        Pairs are taken one at a time, as the official code does, so a large batch
+        may trigger more than one refit. A pair with a missing (None) or non-finite
+        score on either side is skipped: an ungraded rollout is excluded, never
+        scored 0.
+        """
+        if len(wm_scores) != len(real_scores):
+            raise ValueError(f"{len(wm_scores)} world-model scores but {len(real_scores)} real scores")
+        refits_before = self.refits
+        for wm_score, real_score in zip(wm_scores, real_scores):
+            if not (_is_finite_number(wm_score) and _is_finite_number(real_score)):
+                continue
+            self._buffer.append((float(wm_score), float(real_score)))
+            self.n_pairs_seen += 1
+            self._new_since_fit += 1
+            if len(self._buffer) >= self.min_pairs and self._new_since_fit >= self.refit_every:
+                self.refit()
+        return self.refits - refits_before
+
+    def refit(self) -> bool:
+        """Fit the map on the buffer now. Returns False (map unchanged) if it cannot be fitted."""
+        if len(self._buffer) < 2:
+            return False
+        pairs = np.asarray(self._buffer, dtype=float)
+        wm, real = pairs[:, 0], pairs[:, 1]
+        if self.method == "binned":
+            mapping = binned_isotonic_fit(wm, real, self.n_bins)
+        elif np.ptp(wm) > 0:
+            mapping = _SklearnIsotonicMap(wm, real)
+        else:
+            mapping = None
+        if mapping is None:
+            return False
+        self.mapping = mapping
+        self._new_since_fit = 0
+        self.refits += 1
+        self.history.append(
+            RefitEvent(
+                refit=self.refits,
+                n_pairs_seen=self.n_pairs_seen,
+                n_pairs_used=len(wm),
+                residual_before=centered_residual(wm, real),
+                residual_after=centered_residual(mapping(wm), real),
+            )
+        )
+        return True
+
+    def __call__(self, wm_scores: Any) -> np.ndarray:
+        """Calibrated scores (a float array of the same shape); identity until fitted."""
+        scores = np.asarray(wm_scores, dtype=float)
+        return scores.copy() if self.mapping is None else np.asarray(self.mapping(scores), dtype=float)
+
+
+def _is_finite_number(value: Any) -> bool:
+    try:
+        return value is not None and math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+# -------------------------------------------------------- inverse-variance denoising
+
+
+def residual_variance_ratio(calibrated_wm: Any, real: Any) -> float | None:
+    """How much one anchor group's calibrated world-model scores still disagree with the truth.
+
+    ``s² = mean(((d − d̄) − (s − s̄))²) / var(s)`` for calibrated world-model scores
+    ``d`` and real scores ``s`` of the same rollouts (population variance). Centered,
+    because GRPO only sees differences within a group; divided by ``var(s)`` so that
+    easy and hard groups are comparable. ``None`` when ``var(s) < 1e-9``: a group
+    whose real scores are all equal carries no ranking information and must be
+    skipped, not counted as 0.
+    """
+    d = np.asarray(calibrated_wm, dtype=float).ravel()
+    s = np.asarray(real, dtype=float).ravel()
+    if d.shape != s.shape:
+        raise ValueError(f"{d.size} calibrated scores but {s.size} real scores")
+    if s.size == 0:
+        return None
+    real_variance = float(s.var())
+    if real_variance < 1e-9:
+        return None
+    return centered_residual(d, s) / real_variance
+
+
+@dataclass
+class AnchorWeighter:
+    """The up-weight ``w`` on anchor-group advantages, driven by measured disagreement.
+
+    Writing the world-model stream's variance as ``V_WM = (1 + c·s²)·V_E``, the
+    inverse-variance weight of the anchor stream relative to it is ``1 + c·s²``.
+    ``s²`` is an EMA of :func:`residual_variance_ratio` over anchor groups; ``c`` is
+    fixed once, after ``calibrate_after`` groups, so that ``w`` equals
+    ``target_weight`` (2) at that moment: afterwards ``w`` follows how the
+    disagreement *moves*, without anyone having to know its absolute scale. Before
+    that ``w`` is exactly 1.
+    """
+
+    half_life: float = 64
+    """Anchor groups after which an observation's weight in the EMA has halved."""
+    calibrate_after: int = 32
+    """Anchor groups (with a defined s²) observed before ``c`` is fixed."""
+    w_max: float = 4.0
+    """Upper clip of the weight (its lower clip is 1)."""
+    target_weight: float = 2.0
+    """The weight at the moment ``c`` is fixed."""
+
+    ema: float | None = field(default=None, init=False)
+    """Smoothed s², or None before the first observation."""
+    n_observed: int = field(default=0, init=False)
+    """Groups folded into the EMA (skipped groups not counted)."""
+    c: float | None = field(default=None, init=False)
+    """The scale constant, None until fixed."""
+
+    def __post_init__(self) -> None:
+        if self.half_life <= 0:
+            raise ValueError(f"half_life must be positive, got {self.half_life}")
+        if self.w_max < 1:
+            raise ValueError(f"w_max must be >= 1, got {self.w_max}")
+
+    @property
+    def smoothing(self) -> float:
+        """EMA factor: ``ema ← (1 − a)·ema + a·s²`` with ``a = 1 − 0.5**(1/half_life)``."""
+        return 1.0 - 0.5 ** (1.0 / max(1.0, self.half_life))
+
+    @property
+    def weight(self) -> float:
+        """``clip(1 + c·ema, 1, w_max)``; exactly 1.0 until ``c`` is fixed."""
+        if self.c is None or self.ema is None:
+            return 1.0
+        return float(min(self.w_max, max(1.0, 1.0 + self.c * self.ema)))
+
+    def observe(self, s2: float | None) -> float:
+        """Fold one anchor group's s² into the EMA (None is skipped); return the weight."""
+        if s2 is None:
+            return self.weight
+        if self.ema is None:
+            self.ema = float(s2)
+        else:
+            self.ema = (1.0 - self.smoothing) * self.ema + self.smoothing * float(s2)
+        self.n_observed += 1
+        if self.c is None and self.n_observed >= self.calibrate_after and self.ema > 1e-12:
+            self.c = (self.target_weight - 1.0) / self.ema
+        return self.weight
+
+    def observe_group(self, calibrated_wm: Any, real: Any) -> float:
+        """:meth:`observe` the :func:`residual_variance_ratio` of one anchor group."""
+        return self.observe(residual_variance_ratio(calibrated_wm, real))
+
+
+def fuse_estimates(g_e: Any, v_e: Any, g_wm: Any, v_wm: Any) -> tuple[Any, Any]:
+    """Minimum-variance unbiased combination of two unbiased estimates of the same quantity.
+
+    ``g = (g_E/V_E + g_WM/V_WM) / (1/V_E + 1/V_WM)`` with variance
+    ``v = 1 / (1/V_E + 1/V_WM) = V_WM / (1 + V_WM/V_E)``, below both ``V_E`` and
+    ``V_WM``. Works on numbers or numpy arrays; an infinite variance ignores that
+    estimate. Variances must be positive.
+    """
+    v_e_arr, v_wm_arr = np.asarray(v_e, dtype=float), np.asarray(v_wm, dtype=float)
+    if np.any(v_e_arr <= 0) or np.any(v_wm_arr <= 0):
+        raise ValueError("variances must be positive")
+    precision = 1.0 / v_e_arr + 1.0 / v_wm_arr
+    if np.any(precision == 0):
+        raise ValueError("at least one of the two variances must be finite")
+    fused = (np.asarray(g_e, dtype=float) / v_e_arr + np.asarray(g_wm, dtype=float) / v_wm_arr) / precision
+    variance = 1.0 / precision
+    if fused.ndim == 0 and variance.ndim == 0:
+        return float(fused), float(variance)
+    return fused, variance
+
+
+# ------------------------------------------------------------------------ advantages
+
+
+def grpo_advantages(
+    group_rewards: Sequence[Sequence[float | None]],
+    anchor_mask: Sequence[bool],
+    weight: float = 1.0,
+    eps: float = 1e-4,
+    min_graded: int = 2,
+) -> list[list[float | None]]:
+    """GRPO advantages per group, over graded rollouts only, anchor groups up-weighted.
+
+    For each group: ``(r − mean) / (std + eps)`` over the rollouts whose reward is
+    not None (population std), times ``weight`` when the group is an anchor group.
+    An ungraded rollout (None) keeps None: it is excluded, never scored 0, because a
+    0 would claim the attempt was bad, which a missing grade does not say. A group
+    with fewer than ``min_graded`` graded rollouts is all None (one grade has
+    nothing to be compared with), as in the official code.
+
+    Why this runs in a reward post-processor with TRL's ``scale_rewards="none"``:
+    TRL forms advantages itself from whatever the reward functions return. With
+    ``scale_rewards="group"`` (its default) it divides each group by its own std,
+    so multiplying a whole group's rewards by ``w`` does nothing:
+    ``(w·r − w·r̄) / (w·σ) = (r − r̄) / σ``. The anchor weight must therefore be
+    applied *after* standardization, here, and the results handed to TRL as the
+    rewards with ``scale_rewards="none"``; TRL then only subtracts the group mean,
+    which is already 0. See :func:`advantages_to_trl_rewards` for the last step.
+    """
+    if len(group_rewards) != len(anchor_mask):
+        raise ValueError(f"{len(group_rewards)} groups but an anchor mask of {len(anchor_mask)}")
+    if not math.isfinite(weight) or weight <= 0:
+        raise ValueError(f"weight must be a positive number, got {weight}")
+    advantages: list[list[float | None]] = []
+    for rewards, is_anchor in zip(group_rewards, anchor_mask):
+        graded_index = [i for i, r in enumerate(rewards) if r is not None]
+        out: list[float | None] = [None] * len(rewards)
+        if len(graded_index) >= min_graded:
+            graded = np.asarray([rewards[i] for i in graded_index], dtype=float)
+            standardized = (graded - graded.mean()) / (graded.std() + eps)
+            if is_anchor:
+                standardized = standardized * weight
+            for i, value in zip(graded_index, standardized):
+                out[i] = float(value)
+        advantages.append(out)
+    return advantages
+
+
+def advantages_to_trl_rewards(advantages: Sequence[Sequence[float | None]]) -> list[float]:
+    """Flatten per-group advantages into the per-completion list a TRL reward function returns.
+
+    None (ungraded) becomes 0.0. That is *not* scoring the rollout 0: these numbers
+    are advantages, and with ``scale_rewards="none"`` TRL subtracts the group mean,
+    which stays 0 because the graded advantages already sum to 0 — so an ungraded
+    rollout gets advantage 0, i.e. no push either way, and its siblings' advantages
+    are unchanged. Groups must be in TRL's order (``num_generations`` consecutive
+    completions per prompt).
+    """
+    return [0.0 if a is None else float(a) for group in advantages for a in group]
