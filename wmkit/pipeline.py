@@ -1,0 +1,192 @@
+"""Whole jobs built from the library's pieces: build a world model, evaluate it.
+
+Notebook 01 calls `build_world_model` and `evaluate_world_model`; later notebooks call
+`ensure_world_model`, which loads notebook 01's saved model or, when it is missing (a
+notebook opened alone in Colab, say), rebuilds it with the same call at the profile's size.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from wmkit import models
+from wmkit.envs import ENVIRONMENTS
+from wmkit.envs.base import Transition
+from wmkit.profiles import Profile, get_profile
+from wmkit.train import SFTConfig, SFTResult, train_sft
+from wmkit.worldmodel import (
+    SYSTEM_PROMPTS,
+    baseline_predictions,
+    baseline_predictor,
+    collect_transitions,
+    model_predictor,
+    predict_diffs,
+    rollout_accuracy,
+    rollout_windows,
+    select_eval_set,
+    split_by_episode,
+    summarize,
+)
+
+DEFAULT_ENVS = ("textgame", "phone")
+FINAL = "final"  # subfolder holding the finished model
+
+
+@dataclass
+class WorldModelRun:
+    """A trained world model and what it was trained on."""
+
+    folder: Path
+    """Folder of the saved model (load it with `load_world_model`)."""
+    model: object
+    tokenizer: object
+    splits: dict[str, list[Transition]]
+    """train / val / test transitions (split by episode)."""
+    sft: SFTResult | None = None
+    """Training log (None when the model was loaded rather than trained)."""
+    info: dict = field(default_factory=dict)
+    """Profile, seed, model size, data sizes, timings."""
+
+
+def tokenizer_corpus(transitions: Sequence[Transition]) -> list[str]:
+    """Text the from-scratch tokenizer is trained on: everything a prompt or target holds."""
+    texts = list(SYSTEM_PROMPTS.values()) + ["system user assistant State: Action:"]
+    for t in transitions:
+        texts += [t.state, t.action, t.diff]
+    return texts
+
+
+def _check_envs(envs: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(envs, str):
+        envs = (envs,)
+    unknown = [e for e in envs if e not in ENVIRONMENTS]
+    if unknown or not envs:
+        raise ValueError(f"Unknown environment(s) {unknown}: choose from {', '.join(ENVIRONMENTS)}")
+    return tuple(envs)
+
+
+def make_splits(profile: Profile, envs: Sequence[str] = DEFAULT_ENVS, seed: int = 0):
+    """Collect the profile's transitions and split them by episode."""
+    return split_by_episode(collect_transitions(_check_envs(envs), profile.world_model.episodes, seed))
+
+
+def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "runs/world_model",
+                      seed: int = 0, envs: Sequence[str] = DEFAULT_ENVS, model: str | None = None,
+                      resume: bool = True, show_progress: bool = True) -> WorldModelRun:
+    """Collect data, make the model, train it by MLE (completion-only SFT) and save it.
+
+    `model` None or "tiny": a from-scratch Llama with a tokenizer trained on the training
+    split. Anything else ("smollm2", a folder, a hub id) is loaded and trained with LoRA.
+    """
+    if not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    profile = get_profile(profile) if isinstance(profile, str) else profile
+    envs = _check_envs(envs)
+    wm = profile.world_model
+    out_dir = Path(out_dir)
+    start = time.perf_counter()
+    splits = make_splits(profile, envs, seed)
+    model_name = model or profile.default_model
+    torch.manual_seed(seed)
+    if model_name == "tiny":
+        tokenizer = models.train_tokenizer(tokenizer_corpus(splits["train"]), wm.model.vocab_size)
+        net = models.build_tiny_model(tokenizer, wm.model, seed=seed)
+        learning_rate, lora = wm.learning_rate, False
+    else:
+        net, tokenizer = models.load_model(model_name)
+        net = models.add_lora(net)
+        learning_rate, lora = 2e-4, True
+    config = SFTConfig(output_dir=str(out_dir / "checkpoints"), epochs=wm.epochs,
+                       learning_rate=learning_rate, batch_size=wm.batch_size,
+                       max_length=wm.max_length, seed=seed, resume=resume, show_progress=show_progress)
+    sft = train_sft(net, tokenizer, splits["train"], splits["val"], config)
+    if lora:
+        net = net.merge_and_unload()
+    info = {
+        "profile": profile.name, "seed": seed, "envs": list(envs), "model": model_name,
+        "parameters": models.count_parameters(net), "vocab_size": len(tokenizer),
+        "n_transitions": {k: len(v) for k, v in splits.items()},
+        "n_dropped_for_length": sft.n_dropped, "sft_steps": sft.steps,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    folder = models.save_model(net, tokenizer, out_dir / FINAL,
+                               tiny_config=wm.model if model_name == "tiny" else None)
+    (folder / "wmkit_info.json").write_text(json.dumps(info, indent=1))
+    (folder / "sft_log.json").write_text(json.dumps(sft.log_history))
+    return WorldModelRun(folder=folder, model=net, tokenizer=tokenizer, splits=splits, sft=sft, info=info)
+
+
+def load_world_model(folder: str | Path) -> tuple[object, object, dict]:
+    """(model, tokenizer, info) of a world model saved by `build_world_model`."""
+    folder = Path(folder)
+    model, tokenizer = models.load_model(str(folder))
+    info_file = folder / "wmkit_info.json"
+    info = json.loads(info_file.read_text()) if info_file.exists() else {}
+    return model, tokenizer, info
+
+
+def ensure_world_model(profile: str | Profile = "auto", out_dir: str | Path = "runs/world_model",
+                       seed: int = 0, envs: Sequence[str] = DEFAULT_ENVS) -> WorldModelRun:
+    """Load the world model saved in `out_dir`, or build it there if it is missing."""
+    profile = get_profile(profile) if isinstance(profile, str) else profile
+    folder = Path(out_dir) / FINAL
+    if (folder / "wmkit_info.json").exists():
+        model, tokenizer, info = load_world_model(folder)
+        splits = make_splits(profile, info.get("envs", envs), info.get("seed", seed))
+        return WorldModelRun(folder=folder, model=model, tokenizer=tokenizer, splits=splits, info=info)
+    print(f"No world model in {folder}: building one (profile {profile.name}, seed {seed}).")
+    return build_world_model(profile, out_dir, seed=seed, envs=envs)
+
+
+def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
+                         profile: str | Profile = "auto", seed: int = 0,
+                         envs: Sequence[str] | None = None) -> dict:
+    """The evaluation protocol of the kit, per environment.
+
+    Returns {env: {"model_greedy", "model_sampled", "no_change", "most_frequent": summaries,
+    "rollout": {name: [acc at k=1..K]}}} plus the protocol settings.
+    """
+    profile = get_profile(profile) if isinstance(profile, str) else profile
+    wm = profile.world_model
+    envs = envs or sorted({t.env for t in splits["test"]})
+    results: dict = {"protocol": {"max_new_tokens": wm.max_new_tokens, "sampled_temperature": 1.0,
+                                  "sampled_n": wm.eval_samples, "seed": seed}}
+    for env in envs:
+        test_env = [t for t in splits["test"] if t.env == env]
+        train_env = [t for t in splits["train"] if t.env == env]
+        chosen = select_eval_set(test_env, wm.eval_transitions, seed)
+        queries = [(t.env, t.state, t.action) for t in chosen]
+        greedy = predict_diffs(model, tokenizer, queries, wm.max_new_tokens, progress=True)
+        sampled = predict_diffs(model, tokenizer, queries, wm.max_new_tokens, do_sample=True,
+                                num_samples=wm.eval_samples, seed=seed, progress=True)
+        baselines = baseline_predictions(chosen, train_env)
+        entry = {
+            "model_greedy": summarize(chosen, greedy).to_dict(),
+            "model_sampled": summarize(chosen, sampled).to_dict(),
+            "no_change": summarize(chosen, [[p] for p in baselines["no_change"]]).to_dict(),
+            "most_frequent": summarize(chosen, [[p] for p in baselines["most_frequent"]]).to_dict(),
+            "examples": [{"state": t.state, "action": t.action, "gold": t.diff, "predicted": g[0]}
+                         for t, g in list(zip(chosen, greedy))[:3]],
+        }
+        windows = rollout_windows(test_env, wm.rollout_k, wm.rollout_starts, seed)
+        entry["rollout"] = {
+            "n_windows": len(windows),
+            "model": rollout_accuracy(model_predictor(model, tokenizer, wm.max_new_tokens), windows),
+            "no_change": rollout_accuracy(baseline_predictor("no_change", train_env), windows),
+            "most_frequent": rollout_accuracy(baseline_predictor("most_frequent", train_env), windows),
+        }
+        results[env] = entry
+    return results
+
+
+def run_summary(run: WorldModelRun) -> dict:
+    """JSON-ready facts about a run (for results.json)."""
+    out = dict(run.info)
+    if run.sft is not None:
+        out["sft"] = {k: v for k, v in asdict(run.sft).items() if k != "log_history"}
+    return out
