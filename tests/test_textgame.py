@@ -16,6 +16,7 @@ from wmkit.envs.textgame import (
     action_type,
     apply_diff,
     collect_transitions,
+    dump_json,
     compute_diff,
     is_no_change,
     parse_json_lenient,
@@ -99,7 +100,9 @@ def test_state_shape_and_size(theme):
             text = state_text(env)
             assert "\n" not in text and len(text) <= 700
             state = json.loads(text)
-            assert text == json.dumps(state, sort_keys=True)
+            assert text == dump_json(state)  # canonical: re-serialising changes nothing
+            assert all(list(obj)[:2] == ["name", "uuid"] and list(obj)[-1] == "contains"
+                       for obj in state["objects"])
             assert set(state) == {"objects", "score"}
             assert set(state["score"]) == {"score", "gameOver", "gameWon"}
             objects = state["objects"]
@@ -257,7 +260,7 @@ def test_diff_round_trip_and_changed_labels(transitions):
     assert all(t.env == "textgame" and t.task for t in transitions)
     for t in transitions:
         diff = json.loads(t.diff)
-        assert t.diff == json.dumps(diff, sort_keys=True) and set(diff) == {"modified", "removed", "score"}
+        assert t.diff == dump_json(diff) and set(diff) == {"modified", "removed", "score"}
         assert apply_diff(t.state, t.diff) == t.next_state
         assert t.changed == bool(diff["modified"] or diff["removed"]) == (not is_no_change(t.diff))
         assert t.changed == (t.state.split('"score"')[0] != t.next_state.split('"score"')[0])

@@ -811,9 +811,32 @@ class TextGameEnv:
 
 
 # --------------------------------------------------------------------------- world-model helpers
+def _ordered(value: Any) -> Any:
+    """Key order of the kit's canonical JSON: an object dict lists "name" and "uuid" first, then
+    its other properties sorted, then "contains" (ByteSized32's order); other dicts are sorted.
+
+    The order matters to a small language model writing a diff: once it has written the
+    object's name (copied from the action) it can look up that object's properties in the
+    state; with sorted keys it would have to write "contains" before saying which object.
+    """
+    if isinstance(value, list):
+        return [_ordered(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    head = [k for k in ("name", "uuid") if k in value] if "uuid" in value or "name" in value else []
+    tail = ["contains"] if head and "contains" in value else []
+    middle = sorted((k for k in value if k not in head and k not in tail), key=str)
+    return {k: _ordered(value[k]) for k in head + middle + tail}
+
+
+def dump_json(value: Any) -> str:
+    """One line of canonical JSON (see `_ordered`)."""
+    return json.dumps(_ordered(value))
+
+
 def state_text(env: TextGameEnv) -> str:
-    """The state JSON on one line with sorted keys: what a world model conditions on."""
-    return json.dumps(env.full_state(), sort_keys=True)
+    """The state JSON on one line in canonical key order: what a world model conditions on."""
+    return dump_json(env.full_state())
 
 
 def _objects_by_uuid(state: dict[str, Any]) -> dict[int, dict[str, Any]]:
@@ -852,7 +875,7 @@ def compute_diff(before: str, after: str) -> str:
     new = _objects_by_uuid(new_state)
     modified = [new[u] for u in sorted(new) if u not in old or not _same_object(old[u], new[u])]
     removed = sorted(u for u in old if u not in new)
-    return json.dumps({"modified": modified, "removed": removed, "score": new_state["score"]}, sort_keys=True)
+    return dump_json({"modified": modified, "removed": removed, "score": new_state["score"]})
 
 
 def _contains_sort_key(item: Any) -> tuple[int, str]:
@@ -910,7 +933,7 @@ def apply_diff(before: str, diff: str) -> str | None:
         removed_set = {u for u in removed if _is_uuid(u)}
         kept = [_canonical_object(objects[u]) for u in sorted(objects) if u not in removed_set]
         new_score = score if score else state.get("score", {})
-        return json.dumps({"objects": kept, "score": new_score}, sort_keys=True)
+        return dump_json({"objects": kept, "score": new_score})
     except Exception:  # noqa: BLE001 -- model output is untrusted: never let it raise
         return None
 
