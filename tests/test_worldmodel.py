@@ -36,6 +36,9 @@ def test_summary_hand_computed(game_transitions):
     # pass@1 over samples: one right of two samples counts 0.5
     s = wm.summarize(test[:1], [[changed[0].diff, garbage]])
     assert s.overall == 0.5 and math.isnan(s.unchanged)
+    # partial credit: a perfect changed prediction earns the full task-specific reward 1.3
+    # (0.09 items + 0.01 score + 0.2 all-correct + 1.0 changed properties), garbage earns 0
+    assert s.partial_metric == "task_specific" and s.partial == pytest.approx((1.3 + 0.0) / 2)
     with pytest.raises(ValueError):
         wm.summarize(test, predictions[:2])
 

@@ -168,18 +168,19 @@ greedily and also sample at temperature 1 (pass@1, averaged over n samples) with
   scores 0 on changed ones by construction, so a high *overall* accuracy alone proves nothing;
 * **most frequent diff** — the diff seen most often in training for this action type.
 
-On the phone we also report the screen-diff **F1** that RLVR-World uses as its web-page reward.
+Exact match is all or nothing. Beside it we report the **partial credit** RLVR-World trains
+with: the text game's *task-specific* reward (0..1.3: right objects, right score, right changed
+properties) and the phone's screen-diff **F1** (its web-page reward). They tell "learned nothing"
+apart from "learned most of it but not every field".
 """),
 ("code", """
 evaluation = pipeline.evaluate_world_model(wm_run.model, wm_run.tokenizer, splits, run.profile, seed=run.seed)
-rows = []
+print(f"{'env':9s} {'method':14s} {'exact':>6s} {'changed':>8s} {'unchanged':>9s}   partial credit (all / changed)   n")
 for env in ("textgame", "phone"):
     for method in ("model_greedy", "model_sampled", "no_change", "most_frequent"):
         s = evaluation[env][method]
-        rows.append((env, method, s["overall"], s["changed"], s["unchanged"], s["f1"], s["n"]))
-print(f"{'env':9s} {'method':14s} {'overall':>8s} {'changed':>8s} {'unchanged':>9s} {'F1':>6s} {'n':>5s}")
-for env, method, o, c, u, f1, n in rows:
-    print(f"{env:9s} {method:14s} {o:8.3f} {c:8.3f} {u:9.3f} {'' if f1 is None else f'{f1:6.3f}':>6s} {n:5d}")
+        print(f"{env:9s} {method:14s} {s['overall']:6.3f} {s['changed']:8.3f} {s['unchanged']:9.3f}"
+              f"   {s['partial_metric']:>13s} {s['partial']:.3f} / {s['partial_changed']:.3f}   {s['n']}")
 """),
 ("code", """
 methods = ["model_greedy", "model_sampled", "no_change", "most_frequent"]
@@ -219,18 +220,30 @@ that the MLE objective is only a *surrogate* for what we want — an exact next 
 F1 — and that training directly on such verifiable metrics with RL (notebook 02) improves them
 further (text game +30.7 points accuracy, web page +15.1 F1 on their 1.5B models).
 
-The verdict below is computed from this run: does the world model beat **both** baselines on
-*changed* test transitions of each environment? (At `smoke` size it usually does not: smoke
-only proves the code runs.)
+The verdicts below are computed from this run: does the world model beat **both** baselines on
+*changed* test transitions of each environment — in exact match, and in partial credit? At
+`smoke` size it usually does not: smoke only proves the code runs.
+
+What we saw at `cpu` size (a 0.4M-parameter model, about 6 minutes of training on 2 cores): the
+model learns the diff format, which object an action touches and which property flips, so its
+partial credit on changed transitions beats both baselines; but it rarely gets *every* field
+right — it has not learned to look an object's uuid and contents up in the state and copy them
+(an induction-like skill that small transformers acquire only after many more optimizer steps),
+and on the phone many next screens show content the current screen hides, which no model can
+predict exactly from the screen alone. Exact match on changed transitions therefore stays near
+the baselines at this size. Bigger models and more steps (`PROFILE="gpu"`) are what the paper's
+numbers need.
 """),
 ("code", """
 verdicts = {}
 for env in ("textgame", "phone"):
     e = evaluation[env]
-    best_baseline = max(e["no_change"]["changed"], e["most_frequent"]["changed"])
-    beats = e["model_greedy"]["changed"] > best_baseline
-    verdicts[env] = "beats both baselines on changed transitions" if beats else "does NOT beat the baselines on changed transitions"
-    print(f"{env}: model {e['model_greedy']['changed']:.3f} vs best baseline {best_baseline:.3f} -> {verdicts[env]}")
+    verdicts[env] = {}
+    for measure in ("changed", "partial_changed"):
+        best = max(e["no_change"][measure], e["most_frequent"][measure])
+        model = e["model_greedy"][measure]
+        verdicts[env][measure] = "beats both baselines" if model > best else "does NOT beat the baselines"
+        print(f"{env:9s} {measure:16s} model {model:.3f} vs best baseline {best:.3f} -> {verdicts[env][measure]}")
 results_path = nb.write_results(run, {
     "world_model": pipeline.run_summary(wm_run),
     "world_model_folder": str(wm_run.folder),

@@ -67,7 +67,7 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
         start = time.perf_counter()
         pm.execute_notebook(str(nb), str(out_root / nb.name), cwd=str(nb.parent), kernel_name=kernel_name(),
                             parameters={"PROFILE": name, "OUTPUT_DIR": str(out_dir), "RUNS_DIR": str(out_root)},
-                            progress_bar=False, log_output=False)
+                            progress_bar=True, log_output=False)
         seconds = time.perf_counter() - start
         results_file = out_dir / "results.json"
         entry = json.loads(results_file.read_text()) if results_file.exists() else {"error": "no results.json"}

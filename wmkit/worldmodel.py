@@ -28,11 +28,10 @@ import torch
 from wmkit.envs import get_env_module
 from wmkit.envs.base import Transition
 
+# Short on purpose: every prompt token costs a tiny model compute on every example.
 SYSTEM_PROMPTS = {
-    "textgame": "You are a world model of a text game. Given the state as JSON and an action, "
-                "write the change as JSON with the keys modified, removed and score.",
-    "phone": "You are a world model of a phone. Given the screen and an action, list the new, "
-             "deleted and updated items of the next screen.",
+    "textgame": "Predict the text game's state change as JSON.",
+    "phone": "Predict the phone screen's change.",
 }
 
 
@@ -103,7 +102,7 @@ def read_jsonl(path: str | Path) -> list[Transition]:
 
 @torch.no_grad()
 def generate(model, tokenizer, prompts: Sequence[str], max_new_tokens: int, do_sample: bool = False,
-             temperature: float = 1.0, num_samples: int = 1, batch_size: int = 32, seed: int = 0,
+             temperature: float = 1.0, num_samples: int = 1, batch_size: int = 64, seed: int = 0,
              progress: bool = False) -> list[list[str]]:
     """Complete each prompt; returns `num_samples` texts per prompt (greedy: 1).
 
@@ -192,15 +191,20 @@ def baseline_predictions(test: Sequence[Transition], train: Sequence[Transition]
 
 @dataclass
 class AccuracySummary:
-    """Exact-match accuracy split by whether the true transition changed the state."""
+    """Exact-match accuracy split by whether the true transition changed the state, and the
+    environment's partial-credit metric (the RLVR-World reward of that task)."""
 
     overall: float
     changed: float
     unchanged: float
     n: int
     n_changed: int
-    f1: float | None = None
-    """Mean screen-diff F1 (screens only)."""
+    partial_metric: str = ""
+    """'task_specific' (text game, 0..1.3) or 'f1' (screens, 0..1)."""
+    partial: float = float("nan")
+    """Mean partial credit over all transitions."""
+    partial_changed: float = float("nan")
+    """Mean partial credit over changed transitions."""
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -210,22 +214,41 @@ def _mean(values: Sequence[float]) -> float:
     return float(sum(values) / len(values)) if values else float("nan")
 
 
-def summarize(test: Sequence[Transition], predictions: Sequence[Sequence[str]]) -> AccuracySummary:
-    """Exact-match accuracy (averaged over the samples of each prompt: pass@1) and, for
-    screens, F1 -- overall and split into changed / unchanged transitions."""
-    from wmkit.rewards.screen import screen_diff_f1
+def partial_credit(t: Transition, prediction: str) -> tuple[str, float]:
+    """The RLVR-World reward of the transition's task: screen-diff F1 for the phone, the
+    task-specific reward for the text game (partial credit where exact match gives 0)."""
+    if t.env == "phone":
+        from wmkit.rewards.screen import screen_diff_f1
 
+        return "f1", screen_diff_f1(prediction, t.diff)
+    if t.env == "textgame":
+        from wmkit.rewards.textgame import textgame_task_specific_reward
+
+        return "task_specific", textgame_task_specific_reward(prediction, t.state, t.next_state)
+    return "", float("nan")
+
+
+def summarize(test: Sequence[Transition], predictions: Sequence[Sequence[str]]) -> AccuracySummary:
+    """Exact-match accuracy and partial credit (each averaged over the samples of a prompt:
+    pass@1), overall and on changed / unchanged transitions."""
     if len(test) != len(predictions):
         raise ValueError(f"{len(test)} transitions but {len(predictions)} predictions")
-    per_item = [_mean([float(is_exact(t.env, t.state, p, t.next_state)) for p in preds])
-                for t, preds in zip(test, predictions)]
-    changed = [a for a, t in zip(per_item, test) if t.changed]
-    unchanged = [a for a, t in zip(per_item, test) if not t.changed]
-    f1 = None
-    if test and all(t.env == "phone" for t in test):
-        f1 = _mean([_mean([screen_diff_f1(p, t.diff) for p in preds]) for t, preds in zip(test, predictions)])
-    return AccuracySummary(overall=_mean(per_item), changed=_mean(changed), unchanged=_mean(unchanged),
-                           n=len(test), n_changed=len(changed), f1=f1)
+    exact = [_mean([float(is_exact(t.env, t.state, p, t.next_state)) for p in preds])
+             for t, preds in zip(test, predictions)]
+    credit = [[partial_credit(t, p) for p in preds] for t, preds in zip(test, predictions)]
+    metrics = {name for item in credit for name, _ in item}
+    # Partial credit is only averaged within one environment (the metrics differ in scale).
+    one_metric = len(metrics) == 1
+    partial = [_mean([v for _, v in item]) for item in credit]
+    changed = [i for i, t in enumerate(test) if t.changed]
+    unchanged = [i for i, t in enumerate(test) if not t.changed]
+    return AccuracySummary(
+        overall=_mean(exact), changed=_mean([exact[i] for i in changed]),
+        unchanged=_mean([exact[i] for i in unchanged]), n=len(test), n_changed=len(changed),
+        partial_metric=next(iter(metrics)) if one_metric else "",
+        partial=_mean(partial) if one_metric else float("nan"),
+        partial_changed=_mean([partial[i] for i in changed]) if one_metric else float("nan"),
+    )
 
 
 def select_eval_set(test: Sequence[Transition], n: int, seed: int = 0) -> list[Transition]:
@@ -241,7 +264,7 @@ Predictor = Callable[[Sequence[tuple[str, str, str]]], list[str]]
 """Maps a batch of (env, state, action) queries to one predicted diff each."""
 
 
-def model_predictor(model, tokenizer, max_new_tokens: int, batch_size: int = 32) -> Predictor:
+def model_predictor(model, tokenizer, max_new_tokens: int, batch_size: int = 64) -> Predictor:
     """Greedy predictions of `model`, as a Predictor."""
     def predict(queries):
         return [o[0] for o in predict_diffs(model, tokenizer, queries, max_new_tokens, batch_size=batch_size)]
