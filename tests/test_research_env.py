@@ -1,0 +1,216 @@
+"""Research tasks: parsing never executes agent text, the sandbox's limits, the grader, cost accounting."""
+import builtins
+import json
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wmkit.envs import research
+from wmkit.envs.research import (
+    RESEARCH_SPACE,
+    CostLedger,
+    Head,
+    ResearchEnv,
+    Space,
+    grade,
+    parse_experiment,
+    percentile,
+)
+
+# A tiny space (6 configs) keeps sandboxed executions in these tests to a few seconds.
+SMALL_SPACE = Space(heads=(
+    Head("scaler", "scaler", ("none", "standard")),
+    Head("model", "model", ("knn", "decision_tree", "ridge_regression")),
+    Head("knn.n_neighbors", "n_neighbors", (5,), ("model", "knn")),
+    Head("decision_tree.max_depth", "max_depth", (3,), ("model", "decision_tree")),
+))
+
+
+@pytest.fixture(scope="module")
+def env():
+    environment = ResearchEnv(tasks=("iris",), pool_size=6, space=SMALL_SPACE, time_limit_s=10.0)
+    yield environment
+    environment.close()
+
+
+# ------------------------------------------------------------------ parsing
+
+
+@pytest.mark.parametrize("text, reason", [
+    ('{"model": "svm", "C": 1.0', "syntax"),                      # truncated
+    ("model = svm", "syntax"),                                    # not JSON
+    ('__import__("os").system("echo hi")', "syntax"),             # code is just bad JSON
+    ('["svm"]', "object"),
+    ('{"model": "gpt"}', "unknown model"),
+    ('{"model": "svm", "kernel": "poly"}', "no hyperparameter"),
+    ('{"model": "svm", "C": -1}', "within"),
+    ('{"model": "svm", "C": NaN}', "syntax"),                     # NaN / Infinity rejected
+    ('{"model": "knn", "n_neighbors": 2.5}', "integer"),
+    ('{"model": "knn", "n_neighbors": true}', "number"),          # bool is not a number here
+    ('{"model": "knn", "n_neighbors": null}', "null"),
+    ('{"model": "knn", "scaler": "robust"}', "scaler"),
+    ('{"model": "svm", "gamma": "auto"}', "number"),
+])
+def test_parse_rejects_bad_configs_without_raising(text, reason):
+    config, why = parse_experiment(text)
+    assert config is None and reason in why
+
+
+def test_parse_accepts_valid_configs_and_fills_the_scaler():
+    config, why = parse_experiment('{"model": "svm", "C": 10, "gamma": "scale"}')
+    assert why is None and config == {"model": "svm", "scaler": "none", "C": 10, "gamma": "scale"}
+    assert parse_experiment('{"model": "decision_tree", "max_depth": null}')[0]["max_depth"] is None
+    assert parse_experiment(None)[0] is None
+    assert parse_experiment("x" * 5000)[1].startswith("longer than")
+
+
+def test_agent_text_is_never_evaluated(monkeypatch, tmp_path):
+    def forbidden(*args, **kwargs):
+        raise AssertionError("agent text reached eval/exec")
+
+    monkeypatch.setattr(builtins, "eval", forbidden)
+    monkeypatch.setattr(builtins, "exec", forbidden)
+    marker = tmp_path / f"pwned-{uuid.uuid4().hex}"
+    attacks = [f'__import__("pathlib").Path("{marker}").touch()',
+               json.dumps({"model": f'__import__("pathlib").Path("{marker}").touch()'}),
+               json.dumps({"model": "svm", "C": f'eval("open(\\"{marker}\\", \\"w\\")")'})]
+    for text in attacks:
+        assert parse_experiment(text)[0] is None
+    assert not marker.exists()
+
+
+def test_every_config_of_the_space_renders_and_parses():
+    configs = RESEARCH_SPACE.enumerate()
+    assert len(configs) == 84
+    outcomes = [parse_experiment(RESEARCH_SPACE.render(c)) for c in configs]
+    invalid = [why for config, why in outcomes if config is None]
+    assert len(invalid) == 6  # n_neighbors 0 and max_depth 0, under each of 3 scalers: out of bounds on purpose
+    assert all("within" in why for why in invalid)
+
+
+# ------------------------------------------------------------------ grading
+
+
+def test_percentile_is_mid_rank():
+    pool = [0.5, 0.7, 0.7, 0.9]
+    assert percentile(0.7, pool) == pytest.approx((1 + 0.5 * 2) / 4)
+    assert percentile(1.0, pool) == 1.0 and percentile(0.1, pool) == 0.0
+    with pytest.raises(ValueError):
+        percentile(0.5, [])
+
+
+def test_grade_levels():
+    pool = [0.5, 0.7, 0.9]
+    assert grade("invalid", None, pool) == 0.0
+    for status in ("runtime_error", "timeout", "memory", "crashed"):
+        assert grade(status, None, pool) == 0.1
+    assert grade("no_result", None, pool) == 0.2
+    assert grade("ok", 0.9, pool) == pytest.approx(0.5 + 0.5 * (2 + 0.5) / 3)
+    assert grade("ok", 0.95, pool) == 1.0
+    with pytest.raises(ValueError):
+        grade("exploded", None, pool)
+
+
+# ------------------------------------------------------------------ the sandbox
+
+
+def test_sandbox_grades_good_and_bad_experiments(env):
+    pool = env.pool_scores("iris")
+    cases = {
+        '{"model": "knn", "n_neighbors": 5, "scaler": "standard"}': ("ok", None),
+        '{"model": "naive_bayes", "variant": "multinomial", "scaler": "standard"}': ("runtime_error", 0.1),
+        '{"model": "ridge_regression", "alpha": 1.0}': ("no_result", 0.2),
+        '{"model": "knn", "n_neighbors": 0}': ("invalid", 0.0),
+    }
+    for text, (status, expected_grade) in cases.items():
+        result, _ = env.execute("iris", text)
+        assert result.status == status, result
+        g = grade(result.status, result.score, pool)
+        if expected_grade is None:
+            assert 0.5 <= g <= 1.0 and 0.8 <= result.score <= 1.0
+        else:
+            assert g == expected_grade
+
+
+def test_invalid_text_never_reaches_the_sandbox():
+    fresh = ResearchEnv(tasks=("iris",), space=SMALL_SPACE)
+    result, cached = fresh.execute("iris", '{"model": "svm", "C": 1e9}')
+    assert result.status == "invalid" and not cached
+    assert fresh.sandbox._process is None  # no server was ever started
+    fresh.close()
+
+
+def test_time_limit_is_honoured():
+    tight = ResearchEnv(tasks=("breast_cancer",), time_limit_s=0.05, space=SMALL_SPACE)
+    result, _ = tight.execute("breast_cancer", '{"model": "random_forest", "n_estimators": 300}')
+    tight.close()
+    assert result.status == "timeout"
+    assert result.wall_s < 0.05 + 1.0  # killed promptly, not left to finish (it needs ~0.5 s)
+    assert grade(result.status, result.score, [0.9]) == 0.1
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="memory limit needs Linux's RLIMIT_AS")
+def test_memory_limit_is_graded_not_crashed():
+    sandbox = research.Sandbox(time_limit_s=10.0, memory_mb=64)
+    too_much = sandbox.probe_memory(512)
+    fits = sandbox.probe_memory(16)
+    experiment = sandbox.run("iris", '{"model": "knn", "n_neighbors": 3}')  # the server survived
+    sandbox.close()
+    assert too_much.status in ("memory", "crashed"), too_much
+    assert grade(too_much.status, too_much.score, [0.9]) == 0.1
+    assert fits.status == "ok" and experiment.status == "ok"
+
+
+# ------------------------------------------------------------------ cost accounting
+
+
+def test_executions_are_charged_as_if_run_even_when_cached(env):
+    ledger = CostLedger()
+    text = '{"model": "decision_tree", "max_depth": 2}'  # in no test's pool: not cached yet
+    first, cached_first = env.execute("iris", text, ledger)
+    second, cached_second = env.execute("iris", text, ledger)
+    assert not cached_first and cached_second and first == second
+    assert ledger.executions == 2 and ledger.cached_executions == 1
+    assert ledger.execution_s == pytest.approx(2 * first.cpu_s) and first.cpu_s > 0
+    assert ledger.total_s == pytest.approx(ledger.execution_s)
+
+
+def test_pool_and_evaluation_are_charged_to_their_own_ledgers(env):
+    env.pool_scores("iris")
+    assert env.setup_ledger.executions == min(6, len(SMALL_SPACE.enumerate()))
+    arm = CostLedger()
+    grades = env.real_grades("iris", [env.configs[0], env.configs[1]], None, arm)
+    table = env.grade_table("iris")
+    assert arm.executions == 2  # the table went to env.evaluation_ledger, not to the arm
+    assert env.evaluation_ledger.executions == len(env.configs)
+    np.testing.assert_allclose(grades, table[:2])
+    assert set(np.round(table, 3)) & {0.2}  # the ridge regressor: ran without a valid result
+
+
+def test_ledger_sums():
+    ledger = CostLedger()
+    ledger.charge_execution(1.5)
+    ledger.charge_prediction(0.25, 10)
+    ledger.charge_build(2.0)
+    assert ledger.total_s == 3.75 and ledger.predictions == 10
+    assert ledger.snapshot()["total_s"] == 3.75
+
+
+def test_cache_file_makes_runs_resumable(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    first = ResearchEnv(tasks=("iris",), space=SMALL_SPACE, cache_path=str(path))
+    result, _ = first.execute("iris", '{"model": "knn", "n_neighbors": 5}')
+    first.close()
+    second = ResearchEnv(tasks=("iris",), space=SMALL_SPACE, cache_path=str(path))
+    again, cached = second.execute("iris", '{"n_neighbors": 5, "model": "knn"}')  # same config, other key order
+    assert cached and again == result and second.sandbox._process is None
+    second.close()
+
+
+def test_meta_features_and_unknown_dataset():
+    features = research.dataset_meta_features("wine")
+    assert features.shape == (4,) and features[2] == 3  # three classes
+    with pytest.raises(ValueError):
+        ResearchEnv(tasks=("mnist",))

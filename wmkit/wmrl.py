@@ -1,0 +1,1386 @@
+"""WMRL (notebook 04): GRPO where a world model grades most rollouts and ~10% are anchored.
+
+One readable path per algorithm:
+
+* :class:`FactorisedSoftmaxPolicy` — the agent: one softmax per config field (numpy).
+* :func:`run_grpo` — the training loop of every arm. Per step it samples groups of
+  configs, grades them (real execution, world model, or both on anchor groups), turns
+  grades into GRPO advantages with :func:`wmkit.debias.grpo_advantages` and takes one
+  policy-gradient step. The arm decides who grades what:
+
+  ============== ================================================================
+  ``real``        every group executed for real (real-execution GRPO)
+  ``wm``          every group graded by the world model only (pure WM)
+  ``wmrl``        anchor groups (``anchor_fraction``, at least one per step) graded by
+                  both; the others by the WM, debiased (isotonic) and/or denoised
+                  (anchor up-weight) as ``debias`` / ``denoise`` say
+  ``anchors_only`` only the anchor groups, executed, no world model (the control)
+  ============== ================================================================
+
+* :class:`ControlledBandit` — a policy-gradient problem with a known optimum, noisy
+  outcomes and a world model that follows the paper's error model exactly (check 4).
+* :class:`HandmadeWorldModel` and :class:`LearnedWorldModel` — the two world models.
+* ``check_*`` — Monte-Carlo checks of the theory (checks 1-3).
+* :func:`controlled_experiment`, :func:`research_experiment` — checks 4 and 5.
+* :data:`SIZES` — the profile sizes (smoke / cpu / gpu).
+
+Command line: ``python -m wmkit.wmrl --profile cpu --seeds 3`` runs check 5 over seeds.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wmkit.debias import (
+    AnchorWeighter,
+    OnlineDebiaser,
+    binned_isotonic_fit,
+    fuse_estimates,
+    grpo_advantages,
+    select_anchor_groups,
+)
+from wmkit.envs.research import (
+    CostLedger,
+    Head,
+    ResearchEnv,
+    Space,
+    config_features,
+    dataset_meta_features,
+)
+
+ARMS = ("real", "wm", "wmrl", "anchors_only")
+ABLATION = {"no correction": (False, False), "denoise only": (False, True), "debias only": (True, False),
+            "both": (True, True)}
+"""The paper's four-way ablation: name -> (debias, denoise)."""
+
+PAPER = {
+    "compute_ratio": "3.1-3.4× less training compute than real-execution GRPO (4B: 883 vs 286 GPU-h)",
+    "final_score": "16.4 (WMRL) vs 15.2 (real-execution GRPO) on MLE-Dojo",
+    "ablation": {"no correction": 13.5, "denoise only": 14.9, "debias only": 15.7, "both": 16.4},
+}
+"""Headline numbers of the WMRL paper (DESIGN.md §6), shown beside the kit's."""
+
+
+# ============================================================================ policy
+
+
+class FactorisedSoftmaxPolicy:
+    """The agent: one softmax per config field, conditioned on the task.
+
+    The logits of field ``h`` for task ``t`` are ``shared[h] + per_task[h][t]``, so what
+    works on every dataset is learnt once and dataset quirks on top. A config's
+    probability is the product over its *active* fields (the kNN field only counts
+    when the model is kNN). The policy gradient of ``log π(config)`` with respect to a
+    field's logits is ``onehot(choice) − softmax`` — that is all :meth:`gradient` computes;
+    :meth:`apply` adds it to the logits.
+    """
+
+    def __init__(self, space: Space, tasks: tuple[str, ...] | list[str]):
+        self.space = space
+        self.tasks = list(tasks)
+        self.shared = [np.zeros(len(h.options)) for h in space.heads]
+        self.per_task = [np.zeros((len(self.tasks), len(h.options))) for h in space.heads]
+        names = space.names
+        self._parent = [names.index(h.active_when[0]) if h.active_when else -1 for h in space.heads]
+        self._parent_option = [space.heads[p].options.index(h.active_when[1]) if p >= 0 else -1
+                               for h, p in zip(space.heads, self._parent)]
+
+    def probs(self, task: int, head: int) -> np.ndarray:
+        logits = self.shared[head] + self.per_task[head][task]
+        e = np.exp(logits - logits.max())
+        return e / e.sum()
+
+    def active_mask(self, choices: np.ndarray, head: int) -> np.ndarray:
+        parent = self._parent[head]
+        if parent < 0:
+            return np.ones(len(choices), dtype=bool)
+        return choices[:, parent] == self._parent_option[head]
+
+    def sample(self, task: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` configs as an ``(n, n_heads)`` int array of option indices, -1 where inactive."""
+        choices = np.full((n, len(self.space.heads)), -1, dtype=int)
+        for head in range(len(self.space.heads)):
+            active = self.active_mask(choices, head)
+            if active.any():
+                cdf = np.cumsum(self.probs(task, head))
+                draws = np.searchsorted(cdf, rng.random(int(active.sum())) * cdf[-1], side="right")
+                choices[active, head] = np.minimum(draws, len(cdf) - 1)
+        return choices
+
+    def gradient(self, task: int, choices: np.ndarray, advantages: np.ndarray) -> list[np.ndarray]:
+        """Σ_i A_i ∇ log π(config_i) with respect to each field's logits (one task's rollouts)."""
+        grads = []
+        for head in range(len(self.space.heads)):
+            active = self.active_mask(choices, head)
+            a = advantages[active]
+            p = self.probs(task, head)
+            g = np.bincount(choices[active, head], weights=a, minlength=len(p)) - a.sum() * p
+            grads.append(g)
+        return grads
+
+    def apply(self, gradients: dict[int, list[np.ndarray]], step_size: float) -> None:
+        """One gradient-ascent step on the logits from per-task gradients (all computed first,
+        with the policy that sampled the rollouts). The shared logits get the sum over tasks."""
+        for task, grads in gradients.items():
+            for head, g in enumerate(grads):
+                self.shared[head] += step_size * g
+                self.per_task[head][task] += step_size * g
+
+    def config_probabilities(self, task: int, configs: np.ndarray) -> np.ndarray:
+        """Probability of each config of an ``(n, n_heads)`` array (e.g. the whole space)."""
+        log_p = np.zeros(len(configs))
+        for head in range(len(self.space.heads)):
+            active = configs[:, head] >= 0
+            log_p[active] += np.log(self.probs(task, head)[configs[active, head]])
+        return np.exp(log_p)
+
+    def greedy(self, task: int) -> tuple[int, ...]:
+        """The most likely option of every active field."""
+        choice = np.full((1, len(self.space.heads)), -1, dtype=int)
+        for head in range(len(self.space.heads)):
+            if self.active_mask(choice, head)[0]:
+                choice[0, head] = int(np.argmax(self.probs(task, head)))
+        return tuple(choice[0])
+
+
+# ====================================================================== environments
+
+
+@dataclass
+class ControlledBandit:
+    """A policy-gradient problem with a known optimum and noisy outcomes (check 4).
+
+    Configs are ``n_fields`` fields × ``n_options`` options. Each config has a true mean
+    ``μ(c) ∈ [0.3, 0.7]`` (a random additive utility per option, seeded) and a
+    *two-point* outcome ``r = μ(c) ± σ(c)``, each sign with probability ½, decided by
+    the rollout's outcome seed — experiments are noisy. ``σ(c) = outcome_noise``, plus
+    ``risk`` for the options of the first field ranked 2nd and 3rd by utility: *risky*
+    methods, nearly as good on average but with more spread. The objective is
+    ``J(π) = E_π[μ(c)]``; its optimum ``J* = max μ`` is known. A real execution costs
+    ``execution_cost`` units.
+
+    Why the risky options: a world model that distorts scores by a convex ``f`` prefers
+    high-variance configs (``E f(r) > f(E r)``), a bias that moves the optimum and that a
+    monotone recalibration can undo — the setting of Theorem 4. Why the outcome noise:
+    the theorems' variance terms only matter when gradients are noisy.
+    """
+
+    seed: int = 0
+    """Seed of the instance (utilities)."""
+    n_fields: int = 3
+    """Config fields."""
+    n_options: int = 8
+    """Options per field."""
+    outcome_noise: float = 0.2
+    """Half-spread σ of every config's outcome."""
+    risk: float = 0.15
+    """Extra half-spread of the risky options."""
+    execution_cost: float = 1.0
+    """Charged per real execution (the unit of compute of this problem)."""
+
+    def __post_init__(self) -> None:
+        rng = np.random.default_rng([self.seed, 404])
+        self.tasks = ("bandit",)
+        self.space = Space(tuple(Head(f"f{i}", f"f{i}", tuple(range(self.n_options))) for i in range(self.n_fields)))
+        self.configs = self.space.enumerate()
+        self._array = np.asarray(self.configs)
+        utilities = rng.normal(size=(self.n_fields, self.n_options))
+        raw = utilities[np.arange(self.n_fields), self._array].sum(axis=1)
+        self.mean = 0.3 + 0.4 * (raw - raw.min()) / (raw.max() - raw.min())
+        ranks = np.argsort(-utilities[0])
+        spread_by_option = np.full(self.n_options, self.outcome_noise)
+        spread_by_option[ranks[1:3]] += self.risk
+        self.spread = np.minimum(spread_by_option[self._array[:, 0]], np.minimum(self.mean, 1 - self.mean))
+
+    def config_indices(self, choices: np.ndarray) -> np.ndarray:
+        """Row of each config in :attr:`configs` (the space is a full product: mixed radix)."""
+        strides = self.n_options ** np.arange(self.n_fields - 1, -1, -1)
+        return np.asarray(choices) @ strides
+
+    def outcomes(self, task: str, choices: np.ndarray, outcome_seeds: np.ndarray) -> np.ndarray:
+        """The real outcome of each rollout (what execution would return)."""
+        idx = self.config_indices(choices)
+        sign = np.where(np.asarray(outcome_seeds) % 2 == 0, 1.0, -1.0)
+        return self.mean[idx] + sign * self.spread[idx]
+
+    def real_grades(self, task: str, choices: np.ndarray, outcome_seeds: np.ndarray, ledger: CostLedger) -> list[float]:
+        values = self.outcomes(task, choices, outcome_seeds)
+        for _ in values:
+            ledger.charge_execution(self.execution_cost)
+        return [float(v) for v in values]
+
+    def true_values(self, task: str) -> np.ndarray:
+        """Expected real reward of every config (index = :attr:`configs`)."""
+        return self.mean
+
+    @property
+    def optimum(self) -> float:
+        return float(self.mean.max())
+
+
+class ResearchTasks:
+    """:class:`~wmkit.envs.research.ResearchEnv` seen through the loop's interface."""
+
+    def __init__(self, env: ResearchEnv):
+        self.env = env
+        self.tasks = env.tasks
+        self.space = env.space
+        self.configs = env.configs
+        self._index = {c: i for i, c in enumerate(self.configs)}
+        self._tables: dict[str, np.ndarray] = {}
+
+    def config_indices(self, choices: np.ndarray) -> np.ndarray:
+        """Row of each config in :attr:`configs`."""
+        return np.array([self._index[tuple(int(k) for k in c)] for c in choices], dtype=int)
+
+    def true_values(self, task: str) -> np.ndarray:
+        if task not in self._tables:
+            self._tables[task] = self.env.grade_table(task)
+        return self._tables[task]
+
+    def outcomes(self, task: str, choices: np.ndarray, outcome_seeds: np.ndarray) -> np.ndarray:
+        """Real grades looked up without charging (only the hand-made world model peeks)."""
+        return self.true_values(task)[self.config_indices(choices)]
+
+    def real_grades(self, task: str, choices: np.ndarray, outcome_seeds: np.ndarray, ledger: CostLedger) -> list[float]:
+        return self.env.real_grades(task, [tuple(int(k) for k in c) for c in choices], outcome_seeds, ledger)
+
+    @property
+    def optimum(self) -> float:
+        return float(np.mean([self.true_values(t).max() for t in self.tasks]))
+
+
+# ====================================================================== world models
+
+
+@dataclass
+class HandmadeWorldModel:
+    """The paper's error model with a dial for each part: ``r̂ = clip(f(r) + e_c + ξ, 0, 1)``.
+
+    ``f(r) = r ** exponent`` is a monotone, non-affine distortion (1 = none), ``e_c`` a
+    config-specific error (fixed per task and config, std ``config_error``) and ``ξ``
+    fresh Gaussian noise (std ``noise``) drawn on every query. With probability
+    ``abstain`` a query returns None (an unparseable world-model answer): ungraded.
+
+    It is a *stand-in*: to construct its error it peeks at the real outcome ``r`` of the
+    rollout, which a real world model could not do. That peek is not charged; each
+    prediction is charged ``cost_per_query`` (set it to a real world model's measured
+    cost). Reduces to the truth with exponent 1 and all other dials 0.
+    """
+
+    env: Any
+    """The environment whose outcomes it distorts (ControlledBandit or ResearchTasks)."""
+    exponent: float = 2.0
+    """f(r) = r**exponent: >1 convex (risk-seeking), <1 concave (over-optimistic)."""
+    config_error: float = 0.05
+    """Std of the config-specific error e_c (a bias no monotone map can remove)."""
+    noise: float = 0.05
+    """Std of the fresh noise ξ."""
+    abstain: float = 0.0
+    """Probability that a query returns None."""
+    cost_per_query: float = 0.01
+    """Charged per prediction (seconds, or execution units for the controlled problem)."""
+    seed: int = 0
+    """Seed of the config-specific errors."""
+
+    def __post_init__(self) -> None:
+        self._errors = {task: np.random.default_rng([self.seed, 7, i]).normal(size=len(self.env.configs))
+                        for i, task in enumerate(self.env.tasks)}
+
+    def distort(self, r: np.ndarray) -> np.ndarray:
+        return np.clip(r, 0.0, 1.0) ** self.exponent
+
+    def predict(self, task: str, choices: np.ndarray, outcome_seeds: np.ndarray, rng: np.random.Generator,
+                ledger: CostLedger) -> list[float | None]:
+        r = self.env.outcomes(task, choices, outcome_seeds)
+        idx = self.env.config_indices(choices)
+        predicted = np.clip(self.distort(r) + self.config_error * self._errors[task][idx]
+                            + self.noise * rng.standard_normal(len(r)), 0.0, 1.0)
+        abstained = rng.random(len(r)) < self.abstain
+        ledger.charge_prediction(self.cost_per_query * len(r), len(r))
+        return [None if a else float(p) for p, a in zip(predicted, abstained)]
+
+    def expected(self, task: str, outcome_values: list[np.ndarray] | None = None) -> np.ndarray:
+        """E[r̂] of every config (clipping included), over the outcome distribution and ξ.
+
+        For the controlled bandit the outcome is μ ± σ with equal odds; for research tasks
+        it is the grade itself. Exact: E[clip(X, 0, 1)] for Gaussian X in closed form.
+        """
+        if isinstance(self.env, ControlledBandit):
+            outcomes = [self.env.mean + self.env.spread, self.env.mean - self.env.spread]
+        else:
+            outcomes = [self.env.true_values(task)]
+        e = self.config_error * self._errors[task]
+        return np.mean([_expected_clip(self.distort(r) + e, self.noise) for r in outcomes], axis=0)
+
+
+def _expected_clip(mean: np.ndarray, std: float) -> np.ndarray:
+    """E[clip(X, 0, 1)] for X ~ N(mean, std²)."""
+    mean = np.asarray(mean, dtype=float)
+    if std <= 0:
+        return np.clip(mean, 0.0, 1.0)
+
+    def partial_expectation(a: np.ndarray) -> np.ndarray:  # E[max(X − a, 0)]
+        z = (mean - a) / std
+        cdf = 0.5 * (1 + np.vectorize(math.erf)(z / math.sqrt(2)))
+        pdf = np.exp(-0.5 * z**2) / math.sqrt(2 * math.pi)
+        return (mean - a) * cdf + std * pdf
+
+    return partial_expectation(np.zeros_like(mean)) - partial_expectation(np.ones_like(mean))
+
+
+class LearnedWorldModel:
+    """A cheap learned world model: a random forest from (config, dataset) to grade.
+
+    One forest per task, trained *leave-one-dataset-out* on the graded executions of the
+    other datasets (every config of the space run on each of them), so it has never
+    seen a result on the dataset it predicts for. Inputs: the config's one-hot fields and
+    :func:`~wmkit.envs.research.dataset_meta_features`. A query is answered by the mean of
+    ``trees_per_query`` trees drawn at random — sampling, like an LM world model at T=1,
+    which gives fresh noise per query (``trees_per_query = n_trees`` is deterministic).
+
+    Its build cost — the CPU seconds of every execution it learns from (each counted
+    once) plus the fits — is measured into :attr:`build_s`; each prediction is charged
+    its measured CPU time.
+    """
+
+    def __init__(self, tasks: ResearchTasks, train_datasets: tuple[str, ...], n_trees: int = 48,
+                 trees_per_query: int = 4, min_samples_leaf: int = 2, seed: int = 0):
+        from sklearn.ensemble import RandomForestRegressor
+
+        self.env = tasks
+        self.trees_per_query = trees_per_query
+        configs = np.asarray(tasks.configs)
+        self._features = config_features(tasks.space, tasks.configs)
+        self._meta = {d: dataset_meta_features(d) for d in set(train_datasets) | set(tasks.tasks)}
+        self.forests: dict[str, Any] = {}
+        self.train_datasets = {}
+        executions_s = 0.0
+        tables = {}
+        for dataset in train_datasets:  # executions it learns from: charged once each
+            tables[dataset] = tasks.env.grade_table(dataset)
+            executions_s += sum(r.cpu_s for r in tasks.env.results(dataset))
+        fit_s = 0.0
+        for task in tasks.tasks:
+            sources = [d for d in train_datasets if d != task]
+            X = np.vstack([self._inputs(d, np.arange(len(configs))) for d in sources])
+            y = np.concatenate([tables[d] for d in sources])
+            start = time.process_time()
+            forest = RandomForestRegressor(n_estimators=n_trees, min_samples_leaf=min_samples_leaf,
+                                           random_state=seed, n_jobs=1).fit(X, y)
+            fit_s += time.process_time() - start
+            self.forests[task] = forest
+            self.train_datasets[task] = sources
+        self.build_s = executions_s + fit_s
+        self.build_detail = {"executions_s": executions_s, "fit_s": fit_s}
+
+    def _inputs(self, dataset: str, config_indices: np.ndarray) -> np.ndarray:
+        meta = np.broadcast_to(self._meta[dataset], (len(config_indices), len(self._meta[dataset])))
+        return np.hstack([self._features[config_indices], meta]).astype(np.float32)
+
+    def predict(self, task: str, choices: np.ndarray, outcome_seeds: np.ndarray, rng: np.random.Generator,
+                ledger: CostLedger) -> list[float | None]:
+        start = time.process_time()
+        idx = self.env.config_indices(choices)
+        X = self._inputs(task, idx)
+        trees = self.forests[task].estimators_
+        per_tree = np.stack([tree.predict(X, check_input=False) for tree in trees])  # (n_trees, n)
+        picks = np.argsort(rng.random((len(trees), len(idx))), axis=0)[: self.trees_per_query]
+        predicted = np.take_along_axis(per_tree, picks, axis=0).mean(axis=0)
+        ledger.charge_prediction(time.process_time() - start, len(idx))
+        return [float(p) for p in predicted]
+
+    def expected(self, task: str) -> np.ndarray:
+        """E[r̂] of every config: the mean over all trees."""
+        return self.forests[task].predict(self._inputs(task, np.arange(len(self.env.configs))))
+
+
+def measure_world_model(world_model: Any, env: Any, task: str, repeats: int = 8, seed: int = 0) -> dict[str, Any]:
+    """Bias and noise of a world model on every config of a task, against the real grades.
+
+    Queries every config ``repeats`` times (outcome seeds drawn at random). Returns the
+    real value ``r`` and mean prediction ``m`` per config, and: ``bias`` = mean(m − r);
+    ``error_std`` = std(m − r) (systematic, per config); ``nonaffine_std`` = std of the
+    residual of m after the best affine fit on r (what per-group standardization cannot
+    cancel); ``noise_std`` = sqrt(mean per-config variance over repeats) (fresh noise);
+    ``spearman`` = rank correlation of m and r; ``floor_gap`` = max r − r(argmax m), the
+    real value lost by trusting the world model's favourite; and the measured CPU per
+    query.
+    """
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(seed)
+    configs = np.asarray(env.configs)
+    real = np.asarray(env.true_values(task), dtype=float)
+    ledger = CostLedger()
+    samples = []
+    for _ in range(repeats):
+        seeds = rng.integers(0, 2**31, len(configs))
+        predicted = world_model.predict(task, configs, seeds, rng, ledger)
+        samples.append([np.nan if p is None else p for p in predicted])
+    samples = np.asarray(samples)
+    mean = np.nanmean(samples, axis=0)
+    slope, intercept = np.polyfit(real, mean, 1)
+    residual = mean - (slope * real + intercept)
+    return {
+        "task": task,
+        "real": real,
+        "predicted_mean": mean,
+        "bias": float(np.mean(mean - real)),
+        "error_std": float(np.std(mean - real)),
+        "affine_fit": (float(slope), float(intercept)),
+        "nonaffine_std": float(residual.std()),
+        "noise_std": float(np.sqrt(np.nanmean(np.nanvar(samples, axis=0)))),
+        "spearman": float(spearmanr(mean, real).statistic),
+        "floor_gap": float(real.max() - real[int(np.argmax(mean))]),
+        "cost_per_query": ledger.prediction_s / max(1, ledger.predictions),
+    }
+
+
+# ====================================================================== the GRPO loop
+
+
+@dataclass
+class WMRLConfig:
+    """Hyperparameters of one GRPO run (one arm); seeding happens first, in :func:`run_grpo`."""
+
+    arm: str = "wmrl"
+    """real | wm | wmrl | anchors_only (see the module docstring)."""
+    steps: int = 40
+    """Policy-gradient steps."""
+    groups_per_step: int = 8
+    """Groups (prompts) per step; each group samples ``group_size`` configs for one task."""
+    group_size: int = 8
+    """Rollouts per group (GRPO's G)."""
+    learning_rate: float = 2.0
+    """Step size γ of plain gradient ascent on the logits (advantages are standardized)."""
+    anchor_fraction: float = 0.1
+    """Share of groups graded for real in wmrl and anchors_only (at least one per step)."""
+    debias: bool = True
+    """wmrl: map world-model scores through the online isotonic map."""
+    denoise: bool = True
+    """wmrl: up-weight anchor-group advantages by the inverse-variance weight w."""
+    debias_min_pairs: int = 200
+    """Anchor pairs before the first isotonic fit (official: 200; scale with the run)."""
+    debias_refit_every: int = 64
+    """New anchor pairs between refits (official: 64)."""
+    debias_buffer: int = 5000
+    """Most recent anchor pairs kept (official: 5000)."""
+    debias_bins: int = 10
+    """Bins of the isotonic fit over [0, 1] (official: 10)."""
+    debias_method: str = "binned"
+    """"binned" (the official binned PAV) or "sklearn" (exact isotonic regression, no bins)."""
+    weight_half_life: float = 64
+    """Half-life of the s² EMA, in anchor groups (official: 64)."""
+    weight_calibrate_after: int = 32
+    """Anchor groups before the weight's constant c is fixed (official: 32)."""
+    weight_max: float = 4.0
+    """Upper clip of the anchor weight (official: 4)."""
+    seed: int = 0
+    """Seeds sampling, anchor choice and world-model noise."""
+
+
+@dataclass
+class RunLog:
+    """What one run did, step by step."""
+
+    config: WMRLConfig
+    values: list[float] = field(default_factory=list)
+    """Expected real value J(π) of the policy (mean over tasks) before step 0, 1, ..., T."""
+    task_values: list[list[float]] = field(default_factory=list)
+    """The same per task."""
+    compute: list[dict[str, float]] = field(default_factory=list)
+    """Ledger snapshot at each evaluation (what had been charged before it)."""
+    weights: list[float] = field(default_factory=list)
+    """Anchor weight w used at each step."""
+    refits: list[dict[str, Any]] = field(default_factory=list)
+    """One entry per isotonic refit: step, pairs seen, residual before and after."""
+    ungraded: int = 0
+    """Rollouts the world model did not grade (None), excluded from the update."""
+    final_policy: Any = None
+    """The trained policy."""
+    debiaser: Any = None
+    """The OnlineDebiaser at the end of the run (its map and anchor pairs), for inspection."""
+
+    @property
+    def final_value(self) -> float:
+        """Mean J over the last 10% of evaluations (at least one): a single point is noisy,
+        because the policy keeps moving under a constant step size."""
+        tail = max(1, len(self.values) // 10)
+        return float(np.mean(self.values[-tail:]))
+
+
+def evaluate_policy(policy: FactorisedSoftmaxPolicy, env: Any) -> list[float]:
+    """Exact expected real value of the policy on every task: Σ_c π(c)·value(c)."""
+    configs = np.asarray(env.configs)
+    return [float(policy.config_probabilities(t, configs) @ env.true_values(task))
+            for t, task in enumerate(env.tasks)]
+
+
+def run_grpo(env: Any, world_model: Any, config: WMRLConfig, build_cost: float = 0.0,
+             log_refits: Callable[[str], None] | None = None) -> RunLog:
+    """Train a policy with GRPO for one arm. Returns the :class:`RunLog`.
+
+    What it reduces to, per step: sample ``groups_per_step`` tasks round-robin and
+    ``group_size`` configs each; grade (see the arm table in the module docstring);
+    advantages ``(r − mean)/(std + eps)`` per group over graded rollouts, anchor groups
+    times ``w``; ``θ += γ · Σ A·∇log π / (rollouts in the batch)``. World-model arms start
+    with ``build_cost`` charged. ``log_refits`` (e.g. ``print``) receives one line per
+    isotonic refit.
+    """
+    if config.arm not in ARMS:
+        raise ValueError(f"arm must be one of {ARMS}, got {config.arm!r}")
+    rng = np.random.default_rng(config.seed)
+    policy = FactorisedSoftmaxPolicy(env.space, env.tasks)
+    ledger = CostLedger()
+    uses_wm = config.arm in ("wm", "wmrl")
+    if uses_wm:
+        ledger.charge_build(build_cost)
+    debiaser = OnlineDebiaser(min_pairs=config.debias_min_pairs, refit_every=config.debias_refit_every,
+                              buffer_size=max(config.debias_buffer, config.debias_min_pairs, 2),
+                              n_bins=config.debias_bins, method=config.debias_method)
+    weighter = AnchorWeighter(half_life=config.weight_half_life, calibrate_after=config.weight_calibrate_after,
+                              w_max=config.weight_max)
+    log = RunLog(config=config)
+
+    def record() -> None:
+        values = evaluate_policy(policy, env)
+        log.task_values.append(values)
+        log.values.append(float(np.mean(values)))
+        log.compute.append(ledger.snapshot())
+
+    def calibrate(scores: list[float | None]) -> list[float | None]:
+        if not (config.debias and debiaser.fitted):
+            return scores
+        graded = [i for i, s in enumerate(scores) if s is not None]
+        out: list[float | None] = list(scores)
+        for i, value in zip(graded, debiaser([scores[i] for i in graded])):
+            out[i] = float(value)
+        return out
+
+    record()
+    n_tasks = len(env.tasks)
+    for step in range(config.steps):
+        task_ids = [(step * config.groups_per_step + j) % n_tasks for j in range(config.groups_per_step)]
+        if config.arm == "real":
+            anchor = np.ones(len(task_ids), dtype=bool)
+        elif config.arm == "wm":
+            anchor = np.zeros(len(task_ids), dtype=bool)
+        else:
+            anchor = select_anchor_groups(len(task_ids), config.anchor_fraction, rng)
+        if config.arm == "anchors_only":  # the control: the anchor groups alone, nothing else
+            task_ids = [t for t, a in zip(task_ids, anchor) if a]
+            anchor = np.ones(len(task_ids), dtype=bool)
+        groups: list[np.ndarray] = [np.empty(0)] * len(task_ids)
+        for t in sorted(set(task_ids)):  # one sampling call per task, split into groups
+            members = [g for g, task_id in enumerate(task_ids) if task_id == t]
+            drawn = policy.sample(t, len(members) * config.group_size, rng)
+            for i, g in enumerate(members):
+                groups[g] = drawn[i * config.group_size:(i + 1) * config.group_size]
+        seeds = [rng.integers(0, 2**31, config.group_size) for _ in task_ids]
+        rewards: list[list[float | None]] = [[] for _ in task_ids]
+        # Anchor groups first: their pairs update the debiaser before world-model groups are calibrated.
+        for g in np.flatnonzero(anchor):
+            task = env.tasks[task_ids[g]]
+            real = env.real_grades(task, groups[g], seeds[g], ledger)
+            rewards[g] = list(real)
+            if config.arm == "wmrl":
+                predicted = world_model.predict(task, groups[g], seeds[g], rng, ledger)
+                refits_before = debiaser.refits
+                if config.debias:  # arms without debiasing never fit (nor log) a map
+                    debiaser.add_pairs(predicted, real)
+                for event in debiaser.history[refits_before:]:
+                    entry = {"step": step, **asdict(event)}
+                    log.refits.append(entry)
+                    if log_refits is not None:
+                        log_refits(f"  step {step}: isotonic refit #{event.refit} on {event.n_pairs_used} pairs "
+                                   f"(centered residual {event.residual_before:.4f} -> {event.residual_after:.4f})")
+                if config.denoise:
+                    pairs = [(c, r) for c, r in zip(calibrate(predicted), real) if c is not None]
+                    if len(pairs) >= 2:
+                        weighter.observe_group([c for c, _ in pairs], [r for _, r in pairs])
+        for g in np.flatnonzero(~anchor):
+            predicted = world_model.predict(env.tasks[task_ids[g]], groups[g], seeds[g], rng, ledger)
+            log.ungraded += sum(p is None for p in predicted)
+            rewards[g] = calibrate(predicted)
+        weight = weighter.weight if (config.arm == "wmrl" and config.denoise) else 1.0
+        log.weights.append(weight)
+        advantages = grpo_advantages(rewards, anchor, weight=weight)
+        n_rollouts = sum(len(r) for r in rewards)
+        gradients: dict[int, list[np.ndarray]] = {}
+        for t in sorted(set(task_ids)):
+            members = [g for g, task_id in enumerate(task_ids) if task_id == t]
+            # Ungraded rollouts (None) are excluded: no gradient, rather than a score of 0.
+            graded = [(groups[g][i], a) for g in members for i, a in enumerate(advantages[g]) if a is not None]
+            if graded:
+                choices = np.array([c for c, _ in graded])
+                gradients[t] = policy.gradient(t, choices, np.array([a for _, a in graded], dtype=float))
+        policy.apply(gradients, config.learning_rate / n_rollouts)
+        record()
+    log.final_policy = policy
+    log.debiaser = debiaser
+    return log
+
+
+def compute_to_target(log: RunLog, target: float, include_build: bool = True) -> float | None:
+    """Compute charged before the policy's expected real value first reached ``target``; None if never."""
+    for value, spent in zip(log.values, log.compute):
+        if value >= target:
+            return spent["total_s"] if include_build else spent["total_s"] - spent["build_s"]
+    return None
+
+
+def mean_std(values: list[float | None]) -> dict[str, Any]:
+    """Mean ± std (population, ddof=0 when n = 1) of the values that are not None, and their count."""
+    kept = [v for v in values if v is not None]
+    if not kept:
+        return {"mean": None, "std": None, "n": 0, "of": len(values)}
+    return {"mean": float(np.mean(kept)), "std": float(np.std(kept, ddof=1 if len(kept) > 1 else 0)),
+            "n": len(kept), "of": len(values)}
+
+
+def fmt(summary: dict[str, Any], digits: int = 3) -> str:
+    """'0.912 ± 0.010 (3/3)'."""
+    if summary["mean"] is None:
+        return f"not reached (0/{summary['of']})"
+    text = f"{summary['mean']:.{digits}f} ± {summary['std']:.{digits}f}"
+    return text + (f" ({summary['n']}/{summary['of']})" if summary["n"] != summary["of"] else "")
+
+
+# ====================================================================== profile sizes
+
+
+@dataclass(frozen=True)
+class WMRLSizes:
+    """Notebook 04 sizes for one profile."""
+
+    mc_groups: int
+    """Monte-Carlo groups of check 1."""
+    mc_repeats: int
+    """Repetitions per point of checks 2 and 3."""
+    bandit: WMRLConfig
+    """Loop settings of the controlled problem (check 4)."""
+    bandit_seeds: int
+    """Seeds of check 4 (instances and runs)."""
+    anchor_sweep: tuple[float, ...]
+    """Anchor fractions swept in check 4."""
+    research: WMRLConfig
+    """Loop settings of the research-task run (check 5)."""
+    research_tasks: tuple[str, ...]
+    """Datasets the research policy trains on."""
+    research_seeds: int
+    """Seeds of check 5 inside the notebook."""
+    pool_size: int
+    """Reference-pool configs per dataset."""
+    time_limit_s: float
+    """Time limit of one execution."""
+    learning_rates: tuple[float, ...] = (2.0,)
+    """Step sizes of the research-task learning-rate sweep."""
+    target_fraction: float = 0.8
+    """Research run: compute-to-target uses target = J0 + target_fraction·(J* − J0)."""
+    bandit_target_fraction: float = 0.9
+    """The same for the controlled problem (its optimum is known exactly, so the bar is higher)."""
+    fusion_repeats: int = 4000
+    """Monte-Carlo repetitions per point of check 3."""
+
+
+_BANDIT = WMRLConfig(steps=150, groups_per_step=16, group_size=8, learning_rate=1.0,
+                     debias_min_pairs=64, debias_refit_every=32, weight_half_life=16, weight_calibrate_after=8)
+_RESEARCH = WMRLConfig(steps=40, groups_per_step=8, group_size=8, learning_rate=2.0,
+                       debias_min_pairs=24, debias_refit_every=16, weight_half_life=8, weight_calibrate_after=4)
+
+SIZES: dict[str, WMRLSizes] = {
+    "smoke": WMRLSizes(
+        mc_groups=3000, mc_repeats=60, fusion_repeats=2000,
+        bandit=replace(_BANDIT, steps=40), bandit_seeds=1, anchor_sweep=(0.05, 0.2, 0.5),
+        research=replace(_RESEARCH, steps=8, groups_per_step=4, debias_min_pairs=8, debias_refit_every=8,
+                         weight_calibrate_after=2, weight_half_life=4),
+        research_tasks=("wine", "breast_cancer"), research_seeds=1, pool_size=16, time_limit_s=2.0,
+        learning_rates=(1.0, 4.0),
+    ),
+    "cpu": WMRLSizes(
+        mc_groups=20000, mc_repeats=300, fusion_repeats=10000,
+        bandit=_BANDIT, bandit_seeds=10, anchor_sweep=(0.05, 0.1, 0.2, 0.3, 0.5),
+        research=_RESEARCH, research_tasks=("digits", "breast_cancer", "wine"), research_seeds=5,
+        pool_size=32, time_limit_s=10.0, learning_rates=(1.0, 2.0, 4.0, 8.0),
+    ),
+    "gpu": WMRLSizes(
+        mc_groups=50000, mc_repeats=1000, fusion_repeats=40000,
+        bandit=replace(_BANDIT, steps=300), bandit_seeds=20, anchor_sweep=(0.05, 0.1, 0.2, 0.3, 0.4, 0.5),
+        research=replace(_RESEARCH, steps=80), research_tasks=("digits", "breast_cancer", "wine"),
+        research_seeds=10, pool_size=32, time_limit_s=10.0, learning_rates=(0.5, 1.0, 2.0, 4.0, 8.0),
+    ),
+}
+"""Sizes per profile name (``run.profile.name``). The research run's isotonic minimum and
+refit interval are scaled down from the official 200/64 so that debiasing switches on
+within a run of this size (a cpu run sees 8 anchor pairs per step)."""
+
+
+def sizes_for(profile_name: str) -> WMRLSizes:
+    if profile_name not in SIZES:
+        raise ValueError(f"Unknown profile {profile_name!r}: choose one of {', '.join(SIZES)}")
+    return SIZES[profile_name]
+
+
+# ====================================================================== theory checks (1-3)
+
+
+def _agree(measured: Any, predicted: Any, se: Any, k: float) -> bool:
+    """|measured − predicted| ≤ k·SE for every component (a tiny absolute floor for SE = 0)."""
+    measured, predicted, se = (np.asarray(a, dtype=float) for a in (measured, predicted, se))
+    return bool(np.all(np.abs(measured - predicted) <= k * se + 1e-12))
+
+
+def check_affine_invariance(n_groups: int = 20000, group_size: int = 8, scale: float = 3.0, shift: float = -0.5,
+                            power: float = 3.0, k: float = 4.0, seed: int = 0) -> dict[str, Any]:
+    """Check 1: an affine reward map leaves the GRPO gradient unchanged; a non-affine one does not.
+
+    A 5-armed bandit with Beta-distributed rewards and a fixed softmax policy π. The
+    per-group GRPO gradient estimate is ``(1/G) Σ_i A_i (e_{a_i} − π)`` with advantages
+    from :func:`wmkit.debias.grpo_advantages`. Three *independent* Monte-Carlo estimates
+    of its expectation: with rewards r, with ``scale·r + shift`` and with ``r**power``.
+    Theory: the affine one equals the first (per-group standardization cancels it). The
+    same assertion, ``|difference| ≤ k·SE`` on every component, is applied to a
+    deliberately wrong formula (``g_affine = scale·g``: what you would expect *without*
+    standardization), which it must reject, and to the non-affine map, which theory
+    says changes the gradient.
+    """
+    rng = np.random.default_rng(seed)
+    logits = np.array([0.5, 0.0, -0.3, 0.2, -0.5])
+    pi = np.exp(logits) / np.exp(logits).sum()
+    alpha = np.array([2.0, 5.0, 3.0, 4.0, 1.5])
+    beta = np.array([5.0, 2.0, 3.0, 4.0, 1.5])
+
+    def estimate(transform: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        arms = rng.choice(len(pi), size=(n_groups, group_size), p=pi)
+        rewards = transform(rng.beta(alpha[arms], beta[arms]))
+        adv = np.asarray(grpo_advantages(rewards.tolist(), [False] * n_groups), dtype=float)
+        per_group = (adv[..., None] * (np.eye(len(pi))[arms] - pi)).mean(axis=1)
+        return per_group.mean(axis=0), per_group.std(axis=0, ddof=1) / math.sqrt(n_groups)
+
+    g_raw, se_raw = estimate(lambda r: r)
+    g_affine, se_affine = estimate(lambda r: scale * r + shift)
+    g_power, se_power = estimate(lambda r: r**power)
+    se_diff = np.sqrt(se_raw**2 + se_affine**2)
+    se_wrong = np.sqrt(se_affine**2 + (scale * se_raw) ** 2)
+    se_power_diff = np.sqrt(se_raw**2 + se_power**2)
+    return {
+        "k": k, "scale": scale, "shift": shift, "power": power, "n_groups": n_groups,
+        "g_raw": g_raw, "se_raw": se_raw, "g_affine": g_affine, "se_affine": se_affine,
+        "g_nonaffine": g_power, "se_nonaffine": se_power,
+        "z_affine": (g_affine - g_raw) / se_diff,
+        "passes": _agree(g_affine, g_raw, se_diff, k),
+        "control_formula": f"g_affine = {scale:g}·g",
+        "z_control": (g_affine - scale * g_raw) / se_wrong,
+        "control_passes": _agree(g_affine, scale * g_raw, se_wrong, k),
+        "z_nonaffine": (g_power - g_raw) / se_power_diff,
+        "nonaffine_changed": not _agree(g_power, g_raw, se_power_diff, k),
+    }
+
+
+def _bin_index(x: np.ndarray, n_bins: int) -> np.ndarray:
+    """The bin of each score, as :func:`wmkit.debias.binned_isotonic_fit` assigns it."""
+    inner_edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    return np.clip(np.digitize(x, inner_edges), 0, n_bins - 1)
+
+
+def check_isotonic_recovery(pair_counts: tuple[int, ...] = (200, 400, 800, 1600, 3200), repeats: int = 300,
+                            n_bins: int = 10, power: float = 2.0, noise: float = 0.05, k: float = 4.0,
+                            seed: int = 0) -> dict[str, Any]:
+    """Check 2: online isotonic debiasing recovers a known monotone distortion as anchor pairs accumulate.
+
+    Real scores ``r ~ U(0, 1)``; the world model reports ``x = r**power + N(0, noise²)``.
+    The best possible calibration is ``m(x) = E[r | x]`` (computed numerically). Binned
+    PAV estimates, per bin j, the mean real score ``y_j`` of the pairs in it; with n pairs
+    its error is a sample mean's: ``E(ŷ_j − y_j)² = V_j·E[1/N_j]``, ``N_j ~ Bin(n, p_j)``,
+    so the predicted knot error is ``Σ_j p_j V_j E[1/N_j; N_j ≥ 1]`` (PAV pooling, rare at
+    these sizes, can only lower it). The assertion ``|measured − predicted| ≤ k·SE`` at
+    every n; the control is the formula that forgets each knot sees only its own bin's
+    pairs, ``Σ_j p_j V_j / n``. Also returned: the error of the whole map against m(x)
+    (binned and scikit-learn's exact isotonic regression), the binning bias left with
+    infinite data, and the largest gap between the two fits on the same pairs.
+    """
+    from scipy.stats import binom
+    from sklearn.isotonic import IsotonicRegression
+
+    rng = np.random.default_rng(seed)
+
+    def sample(n: int) -> tuple[np.ndarray, np.ndarray]:
+        r = rng.random(n)
+        return r**power + noise * rng.standard_normal(n), r
+
+    x_pop, r_pop = sample(2_000_000)
+    bins = _bin_index(x_pop, n_bins)
+    counts = np.bincount(bins, minlength=n_bins)
+    p = counts / counts.sum()
+    y_star = np.bincount(bins, weights=r_pop, minlength=n_bins) / np.maximum(counts, 1)
+    v = np.bincount(bins, weights=r_pop**2, minlength=n_bins) / np.maximum(counts, 1) - y_star**2
+    x_bar = np.bincount(bins, weights=x_pop, minlength=n_bins) / np.maximum(counts, 1)
+
+    r_grid = np.linspace(0.0, 1.0, 4001)
+
+    def truth(x: np.ndarray) -> np.ndarray:  # E[r | x] by numerical integration over r ~ U(0, 1)
+        w = np.exp(-0.5 * ((np.asarray(x)[:, None] - r_grid[None, :] ** power) / noise) ** 2)
+        return (w * r_grid).sum(axis=1) / w.sum(axis=1)
+
+    x_test, _ = sample(4000)
+    m_test = truth(x_test)
+    infinite_binned = np.interp(x_test, x_bar[counts > 0], y_star[counts > 0])
+    binning_rmse = float(np.sqrt(np.mean((infinite_binned - m_test) ** 2)))
+
+    predicted, wrong, measured, se, rmse_binned, rmse_sklearn = [], [], [], [], [], []
+    for n in pair_counts:
+        k_values = np.arange(1, n + 1)
+        inverse_count = np.array([(binom.pmf(k_values, n, pj) / k_values).sum() for pj in p])
+        predicted.append(float((p * v * inverse_count).sum()))
+        wrong.append(float((p * v).sum() / n))
+        knot_errors, map_binned, map_exact = [], [], []
+        for _ in range(repeats):
+            x, r = sample(n)
+            fit = binned_isotonic_fit(x, r, n_bins)
+            j = _bin_index(fit.knots_x, n_bins)
+            knot_errors.append(float((p[j] * (fit.knots_y - y_star[j]) ** 2).sum()))
+            map_binned.append(np.sqrt(np.mean((fit(x_test) - m_test) ** 2)))
+            exact = IsotonicRegression(out_of_bounds="clip").fit(x, r)
+            map_exact.append(np.sqrt(np.mean((exact.predict(x_test) - m_test) ** 2)))
+        measured.append(float(np.mean(knot_errors)))
+        se.append(float(np.std(knot_errors, ddof=1) / math.sqrt(repeats)))
+        rmse_binned.append(float(np.mean(map_binned)))
+        rmse_sklearn.append(float(np.mean(map_exact)))
+    # The two fits on the same (largest) set of pairs, and what binning alone can cost there.
+    x, r = sample(pair_counts[-1])
+    grid = np.linspace(x.min(), x.max(), 400)
+    max_difference = float(np.max(np.abs(binned_isotonic_fit(x, r, n_bins)(grid)
+                                         - IsotonicRegression(out_of_bounds="clip").fit(x, r).predict(grid))))
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    m_edges = truth(edges)
+    binning_bound = float(np.max(np.diff(m_edges)))
+    return {
+        "k": k, "pair_counts": list(pair_counts), "repeats": repeats, "n_bins": n_bins, "power": power,
+        "noise": noise, "measured": measured, "se": se, "predicted": predicted, "control_predicted": wrong,
+        "passes": _agree(measured, predicted, se, k), "control_passes": _agree(measured, wrong, se, k),
+        "control_formula": "Σ_j p_j V_j / n",
+        "map_rmse_binned": rmse_binned, "map_rmse_sklearn": rmse_sklearn,
+        "binning_rmse": binning_rmse, "max_binned_vs_sklearn": max_difference,
+        "binning_error_bound": binning_bound,
+        "curve_x": grid, "curve_truth": truth(grid), "example_pairs": (x[:400], r[:400]),
+    }
+
+
+def check_fusion_variance(ratios: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0), repeats: int = 4000,
+                          n_real: int = 8, n_wm: int = 56, k: float = 4.0, seed: int = 0) -> dict[str, Any]:
+    """Check 3: the inverse-variance fused estimator has variance ``(1/V_E + 1/V_WM)⁻¹``.
+
+    ``g_E`` is the mean of ``n_real`` real rewards ``r ~ U(0, 1)`` (variance ``V_E``);
+    ``g_WM`` the mean of ``n_wm`` world-model rewards ``r + ξ`` with the noise ``ξ`` set
+    so that ``V_WM/V_E`` takes each value of ``ratios``. Both are unbiased; they are fused
+    with :func:`wmkit.debias.fuse_estimates` using the known variances. The Monte-Carlo
+    variance (its SE from the sample's fourth moment) is compared with the theory; the
+    control is the variance of the plain average, ``(V_E + V_WM)/4``.
+    """
+    rng = np.random.default_rng(seed)
+    var_r = 1.0 / 12.0
+    v_e = var_r / n_real
+    measured, se, theory, wrong, bias_z = [], [], [], [], []
+    for ratio in ratios:
+        v_wm = ratio * v_e
+        noise_var = v_wm * n_wm - var_r
+        if noise_var < 0:
+            raise ValueError(f"ratio {ratio} is below the smallest reachable {var_r / n_wm / v_e:.3f}")
+        g_e = rng.random((repeats, n_real)).mean(axis=1)
+        g_wm = (rng.random((repeats, n_wm)) + math.sqrt(noise_var) * rng.standard_normal((repeats, n_wm))).mean(axis=1)
+        fused, v_theory = fuse_estimates(g_e, v_e, g_wm, v_wm)
+        centred = fused - fused.mean()
+        variance = float(np.mean(centred**2) * repeats / (repeats - 1))
+        measured.append(variance)
+        se.append(float(math.sqrt(max(np.mean(centred**4) - variance**2, 0.0) / repeats)))
+        theory.append(float(v_theory))
+        wrong.append((v_e + v_wm) / 4)
+        bias_z.append(float((fused.mean() - 0.5) / math.sqrt(variance / repeats)))
+    return {
+        "k": k, "ratios": list(ratios), "v_e": v_e, "measured": measured, "se": se, "predicted": theory,
+        "control_predicted": wrong, "control_formula": "(V_E + V_WM)/4",
+        "passes": _agree(measured, theory, se, k), "control_passes": _agree(measured, wrong, se, k),
+        "mean_z": bias_z, "unbiased": bool(np.all(np.abs(bias_z) <= k)),
+        "anchor_weight": list(ratios),  # w = V_WM/V_E: the anchor stream's up-weight in the fused sum
+    }
+
+
+# ====================================================================== experiments (4, 5)
+
+
+def run_arms(env: Any, world_models: dict[str, Any], base: WMRLConfig, specs: dict[str, dict[str, Any]],
+             seed: int, build_costs: dict[str, float] | None = None,
+             log_refits: Callable[[str], None] | None = None) -> dict[str, RunLog]:
+    """Run several arms on one environment and seed. ``specs``: name → config overrides,
+    with an optional ``"world_model"`` key naming which of ``world_models`` it uses."""
+    logs = {}
+    for name, overrides in specs.items():
+        overrides = dict(overrides)
+        wm_name = overrides.pop("world_model", next(iter(world_models)))
+        config = replace(base, seed=seed, **overrides)
+        if log_refits is not None and config.arm == "wmrl":
+            log_refits(f"{name} (seed {seed}):")
+        logs[name] = run_grpo(env, world_models[wm_name], config,
+                              build_cost=(build_costs or {}).get(wm_name, 0.0), log_refits=log_refits)
+    return logs
+
+
+def _summarize(logs_by_seed: list[dict[str, RunLog]], optimum: list[float], targets: list[float],
+               include_build: bool = True) -> dict[str, Any]:
+    """Per arm: curves, final value and gap to the optimum, compute and executions to target."""
+    out: dict[str, Any] = {}
+    for name in logs_by_seed[0]:
+        logs = [by_arm[name] for by_arm in logs_by_seed]
+        out[name] = {
+            "values": [log.values for log in logs],
+            "total_compute": [[c["total_s"] for c in log.compute] for log in logs],
+            "execution_compute": [[c["execution_s"] for c in log.compute] for log in logs],
+            "executions": [[c["executions"] for c in log.compute] for log in logs],
+            "final": mean_std([log.final_value for log in logs]),
+            "final_gap": mean_std([opt - log.final_value for opt, log in zip(optimum, logs)]),
+            "compute_to_target": [compute_to_target(log, t, include_build) for log, t in zip(logs, targets)],
+            "compute_to_target_no_build": [compute_to_target(log, t, False) for log, t in zip(logs, targets)],
+            "executions_to_target": [next((c["executions"] for v, c in zip(log.values, log.compute) if v >= t), None)
+                                     for log, t in zip(logs, targets)],
+            "refits": [len(log.refits) for log in logs],
+            "final_weight": [log.weights[-1] if log.weights else 1.0 for log in logs],
+            "total_executions": [log.compute[-1]["executions"] for log in logs],
+            "total_cost": [log.compute[-1]["total_s"] for log in logs],
+        }
+    return out
+
+
+def ratio_summary(numerator: list[float | None], denominator: list[float | None]) -> dict[str, Any]:
+    """mean ± std of numerator/denominator over the seeds where both reached the target."""
+    ratios = [a / b if (a is not None and b is not None and b > 0) else None for a, b in zip(numerator, denominator)]
+    return mean_std(ratios)
+
+
+CONTROLLED_WM = {"exponent": 2.0, "config_error": 0.02, "noise": 0.05, "cost_per_query": 0.01}
+"""The controlled problem's world model: convex distortion f(r) = r², a small config-specific
+error, fresh noise; a query costs 1/100 of an execution."""
+
+
+def controlled_experiment(sizes: WMRLSizes, seeds: list[int] | None = None, wm_dials: dict[str, float] | None = None,
+                          learning_rates: tuple[float, ...] = (), progress: Callable[[str], None] | None = None
+                          ) -> dict[str, Any]:
+    """Check 4 on :class:`ControlledBandit`: arms, the four-way ablation, the anchor sweep.
+
+    For every seed (a new instance and new runs): real-execution GRPO, pure WM, WMRL,
+    anchors-only, the ablation, WMRL and anchors-only at every anchor fraction of
+    ``sizes.anchor_sweep``, and optionally real / WMRL / anchors-only at other learning
+    rates. Predictions beside the measurements: ``J*`` and the pure-WM floor
+    ``J* − μ(argmax_c E[r̂_c])`` (where GRPO on world-model scores settles).
+    """
+    seeds = list(range(sizes.bandit_seeds)) if seeds is None else list(seeds)
+    dials = {**CONTROLLED_WM, **(wm_dials or {})}
+    base = sizes.bandit
+    specs: dict[str, dict[str, Any]] = {
+        "real": {"arm": "real"}, "pure WM": {"arm": "wm"}, "WMRL": {"arm": "wmrl"},
+        "anchors only": {"arm": "anchors_only"},
+        "no correction": {"arm": "wmrl", "debias": False, "denoise": False},
+        "denoise only": {"arm": "wmrl", "debias": False, "denoise": True},
+        "debias only": {"arm": "wmrl", "debias": True, "denoise": False},
+    }
+    for fraction in sizes.anchor_sweep:
+        specs[f"WMRL @{fraction:g}"] = {"arm": "wmrl", "anchor_fraction": fraction}
+        specs[f"anchors only @{fraction:g}"] = {"arm": "anchors_only", "anchor_fraction": fraction}
+    for lr in learning_rates:
+        for arm, label in (("real", "real"), ("wmrl", "WMRL"), ("anchors_only", "anchors only")):
+            specs[f"{label} lr={lr:g}"] = {"arm": arm, "learning_rate": lr}
+    logs_by_seed, optimum, initial, targets, floors = [], [], [], [], []
+    for seed in seeds:
+        env = ControlledBandit(seed=seed)
+        wm = HandmadeWorldModel(env, seed=seed, **dials)
+        logs = run_arms(env, {"handmade": wm}, base, specs, seed)
+        logs_by_seed.append(logs)
+        optimum.append(env.optimum)
+        initial.append(logs["real"].values[0])
+        targets.append(initial[-1] + sizes.bandit_target_fraction * (env.optimum - initial[-1]))
+        floors.append(env.optimum - float(env.mean[int(np.argmax(wm.expected("bandit")))]))
+        if progress:
+            progress(f"controlled problem: seed {seed} done ({len(specs)} runs)")
+    arms = _summarize(logs_by_seed, optimum, targets)
+    return {
+        "seeds": seeds, "wm_dials": dials, "config": asdict(base), "optimum": optimum, "initial": initial,
+        "targets": targets, "predicted_wm_floor": floors, "predicted_wm_floor_summary": mean_std(floors),
+        "arms": arms,
+        "ratio_real_over_wmrl": ratio_summary(arms["real"]["compute_to_target"], arms["WMRL"]["compute_to_target"]),
+        "ratio_anchors_over_wmrl": ratio_summary(arms["anchors only"]["compute_to_target"],
+                                                 arms["WMRL"]["compute_to_target"]),
+        "refit_example": [r for r in logs_by_seed[0]["WMRL"].refits[:3]],
+    }
+
+
+def research_setup(sizes: WMRLSizes, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The research environment, its evaluation tables and both world models, built and measured.
+
+    The learned world model for each task is trained on every *other* dataset the kit
+    uses (the tasks and iris); its build cost counts those executions once each plus
+    the fits. The hand-made one is charged the learned one's measured per-query cost.
+    """
+    env = ResearchEnv(tasks=sizes.research_tasks, pool_size=sizes.pool_size, seed=0, time_limit_s=sizes.time_limit_s)
+    tasks = ResearchTasks(env)
+    start = time.perf_counter()
+    for task in tasks.tasks:
+        tasks.true_values(task)
+        if progress:
+            progress(f"research tasks: {task} graded for every config ({time.perf_counter() - start:.0f} s)")
+    train = tuple(dict.fromkeys(sizes.research_tasks + ("iris",)))
+    learned = LearnedWorldModel(tasks, train, seed=0)
+    if progress:
+        progress(f"learned world model built ({time.perf_counter() - start:.0f} s)")
+    learned_stats = {t: measure_world_model(learned, tasks, t) for t in tasks.tasks}
+    cost_per_query = float(np.mean([s["cost_per_query"] for s in learned_stats.values()]))
+    handmade = HandmadeWorldModel(tasks, exponent=2.0, config_error=0.1, noise=0.1, cost_per_query=cost_per_query)
+    handmade_stats = {t: measure_world_model(handmade, tasks, t) for t in tasks.tasks}
+    return {"env": env, "tasks": tasks, "world_models": {"learned": learned, "handmade": handmade},
+            "stats": {"learned": learned_stats, "handmade": handmade_stats},
+            "build_costs": {"learned": learned.build_s, "handmade": 0.0}, "wm_train_datasets": train}
+
+
+def research_experiment(sizes: WMRLSizes, setup: dict[str, Any], seeds: list[int] | None = None,
+                        progress: Callable[[str], None] | None = None,
+                        log_refits: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Check 5: the arms on research tasks with real, sandboxed execution, over seeds.
+
+    Arms: real-execution GRPO, anchors-only, and for each world model (learned,
+    hand-made) pure WM, WMRL and the three other cells of the ablation. Compute is
+    charged CPU seconds (executions as measured, predictions as measured, the learned
+    world model's build). The target for compute-to-target is ``J0 + q·(J* − J0)``.
+    """
+    seeds = list(range(sizes.research_seeds)) if seeds is None else list(seeds)
+    tasks = setup["tasks"]
+    specs: dict[str, dict[str, Any]] = {"real": {"arm": "real"}, "anchors only": {"arm": "anchors_only"}}
+    for wm_name in setup["world_models"]:
+        specs[f"pure WM ({wm_name})"] = {"arm": "wm", "world_model": wm_name}
+        specs[f"WMRL ({wm_name})"] = {"arm": "wmrl", "world_model": wm_name}
+        for cell, (debias, denoise) in ABLATION.items():
+            if cell != "both":
+                specs[f"{cell} ({wm_name})"] = {"arm": "wmrl", "debias": debias, "denoise": denoise,
+                                                "world_model": wm_name}
+    logs_by_seed = []
+    for seed in seeds:
+        logs_by_seed.append(run_arms(tasks, setup["world_models"], sizes.research, specs, seed,
+                                     build_costs=setup["build_costs"], log_refits=log_refits))
+        if progress:
+            progress(f"research tasks: seed {seed} done ({len(specs)} runs)")
+    optimum = tasks.optimum
+    initial = logs_by_seed[0]["real"].values[0]
+    target = initial + sizes.target_fraction * (optimum - initial)
+    arms = _summarize(logs_by_seed, [optimum] * len(seeds), [target] * len(seeds))
+    result = {"seeds": seeds, "config": asdict(sizes.research), "optimum": optimum, "initial": initial,
+              "target": target, "arms": arms, "ratios": {}, "ratios_no_build": {},
+              "refit_example": logs_by_seed[0][f"WMRL ({next(iter(setup['world_models']))})"].refits[:3]}
+    for wm_name in setup["world_models"]:
+        wmrl = arms[f"WMRL ({wm_name})"]
+        result["ratios"][wm_name] = {
+            "real_over_wmrl": ratio_summary(arms["real"]["compute_to_target"], wmrl["compute_to_target"]),
+            "anchors_over_wmrl": ratio_summary(arms["anchors only"]["compute_to_target"], wmrl["compute_to_target"]),
+        }
+        result["ratios_no_build"][wm_name] = {
+            "real_over_wmrl": ratio_summary(arms["real"]["compute_to_target_no_build"],
+                                            wmrl["compute_to_target_no_build"]),
+        }
+    return result
+
+
+def ratio_at_levels(arms: dict[str, Any], numerator: str, denominator: str, initial: list[float] | float,
+                    optimum: list[float] | float, fractions: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9)
+                    ) -> dict[float, dict[str, Any]]:
+    """Compute-to-target ratio ``numerator/denominator`` for several target levels
+    ``J0 + q·(J* − J0)``: how much the headline ratio depends on where the bar is set."""
+    n_seeds = len(arms[numerator]["values"])
+    initial = [initial] * n_seeds if np.isscalar(initial) else list(initial)
+    optimum = [optimum] * n_seeds if np.isscalar(optimum) else list(optimum)
+
+    def reach(arm: dict[str, Any], seed: int, level: float) -> float | None:
+        return next((c for v, c in zip(arm["values"][seed], arm["total_compute"][seed]) if v >= level), None)
+
+    out = {}
+    for q in fractions:
+        levels = [j0 + q * (opt - j0) for j0, opt in zip(initial, optimum)]
+        out[q] = ratio_summary([reach(arms[numerator], s, lv) for s, lv in enumerate(levels)],
+                               [reach(arms[denominator], s, lv) for s, lv in enumerate(levels)])
+    return out
+
+
+def learning_rate_sweep(sizes: WMRLSizes, setup: dict[str, Any], learning_rates: tuple[float, ...],
+                        seeds: list[int], progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Real-execution GRPO, anchors-only and WMRL (both world models) at several step sizes.
+
+    The compute-to-target ratio is not a property of the method alone: a step size that
+    suits one arm may waste or destabilize another. Returns, per learning rate, each
+    arm's final value and compute to target, and the ratios.
+    """
+    tasks = setup["tasks"]
+    specs = {"real": {"arm": "real"}, "anchors only": {"arm": "anchors_only"},
+             **{f"WMRL ({w})": {"arm": "wmrl", "world_model": w} for w in setup["world_models"]}}
+    out: dict[str, Any] = {"learning_rates": list(learning_rates), "by_lr": {}}
+    for lr in learning_rates:
+        logs_by_seed = [run_arms(tasks, setup["world_models"], replace(sizes.research, learning_rate=lr), specs,
+                                 seed, build_costs=setup["build_costs"]) for seed in seeds]
+        initial = logs_by_seed[0]["real"].values[0]
+        target = initial + sizes.target_fraction * (tasks.optimum - initial)
+        arms = _summarize(logs_by_seed, [tasks.optimum] * len(seeds), [target] * len(seeds))
+        out["by_lr"][lr] = {
+            "final": {name: arm["final"] for name, arm in arms.items()},
+            "compute_to_target": {name: mean_std(arm["compute_to_target"]) for name, arm in arms.items()},
+            "ratio_real_over_wmrl": {w: ratio_summary(arms["real"]["compute_to_target"],
+                                                      arms[f"WMRL ({w})"]["compute_to_target"])
+                                     for w in setup["world_models"]},
+            "ratio_anchors_over_wmrl": {w: ratio_summary(arms["anchors only"]["compute_to_target"],
+                                                         arms[f"WMRL ({w})"]["compute_to_target"])
+                                        for w in setup["world_models"]},
+        }
+        if progress:
+            progress(f"learning rate {lr:g} done")
+    return out
+
+
+def first_wins(candidate: list[float | None], other: list[float | None]) -> int:
+    """Seeds where ``candidate`` reached the target with less compute than ``other``
+    (never reaching counts as infinite compute; neither reaching is no win)."""
+    inf = float("inf")
+    return sum((c if c is not None else inf) < (o if o is not None else inf) for c, o in zip(candidate, other))
+
+
+def compare_finals(a: dict[str, Any], b: dict[str, Any], k: float = 2.0) -> tuple[float, float, str]:
+    """(a − b, its standard error, "higher" | "lower" | "tie") for two :func:`mean_std` summaries;
+    a difference counts only beyond ``k`` standard errors (with one seed, any difference counts)."""
+    diff = a["mean"] - b["mean"]
+    se = math.sqrt(a["std"] ** 2 / a["n"] + b["std"] ** 2 / b["n"])
+    return diff, se, "higher" if diff > k * se else "lower" if diff < -k * se else "tie"
+
+
+def verdicts(research: dict[str, Any], wm_name: str = "learned") -> list[dict[str, str]]:
+    """The reproduction table: each paper claim, the paper's number, the kit's, a computed verdict."""
+    arms = research["arms"]
+    real, wmrl, anchors = arms["real"], arms[f"WMRL ({wm_name})"], arms["anchors only"]
+    n = len(real["compute_to_target"])
+    rows = []
+    ratio = research["ratios"][wm_name]["real_over_wmrl"]
+    wins = first_wins(wmrl["compute_to_target"], real["compute_to_target"])
+    verdict = ("reproduced (direction)" if wins == n else "mostly (direction)" if wins > n / 2
+               else "partly" if wins > 0 else "not reproduced")
+    rows.append({"claim": "less training compute than real-execution GRPO", "paper": PAPER["compute_ratio"],
+                 "kit": (f"real/WMRL compute to reach J ≥ {research['target']:.3f}: {fmt(ratio, 2)}×; "
+                         f"WMRL there first in {wins}/{n} seeds"), "verdict": verdict})
+    diff, se, how = compare_finals(wmrl["final"], real["final"])
+    rows.append({"claim": "WMRL's final score ≥ real-execution GRPO's", "paper": PAPER["final_score"],
+                 "kit": f"{fmt(wmrl['final'])} vs {fmt(real['final'])} (difference {diff:+.3f} ± {se:.3f})",
+                 "verdict": {"higher": "reproduced", "tie": "tie (within 2 SE)", "lower": "not reproduced"}[how]})
+    ablation = {cell: arms[f"{cell} ({wm_name})" if cell != "both" else f"WMRL ({wm_name})"]["final"] for cell in ABLATION}
+    order = sorted(ablation, key=lambda c: ablation[c]["mean"])
+    both_vs_none = compare_finals(ablation["both"], ablation["no correction"])[2]
+    rows.append({"claim": "ablation: no correction < denoise < debias < both",
+                 "paper": " → ".join(f"{v}" for v in PAPER["ablation"].values()),
+                 "kit": " → ".join(f"{ablation[c]['mean']:.3f}" for c in ABLATION),
+                 "verdict": ("reproduced (order of means)" if order == list(ABLATION) else
+                             ("partly: both corrections beat no correction" if both_vs_none == "higher"
+                              else "not reproduced") + f" (kit's order: {' < '.join(order)})")})
+    anchor_wins = first_wins(wmrl["compute_to_target"], anchors["compute_to_target"])
+    diff, se, how = compare_finals(wmrl["final"], anchors["final"])
+    faster = anchor_wins > n / 2
+    rows.append({"claim": "(kit's control) world-model groups help beyond the anchors alone",
+                 "paper": "not reported",
+                 "kit": (f"anchors-only/WMRL compute to target {fmt(research['ratios'][wm_name]['anchors_over_wmrl'], 2)}×, "
+                         f"WMRL there first in {anchor_wins}/{n} seeds; final {fmt(wmrl['final'])} vs anchors-only "
+                         f"{fmt(anchors['final'])}"),
+                 "verdict": ("yes: faster to the target and not worse at the end" if faster and how != "lower"
+                             else "only at the end: higher final score, not faster" if how == "higher"
+                             else "no: the anchors alone do as well or better")})
+    return rows
+
+
+def research_findings(research: dict[str, Any], setup: dict[str, Any], wm_name: str = "learned") -> list[str]:
+    """Computed sentences on *why* the research-task verdicts came out as they did."""
+    arms = research["arms"]
+    lines = []
+    real_ctt = mean_std(arms["real"]["compute_to_target"])
+    anchors_ctt = mean_std(arms["anchors only"]["compute_to_target"])
+    if real_ctt["mean"] and anchors_ctt["mean"]:
+        lines.append(
+            f"Batch size: real-execution GRPO on the anchor groups alone reached the target with "
+            f"{real_ctt['mean'] / anchors_ctt['mean']:.1f}× less compute than on all groups "
+            f"({anchors_ctt['mean']:.1f} vs {real_ctt['mean']:.1f} CPU s). With a constant step size and gradients "
+            "averaged over the batch, progress per step barely depends on the batch when gradient noise is small "
+            "(deterministic executions, a small config space), so most executions of real GRPO buy noise reduction "
+            "it does not need — and a ratio against it mostly measures 1/anchor-fraction.")
+    build = setup["build_costs"].get(wm_name, 0.0)
+    wmrl_ctt = mean_std(arms[f"WMRL ({wm_name})"]["compute_to_target"])
+    if wmrl_ctt["mean"]:
+        lines.append(f"World-model cost: building the {wm_name} world model cost {build:.1f} CPU s, "
+                     f"{100 * build / wmrl_ctt['mean']:.0f}% of WMRL's compute to the target "
+                     f"({wmrl_ctt['mean']:.1f} CPU s); its predictions cost "
+                     f"{np.mean(arms[f'WMRL ({wm_name})']['total_cost']) - build - np.mean([c[-1] for c in arms[f'WMRL ({wm_name})']['execution_compute']]):.2f} CPU s per run.")
+    stats = setup["stats"][wm_name]
+    lines.append(
+        f"World-model quality: rank correlation with the real grades {np.mean([s['spearman'] for s in stats.values()]):.2f} "
+        f"(mean over tasks); trusting its favourite config loses {np.mean([s['floor_gap'] for s in stats.values()]):.3f} "
+        f"grade on average; the part of its error an affine map cannot explain has std "
+        f"{np.mean([s['nonaffine_std'] for s in stats.values()]):.3f}, of which fresh noise is "
+        f"{np.mean([s['noise_std'] for s in stats.values()]):.3f}: most of it is tied to configs, which no monotone "
+        "map of the score can remove — only the anchors counteract it.")
+    debias = arms[f"debias only ({wm_name})"]["final"]["mean"]
+    none = arms[f"no correction ({wm_name})"]["final"]["mean"]
+    lines.append(f"Debiasing alone moved the final score from {none:.3f} (no correction) to {debias:.3f}: "
+                 + ("it helped." if debias > none else "it did not help; see the flattened map below."))
+    return lines
+
+
+def controlled_verdicts(controlled: dict[str, Any]) -> dict[str, bool]:
+    """Check 4's claims, each computed from the runs (means over seeds; compute per seed)."""
+    arms = controlled["arms"]
+    n = len(controlled["seeds"])
+    order = sorted(ABLATION, key=lambda c: arms["WMRL" if c == "both" else c]["final"]["mean"])
+    return {
+        "pure WM floors above real (final gap)":
+            compare_finals(arms["pure WM"]["final_gap"], arms["real"]["final_gap"])[2] == "higher",
+        "WMRL ends closer to J* than pure WM":
+            compare_finals(arms["WMRL"]["final_gap"], arms["pure WM"]["final_gap"])[2] == "lower",
+        "WMRL reaches the target with less compute than real (most seeds)":
+            first_wins(arms["WMRL"]["compute_to_target"], arms["real"]["compute_to_target"]) > n / 2,
+        "WMRL reaches the target with less compute than anchors-only (most seeds)":
+            first_wins(arms["WMRL"]["compute_to_target"], arms["anchors only"]["compute_to_target"]) > n / 2,
+        "WMRL ends closer to J* than anchors-only (beyond 2 SE)":
+            compare_finals(arms["WMRL"]["final_gap"], arms["anchors only"]["final_gap"])[2] == "lower",
+        "ablation order of means: none < denoise < debias < both": order == list(ABLATION),
+    }
+
+
+# ====================================================================== exercises
+
+
+def _verdict(ok: bool, hint: str) -> bool:
+    print("correct" if ok else f"not yet: {hint}")
+    return ok
+
+
+def check_affine_answer(answer: Any) -> bool | None:
+    """Exercise 1: how much do a group's GRPO advantages change if every reward becomes 5·r + 1?"""
+    if answer is None:
+        print("not answered yet")
+        return None
+    return _verdict(abs(float(answer)) < 1e-3, "standardization subtracts the mean and divides by the std.")
+
+
+def check_fused_variance(answer: Any, v_e: float, v_wm: float) -> bool | None:
+    """Exercise 2: the variance of the inverse-variance fusion of two estimates."""
+    if answer is None:
+        print("not answered yet")
+        return None
+    return _verdict(abs(float(answer) - fuse_estimates(0.0, v_e, 0.0, v_wm)[1]) < 1e-6,
+                    "precisions add: 1/V = 1/V_E + 1/V_WM.")
+
+
+def check_anchor_count(answer: Any, n_groups: int, fraction: float) -> bool | None:
+    """Exercise 3: how many anchor groups does a step of ``n_groups`` get at ``fraction``?"""
+    if answer is None:
+        print("not answered yet")
+        return None
+    truth = int(select_anchor_groups(n_groups, fraction, rng=0).sum())
+    return _verdict(int(answer) == truth, "max(1, round(fraction·n)) with Python's round (halves go to even).")
+
+
+def check_strong_distortion_answer(answer: Any, sizes: WMRLSizes, seed: int = 0) -> bool | None:
+    """Exercise 4: with f(r) = r³, does 'debias only' end closer to J* than 'no correction'? (True/False)
+
+    Runs both arms on the controlled problem (a few seconds) to check.
+    """
+    if answer is None:
+        print("not answered yet")
+        return None
+    env = ControlledBandit(seed=seed)
+    wm = HandmadeWorldModel(env, seed=seed, **{**CONTROLLED_WM, "exponent": 3.0})
+    logs = run_arms(env, {"handmade": wm}, sizes.bandit,
+                    {"none": {"arm": "wmrl", "debias": False, "denoise": False},
+                     "debias": {"arm": "wmrl", "debias": True, "denoise": False}}, seed)
+    truth = logs["debias"].final_value > logs["none"].final_value
+    print(f"final J: debias only {logs['debias'].final_value:.4f}, no correction {logs['none'].final_value:.4f}")
+    return _verdict(bool(answer) == truth, "look at how much of the range [0, 1] r³ gives to r < 0.5, "
+                    "and how large the noise is there.")
+
+
+# ====================================================================== command line
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m wmkit.wmrl --profile cpu --seeds 3``: checks 4 and 5 over seeds, as JSON."""
+    parser = argparse.ArgumentParser(prog="python -m wmkit.wmrl", description=main.__doc__)
+    parser.add_argument("--profile", default="cpu", choices=sorted(SIZES))
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--check", default="all", choices=["4", "5", "all"])
+    parser.add_argument("--out", default=None, help="JSON file (default runs/<profile>/wmrl_seeds.json)")
+    args = parser.parse_args(argv)
+    sizes = sizes_for(args.profile)
+    out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent / "runs" / args.profile / "wmrl_seeds.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    report: dict[str, Any] = {"profile": args.profile, "seeds": args.seeds}
+
+    def say(line: str) -> None:
+        print(f"[{time.perf_counter() - start:6.0f} s] {line}", flush=True)
+
+    if args.check in ("4", "all"):
+        controlled = controlled_experiment(sizes, seeds=list(range(args.seeds)), progress=say)
+        report["controlled"] = _brief(controlled)
+        for name in ("real", "pure WM", "WMRL", "anchors only", "no correction", "denoise only", "debias only"):
+            arm = controlled["arms"][name]
+            say(f"check 4 {name:14s} final gap {fmt(arm['final_gap'], 4)}  executions to target "
+                f"{fmt(mean_std(arm['executions_to_target']), 0)}")
+        say(f"check 4 predicted pure-WM floor {fmt(controlled['predicted_wm_floor_summary'], 4)}; "
+            f"compute to target real/WMRL {fmt(controlled['ratio_real_over_wmrl'], 2)}")
+    if args.check in ("5", "all"):
+        setup = research_setup(sizes, progress=say)
+        research = research_experiment(sizes, setup, seeds=list(range(args.seeds)), progress=say)
+        report["research"] = _brief(research)
+        report["verdicts"] = {wm: verdicts(research, wm) for wm in setup["world_models"]}
+        for name, arm in research["arms"].items():
+            say(f"check 5 {name:28s} final {fmt(arm['final'])}  compute to target "
+                f"{fmt(mean_std(arm['compute_to_target']), 1)} s")
+        for wm, rows in report["verdicts"].items():
+            for row in rows:
+                say(f"[{wm}] {row['claim']}: paper {row['paper']} | kit {row['kit']} | {row['verdict']}")
+        setup["env"].close()
+    report["wall_seconds"] = time.perf_counter() - start
+    out.write_text(json.dumps(jsonable(report), indent=1))
+    say(f"wrote {out}")
+    return 0
+
+
+def _brief(result: dict[str, Any]) -> dict[str, Any]:
+    """A result without its per-step curves (for the command line's JSON)."""
+    arms = {name: {k: v for k, v in arm.items() if k not in ("values", "total_compute", "execution_compute",
+                                                              "executions")}
+            for name, arm in result["arms"].items()}
+    return {**{k: v for k, v in result.items() if k != "arms"}, "arms": arms}
+
+
+def jsonable(value: Any) -> Any:
+    """numpy arrays and scalars as plain lists and numbers, non-finite floats as None (for JSON)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main())
