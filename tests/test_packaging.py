@@ -2,8 +2,9 @@
 notebooks are committed clean with a parameters cell."""
 import json
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -50,6 +51,6 @@ def test_notebooks_are_clean_and_parameterised():
         assert len(params) == 1, path.name
         source = "".join(params[0]["source"])
         for name in ("PROFILE", "SEED", "MODEL", "OUTPUT_DIR"):
-            assert re.search(rf"^{name}\s*=", source, re.M), (path.name, name)
+            assert re.search(rf"^{name}\s*=", source, re.MULTILINE), (path.name, name)
         text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
         assert "colab.research.google.com" in text and "## Summary" in text and "## Exercises" in text

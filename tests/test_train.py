@@ -1,8 +1,14 @@
 import pytest
 import torch
 
-from wmkit.train import (CompletionOnlyCollator, GRPOSettings, GRPOSettingsError, SFTConfig,
-                         tokenize_sft_examples, train_sft)
+from wmkit.train import (
+    CompletionOnlyCollator,
+    GRPOSettings,
+    GRPOSettingsError,
+    SFTConfig,
+    tokenize_sft_examples,
+    train_sft,
+)
 
 
 def test_completion_only_labels_mask_the_prompt(tiny_lm, small_splits):

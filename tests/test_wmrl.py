@@ -251,7 +251,9 @@ def test_exercise_checkers(capsys):
 
 
 def test_jsonable():
-    value = wmrl.jsonable({"a": np.arange(3), "b": np.float64(0.5), "c": float("nan"), 1: (np.int64(2),)})
+    from wmkit.serialize import jsonable
+
+    value = jsonable({"a": np.arange(3), "b": np.float64(0.5), "c": float("nan"), 1: (np.int64(2),)})
     assert value == {"a": [0, 1, 2], "b": 0.5, "c": None, "1": [2]}
 
 

@@ -57,7 +57,7 @@ def test_rollouts_compound_and_an_oracle_is_perfect(game_transitions):
     windows = wm.rollout_windows(game_transitions, k=3, n=5, seed=0)
     assert windows and all(len(w) == 3 for w in windows)
     gold = {(t.state, t.action): t.diff for w in windows for t in w}
-    oracle = lambda queries: [gold[(s, a)] for _, s, a in queries]  # noqa: E731
+    oracle = lambda queries: [gold[(s, a)] for _, s, a in queries]
     assert wm.rollout_accuracy(oracle, windows) == [1.0, 1.0, 1.0]
     no_change = wm.rollout_accuracy(wm.baseline_predictor("no_change", game_transitions), windows)
     # "no change" stays right at step k only while nothing changed in the first k steps

@@ -224,9 +224,9 @@ The verdicts below are computed from this run: does the world model beat **both*
 *changed* test transitions of each environment — in exact match, and in partial credit? At
 `smoke` size it usually does not: smoke only proves the code runs.
 
-What we saw at `cpu` size (a 0.4M-parameter model, about 6 minutes of training on 2 cores): the
+What we saw at `cpu` size (a 0.4M-parameter model, about 6.5 minutes of training on 2 cores): the
 model learns the diff format, which object an action touches and which property flips, so its
-partial credit on changed transitions beats both baselines; but it rarely gets *every* field
+partial credit on changed transitions beats both baselines by a wide margin; but it rarely gets *every* field
 right — it has not learned to look an object's uuid and contents up in the state and copy them
 (an induction-like skill that small transformers acquire only after many more optimizer steps),
 and on the phone many next screens show content the current screen hides, which no model can

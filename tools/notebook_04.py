@@ -621,7 +621,7 @@ def arm_table(arms):
                                      "executions_to_target", "refits", "final_weight", "total_executions", "total_cost")}
             for name, a in arms.items()}
 
-results_path = nb.write_results(run, wmrl.jsonable({
+results_path = nb.write_results(run, {
     "sizes": {"bandit_seeds": sizes.bandit_seeds, "research_seeds": sizes.research_seeds,
               "research_config": research_run["config"], "bandit_config": controlled["config"]},
     "check1": {k: check1[k] for k in ("k", "passes", "control_passes", "nonaffine_changed", "z_affine", "z_control", "z_nonaffine")},
@@ -644,7 +644,7 @@ results_path = nb.write_results(run, wmrl.jsonable({
                "findings": wmrl.research_findings(research_run, setup, "learned")},
     "figures": figures,
     "wall_seconds": time.perf_counter() - notebook_start,
-}))
+})
 env.close()
 print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 """),

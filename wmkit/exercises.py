@@ -5,7 +5,7 @@ bottom never fails on an exercise a reader has not done.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from wmkit.envs.base import Transition
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import importlib.util
 import os
 import socket
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable
 
 import torch
 

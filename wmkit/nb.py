@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import math
 import platform
 import random
 from dataclasses import dataclass
@@ -12,8 +11,15 @@ import numpy as np
 import torch
 
 from wmkit.profiles import Profile, get_profile
+from wmkit.serialize import jsonable
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def default_runs_root() -> Path:
+    """runs/ of the repository checkout, or of the working folder when the kit was installed
+    from a wheel (Colab), where the package sits in site-packages."""
+    return REPO / "runs" if (REPO / "notebooks").is_dir() else Path.cwd() / "runs"
 
 
 @dataclass
@@ -43,7 +49,7 @@ def start(name: str, profile: str = "auto", seed: int = 0, output_dir: str | Non
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"SEED must be an int, not {seed!r}")
     prof = get_profile(profile)
-    runs = Path(runs_dir) if runs_dir else REPO / "runs" / prof.name
+    runs = Path(runs_dir) if runs_dir else default_runs_root() / prof.name
     out = Path(output_dir) if output_dir else runs / name
     out.mkdir(parents=True, exist_ok=True)
     seed_everything(seed)
@@ -61,23 +67,9 @@ def save_figure(fig, run: NotebookRun, filename: str) -> Path:
     return path
 
 
-def _json_safe(value):
-    if isinstance(value, float):
-        return None if math.isnan(value) or math.isinf(value) else value
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, (np.floating, np.integer)):
-        return _json_safe(value.item())
-    if isinstance(value, Path):
-        return str(value)
-    return value
-
-
 def write_results(run: NotebookRun, results: dict) -> Path:
-    """Write results.json (NaN written as null) with the run's name, profile and seed."""
+    """Write results.json (numpy values as plain ones, NaN as null) with the run's name, profile and seed."""
     payload = {"notebook": run.name, "profile": run.profile.name, "seed": run.seed, **results}
     path = run.output_dir / "results.json"
-    path.write_text(json.dumps(_json_safe(payload), indent=1, sort_keys=True))
+    path.write_text(json.dumps(jsonable(payload), indent=1, sort_keys=True))
     return path

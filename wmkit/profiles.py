@@ -74,13 +74,13 @@ PROFILES: dict[str, Profile] = {
         name="cpu",
         description="a laptop's 2 cores: small real effects in minutes",
         world_model=WorldModelProfile(
-            episodes=200,
+            episodes=300,
             # Small and many steps beats big and few steps at this compute: what the model
             # must learn first is to look objects up in the state (an induction-like skill),
             # which comes with optimizer steps, so the batch is small.
             model=TinyModelConfig(hidden_size=96, num_layers=3, num_heads=4, intermediate_size=192,
                                   vocab_size=1024),
-            epochs=2.5, learning_rate=2e-3, batch_size=4, max_length=512,
+            epochs=3.0, learning_rate=2e-3, batch_size=4, max_length=512,
             eval_transitions=100, eval_samples=2, max_new_tokens=160, rollout_starts=24,
         ),
     ),

@@ -56,6 +56,7 @@ from wmkit.envs.research import (
     config_features,
     dataset_meta_features,
 )
+from wmkit.serialize import jsonable
 
 ARMS = ("real", "wm", "wmrl", "anchors_only")
 ABLATION = {"no correction": (False, False), "denoise only": (False, True), "debias only": (True, False),
@@ -1365,21 +1366,6 @@ def _brief(result: dict[str, Any]) -> dict[str, Any]:
                                                               "executions")}
             for name, arm in result["arms"].items()}
     return {**{k: v for k, v in result.items() if k != "arms"}, "arms": arms}
-
-
-def jsonable(value: Any) -> Any:
-    """numpy arrays and scalars as plain lists and numbers, non-finite floats as None (for JSON)."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, (np.floating, np.integer, np.bool_)):
-        return value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 if __name__ == "__main__":

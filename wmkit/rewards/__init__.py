@@ -1,4 +1,4 @@
-"""Verifiable rewards: screen-diff F1 (`screen`), WM-R1 composite reward (`wm_r1`), ...
+"""Verifiable rewards: RLVR-World text-game rewards (`textgame`), screen-diff F1 (`screen`), WM-R1 composite reward (`wm_r1`).
 
 Each reward lives in its own module; this file only holds what they all share, so
 importing one reward never drags in the others.
