@@ -184,14 +184,16 @@ for env in ("textgame", "phone"):
 """),
 ("code", """
 methods = ["model_greedy", "model_sampled", "no_change", "most_frequent"]
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.5), sharey=True)
+bars = [("changed", "exact, changed"), ("unchanged", "exact, unchanged"), ("partial_changed", "partial credit, changed")]
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
 for ax, env in zip(axes, ("textgame", "phone")):
-    for i, kind in enumerate(("changed", "unchanged")):
-        values = [evaluation[env][m][kind] for m in methods]
-        ax.bar([j + 0.4 * i for j in range(len(methods))], values, width=0.4, label=kind)
-    ax.set_xticks([j + 0.2 for j in range(len(methods))], [m.replace("_", "\\n") for m in methods])
-    ax.set(title=env, ylim=(0, 1.05), ylabel="exact-match accuracy")
-axes[0].legend(); nb.save_figure(fig, run, "accuracy_changed_unchanged.png"); plt.show()
+    for i, (key, label) in enumerate(bars):
+        values = [evaluation[env][m][key] for m in methods]
+        ax.bar([j + 0.27 * i for j in range(len(methods))], values, width=0.27, label=label)
+    ax.set_xticks([j + 0.27 for j in range(len(methods))], [m.replace("_", "\\n") for m in methods])
+    metric = evaluation[env]["model_greedy"]["partial_metric"]
+    ax.set(title=f"{env} (partial credit = {metric})", ylim=(0, 1.35), ylabel="accuracy / reward")
+axes[0].legend(fontsize=8); nb.save_figure(fig, run, "accuracy_changed_unchanged.png"); plt.show()
 for env in ("textgame", "phone"):
     ex = evaluation[env]["examples"][0]
     print(f"--- {env} example\\naction: {ex['action']}\\ngold:      {ex['gold']!r}\\npredicted: {ex['predicted']!r}")
