@@ -223,7 +223,6 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
     kwargs: dict = {"dtype": dtype}
     if quantization == "nf4":
         kwargs["quantization_config"] = _quantization_config(dtype)
-        kwargs["dtype"] = dtype
 
     if name_or_path == "tiny":
         raise ValueError(
@@ -249,12 +248,13 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
             tokenizer = AutoTokenizer.from_pretrained(folder)
         model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
     else:
-        if "/" not in name_or_path and not _cached_on_disk(name_or_path):
+        cached = _cached_on_disk(name_or_path)
+        if "/" not in name_or_path and not cached:
             raise ValueError(
                 f"Unknown model {name_or_path!r}: not a folder, not 'tiny' or 'smollm2', "
                 "and not of the hub form 'owner/name'. " + OFFLINE_CHOICES
             )
-        if not _cached_on_disk(name_or_path) and not _hub_reachable():
+        if not cached and not _hub_reachable():
             raise ModelUnavailableError(
                 f"Model {name_or_path!r} is not in the local cache and the Hugging Face hub "
                 "cannot be reached from here. " + OFFLINE_CHOICES
