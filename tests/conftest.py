@@ -13,6 +13,11 @@ torch.set_num_threads(2)
 
 
 def pytest_collection_modifyitems(config, items):
+    if torch.cuda.device_count() < 2:
+        skip_multi = pytest.mark.skip(reason="needs more than one CUDA device")
+        for item in items:
+            if item.get_closest_marker("multigpu") is not None:
+                item.add_marker(skip_multi)
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs CUDA")

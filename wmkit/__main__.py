@@ -3,6 +3,7 @@
     python -m wmkit reproduce --profile smoke     run every notebook with papermill
     python -m wmkit data [--out data]             regenerate the shipped datasets
     python -m wmkit world-model --profile cpu     build notebook 01's world model
+    python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
 """
 from __future__ import annotations
 
@@ -93,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="default runs/<profile>/01_build_world_model/world_model")
     p.add_argument("--model", default=None)
+    from wmkit.jobs import add_train_parser, train_main
+
+    add_train_parser(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "reproduce":
@@ -108,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             out = args.out or REPO / "runs" / name / "01_build_world_model" / "world_model"
             run = build_world_model(name, out, seed=args.seed, model=args.model)
             print(json.dumps(run.info, indent=1))
+        elif args.command == "train":
+            return train_main(args)
     except (ValueError, TypeError) as err:  # bad parameters: one clear line, no traceback
         print(f"wmkit: error: {err}", file=sys.stderr)
         return 2

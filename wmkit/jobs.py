@@ -1,0 +1,619 @@
+"""Training jobs on the command line, one code path from a notebook to N GPUs.
+
+    python -m wmkit train --list
+    python -m wmkit train world-model --profile smoke world_model.epochs=0.5 seed=1
+    python -m wmkit train world-model --profile gpu --config my.yaml --dry-run
+    accelerate launch -m wmkit train world-model --profile gpu            # DDP, FSDP ... unchanged
+    python -m wmkit train world-model --profile gpu --accelerate-config multi_gpu_ddp
+
+A *job* is a config dataclass (the one the notebook uses, or a small wrapper holding it), a
+run function taking that config, and one line of description. The registry stores both as
+lazy ``"module:attribute"`` strings, so ``--list`` and ``--help`` import neither torch nor
+trl. Registering a job is one call::
+
+    register_job("rlvr", "wmkit.rl:RLVRConfig", "wmkit.rl:run_rlvr", "notebook 02: GRPO on a world model")
+
+or a decorator on the run function (``@job("name", ConfigClass, "description")``).
+
+A config is built in three layers, later ones winning: the profile's defaults (a config
+class may define ``from_profile(profile_name)``; else ``profile`` is set when it is a field),
+then a YAML file (``--config``), then ``key=value`` overrides on the command line. Keys are
+field names, dotted for nested dataclasses (``world_model.model.hidden_size=32``); a leaf
+name alone works when only one field has it (``hidden_size=32``). An unknown key or a value
+of the wrong type is one clear line (exit status 2), before anything heavy is imported.
+
+Distribution is accelerate's and TRL's: the run functions call `transformers.Trainer` /
+`trl.GRPOTrainer`, which read the process group that ``accelerate launch`` (or torchrun) set
+up. Configs for the standard engines ship in ``wmkit/configs/accelerate``;
+:func:`launch_command` prints the command line, :func:`notebook_launch` runs a function on
+every visible GPU from a notebook (``accelerate.notebook_launcher``) or in-process otherwise.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import os
+import shlex
+import sys
+import types
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ACCELERATE_CONFIG_DIR = Path(__file__).resolve().parent / "configs" / "accelerate"
+REPO = Path(__file__).resolve().parent.parent
+
+
+# ============================================================================ registry
+
+
+@dataclass(frozen=True)
+class Job:
+    """One registered training job."""
+
+    name: str
+    config: str | type
+    """Config dataclass, or ``"module:Class"`` (imported only when the job is used)."""
+    run: str | Callable
+    """Run function ``run(config) -> dict`` (or any JSON-able result), or ``"module:function"``."""
+    description: str
+    """One line for ``--list``."""
+    distributed: bool = True
+    """False: the job runs on one process only; under a multi-process launcher rank 0 runs it
+    and the other ranks exit at once (a numpy job gains nothing from DDP)."""
+
+    def config_class(self) -> type:
+        cls = _resolve(self.config)
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"job {self.name!r}: config {cls!r} is not a dataclass")
+        return cls
+
+    def run_function(self) -> Callable:
+        return _resolve(self.run)
+
+
+JOBS: dict[str, Job] = {}
+
+
+def register_job(name: str, config: str | type, run: str | Callable, description: str,
+                 distributed: bool = True) -> Job:
+    """Add (or replace) a job; strings ``"module:attribute"`` are imported when first used."""
+    if not name or any(c.isspace() for c in name):
+        raise ValueError(f"job name must be one word, not {name!r}")
+    JOBS[name] = Job(name, config, run, description.strip().splitlines()[0], distributed)
+    return JOBS[name]
+
+
+def job(name: str, config: str | type, description: str, distributed: bool = True):
+    """Decorator form of :func:`register_job` for a run function."""
+    def wrap(function: Callable) -> Callable:
+        register_job(name, config, function, description, distributed)
+        return function
+    return wrap
+
+
+def get_job(name: str) -> Job:
+    if name not in JOBS:
+        raise ValueError(f"unknown job {name!r}; jobs: {', '.join(sorted(JOBS))} (see: wmkit train --list)")
+    return JOBS[name]
+
+
+def _resolve(target: str | Any) -> Any:
+    if not isinstance(target, str):
+        return target
+    module, _, attribute = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"cannot load {target!r}: {err}") from err
+
+
+def list_jobs() -> str:
+    width = max(len(n) for n in JOBS) if JOBS else 0
+    return "\n".join(f"{name:{width}s}  {JOBS[name].description}" for name in sorted(JOBS))
+
+
+# ============================================================================ configs
+
+
+def _type_name(hint: Any) -> str:
+    if isinstance(hint, type):
+        return hint.__name__
+    return str(hint).replace("typing.", "")
+
+
+def _field_hints(cls: type) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 -- names only known to the defining module's TYPE_CHECKING
+        return {f.name: Any for f in dataclasses.fields(cls)}
+
+
+def _coerce(value: Any, hint: Any, key: str, current: Any = None) -> Any:
+    """`value` (already parsed from YAML) as type `hint`, or ValueError naming the key."""
+    def bad() -> ValueError:
+        return ValueError(f"{key}: expected {_type_name(hint)}, got {value!r}")
+
+    if dataclasses.is_dataclass(current) and not isinstance(current, type):
+        if dataclasses.is_dataclass(value):
+            return value
+        if not isinstance(value, dict):
+            raise ValueError(f"{key}: expected a mapping of {type(current).__name__} fields, got {value!r}")
+        for sub, sub_value in value.items():
+            current = set_value(current, sub, sub_value, prefix=f"{key}.")
+        return current
+    if hint is Any or hint is None:
+        return value
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(hint)
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+            if type(None) in options:
+                return None
+            raise bad()
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _coerce(value, option, key)
+            except ValueError:
+                continue
+        raise bad()
+    if origin is typing.Literal:
+        if value in typing.get_args(hint):
+            return value
+        raise ValueError(f"{key}: expected one of {', '.join(map(repr, typing.get_args(hint)))}, got {value!r}")
+    if origin in (tuple, list, Sequence):
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, (list, tuple)):
+            raise bad()
+        args = [a for a in typing.get_args(hint) if a is not Ellipsis]
+        item = args[0] if len(args) == 1 or (args and Ellipsis in typing.get_args(hint)) else Any
+        items = [_coerce(v, item, f"{key}[{i}]") for i, v in enumerate(value)]
+        return tuple(items) if origin is tuple else items
+    if origin is dict or hint is dict:
+        if not isinstance(value, dict):
+            raise bad()
+        return dict(value)
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise bad()
+    if hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise bad()
+    if hint is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        raise bad()
+    if hint is str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)  # a YAML number where a name is wanted, e.g. model=7 -> "7"
+        raise bad()
+    if isinstance(hint, type):
+        if isinstance(value, hint):
+            return value
+        raise bad()
+    return value
+
+
+def _leaf_paths(config: Any, prefix: str = "") -> list[str]:
+    paths = []
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            paths += _leaf_paths(value, f"{prefix}{f.name}.")
+        else:
+            paths.append(prefix + f.name)
+    return paths
+
+
+def config_keys(config: Any) -> list[str]:
+    """Every settable key of a config instance, dotted for nested dataclasses."""
+    return _leaf_paths(config)
+
+
+def _expand_key(config: Any, key: str) -> str:
+    names = {f.name for f in dataclasses.fields(config)}
+    if key.split(".")[0] in names:
+        return key
+    matches = [p for p in _leaf_paths(config) if p == key or p.endswith("." + key)]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise ValueError(f"ambiguous key {key!r}: say which of {', '.join(matches)}")
+    raise ValueError(f"unknown key {key!r}; valid keys: {', '.join(_leaf_paths(config))}")
+
+
+def set_value(config: Any, key: str, value: Any, prefix: str = "") -> Any:
+    """A copy of dataclass `config` with the (dotted) `key` set to `value`, type-checked."""
+    key = _expand_key(config, key)
+    head, _, rest = key.partition(".")
+    names = {f.name for f in dataclasses.fields(config)}
+    if head not in names:
+        raise ValueError(f"unknown key {prefix + key!r}; valid keys: "
+                         f"{', '.join(prefix + p for p in _leaf_paths(config))}")
+    current = getattr(config, head)
+    if rest:
+        if not (dataclasses.is_dataclass(current) and not isinstance(current, type)):
+            raise ValueError(f"unknown key {prefix + key!r}: {prefix + head} is not a section")
+        new = set_value(current, rest, value, prefix=f"{prefix}{head}.")
+    else:
+        new = _coerce(value, _field_hints(type(config)).get(head, Any), prefix + head, current)
+    return dataclasses.replace(config, **{head: new})
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"key=value"`` -> (key, value parsed as YAML: 3 -> int, 0.5 -> float, true -> bool, [a, b] -> list)."""
+    import yaml
+
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"override {text!r} is not key=value")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    # Keep text that YAML would turn into something odd (dates, ...) as the user wrote it.
+    if not isinstance(value, (str, int, float, bool, list, dict, type(None))):
+        value = raw
+    return key.strip(), value
+
+
+def default_config(job_or_name: Job | str, profile: str = "auto") -> Any:
+    """The job's config at the profile's defaults."""
+    entry = get_job(job_or_name) if isinstance(job_or_name, str) else job_or_name
+    cls = entry.config_class()
+    if hasattr(cls, "from_profile"):
+        return cls.from_profile(profile)
+    names = {f.name for f in dataclasses.fields(cls)}
+    try:
+        return cls(profile=profile) if "profile" in names else cls()
+    except TypeError as err:
+        raise ValueError(f"job {entry.name!r}: config {cls.__name__} needs a from_profile(profile) "
+                         f"classmethod or defaults for every field ({err})") from err
+
+
+def load_yaml(path: str | Path) -> dict:
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config file {str(path)!r} not found")
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise TypeError(f"config file {str(path)!r} must hold a mapping of keys to values")
+    return data
+
+
+def build_config(job_or_name: Job | str, profile: str | None = None, config_file: str | Path | None = None,
+                 overrides: Sequence[str] = ()) -> Any:
+    """Profile defaults, then the YAML file, then ``key=value`` overrides (later wins).
+
+    The profile is ``profile`` (``--profile``) when given, else a ``profile=`` override, else
+    the YAML file's ``profile`` key, else "auto".
+    """
+    entry = get_job(job_or_name) if isinstance(job_or_name, str) else job_or_name
+    from_file = load_yaml(config_file) if config_file else {}
+    parsed = [parse_override(o) for o in overrides]
+    name = profile or dict(parsed).get("profile") or from_file.get("profile") or "auto"
+    if not isinstance(name, str):
+        raise TypeError(f"profile: expected a name, got {name!r}")
+    config = default_config(entry, name)  # the profile picks the defaults; it is not set again below
+    for key, value in list(from_file.items()) + parsed:
+        if key != "profile":
+            config = set_value(config, key, value)
+    return config
+
+
+def config_to_dict(config: Any) -> dict:
+    def plain(value):
+        if isinstance(value, tuple):
+            return [plain(v) for v in value]
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        return value
+    return {k: plain(v) for k, v in dataclasses.asdict(config).items()}
+
+
+def config_to_yaml(config: Any) -> str:
+    import yaml
+
+    return yaml.safe_dump(config_to_dict(config), sort_keys=False)
+
+
+# ============================================================================ running
+
+
+def process_rank() -> tuple[int, int]:
+    """(rank, world size) as the launcher set them (accelerate launch, torchrun); (0, 1) alone."""
+    return int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def is_main_process() -> bool:
+    return process_rank()[0] == 0
+
+
+def run_job(job_or_name: Job | str, config: Any) -> Any:
+    """Run a job with a built config; the result comes back on every rank that ran it."""
+    entry = get_job(job_or_name) if isinstance(job_or_name, str) else job_or_name
+    rank, world = process_rank()
+    if not entry.distributed and world > 1 and rank != 0:
+        return None
+    if not entry.distributed and world > 1:
+        print(f"wmkit: job {entry.name!r} runs on one process; ranks 1..{world - 1} are idle", file=sys.stderr)
+    return entry.run_function()(config)
+
+
+# ============================================================================ accelerate
+
+
+def accelerate_configs() -> dict[str, Path]:
+    """Name -> file of the accelerate configs shipped in wmkit/configs/accelerate."""
+    return {p.stem: p for p in sorted(ACCELERATE_CONFIG_DIR.glob("*.yaml"))}
+
+
+def accelerate_config_path(name: str | Path) -> Path:
+    """The shipped config called `name` (e.g. "fsdp"), or `name` itself when it is a file."""
+    configs = accelerate_configs()
+    if str(name) in configs:
+        return configs[str(name)]
+    if Path(name).is_file():
+        return Path(name)
+    raise ValueError(f"unknown accelerate config {str(name)!r}; shipped: {', '.join(configs)} (or a file path)")
+
+
+def launch_command(job_name: str, job_args: Sequence[str] = (), accelerate_config: str | Path = "multi_gpu_ddp",
+                   num_processes: int | None = None, python: str | None = None) -> list[str]:
+    """The ``accelerate launch --config_file ... -m wmkit train <job> ...`` command, as a list.
+
+    `num_processes` None keeps the config's own count, except for the multi-GPU engines,
+    where it becomes the number of visible CUDA devices when there are any.
+    """
+    path = accelerate_config_path(accelerate_config)
+    if num_processes is None and _config_kind(path) in ("MULTI_GPU", "FSDP", "DEEPSPEED"):
+        count = _cuda_device_count()
+        num_processes = count if count > 0 else None
+    command = [python or sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(path)]
+    if num_processes is not None:
+        command += ["--num_processes", str(int(num_processes))]
+    return command + ["-m", "wmkit", "train", job_name, *job_args]
+
+
+def format_command(command: Sequence[str]) -> str:
+    """A command list as one shell line (the interpreter shown as ``accelerate launch``)."""
+    parts = list(command)
+    if parts[1:3] == ["-m", "accelerate.commands.launch"]:
+        parts = ["accelerate", "launch", *parts[3:]]
+    return shlex.join(parts)
+
+
+def _config_kind(path: Path) -> str:
+    import yaml
+
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    return str(data.get("distributed_type", "NO"))
+
+
+def _cuda_device_count() -> int:
+    """Visible CUDA devices, without initialising CUDA in this process (fork stays possible)."""
+    try:
+        import torch
+
+        return torch.cuda.device_count()
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+def notebook_launch(function: Callable, *args, num_processes: int | None = None, force: bool = False,
+                    mixed_precision: str = "no", use_port: str = "29500") -> Any:
+    """Run ``function(*args)`` on every visible GPU from a notebook, or in this process.
+
+    More than one CUDA device visible (or `num_processes` > 1 with `force`): hand it to
+    ``accelerate.notebook_launcher``, which forks one process per device and sets up the
+    process group, so a Trainer inside `function` runs DDP; nothing is returned then (results
+    must be saved to disk by `function`). Otherwise `function(*args)` runs here and its
+    result is returned. Nothing in the notebook may touch CUDA before this call (the fork
+    needs an uninitialised CUDA); build models inside `function`. `force` exists so the
+    multi-process path can be exercised on CPUs (gloo) too.
+    """
+    count = num_processes if num_processes is not None else _cuda_device_count()
+    if count > 1 and (force or _cuda_device_count() > 1):
+        from accelerate import notebook_launcher
+
+        notebook_launcher(function, args, num_processes=count, mixed_precision=mixed_precision, use_port=use_port)
+        return None
+    return function(*args)
+
+
+# ============================================================================ command line
+
+
+def _train_parser_class():
+    import argparse
+
+    class TrainParser(argparse.ArgumentParser):
+        """Lets options and key=value overrides come in any order (intermixed parsing)."""
+
+        _inside = False
+
+        def parse_known_args(self, args=None, namespace=None):
+            if self._inside:  # parse_known_intermixed_args calls back in here
+                return super().parse_known_args(args, namespace)
+            self._inside = True
+            try:
+                return self.parse_known_intermixed_args(args, namespace)
+            finally:
+                self._inside = False
+
+    return TrainParser
+
+
+def add_train_parser(subparsers) -> None:
+    """The ``train`` sub-command of ``python -m wmkit``."""
+    import argparse
+
+    default_class, subparsers._parser_class = subparsers._parser_class, _train_parser_class()
+    try:
+        p = subparsers.add_parser(
+            "train", help="run a training job (also under accelerate launch)",
+            description="Run a training job: profile defaults < --config YAML < key=value overrides.",
+            epilog="Jobs: see --list. Under several processes: accelerate launch -m wmkit train <job> ...",
+            formatter_class=argparse.RawDescriptionHelpFormatter)
+    finally:
+        subparsers._parser_class = default_class
+    p.add_argument("job", nargs="?", help="job name (see --list)")
+    p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. seed=1 epochs=0.5")
+    p.add_argument("--list", action="store_true", help="list the jobs and exit")
+    p.add_argument("--profile", default=None, help="smoke | cpu | gpu | auto (default: the YAML's, else auto)")
+    p.add_argument("--config", default=None, help="YAML file of config keys")
+    p.add_argument("--dry-run", action="store_true", help="print the resolved config (YAML) and exit")
+    p.add_argument("--accelerate-config", default=None, metavar="NAME",
+                   help=f"relaunch under accelerate with a shipped config ({', '.join(accelerate_configs())}) "
+                        "or a config file")
+    p.add_argument("--num-processes", type=int, default=None, help="with --accelerate-config: processes")
+    p.add_argument("--print-launch", action="store_true",
+                   help="with --accelerate-config: print the launch command instead of running it")
+
+
+def train_main(args) -> int:
+    """Run ``wmkit train`` from parsed arguments; ValueError/TypeError become exit status 2 upstream."""
+    if args.list:
+        print(list_jobs())
+        return 0
+    if not args.job:
+        raise ValueError("name a job (see: wmkit train --list)")
+    entry = get_job(args.job)
+    config = build_config(entry, args.profile, args.config, args.overrides)  # check before any launch
+    if args.accelerate_config:
+        job_args = list(args.overrides)
+        for flag, value in (("--profile", args.profile), ("--config", args.config)):
+            if value:
+                job_args += [flag, value]
+        command = launch_command(entry.name, job_args, args.accelerate_config, args.num_processes)
+        if args.print_launch or args.dry_run:
+            print(format_command(command))
+            if args.dry_run:
+                print(config_to_yaml(config), end="")
+            return 0
+        if process_rank()[1] > 1:
+            raise ValueError("--accelerate-config given inside a launched process; drop it under accelerate launch")
+        import subprocess
+
+        print(f"wmkit: {format_command(command)}", file=sys.stderr, flush=True)
+        return subprocess.call(command)
+    if args.dry_run:
+        print(config_to_yaml(config), end="")
+        return 0
+    result = run_job(entry, config)
+    if is_main_process() and result is not None:
+        from wmkit.serialize import jsonable
+
+        print(json.dumps(jsonable(result), indent=1))
+    return 0
+
+
+# ============================================================================ the jobs
+
+
+@dataclass
+class WorldModelJob:
+    """Notebook 01's training: data, tokenizer, from-scratch (or LoRA) model, completion-only SFT.
+
+    ``world_model`` is the profile's `WorldModelProfile` (the sizes notebook 01 reads), so
+    ``world_model.epochs=0.5`` or ``hidden_size=32`` change exactly what the notebook would.
+    """
+
+    profile: str = "auto"
+    """smoke | cpu | gpu | auto."""
+    seed: int = 0
+    """Seeds data, tokenizer corpus order, weight init and data order."""
+    model: str | None = None
+    """None or "tiny": from scratch; "smollm2", a folder or a hub id: LoRA on that model."""
+    envs: tuple[str, ...] = ("textgame", "phone")
+    """Environments the transitions come from."""
+    out: str | None = None
+    """Output folder (default runs/<profile>/01_build_world_model/world_model); checkpoints resume."""
+    evaluate: bool = False
+    """Also run notebook 01's evaluation protocol on the main process after training."""
+    world_model: Any = None
+    """The profile's WorldModelProfile (filled by from_profile)."""
+
+    @classmethod
+    def from_profile(cls, profile: str = "auto") -> WorldModelJob:
+        from wmkit.profiles import get_profile, resolve_profile_name
+
+        name = resolve_profile_name(profile)
+        return cls(profile=name, world_model=get_profile(name).world_model)
+
+
+def run_world_model(config: WorldModelJob) -> dict:
+    """Train (and optionally evaluate) notebook 01's world model with `pipeline.build_world_model`.
+
+    Under accelerate every rank builds the same data and tokenizer (deterministic in the
+    seed), `train_sft`'s Trainer runs DDP/FSDP, and the final model is saved.
+    """
+    from dataclasses import replace
+
+    from wmkit.pipeline import build_world_model, evaluate_world_model
+    from wmkit.profiles import get_profile
+
+    profile = replace(get_profile(config.profile), world_model=config.world_model)
+    out = Path(config.out) if config.out else REPO / "runs" / profile.name / "01_build_world_model" / "world_model"
+    run = build_world_model(profile, out, seed=config.seed, envs=config.envs, model=config.model,
+                            show_progress=is_main_process())
+    result = {"job": "world-model", "folder": str(run.folder), "processes": process_rank()[1], **run.info,
+              "train_seconds": round(run.sft.seconds, 2) if run.sft else None,
+              "final_train_loss": next((e["loss"] for e in reversed(run.sft.log_history) if "loss" in e), None)
+              if run.sft else None}
+    if config.evaluate and is_main_process():
+        result["evaluation"] = evaluate_world_model(run.model, run.tokenizer, run.splits, profile, seed=config.seed,
+                                                    envs=config.envs)
+    return result
+
+
+@dataclass
+class WMRLJob:
+    """Notebook 04's WMRL experiments over seeds (``python -m wmkit.wmrl``); numpy, one process."""
+
+    profile: str = "cpu"
+    """smoke | cpu | gpu (sizes of wmkit.wmrl.SIZES)."""
+    seeds: int = 3
+    """Seeds of checks 4 and 5."""
+    check: str = "all"
+    """4 (controlled problem), 5 (research tasks) or all."""
+    out: str | None = None
+    """JSON file (default runs/<profile>/wmrl_seeds.json)."""
+
+    @classmethod
+    def from_profile(cls, profile: str = "auto") -> WMRLJob:
+        from wmkit.profiles import resolve_profile_name
+
+        return cls(profile=resolve_profile_name(profile))
+
+
+def run_wmrl(config: WMRLJob) -> dict:
+    """`wmkit.wmrl.main` with these settings; returns where the JSON report went."""
+    from wmkit import wmrl
+
+    if config.check not in ("4", "5", "all"):
+        raise ValueError(f"check must be 4, 5 or all, not {config.check!r}")
+    wmrl.sizes_for(config.profile)  # one clear line for an unknown profile
+    out = config.out or str(REPO / "runs" / config.profile / "wmrl_seeds.json")
+    status = wmrl.main(["--profile", config.profile, "--seeds", str(config.seeds), "--check", config.check,
+                        "--out", out])
+    return {"job": "wmrl", "status": status, "report": out}
+
+
+register_job("world-model", "wmkit.jobs:WorldModelJob", "wmkit.jobs:run_world_model",
+             "notebook 01: collect transitions, train the world model by completion-only SFT (DDP/FSDP-ready)")
+register_job("wmrl", "wmkit.jobs:WMRLJob", "wmkit.jobs:run_wmrl",
+             "notebook 04: WMRL anchored-debiasing experiments over seeds (numpy; one process)",
+             distributed=False)
