@@ -258,6 +258,15 @@ class GRPOSettings:
     """Optimizer steps."""
     seed: int = 0
     """Seed of sampling and data order."""
+    use_vllm: bool = False
+    """Generate rollouts with vLLM instead of transformers' `generate` (CUDA and `pip install vllm`
+    only). Much faster for long completions and big groups; see tutorials/multi_gpu.md."""
+    vllm_mode: str = "colocate"
+    """'colocate': vLLM runs inside each training process and shares its GPU (no extra GPU);
+    'server': a separate `trl vllm-serve` process on its own GPU(s) serves every trainer."""
+    vllm_gpu_memory_utilization: float = 0.3
+    """colocate: share of each GPU's memory vLLM reserves up front for weights + KV cache (the
+    trainer keeps the rest); raise it for long completions / big groups, lower it on OOM."""
 
     def generation_batch(self) -> int:
         return self.per_device_train_batch_size * self.gradient_accumulation_steps * self.num_processes
@@ -278,6 +287,23 @@ class GRPOSettings:
             raise GRPOSettingsError(f"scale_rewards must be 'group', 'batch' or 'none', not {self.scale_rewards!r}")
         if not 0 < self.learning_rate < 1:
             raise GRPOSettingsError(f"learning_rate must be in (0, 1), not {self.learning_rate}")
+        if self.use_vllm:
+            self.check_vllm()
+
+    def check_vllm(self) -> None:
+        """Raise GRPOSettingsError (one line) when vLLM generation cannot run here."""
+        if self.vllm_mode not in ("colocate", "server"):
+            raise GRPOSettingsError(f"vllm_mode must be 'colocate' or 'server', not {self.vllm_mode!r}")
+        if not 0 < self.vllm_gpu_memory_utilization <= 1:
+            raise GRPOSettingsError(f"vllm_gpu_memory_utilization must be in (0, 1], "
+                                    f"not {self.vllm_gpu_memory_utilization}")
+        import importlib.util
+
+        if importlib.util.find_spec("vllm") is None:
+            raise GRPOSettingsError("use_vllm=True but vLLM is not installed (pip install vllm, a CUDA "
+                                    "machine only); or set use_vllm=False to generate with transformers")
+        if not torch.cuda.is_available():
+            raise GRPOSettingsError("use_vllm=True needs a CUDA GPU and none is visible; set use_vllm=False")
 
     def to_trl_config(self, **extra):
         """A `trl.GRPOConfig` with these settings (CPU-safe: no bf16 without CUDA)."""
@@ -292,4 +318,6 @@ class GRPOSettings:
             learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
             scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
             temperature=self.temperature, max_steps=self.max_steps, seed=self.seed,
-            bf16=cuda, use_cpu=not cuda, report_to="none", **extra)
+            bf16=cuda, use_cpu=not cuda, report_to="none",
+            **{"use_vllm": self.use_vllm, "vllm_mode": self.vllm_mode,
+               "vllm_gpu_memory_utilization": self.vllm_gpu_memory_utilization, **extra})
