@@ -1,0 +1,248 @@
+"""The GUI agent: turn parsing, imagined calls, transition sources, batched rollouts."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wmkit import agent as ag
+from wmkit.envs import phone
+
+# --------------------------------------------------------------------------- parsing
+
+
+def test_parse_action_turn():
+    turn = ag.parse_turn('Thought: find "Location".\nAction: tap(4)')
+    assert turn == ag.ParsedTurn("action", "tap(4)", 'find "Location".')
+
+
+def test_parse_imagined_turn_and_quotes():
+    assert ag.parse_turn("Thought: check. call_wm(action='tap(2)')") .kind == "imagine"
+    turn = ag.parse_turn('Thought: x call_wm(action="type(1, \'hi\')")')
+    assert turn.kind == "imagine" and turn.action == "type(1, 'hi')"
+
+
+def test_final_action_wins_over_call_wm():
+    turn = ag.parse_turn("Thought: call_wm(action='tap(1)') then\nAction: back()")
+    assert turn.kind == "action" and turn.action == "back()"
+
+
+@pytest.mark.parametrize("text", ["", "Thought: tap(3)", "Action: fly()", "call_wm(action='jump()')",
+                                  "Action:", None, 42, "Thought: call_wm(tap(1))"])
+def test_garbage_is_invalid(text):
+    assert ag.parse_turn(text).kind == "invalid"
+
+
+def test_format_turn_round_trip():
+    for action in ("tap(3)", 'type(2, "Ana")', "scroll(down)", "open_app(clock)", "finished()"):
+        assert ag.parse_turn(ag.format_turn("t.", action=action)).action == action
+        if action != "finished()":
+            assert ag.parse_turn(ag.format_turn("t.", imagine=action)) == ag.ParsedTurn("imagine", action, "t.")
+    with pytest.raises(ValueError):
+        ag.format_turn("t.")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_parse_turn_never_raises(text):
+    turn = ag.parse_turn(text)
+    assert turn.kind in ("action", "imagine", "invalid")
+    if turn.kind != "invalid":
+        assert phone.parse_action(turn.action) is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["Thought: ", "Action: ", "call_wm(action='", "')", "tap(", "3)", "\n", '"', "finished()"]),
+       st.lists(st.sampled_from(["Thought: ", "Action: ", "call_wm(action='", "')", "tap(", "3)", "\n", "'", "x"]),
+                max_size=12))
+def test_parse_turn_never_raises_on_near_misses(first, rest):
+    ag.parse_turn(first + "".join(rest))
+
+
+# --------------------------------------------------------------------------- a scripted policy
+
+class CharTokenizer:
+    """One token per character; token 0 is the end of a turn."""
+
+    eos_token_id = 0
+    pad_token_id = 1
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [ord(c) + 2 for c in text]}
+
+    def decode(self, ids, skip_special_tokens=True):
+        return "".join(chr(i - 2) for i in ids if i > 1)
+
+
+class ScriptedPolicy(ag.Policy):
+    """Plays a fixed list of turns per task instruction (then repeats the last one)."""
+
+    def __init__(self, scripts: dict[str, list[str]]):
+        self.tokenizer = CharTokenizer()
+        self.scripts = scripts
+        self.eos = 0
+
+    def turns(self, contexts, num_samples=1):
+        out = []
+        for context in contexts:
+            text = self.tokenizer.decode(context)
+            instruction = text.split("\n", 1)[0][len("Task: "):]
+            k = text.count("Thought:")
+            script = self.scripts[instruction]
+            turn = script[min(k, len(script) - 1)]
+            out.append([self.encode(turn) + [0] for _ in range(num_samples)])
+        return out
+
+
+def _task(template="setting_on", seed=1):
+    return phone.make_task(template, seed)
+
+
+def _reference_script(task, imagine_first=0):
+    screens = []
+    env = phone.PhoneEnv()
+    screens.append(env.reset(task=task))
+    turns = [ag.format_turn("x.", imagine="tap(1)")] * imagine_first
+    for action in phone.reference_solution(task):
+        turns.append(ag.format_turn("go.", action=action))
+    return turns
+
+
+def test_simulator_rollout_reference_succeeds():
+    task = _task()
+    policy = ScriptedPolicy({task.instruction: _reference_script(task)})
+    source = ag.SimulatorSource()
+    [ep] = ag.run_episodes(policy, [task], source, config=ag.AgentConfig(max_steps=8))
+    assert ep.success and ep.finished and ep.steps == len(phone.reference_solution(task))
+    assert ep.wm_calls == 0 and ep.invalid == 0
+    assert source.transitions == ep.steps - 1  # finished() is judged, not stepped
+    assert len(ep.completion_ids) == len(ep.env_mask) and ep.env_mask[-1] == 1
+
+
+class RaisingEnv(phone.PhoneEnv):
+    def step(self, action):
+        raise AssertionError("the simulator must not be stepped")
+
+
+def oracle_transition(task, screen, action):
+    """A scripted oracle: replays the task's reference prefix that leads to `screen`."""
+    env = phone.PhoneEnv()
+    current = env.reset(task=task)
+    for ref in phone.reference_solution(task):
+        if current == screen:
+            break
+        current = env.step(ref).observation
+    return env.step(action).observation if current == screen else screen
+
+
+def test_imagined_calls_do_not_advance_steps_and_are_masked():
+    task = _task()
+    reference = phone.reference_solution(task)
+    policy = ScriptedPolicy({task.instruction: _reference_script(task, imagine_first=2)})
+    asked = []
+
+    def predictor(pairs):
+        asked.extend(pairs)
+        return [phone.compute_diff(s, s) for s, _ in pairs]  # "no change"
+    imaginer = ag.WorldModelSource(predictor)
+    source = ag.ScriptedSource(oracle_transition, lambda t, s: phone.judge_screen(t, s) is True)
+    [ep] = ag.run_episodes(policy, [task], source, imaginer=imaginer, config=ag.AgentConfig(max_steps=8))
+    assert ep.wm_calls == 2 and ep.steps == len(reference) and ep.success
+    assert imaginer.queries == 2 and imaginer.predictions == 1  # the second call hits the cache
+    text = policy.tokenizer.decode([t for t, m in zip(ep.completion_ids, ep.env_mask) if m == 0])
+    assert text.count(ag.IMAGINED_NOTE) == 2
+    agent_text = policy.tokenizer.decode([t for t, m in zip(ep.completion_ids, ep.env_mask) if m == 1])
+    assert "Screen:" not in agent_text and agent_text.count("Thought:") == 2 + len(reference)
+
+
+def test_too_many_imagined_calls_fail_a_step():
+    task = _task()
+    script = [ag.format_turn("x.", imagine="tap(1)")] * 6 + [ag.format_turn("d.", action="finished()")]
+    policy = ScriptedPolicy({task.instruction: script})
+    imaginer = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs])
+    [ep] = ag.run_episodes(policy, [task], ag.SimulatorSource(), imaginer=imaginer,
+                           config=ag.AgentConfig(max_steps=8, max_wm_calls=5))
+    assert ep.wm_calls == 5 and ep.invalid == 1 and ep.steps == 2 and ep.finished
+
+
+def test_imagine_off_makes_call_wm_a_failed_step():
+    task = _task()
+    policy = ScriptedPolicy({task.instruction: [ag.format_turn("x.", imagine="tap(1)")]})
+    imaginer = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs])
+    [ep] = ag.run_episodes(policy, [task], ag.SimulatorSource(), imaginer=imaginer,
+                           config=ag.AgentConfig(max_steps=3, imagine=False))
+    assert ep.wm_calls == 0 and ep.invalid == 3 and ep.truncated and not ep.success
+
+
+def test_invalid_turns_fail_steps_and_keep_the_screen():
+    task = _task()
+    policy = ScriptedPolicy({task.instruction: ["Thought: hmm", "Action: fly()"]})
+    source = ag.SimulatorSource()
+    [ep] = ag.run_episodes(policy, [task], source, config=ag.AgentConfig(max_steps=4))
+    assert ep.steps == 4 and ep.invalid == 4 and source.transitions == 0
+    assert ep.final_screen == ag.initial_screen(task)
+
+
+def test_world_model_source_never_steps_the_simulator(monkeypatch):
+    monkeypatch.setattr(phone.PhoneEnv, "step", RaisingEnv.step)
+    tasks = [_task("setting_on", s) for s in range(3)] + [_task("alarm_off", 2)]
+    scripts = {}
+    for t in tasks:
+        scripts.setdefault(t.instruction, [ag.format_turn("a.", action="tap(1)"),
+                                           ag.format_turn("b.", imagine="tap(2)"),
+                                           ag.format_turn("c.", action="finished()")])
+    policy = ScriptedPolicy(scripts)
+    wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs])
+    episodes = ag.run_episodes(policy, tasks, ag.WorldModelSource(wm.predictor, cache=wm.cache), imaginer=wm)
+    assert all(e.finished and e.steps == 2 and e.wm_calls == 1 for e in episodes)
+
+
+def test_world_model_success_is_judged_on_the_predicted_screen():
+    task = _task()
+    env = phone.PhoneEnv()
+    env.reset(task=task)
+    screens = [env.observation()]
+    for action in phone.reference_solution(task)[:-1]:
+        screens.append(env.step(action).observation)
+    truth = dict(zip(zip(screens, phone.reference_solution(task)), screens[1:]))
+
+    def predictor(pairs):  # a perfect world model on the reference path, "no change" elsewhere
+        return [phone.compute_diff(s, truth.get((s, a), s)) for s, a in pairs]
+    policy = ScriptedPolicy({task.instruction: _reference_script(task)})
+    [ep] = ag.run_episodes(policy, [task], ag.WorldModelSource(predictor))
+    assert ep.success
+    judge_calls = []
+    source = ag.WorldModelSource(predictor, judge=lambda t, s: judge_calls.append(s) or False)
+    [ep] = ag.run_episodes(policy, [task], source)
+    assert not ep.success and judge_calls == [screens[-1]]
+
+
+def test_batched_rollouts_keep_episodes_apart():
+    tasks = [_task("setting_on", 1), _task("alarm_off", 3), _task("open_note", 4)]
+    policy = ScriptedPolicy({t.instruction: _reference_script(t) for t in tasks})
+    source = ag.SimulatorSource()
+    episodes = ag.run_episodes(policy, tasks, source, config=ag.AgentConfig(max_steps=8))
+    assert [e.success for e in episodes] == [True, True, True]
+    assert source.step_calls == max(len(phone.reference_solution(t)) for t in tasks) - 1
+    summary = ag.summarize_episodes(episodes)
+    assert summary["success"] == 1.0 and summary["n"] == 3
+
+
+def test_best_of_k_picks_the_candidate_the_world_model_likes():
+    task = _task()
+    env = phone.PhoneEnv()
+    screen = env.reset(task=task)
+    good = phone.reference_solution(task)[0]
+    env2 = env.clone()
+    after = env2.step(good).observation
+    chosen = ag._pick_best(None, ag.WorldModelSource(
+        lambda pairs: [phone.compute_diff(s, after if a == good else s) for s, a in pairs]),
+        task, screen, ["back()", "back()", good])
+    # The judge is myopic: the imagined Settings screen shows the switch still off (False), while
+    # back() on the home screen shows nothing either way (None), so back() wins.
+    assert chosen == "back()"
+    goal_screen = env2.step(phone.reference_solution(task)[1]).observation
+    done = ag._pick_best(None, ag.WorldModelSource(
+        lambda pairs: [phone.compute_diff(s, screen if a == "back()" else s) for s, a in pairs]),
+        task, goal_screen, ["back()", "back()", "finished()"])
+    assert done == "finished()"  # on the goal screen, finishing is judged on that screen: True

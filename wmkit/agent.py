@@ -1,0 +1,525 @@
+"""A GUI agent for the phone: turn format, imagined world-model calls, batched multi-turn rollouts.
+
+Turn format (WM-R1, as the authors' code writes it)::
+
+    Thought: find "Location".
+    Action: tap(4)
+
+A thought may instead end in ``call_wm(action='tap(4)')`` with no ``Action:`` line: that turn is
+*imagined*. The world model's predicted next screen comes back as a system observation
+(:data:`IMAGINED_NOTE` followed by the screen), the step counter does not advance, and at most
+``max_wm_calls`` (5) imagined calls are allowed per step; a sixth is a failed step. Anything that
+does not parse is an invalid action: a failed step that leaves the screen as it was (there is no
+separate format reward). Parsing never raises.
+
+An episode is one *text*: the prompt (task + first screen), then the agent's turns, each followed
+by an observation written by the environment (the next screen, or an imagined one). Turns end with
+the tokenizer's end-of-sequence token. ``env_mask`` marks which completion tokens the agent wrote
+(1) and which the environment wrote (0), so GRPO's loss only sees the agent's tokens.
+
+Transitions come from a :class:`TransitionSource` — one interface, three kinds:
+
+* :class:`SimulatorSource`: the real phone (``PhoneEnv``); success is the goal check on the real
+  final state; an optional emulated per-step device latency (default 0: the kit's phone is instant).
+* :class:`WorldModelSource`: a learned world model predicts the screen diff of every action (batched,
+  cached by (screen, action)); success is judged on the *predicted* final screen with
+  ``phone.judge_screen`` (or a judge hook) — the simulator is never stepped.
+* :class:`ScriptedSource`: a scripted oracle (a function of (task, screen, action)), for tests.
+
+The first screen of an episode comes from ``PhoneEnv.reset`` (the task's initial screenshot, as a
+dataset would hold it); ``reset`` is not a step, and :class:`SimulatorSource` counts steps only.
+"""
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from wmkit.envs import phone
+
+__all__ = [
+    "IMAGINED_NOTE",
+    "AgentConfig",
+    "Episode",
+    "ParsedTurn",
+    "Policy",
+    "ScriptedSource",
+    "SimulatorSource",
+    "TransitionSource",
+    "WorldModelSource",
+    "format_turn",
+    "initial_screen",
+    "observation_text",
+    "parse_turn",
+    "prompt_text",
+    "run_episodes",
+]
+
+IMAGINED_NOTE = ("The result of your imagined action is shown below. "
+                 "Please continue your thinking or provide a final action.")
+"""The system observation that precedes an imagined screen (the authors' wording)."""
+
+_ACTION_LINE = re.compile(r"Action\s*:\s*(.+)", re.IGNORECASE)
+_CALL_WM = re.compile(r"call_wm\s*\(\s*(?:action\s*=\s*)?(['\"])(.*?)\1\s*\)", re.IGNORECASE | re.DOTALL)
+
+
+# --------------------------------------------------------------------------- turn format
+
+@dataclass(frozen=True)
+class ParsedTurn:
+    """What one agent turn asks for."""
+
+    kind: str
+    """'action' (a real step), 'imagine' (a call_wm turn) or 'invalid' (nothing usable)."""
+    action: str = ""
+    """The action text (kind 'action': the final action; 'imagine': the imagined one)."""
+    thought: str = ""
+
+
+def parse_turn(text: Any) -> ParsedTurn:
+    """Parse one turn; never raises. A final ``Action:`` line wins over a ``call_wm(...)``.
+
+    An action line whose action does not parse as a phone action is 'invalid'; so is an
+    imagined call of an unparseable action.
+    """
+    if not isinstance(text, str):
+        return ParsedTurn("invalid")
+    try:
+        thought = text.split("Action", 1)[0].strip()
+        if thought.lower().startswith("thought:"):
+            thought = thought[len("thought:"):].strip()
+        match = None
+        for match in _ACTION_LINE.finditer(text):
+            pass  # the last Action: line is the final action
+        if match is not None:
+            action = match[1].strip().split("\n")[0].strip()
+            return ParsedTurn("action" if phone.parse_action(action) else "invalid", action, thought)
+        call = _CALL_WM.search(text)
+        if call is not None:
+            action = call[2].strip()
+            thought = text[:call.start()].strip()
+            if thought.lower().startswith("thought:"):
+                thought = thought[len("thought:"):].strip()
+            return ParsedTurn("imagine" if phone.parse_action(action) else "invalid", action, thought)
+    except Exception:  # noqa: BLE001 -- model output is untrusted; a parser bug must not end a run
+        return ParsedTurn("invalid")
+    return ParsedTurn("invalid", "", thought if isinstance(thought, str) else "")
+
+
+def format_turn(thought: str, action: str | None = None, imagine: str | None = None) -> str:
+    """An agent turn as the policy writes it (without the end-of-sequence token)."""
+    if (action is None) == (imagine is None):
+        raise ValueError("give exactly one of action (a real step) or imagine (a call_wm turn)")
+    if imagine is not None:
+        quote = '"' if "'" in imagine else "'"
+        return f"Thought: {thought} call_wm(action={quote}{imagine}{quote})"
+    return f"Thought: {thought}\nAction: {action}"
+
+
+def prompt_text(task: phone.PhoneTask, screen: str) -> str:
+    """The episode's prompt: the instruction and the first screen."""
+    return f"Task: {task.instruction}\nScreen:\n{screen}\n"
+
+
+def observation_text(screen: str, imagined: bool = False) -> str:
+    """What the environment writes after a turn (masked out of the loss)."""
+    if imagined:
+        return f"\nImagined: {IMAGINED_NOTE}\n{screen}\n"
+    return f"\nScreen:\n{screen}\n"
+
+
+def initial_screen(task: phone.PhoneTask) -> str:
+    """The task's first screen (a reset, not a step)."""
+    env = phone.PhoneEnv()
+    return env.reset(task=task)
+
+
+def describe_action(screen: str, action: str) -> str:
+    """A short thought for an action: the label of the element it touches (used for SFT data)."""
+    parsed = phone.parse_action(action)
+    if parsed is None:
+        return "try."
+    if parsed[0] in ("tap", "type"):
+        for line in screen.split("\n"):
+            if line.startswith(f"[{parsed[1]}] "):
+                label = re.search(r'"(.*?)"', line)
+                name = label[1] if label else "it"
+                return f'find "{name}".' if parsed[0] == "tap" else f'write in "{name}".'
+        return "tap."
+    if parsed[0] == "open_app":
+        return f"open {parsed[1]}."
+    if parsed[0] == "finished":
+        return "done."
+    return f"{parsed[0]}."
+
+
+# --------------------------------------------------------------------------- transition sources
+
+class TransitionSource:
+    """Where an episode's next screens come from. Subclasses fill in `_next` and `_judge`."""
+
+    kind = "base"
+
+    def __init__(self):
+        self.tasks: list[phone.PhoneTask] = []
+        self.screens: list[str] = []
+        self.step_calls = 0
+        """Batched `step` calls made (one per round of the rollout loop)."""
+        self.transitions = 0
+        """Single transitions asked for."""
+        self.seconds = 0.0
+
+    def begin(self, tasks: Sequence[phone.PhoneTask]) -> list[str]:
+        """Start one episode per task; returns the first screens."""
+        self.tasks = list(tasks)
+        self.screens = [initial_screen(t) for t in self.tasks]
+        return list(self.screens)
+
+    def step(self, indices: Sequence[int], actions: Sequence[str]) -> list[str]:
+        """Apply `actions[k]` in episode `indices[k]` (batched); returns the next screens."""
+        if not indices:
+            return []
+        start = time.perf_counter()
+        nexts = self._next(list(indices), list(actions))
+        for i, screen in zip(indices, nexts):
+            self.screens[i] = screen
+        self.step_calls += 1
+        self.transitions += len(indices)
+        self.seconds += time.perf_counter() - start
+        return nexts
+
+    def success(self, i: int) -> bool:
+        """Whether episode `i` reached its task's goal (judged the way this source can)."""
+        try:
+            return bool(self._judge(i))
+        except Exception:  # noqa: BLE001 -- a judge hook must not end a run
+            return False
+
+    def _next(self, indices: list[int], actions: list[str]) -> list[str]:
+        raise NotImplementedError
+
+    def _judge(self, i: int) -> bool:
+        raise NotImplementedError
+
+
+class SimulatorSource(TransitionSource):
+    """The real phone. `device_latency` seconds are slept once per batched step, as if each
+    episode ran on its own device in parallel (default 0: the kit's phone is instant)."""
+
+    kind = "simulator"
+
+    def __init__(self, device_latency: float = 0.0, env_factory: Callable[[], phone.PhoneEnv] | None = None):
+        super().__init__()
+        self.device_latency = float(device_latency)
+        self.env_factory = env_factory or (lambda: phone.PhoneEnv(max_steps=10_000))
+        self.envs: list[phone.PhoneEnv] = []
+
+    def begin(self, tasks):
+        self.tasks = list(tasks)
+        self.envs = [self.env_factory() for _ in self.tasks]
+        self.screens = [env.reset(task=t) for env, t in zip(self.envs, self.tasks)]
+        return list(self.screens)
+
+    def _next(self, indices, actions):
+        if self.device_latency > 0:
+            time.sleep(self.device_latency)
+        return [self.envs[i].step(a).observation for i, a in zip(indices, actions)]
+
+    def _judge(self, i):
+        return self.envs[i].is_success()
+
+    def full_state(self, i: int) -> dict:
+        return self.envs[i].full_state()
+
+
+class WorldModelSource(TransitionSource):
+    """A learned world model as the environment, and as the imaginer of call_wm turns.
+
+    `predictor` maps a batch of (screen, action) pairs to predicted diffs (text); predictions
+    are cached by (screen, action) (greedy decoding makes them deterministic). A diff that does
+    not parse leaves the screen as it was. Success is `judge(task, screen)` on the predicted
+    final screen (default: ``phone.judge_screen(...) is True``).
+    """
+
+    kind = "world_model"
+
+    def __init__(self, predictor: Callable[[list[tuple[str, str]]], list[str]],
+                 judge: Callable[[phone.PhoneTask, str], bool] | None = None, cache: dict | None = None):
+        super().__init__()
+        self.predictor = predictor
+        self.judge = judge or (lambda task, screen: phone.judge_screen(task, screen) is True)
+        self.cache: dict[tuple[str, str], str] = {} if cache is None else cache
+        self.queries = 0
+        """(screen, action) pairs asked for, imagined calls included."""
+        self.predictions = 0
+        """Pairs the model actually had to predict (cache misses)."""
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[str]:
+        """Next screens for (screen, action) pairs, batched, through the cache."""
+        self.queries += len(pairs)
+        missing = sorted({p for p in pairs if p not in self.cache})
+        if missing:
+            self.predictions += len(missing)
+            diffs = self.predictor(missing)
+            for (screen, action), diff in zip(missing, diffs):
+                self.cache[(screen, action)] = phone.apply_diff(screen, diff) or screen
+        return [self.cache[p] for p in pairs]
+
+    def _next(self, indices, actions):
+        return self.predict([(self.screens[i], a) for i, a in zip(indices, actions)])
+
+    def _judge(self, i):
+        return self.judge(self.tasks[i], self.screens[i])
+
+
+class ScriptedSource(TransitionSource):
+    """A scripted oracle for tests: `transition(task, screen, action) -> next screen`,
+    `judge(task, screen) -> bool`."""
+
+    kind = "scripted"
+
+    def __init__(self, transition: Callable[[phone.PhoneTask, str, str], str],
+                 judge: Callable[[phone.PhoneTask, str], bool]):
+        super().__init__()
+        self.transition, self.judge = transition, judge
+
+    def _next(self, indices, actions):
+        return [self.transition(self.tasks[i], self.screens[i], a) for i, a in zip(indices, actions)]
+
+    def _judge(self, i):
+        return self.judge(self.tasks[i], self.screens[i])
+
+
+def world_model_predictor(model, tokenizer, max_new_tokens: int, batch_size: int = 64):
+    """Greedy screen-diff predictions of a world model from notebook 01, as (screen, action) -> diff."""
+    from wmkit.worldmodel import predict_diffs
+
+    def predict(pairs):
+        queries = [("phone", screen, action) for screen, action in pairs]
+        return [o[0] for o in predict_diffs(model, tokenizer, queries, max_new_tokens, batch_size=batch_size)]
+    return predict
+
+
+# --------------------------------------------------------------------------- policy
+
+class Policy:
+    """Samples one turn per context (token ids), batched; stops at the end-of-sequence token."""
+
+    def __init__(self, model, tokenizer, max_turn_tokens: int = 32, temperature: float = 1.0,
+                 greedy: bool = False, batch_size: int = 64):
+        self.model, self.tokenizer = model, tokenizer
+        self.max_turn_tokens, self.temperature, self.greedy = max_turn_tokens, temperature, greedy
+        self.batch_size = batch_size
+        self.eos = tokenizer.eos_token_id
+        self.generated_tokens = 0
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    @torch.no_grad()
+    def turns(self, contexts: Sequence[Sequence[int]], num_samples: int = 1) -> list[list[list[int]]]:
+        """`num_samples` turns (token ids, ending with EOS unless cut) for each context."""
+        model = self.model
+        was_training = model.training
+        model.eval()
+        device = next(model.parameters()).device
+        pad = self.tokenizer.pad_token_id
+        out: list[list[list[int]]] = []
+        try:
+            for start in range(0, len(contexts), self.batch_size):
+                batch = [list(c) for c in contexts[start:start + self.batch_size]]
+                width = max(len(c) for c in batch)
+                ids = torch.tensor([[pad] * (width - len(c)) + c for c in batch], device=device)
+                mask = torch.tensor([[0] * (width - len(c)) + [1] * len(c) for c in batch], device=device)
+                kwargs = {"max_new_tokens": self.max_turn_tokens, "pad_token_id": pad, "eos_token_id": self.eos,
+                              "num_return_sequences": num_samples}
+                if self.greedy and num_samples == 1:
+                    kwargs.update(do_sample=False)
+                else:
+                    kwargs.update(do_sample=True, temperature=self.temperature, top_k=0, top_p=1.0)
+                generated = model.generate(input_ids=ids, attention_mask=mask, **kwargs)[:, width:].tolist()
+                for b in range(len(batch)):
+                    samples = []
+                    for row in generated[b * num_samples:(b + 1) * num_samples]:
+                        cut = row.index(self.eos) + 1 if self.eos in row else len(row)
+                        row = [t for t in row[:cut] if t != pad or t == self.eos]
+                        self.generated_tokens += len(row)
+                        samples.append(row)
+                    out.append(samples)
+        finally:
+            if was_training:
+                model.train()
+        return out
+
+
+# --------------------------------------------------------------------------- rollouts
+
+@dataclass
+class AgentConfig:
+    """How an episode runs."""
+
+    max_steps: int = 8
+    """Real steps per episode (imagined turns do not count)."""
+    max_wm_calls: int = 5
+    """Imagined calls allowed per step (n_max); one more is a failed step."""
+    imagine: bool = True
+    """False: call_wm turns get no world model and count as failed steps."""
+    max_completion_tokens: int = 1536
+    """Episode text budget after the prompt (agent + environment tokens); past it the episode ends."""
+    best_of_k: int = 0
+    """Inference-time simulation: >1 samples K candidate actions per step, imagines each with the
+    world model and commits the one whose imagined screen the judge likes best (0/1: off)."""
+
+
+@dataclass
+class Episode:
+    """One rollout: its text pieces, counts and outcome."""
+
+    task: phone.PhoneTask
+    prompt: str
+    prompt_ids: list[int]
+    completion_ids: list[int] = field(default_factory=list)
+    env_mask: list[int] = field(default_factory=list)
+    steps: int = 0
+    """Real steps taken (finished() and failed steps included)."""
+    wm_calls: int = 0
+    """Imagined call_wm turns."""
+    invalid: int = 0
+    """Failed steps (unparseable turns, actions that are not phone actions, too many calls)."""
+    actions: list[str] = field(default_factory=list)
+    """The real actions, in order (failed steps as written)."""
+    finished: bool = False
+    """The agent said finished()."""
+    truncated: bool = False
+    """The token budget ran out."""
+    success: bool = False
+    final_screen: str = ""
+    turns_this_step: int = 0
+
+    @property
+    def done(self) -> bool:
+        return self.finished or self.truncated
+
+    def add(self, ids: Sequence[int], from_agent: bool) -> None:
+        self.completion_ids += list(ids)
+        self.env_mask += [1 if from_agent else 0] * len(ids)
+
+
+def _pick_best(source: TransitionSource | None, imaginer: WorldModelSource, task: phone.PhoneTask,
+               screen: str, candidates: list[str]) -> str:
+    """Inference-time simulation: the candidate whose imagined screen scores best
+    (judge True 2 > unknown 1 > False 0), ties broken by how often it was sampled."""
+    valid = [c for c in candidates if phone.parse_action(c)]
+    if not valid:
+        return candidates[0] if candidates else ""
+    unique = sorted(set(valid), key=lambda c: (-valid.count(c), valid.index(c)))
+    imagined = imaginer.predict([(screen, c) for c in unique])
+
+    def score(c, s):  # finished() changes nothing on screen: it is judged on the current one
+        verdict = phone.judge_screen(task, screen if c == "finished()" else s)
+        return 2 if verdict is True else 1 if verdict is None else 0
+    scores = [score(c, s) for c, s in zip(unique, imagined)]
+    return unique[max(range(len(unique)), key=lambda k: (scores[k], -k))]
+
+
+def run_episodes(policy: Policy, tasks: Sequence[phone.PhoneTask], source: TransitionSource,
+                 imaginer: WorldModelSource | None = None, config: AgentConfig | None = None,
+                 progress: bool = False) -> list[Episode]:
+    """Play one episode per task, all batched: each round asks the policy for one turn in every
+    unfinished episode, then sends the real actions to `source` in one batch and the imagined
+    ones to `imaginer` in one batch. Success is judged by `source` when an episode ends."""
+    config = config or AgentConfig()
+    screens = source.begin(tasks)
+    episodes = []
+    for task, screen in zip(tasks, screens):
+        prompt = prompt_text(task, screen)
+        episodes.append(Episode(task=task, prompt=prompt, prompt_ids=policy.encode(prompt), final_screen=screen))
+    rounds = 0
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(episodes), desc=f"episodes ({source.kind})", leave=False)
+    while True:
+        active = [i for i, e in enumerate(episodes) if not e.done]
+        if not active:
+            break
+        rounds += 1
+        contexts = [episodes[i].prompt_ids + episodes[i].completion_ids for i in active]
+        k = config.best_of_k if (config.best_of_k > 1 and imaginer is not None) else 1
+        sampled = policy.turns(contexts, num_samples=k)
+        real_idx, real_actions, imag_idx, imag_actions = [], [], [], []
+        for i, samples in zip(active, sampled):
+            ep = episodes[i]
+            ids = samples[0]
+            if k > 1:
+                texts = [policy.tokenizer.decode(s, skip_special_tokens=True) for s in samples]
+                parsed_all = [parse_turn(t) for t in texts]
+                candidates = [p.action for p in parsed_all if p.kind == "action"]
+                if candidates:
+                    best = _pick_best(source, imaginer, ep.task, source.screens[i], candidates)
+                    ids = samples[next(j for j, p in enumerate(parsed_all) if p.kind == "action" and p.action == best)]
+            ep.add(ids, from_agent=True)
+            turn = parse_turn(policy.tokenizer.decode(ids, skip_special_tokens=True))
+            if turn.kind == "imagine" and config.imagine and imaginer is not None \
+                    and ep.turns_this_step < config.max_wm_calls:
+                ep.wm_calls += 1
+                ep.turns_this_step += 1
+                imag_idx.append(i)
+                imag_actions.append(turn.action)
+                continue
+            # A real step: a valid action, or a failed one (invalid / call_wm over the limit or unavailable).
+            ep.steps += 1
+            ep.turns_this_step = 0
+            if turn.kind == "action":
+                ep.actions.append(turn.action)
+                if phone.parse_action(turn.action) == ("finished",):
+                    ep.finished = True
+                else:
+                    real_idx.append(i)
+                    real_actions.append(turn.action)
+            else:
+                ep.invalid += 1
+                ep.actions.append(turn.action or "<invalid>")
+                ep.add(policy.encode(observation_text(source.screens[i])), from_agent=False)
+        for i, screen in zip(real_idx, source.step(real_idx, real_actions)):
+            episodes[i].add(policy.encode(observation_text(screen)), from_agent=False)
+        if imag_idx:
+            imagined = imaginer.predict([(source.screens[i], a) for i, a in zip(imag_idx, imag_actions)])
+            for i, screen in zip(imag_idx, imagined):
+                episodes[i].add(policy.encode(observation_text(screen, imagined=True)), from_agent=False)
+        for i in active:
+            ep = episodes[i]
+            if not ep.done and (ep.steps >= config.max_steps
+                                or len(ep.completion_ids) >= config.max_completion_tokens):
+                ep.truncated = True
+            if ep.done:
+                ep.final_screen = source.screens[i]
+                ep.success = source.success(i)
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    for ep in episodes:
+        # The loss never ends on an environment observation: drop a trailing one.
+        while ep.env_mask and ep.env_mask[-1] == 0:
+            ep.env_mask.pop()
+            ep.completion_ids.pop()
+    return episodes
+
+
+def summarize_episodes(episodes: Sequence[Episode]) -> dict:
+    """Success rate, mean steps, world-model calls and failed steps per episode."""
+    n = max(1, len(episodes))
+    return {
+        "n": len(episodes),
+        "success": sum(e.success for e in episodes) / n,
+        "steps": sum(e.steps for e in episodes) / n,
+        "wm_calls": sum(e.wm_calls for e in episodes) / n,
+        "invalid": sum(e.invalid for e in episodes) / n,
+        "finished": sum(e.finished for e in episodes) / n,
+    }
