@@ -554,25 +554,70 @@ class WorldModelJob:
         return cls(profile=name, world_model=get_profile(name).world_model)
 
 
+def rank_fingerprints(model, tokenizer=None) -> list[str | None]:
+    """A short hash of the parameters (and the tokenizer's vocabulary) from every rank.
+
+    After data-parallel training all entries must be equal; a differing tokenizer hash means
+    the ranks built different vocabularies and trained on different token ids. Sharded
+    parameters (FSDP2 DTensors) differ by design: None is returned for them.
+    """
+    import hashlib
+
+    import torch
+
+    digest = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        if type(tensor).__name__ == "DTensor":
+            digest = None
+            break
+        digest.update(name.encode())
+        digest.update(tensor.detach().to("cpu", torch.float32).contiguous().numpy().tobytes())
+    if digest is not None and tokenizer is not None:
+        digest.update(json.dumps(tokenizer.get_vocab(), sort_keys=True).encode())
+    mine = digest.hexdigest()[:16] if digest is not None else None
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return [mine]
+    every: list = [None] * dist.get_world_size()
+    dist.all_gather_object(every, mine)
+    return every
+
+
 def run_world_model(config: WorldModelJob) -> dict:
     """Train (and optionally evaluate) notebook 01's world model with `pipeline.build_world_model`.
 
-    Under accelerate every rank builds the same data and tokenizer (deterministic in the
-    seed), `train_sft`'s Trainer runs DDP/FSDP, and the final model is saved.
+    ``world_model.batch_size`` is the *global* batch: under N processes `train_sft` gives each
+    1/N of it, so N devices take the notebook's steps on the notebook's batches. Raise it
+    (and the learning rate) to use more devices for bigger batches. Every rank builds the same data and tokenizer
+    (deterministic in the seed); the Trainer inside `train_sft` runs DDP (or FSDP / DeepSpeed
+    as the accelerate config says). The result says whether all ranks ended identical.
     """
     from dataclasses import replace
 
     from wmkit.pipeline import build_world_model, evaluate_world_model
     from wmkit.profiles import get_profile
 
+    processes = process_rank()[1]
+    if config.world_model.batch_size % processes:
+        raise ValueError(f"world_model.batch_size {config.world_model.batch_size} is the global batch and must "
+                         f"divide by the {processes} processes; use a multiple of {processes}")
     profile = replace(get_profile(config.profile), world_model=config.world_model)
     out = Path(config.out) if config.out else REPO / "runs" / profile.name / "01_build_world_model" / "world_model"
     run = build_world_model(profile, out, seed=config.seed, envs=config.envs, model=config.model,
                             show_progress=is_main_process())
-    result = {"job": "world-model", "folder": str(run.folder), "processes": process_rank()[1], **run.info,
+    fingerprints = rank_fingerprints(run.model, run.tokenizer)
+    history = run.sft.log_history if run.sft else []
+    losses = [e["loss"] for e in history if "loss" in e]
+    result = {"job": "world-model", "folder": str(run.folder), "processes": processes,
+              "global_batch": config.world_model.batch_size,
+              "per_device_batch": config.world_model.batch_size // processes, **run.info,
               "train_seconds": round(run.sft.seconds, 2) if run.sft else None,
-              "final_train_loss": next((e["loss"] for e in reversed(run.sft.log_history) if "loss" in e), None)
-              if run.sft else None}
+              "train_samples_per_second": round(run.sft.steps * config.world_model.batch_size / run.sft.seconds, 2)
+              if run.sft and run.sft.seconds else None,
+              "train_losses": losses, "eval_losses": [e["eval_loss"] for e in history if "eval_loss" in e],
+              "rank_fingerprints": fingerprints,
+              "ranks_agree": None if None in fingerprints else len(set(fingerprints)) == 1}
     if config.evaluate and is_main_process():
         result["evaluation"] = evaluate_world_model(run.model, run.tokenizer, run.splits, profile, seed=config.seed,
                                                     envs=config.envs)

@@ -12,6 +12,7 @@ resumed ends with the same parameters as one that was not (same seed, same data 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -160,7 +161,14 @@ def _completion_only_trainer_class():
         """A Trainer whose loss computes logits only where labels are targets."""
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-            loss = completion_only_loss(model, inputs["input_ids"], inputs["attention_mask"], inputs["labels"])
+            if hasattr(model, "get_decoder"):
+                loss = completion_only_loss(model, inputs["input_ids"], inputs["attention_mask"], inputs["labels"])
+            else:
+                # Wrapped for data parallelism (DDP, DeepSpeed): only the wrapper's forward keeps
+                # the processes' gradients in sync, so take the model's own loss (the same mean
+                # cross-entropy over target tokens, with logits at every position).
+                loss = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"],
+                             labels=inputs["labels"]).loss
             return (loss, {}) if return_outputs else loss
 
     return CompletionOnlyTrainer
@@ -179,6 +187,12 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
     val_examples = val_examples[:config.max_eval_examples]
     if not train_examples:
         raise ValueError("No training transition fits max_length; raise max_length or shorten states.")
+    # batch_size is the global batch: under N processes (accelerate launch, torchrun) each
+    # takes batch_size / N, so N processes take the same steps on the same batches.
+    processes = int(os.environ.get("WORLD_SIZE", "1"))
+    if config.batch_size % processes:
+        raise ValueError(f"SFTConfig.batch_size {config.batch_size} must divide by the {processes} processes")
+    per_device = config.batch_size // processes
     steps_per_epoch = math.ceil(len(train_examples) / config.batch_size)
     total_steps = max(1, math.ceil(steps_per_epoch * config.epochs))
     eval_steps = config.eval_steps or max(1, total_steps // 6)
@@ -187,8 +201,8 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
     args = TrainingArguments(
         output_dir=config.output_dir,
         max_steps=total_steps,
-        per_device_train_batch_size=config.batch_size,
-        per_device_eval_batch_size=config.batch_size * 2,
+        per_device_train_batch_size=per_device,
+        per_device_eval_batch_size=per_device * 2,
         learning_rate=config.learning_rate,
         lr_scheduler_type="cosine",
         warmup_steps=config.warmup,
