@@ -1,0 +1,137 @@
+"""WM-R1: rewards on hand-computed groups, SFT data, GRPO inside a world model without the simulator."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from wmkit import agent as ag
+from wmkit import wm_r1
+from wmkit.envs import phone
+from wmkit.models import TinyModelConfig
+from wmkit.rewards.wm_r1 import WMR1RewardConfig, composite_rewards, group_has_signal
+
+# --------------------------------------------------------------------------- rewards, by hand
+
+
+def test_all_succeed_group():
+    # p = 1, L_ref = mean(2, 4) = 3 = budget; λ = -1/3, +1/3 -> R_L = max(-0.5λ+0.5, 0.1) = 2/3, 1/3.
+    # Calls 0, 2: N_ref = 1 = budget; λ = -1, +1 -> R_WM = 1.0, 0.1 (clipped).
+    r = composite_rewards([1, 1], [2, 4], [0, 2], max_steps=10)
+    assert r == pytest.approx([1 + 0.5 * (2 / 3) + 0.1 * 1.0, 1 + 0.5 * (1 / 3) + 0.1 * 0.1])
+
+
+def test_none_succeed_group():
+    # p = 0: length budget = max_steps = 10; λ = -0.7, 0 -> R_L = min(0.9λ-0.1, -0.1) = -0.73, -0.1.
+    # Calls budget = n_max = 5; calls 0, 5: λ = -1, 0 -> R_WM = -1.0, -0.1.
+    r = composite_rewards([0, 0], [3, 10], [0, 5], max_steps=10)
+    assert r == pytest.approx([0.5 * -0.73 + 0.1 * -1.0, 0.5 * -0.1 + 0.1 * -0.1])
+
+
+def test_mixed_group():
+    # p = 1/2, L_ref = 4: budget = 0.5·4 + 0.5·8 = 6; success len 4: λ = -1/3 -> R_L = 2/3;
+    # failure len 8: λ = 1/3 -> R_L = 0.9/3 - 0.1 = 0.2 -> min(0.2, -0.1) = -0.1.
+    # Calls 1 (success), 3 (failure): N_ref = 1, budget = 0.5 + 2.5 = 3; λ = -2/3, 0 -> R_WM = 5/6, -0.1.
+    r = composite_rewards([1, 0], [4, 8], [1, 3], max_steps=8)
+    assert r == pytest.approx([1 + 0.5 * (2 / 3) + 0.1 * (5 / 6), 0.5 * -0.1 + 0.1 * -0.1])
+
+
+def test_golden_case_length_term():
+    cfg = WMR1RewardConfig(alpha=0.0, beta=1.0, gamma=0.0, max_steps=20)
+    assert cfg.rewards([1, 1, 0], [3, 5, 20], [0, 0, 0]) == pytest.approx([0.839, 0.732, -0.1], abs=1e-3)
+
+
+def test_all_fail_groups_carry_no_signal():
+    # Equal failures: every term is the same constant, so GRPO gets no gradient from the group.
+    assert not group_has_signal(composite_rewards([0] * 4, [7] * 4, [0] * 4, max_steps=7))
+    assert group_has_signal(composite_rewards([0, 0, 0, 1], [7, 7, 7, 3], [0] * 4, max_steps=7))
+
+
+# --------------------------------------------------------------------------- tasks and SFT data
+
+
+def test_template_split_is_disjoint_and_short():
+    train, held = wm_r1.task_templates(4)
+    assert train and held and not set(train) & set(held)
+    for t in train + held:
+        assert len(phone.reference_solution(phone.make_task(t, 0))) <= 4
+
+
+def test_unique_tasks_have_distinct_prompts():
+    train, _ = wm_r1.task_templates(4)
+    tasks = wm_r1.unique_tasks(20, 0, train)
+    prompts = {ag.prompt_text(t, ag.initial_screen(t)) for t in tasks}
+    assert len(prompts) == len(tasks) > 5
+
+
+def test_reference_episode_plays_the_reference_with_imagined_calls():
+    task = phone.make_task("setting_on", 3)
+    pieces = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
+    agent_turns = [ag.parse_turn(text) for text, mine in pieces if mine]
+    real = [t.action for t in agent_turns if t.kind == "action"]
+    assert real == phone.reference_solution(task)
+    assert sum(t.kind == "imagine" for t in agent_turns) == len(real) - 1  # not before finished()
+    assert not pieces[-1][1] is False  # ends on the agent's finished() turn
+
+
+@pytest.fixture(scope="module")
+def tiny_policy():
+    sizes = wm_r1.SIZES["smoke"]
+    sizes = wm_r1.replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2,
+                                                        intermediate_size=64, vocab_size=512, max_positions=2048))
+    train, _ = wm_r1.task_templates(3)
+    tasks = wm_r1.unique_tasks(12, 0, train)
+    model, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
+    return model, tokenizer, tasks
+
+
+def test_sft_labels_cover_only_agent_text(tiny_policy):
+    _, tokenizer, tasks = tiny_policy
+    [example] = wm_r1.sft_examples(tokenizer, tasks[:1], 0.0, 0, 4096)
+    agent_ids = [i for i, label in zip(example["input_ids"], example["labels"]) if label != -100]
+    text = tokenizer.decode(agent_ids)
+    assert "Screen:" not in text and "Task:" not in text and text.count("Action:") >= 2
+
+
+def test_sft_lowers_the_loss(tiny_policy):
+    model, tokenizer, tasks = tiny_policy
+    examples = wm_r1.sft_examples(tokenizer, tasks, 0.3, 0, 4096)
+    losses = wm_r1.train_policy_sft(model, tokenizer, examples, epochs=3, learning_rate=3e-3, batch_size=4,
+                                    seed=0, progress=False)
+    assert losses[-1] < losses[0]
+
+
+# --------------------------------------------------------------------------- GRPO without the simulator
+
+
+def test_wm_r1_training_never_steps_the_simulator(tiny_policy, tmp_path, monkeypatch):
+    model, tokenizer, tasks = tiny_policy
+
+    def raising_step(self, action):
+        raise AssertionError("the simulator was stepped during WM-R1 training")
+    monkeypatch.setattr(phone.PhoneEnv, "step", raising_step)
+    wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
+                             judge=lambda task, screen: random.random() < 0.5)  # noisy judge: some signal
+    config = wm_r1.WMR1Config(output_dir=str(tmp_path), steps=2, group_size=2, prompts_per_step=2,
+                              max_steps=2, max_turn_tokens=8, progress=False)
+    result = wm_r1.train_wm_r1(config, model, tokenizer, tasks, wm)
+    assert result.simulator_steps == 0
+    assert len(result.history) == 2 and all(h["n"] == 4 for h in result.history)
+    assert any("loss" in row for row in result.log_history)
+    assert result.world_model_queries >= 0
+
+
+def test_verdicts():
+    assert wm_r1.verdict([0.5, 0.52, 0.51], [0.3, 0.31, 0.29]) == "reproduced"
+    assert wm_r1.verdict([0.3, 0.31, 0.29], [0.5, 0.52, 0.51]).startswith("not reproduced")
+    assert wm_r1.verdict([0.3, 0.4, 0.35], [0.36, 0.3, 0.4]) == "within noise"
+    assert wm_r1.verdict([], [0.3]) == "not measured"
+
+
+def test_sizes_exist_for_every_profile():
+    for name in ("smoke", "cpu", "gpu"):
+        sizes = wm_r1.sizes_for(name)
+        assert set(sizes.baselines) <= set(wm_r1.ARMS)
+    assert wm_r1.sizes_for("cpu").eval_heldout >= 300
+    with pytest.raises(ValueError):
+        wm_r1.sizes_for("huge")

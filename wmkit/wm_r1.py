@@ -1,0 +1,782 @@
+"""WM-R1 (notebook 03): a phone agent trained with GRPO entirely inside a learned world model.
+
+One readable path:
+
+1. **Tasks.** Phone tasks split by template (``phone.split_templates``): held-out tasks have goal
+   structures the agent never trained on. The profile keeps templates whose shortest solution
+   fits its step budget (``max_ref_len``).
+2. **Policy.** A tiny from-scratch Llama with a byte-level BPE tokenizer trained on the agent's
+   text, warm-started by SFT on reference trajectories (the paper starts from an
+   instruction-tuned VLM; a from-scratch model needs the format and the apps taught first). The
+   SFT data put an imagined ``call_wm(...)`` turn before a share of the steps, so the agent starts
+   out calling the world model. A hub / offline pretrained model gets LoRA (QLoRA on CUDA).
+3. **GRPO** through TRL's ``GRPOTrainer`` with a ``rollout_func`` that plays whole episodes
+   (:func:`wmkit.agent.run_episodes`) against a transition source and returns an ``env_mask`` that
+   keeps screens out of the loss. WM-R1's source is the world model: every next screen is a
+   prediction, success is judged on the predicted final screen, the simulator is never stepped.
+   Reward: the composite of :mod:`wmkit.rewards.wm_r1` (α·R_succ + β·R_L + γ·R_WM) per group.
+4. **Evaluation** in the real simulator, greedy (and sampled at T=1), on held-out templates and on
+   unseen tasks of the training templates, against baselines: the SFT policy (zero-shot), GRPO
+   with real-simulator transitions, inference-time simulation (best-of-K with the world model),
+   WM-R1 without imagined calls, WM-R1 without the length term.
+
+:func:`train_wm_r1` runs one training job from a :class:`WMR1Config`; :func:`run_experiment` runs
+the whole comparison for a profile and seed; ``python -m wmkit.wm_r1 --profile cpu --seeds 3``
+repeats it over seeds and writes JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from wmkit import agent as ag
+from wmkit import models
+from wmkit.envs import phone
+from wmkit.models import TinyModelConfig
+from wmkit.rewards.wm_r1 import WMR1RewardConfig, group_has_signal
+
+REPO = Path(__file__).resolve().parent.parent
+
+PAPER = {
+    "wm_r1_7b_androidworld": 39.8, "ui_r1_7b_androidworld": 30.8, "gain_7b": 9.0,
+    "wm_r1_3b_androidworld": 29.5, "baseline_3b": 18.6, "no_cot": -5.2, "length_reward": 3.3,
+    "wm_calls_per_trajectory": (4.0, 2.5, 1.8), "hours_15_episodes_h200": 11.2,
+}
+"""Headline numbers of Han & Qian (2026), DESIGN.md §6."""
+
+
+# --------------------------------------------------------------------------- sizes
+
+@dataclass(frozen=True)
+class WMR1Sizes:
+    """Sizes of notebook 03 for one profile."""
+
+    policy: TinyModelConfig
+    """Shape of the from-scratch policy."""
+    max_ref_len: int
+    """Templates whose reference solution (finished() included) has at most this many actions."""
+    max_steps: int
+    """Real steps per episode."""
+    sft_tasks: int
+    """Reference trajectories for the SFT warm start."""
+    sft_epochs: float
+    sft_learning_rate: float
+    sft_batch_size: int
+    imagine_rate: float
+    """Share of SFT steps preceded by an imagined call_wm turn."""
+    grpo_steps: int
+    group_size: int
+    prompts_per_step: int
+    learning_rate: float
+    train_tasks: int
+    """Distinct training tasks (prompts) GRPO draws from."""
+    eval_heldout: int
+    """Held-out-template tasks evaluated in the simulator (>= 300 for figures)."""
+    eval_train: int
+    """Unseen tasks of the training templates evaluated in the simulator."""
+    baselines: tuple[str, ...]
+    """Which comparison arms run (see ARMS)."""
+    best_of_k: int = 4
+    throughput_tasks: int = 32
+    lora: bool = False
+    """Train LoRA adapters instead of all weights (always for a pretrained MODEL)."""
+    wm_max_new_tokens: int = 160
+    max_turn_tokens: int = 24
+    max_completion_tokens: int = 1400
+    sampled_eval: bool = True
+    """Also evaluate WM-R1 and SFT with sampling at T=1."""
+    diagnostic_episodes: int = 64
+    """WM rollouts replayed in the simulator to measure imagined-vs-real success agreement."""
+
+
+ARMS = ("sft", "wm_r1", "grpo_real", "best_of_k", "wm_r1_no_imagine", "wm_r1_no_length")
+
+_SMALL = TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=768,
+                         max_positions=2048)
+_CPU = TinyModelConfig(hidden_size=64, num_layers=3, num_heads=2, intermediate_size=192, vocab_size=1024,
+                       max_positions=2048)
+_GPU = TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=2048,
+                       max_positions=4096)
+
+SIZES: dict[str, WMR1Sizes] = {
+    "smoke": WMR1Sizes(
+        policy=_SMALL, max_ref_len=4, max_steps=5, sft_tasks=80, sft_epochs=1.0, sft_learning_rate=3e-3,
+        sft_batch_size=16, imagine_rate=0.3, grpo_steps=2, group_size=4, prompts_per_step=2, learning_rate=1e-4,
+        train_tasks=16, eval_heldout=16, eval_train=8, baselines=ARMS, best_of_k=2, throughput_tasks=8,
+        lora=True, wm_max_new_tokens=96, sampled_eval=False, diagnostic_episodes=8,
+    ),
+    "cpu": WMR1Sizes(
+        policy=_CPU, max_ref_len=5, max_steps=7, sft_tasks=600, sft_epochs=2.0, sft_learning_rate=2e-3,
+        sft_batch_size=16, imagine_rate=0.3, grpo_steps=30, group_size=8, prompts_per_step=4,
+        learning_rate=1e-4, train_tasks=400, eval_heldout=300, eval_train=120, baselines=ARMS, best_of_k=4,
+        throughput_tasks=32, wm_max_new_tokens=160,
+    ),
+    "gpu": WMR1Sizes(
+        policy=_GPU, max_ref_len=9, max_steps=12, sft_tasks=4000, sft_epochs=3.0, sft_learning_rate=1e-3,
+        sft_batch_size=32, imagine_rate=0.3, grpo_steps=200, group_size=8, prompts_per_step=16,
+        learning_rate=1e-4, train_tasks=2000, eval_heldout=600, eval_train=300, baselines=ARMS, best_of_k=4,
+        throughput_tasks=128, wm_max_new_tokens=200, max_turn_tokens=32, max_completion_tokens=3000,
+    ),
+}
+
+
+def sizes_for(profile_name: str) -> WMR1Sizes:
+    if profile_name not in SIZES:
+        raise ValueError(f"Unknown profile {profile_name!r}: choose one of {', '.join(SIZES)}")
+    return SIZES[profile_name]
+
+
+# --------------------------------------------------------------------------- tasks
+
+def task_templates(max_ref_len: int, seed: int = 0) -> tuple[list[str], list[str]]:
+    """(train, held-out) templates whose reference solutions have at most `max_ref_len` actions;
+    the split is ``phone.split_templates(seed)`` (by template: held-out tasks are unseen tasks)."""
+    train, held = phone.split_templates(seed)
+
+    def short(t: str) -> bool:
+        return max(len(phone.reference_solution(phone.make_task(t, s))) for s in range(3)) <= max_ref_len
+    return [t for t in train if short(t)], [t for t in held if short(t)]
+
+
+def unique_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
+    """`n` tasks whose prompts (instruction + first screen) are all different, so a prompt
+    names its task (TRL's rollout_func only receives prompt strings)."""
+    rng = random.Random(seed)
+    out, seen = [], set()
+    for _ in range(50 * n):
+        if len(out) >= n:
+            break
+        task = phone.make_task(rng.choice(list(templates)), rng.randrange(2**31))
+        key = ag.prompt_text(task, ag.initial_screen(task))
+        if key not in seen and len(phone.reference_solution(task)) <= 99:
+            seen.add(key)
+            out.append(task)
+    return out
+
+
+# --------------------------------------------------------------------------- SFT warm start
+
+def reference_episode(task: phone.PhoneTask, imagine_rate: float, rng: random.Random) -> list[tuple[str, bool]]:
+    """A reference trajectory as (text, written by the agent?) pieces, prompt first. A share
+    `imagine_rate` of the steps first imagine their action with call_wm (the imagined screen is
+    the true next screen here)."""
+    env = phone.PhoneEnv()
+    screen = env.reset(task=task)
+    pieces = [(ag.prompt_text(task, screen), False)]
+    for action in phone.reference_solution(task):
+        thought = ag.describe_action(screen, action)
+        nxt = env.clone().step(action).observation
+        if action != "finished()" and rng.random() < imagine_rate:
+            pieces.append((ag.format_turn(f"check {action}.", imagine=action), True))
+            pieces.append((ag.observation_text(nxt, imagined=True), False))
+        pieces.append((ag.format_turn(thought, action=action), True))
+        result = env.step(action)
+        if not result.done:
+            pieces.append((ag.observation_text(result.observation), False))
+        screen = result.observation
+    return pieces
+
+
+def tokenizer_corpus(tasks: Sequence[phone.PhoneTask]) -> list[str]:
+    rng = random.Random(0)
+    texts = [ag.IMAGINED_NOTE, "Thought: Action: call_wm(action='') Screen: Imagined: Task:"]
+    for task in tasks:
+        texts += [text for text, _ in reference_episode(task, 0.5, rng)]
+    return texts
+
+
+def sft_examples(tokenizer, tasks: Sequence[phone.PhoneTask], imagine_rate: float, seed: int,
+                 max_length: int) -> list[dict]:
+    """input_ids / labels (-100 on everything the agent did not write) per reference episode."""
+    rng = random.Random(seed)
+    eos = tokenizer.eos_token_id
+    examples = []
+    for task in tasks:
+        ids, labels = [], []
+        for text, from_agent in reference_episode(task, imagine_rate, rng):
+            piece = tokenizer(text, add_special_tokens=False)["input_ids"]
+            if from_agent:
+                piece = piece + [eos]
+            ids += piece
+            labels += piece if from_agent else [-100] * len(piece)
+        if len(ids) <= max_length:
+            examples.append({"input_ids": ids, "labels": labels})
+    return examples
+
+
+def train_policy_sft(model, tokenizer, examples: list[dict], epochs: float, learning_rate: float,
+                     batch_size: int, seed: int, progress: bool = True) -> list[float]:
+    """Plain AdamW + cosine SFT with the completion-only loss; returns the loss per step."""
+    from wmkit.train import CompletionOnlyCollator, completion_only_loss
+
+    gen = torch.Generator().manual_seed(seed)
+    collate = CompletionOnlyCollator(tokenizer.pad_token_id)
+    steps_per_epoch = math.ceil(len(examples) / batch_size)
+    total = max(1, math.ceil(steps_per_epoch * epochs))
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=learning_rate, weight_decay=0.01)
+    warm = max(1, total // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(1.0, s / total))))
+    model.train()
+    losses, step = [], 0
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc="policy SFT", leave=False)
+    while step < total:
+        order = torch.randperm(len(examples), generator=gen).tolist()
+        # Similar lengths together (less padding), shuffled batch order.
+        order = sorted(order, key=lambda i: len(examples[i]["input_ids"]) // 64)
+        batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+        for b in torch.randperm(len(batches), generator=gen).tolist():
+            if step >= total:
+                break
+            batch = collate([examples[i] for i in batches[b]])
+            device = next(model.parameters()).device
+            loss = completion_only_loss(model, batch["input_ids"].to(device), batch["attention_mask"].to(device),
+                                        batch["labels"].to(device))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            sched.step()
+            losses.append(loss.item())
+            step += 1
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(loss=f"{losses[-1]:.3f}")
+    if bar is not None:
+        bar.close()
+    model.eval()
+    return losses
+
+
+def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed: int, model_name: str | None = None):
+    """(model, tokenizer): a tiny from-scratch Llama with a tokenizer trained on the agent's
+    text, or a pretrained model (its own tokenizer)."""
+    if model_name in (None, "tiny"):
+        tokenizer = models.train_tokenizer(tokenizer_corpus(list(train_tasks)[:200]), sizes.policy.vocab_size)
+        model = models.build_tiny_model(tokenizer, sizes.policy, seed=seed)
+        return model, tokenizer
+    quant = "nf4" if torch.cuda.is_available() else None
+    model, tokenizer = models.load_model(model_name, quantization=quant)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer
+
+
+# --------------------------------------------------------------------------- GRPO
+
+@dataclass
+class WMR1Config:
+    """One WM-R1 training job (GRPO from an SFT policy)."""
+
+    output_dir: str
+    transitions: str = "world_model"
+    """'world_model' (WM-R1: every transition predicted), 'simulator' (the UI-R1-style baseline)."""
+    imagine: bool = True
+    """Whether call_wm turns reach the world model (False: they are failed steps)."""
+    reward: WMR1RewardConfig = field(default_factory=WMR1RewardConfig)
+    steps: int = 30
+    group_size: int = 8
+    prompts_per_step: int = 4
+    learning_rate: float = 1e-4
+    temperature: float = 1.0
+    scale_rewards: str = "none"
+    """DESIGN.md §5: group-std scaling turned small penalties of all-fail groups into full-size
+    advantages and collapsed runs; 'none' keeps raw centred rewards."""
+    max_steps: int = 7
+    max_wm_calls: int = 5
+    max_turn_tokens: int = 24
+    max_completion_tokens: int = 1400
+    lora: bool = False
+    seed: int = 0
+    save_steps: int = 0
+    """Checkpoint every this many steps (0: none); training resumes from the newest one."""
+    device_latency: float = 0.0
+    """Emulated seconds per simulator step (simulator transitions only)."""
+    progress: bool = True
+
+
+@dataclass
+class WMR1Result:
+    model: Any
+    history: list[dict]
+    """Per GRPO step: mean success as judged by the source, steps, world-model calls, invalid
+    steps, share of groups with signal, seconds."""
+    log_history: list[dict]
+    """TRL's log (loss, reward, entropy ...)."""
+    simulator_steps: int
+    """Simulator transitions during training (0 for WM-R1)."""
+    world_model_queries: int
+    world_model_predictions: int
+    seconds: float
+
+
+def _make_source(kind: str, wm_source: ag.WorldModelSource | None, device_latency: float) -> ag.TransitionSource:
+    if kind == "world_model":
+        if wm_source is None:
+            raise ValueError("transitions='world_model' needs a world model")
+        # A fresh episode state that shares the prediction cache and the counters' owner.
+        source = ag.WorldModelSource(wm_source.predictor, judge=wm_source.judge, cache=wm_source.cache)
+        return source
+    if kind == "simulator":
+        return ag.SimulatorSource(device_latency=device_latency)
+    raise ValueError(f"Unknown transitions {kind!r}: choose 'world_model' or 'simulator'")
+
+
+def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.PhoneTask],
+                world_model: ag.WorldModelSource | None) -> WMR1Result:
+    """GRPO on `tasks` from `model` (modified in place unless LoRA wraps it).
+
+    The rollout_func plays every prompt's episode against the configured transition source; the
+    reward function scores each group with the WM-R1 composite reward. Extra keys returned by
+    the rollout_func (success, steps, wm_calls) reach the reward function.
+    """
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    from wmkit.train import GRPOSettings
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    torch.manual_seed(config.seed)
+    by_prompt: dict[str, phone.PhoneTask] = {}
+    for task in tasks:
+        by_prompt.setdefault(ag.prompt_text(task, ag.initial_screen(task)), task)
+    prompts = list(by_prompt)
+    n_rows = max(len(prompts), config.steps * config.prompts_per_step)
+    rng = random.Random(config.seed)
+    rows = [prompts[i % len(prompts)] for i in range(n_rows)]
+    rng.shuffle(rows)
+    dataset = Dataset.from_dict({"prompt": rows})
+
+    history: list[dict] = []
+    counters = {"sim": 0, "wm_q0": world_model.queries if world_model else 0,
+                "wm_p0": world_model.predictions if world_model else 0}
+    agent_config = ag.AgentConfig(max_steps=config.max_steps, max_wm_calls=config.max_wm_calls,
+                                  imagine=config.imagine, max_completion_tokens=config.max_completion_tokens)
+    G = config.group_size
+    start_time = time.perf_counter()
+
+    def rollout(batch_prompts, trainer):
+        t0 = time.perf_counter()
+        batch_tasks = [by_prompt[p] for p in batch_prompts]
+        source = _make_source(config.transitions, world_model, config.device_latency)
+        policy = ag.Policy(trainer.model, tokenizer, max_turn_tokens=config.max_turn_tokens,
+                           temperature=config.temperature)
+        episodes = ag.run_episodes(policy, batch_tasks, source, imaginer=world_model, config=agent_config)
+        if isinstance(source, ag.SimulatorSource):
+            counters["sim"] += source.transitions
+        elif isinstance(source, ag.WorldModelSource) and world_model is not None:
+            world_model.queries += source.queries
+            world_model.predictions += source.predictions
+        stats = ag.summarize_episodes(episodes)
+        groups = [episodes[i:i + G] for i in range(0, len(episodes), G)]
+        signal = [group_has_signal(config.reward.rewards([e.success for e in g], [e.steps for e in g],
+                                                         [e.wm_calls for e in g]), config.reward.min_group_std)
+                  for g in groups]
+        history.append({"step": len(history), **stats, "signal_groups": sum(signal) / max(1, len(signal)),
+                        "seconds": round(time.perf_counter() - t0, 2)})
+        return {
+            "prompt_ids": [e.prompt_ids for e in episodes],
+            "completion_ids": [e.completion_ids for e in episodes],
+            "logprobs": [[0.0] * len(e.completion_ids) for e in episodes],
+            "env_mask": [e.env_mask for e in episodes],
+            "success": [float(e.success) for e in episodes],
+            "steps": [e.steps for e in episodes],
+            "wm_calls": [e.wm_calls for e in episodes],
+        }
+
+    def wm_r1_reward(prompts, completions, success, steps, wm_calls, **kwargs):
+        rewards: list[float] = []
+        for g in range(0, len(prompts), G):
+            if len(set(prompts[g:g + G])) != 1:
+                raise RuntimeError("a GRPO group mixes prompts: the rollout order is not per group")
+            rewards += config.reward.rewards(success[g:g + G], steps[g:g + G], wm_calls[g:g + G])
+        return rewards
+
+    settings = GRPOSettings(
+        output_dir=config.output_dir, num_generations=G, per_device_train_batch_size=G * config.prompts_per_step,
+        learning_rate=config.learning_rate, scale_rewards=config.scale_rewards,
+        max_completion_length=config.max_completion_tokens, temperature=config.temperature,
+        max_steps=config.steps, seed=config.seed)
+    extra = {"logging_steps": 1, "save_strategy": "steps" if config.save_steps else "no",
+                 "disable_tqdm": not config.progress, "shuffle_dataset": False}
+    if config.save_steps:
+        extra["save_steps"] = config.save_steps
+    # Gradient checkpointing saves GPU memory; on a CPU it only costs a second forward pass.
+    extra["gradient_checkpointing"] = torch.cuda.is_available()
+    trl_config = settings.to_trl_config(**extra)
+    peft_config = models.lora_config(r=8, alpha=16) if config.lora else None
+    trainer = GRPOTrainer(model=model, reward_funcs=[wm_r1_reward], args=trl_config, train_dataset=dataset,
+                          processing_class=tokenizer, rollout_func=rollout, peft_config=peft_config)
+    from wmkit.train import latest_checkpoint
+
+    resume = latest_checkpoint(config.output_dir) if config.save_steps else None
+    trainer.train(resume_from_checkpoint=resume)
+    trained = trainer.model
+    if config.lora:
+        trained = trained.merge_and_unload()
+    trained.eval()
+    return WMR1Result(
+        model=trained, history=history, log_history=list(trainer.state.log_history),
+        simulator_steps=counters["sim"],
+        world_model_queries=(world_model.queries - counters["wm_q0"]) if world_model else 0,
+        world_model_predictions=(world_model.predictions - counters["wm_p0"]) if world_model else 0,
+        seconds=time.perf_counter() - start_time)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+def evaluate(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource | None,
+             max_steps: int, greedy: bool = True, imagine: bool = True, best_of_k: int = 0,
+             max_turn_tokens: int = 24, max_completion_tokens: int = 1400, seed: int = 0,
+             progress: bool = False) -> dict:
+    """Success in the real simulator (judge_success on the real final state), with the episodes."""
+    torch.manual_seed(seed)
+    policy = ag.Policy(model, tokenizer, max_turn_tokens=max_turn_tokens, greedy=greedy, temperature=1.0)
+    source = ag.SimulatorSource()
+    config = ag.AgentConfig(max_steps=max_steps, imagine=imagine, best_of_k=best_of_k,
+                            max_completion_tokens=max_completion_tokens)
+    episodes = ag.run_episodes(policy, tasks, source, imaginer=world_model if imagine or best_of_k else None,
+                               config=config, progress=progress)
+    out = ag.summarize_episodes(episodes)
+    out["episodes"] = episodes
+    return out
+
+
+def world_model_error(world_model: ag.WorldModelSource, episodes: Sequence[ag.Episode],
+                      limit: int = 200) -> dict:
+    """The world model's exact next-screen accuracy on the transitions the agent really made
+    (replayed in the simulator) — its error where it matters for this agent."""
+    pairs, truth = [], []
+    for ep in episodes:
+        env = phone.PhoneEnv(max_steps=10_000)
+        screen = env.reset(task=ep.task)
+        for action in ep.actions:
+            if phone.parse_action(action) in (None, ("finished",)):
+                continue
+            nxt = env.step(action).observation
+            pairs.append((screen, action))
+            truth.append(nxt)
+            screen = nxt
+    pairs, truth = pairs[:limit], truth[:limit]
+    if not pairs:
+        return {"n": 0, "exact": float("nan"), "changed_exact": float("nan")}
+    predicted = world_model.predict(pairs)
+    exact = [p == t for p, t in zip(predicted, truth)]
+    changed = [e for e, (s, _), t in zip(exact, pairs, truth) if s != t]
+    return {"n": len(pairs), "exact": sum(exact) / len(exact),
+            "changed_exact": sum(changed) / len(changed) if changed else float("nan"), "n_changed": len(changed)}
+
+
+def judge_agreement(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource,
+                    max_steps: int, seed: int = 0, max_turn_tokens: int = 24) -> dict:
+    """Play episodes inside the world model, replay their actions in the simulator and compare
+    the imagined success with the real one (a diagnostic, outside training)."""
+    torch.manual_seed(seed)
+    policy = ag.Policy(model, tokenizer, max_turn_tokens=max_turn_tokens, temperature=1.0)
+    source = _make_source("world_model", world_model, 0.0)
+    episodes = ag.run_episodes(policy, tasks, source, imaginer=world_model,
+                               config=ag.AgentConfig(max_steps=max_steps))
+    imagined, real = [], []
+    for ep in episodes:
+        env = phone.PhoneEnv(max_steps=10_000)
+        env.reset(task=ep.task)
+        for action in ep.actions:
+            if phone.parse_action(action) not in (None, ("finished",)):
+                env.step(action)
+        imagined.append(ep.success)
+        real.append(env.is_success())
+    n = max(1, len(episodes))
+    tp = sum(i and r for i, r in zip(imagined, real))
+    return {"n": len(episodes), "agreement": sum(i == r for i, r in zip(imagined, real)) / n,
+            "imagined_success": sum(imagined) / n, "real_success": sum(real) / n,
+            "false_positive": sum(i and not r for i, r in zip(imagined, real)) / n,
+            "false_negative": sum(r and not i for i, r in zip(imagined, real)) / n, "true_positive": tp / n}
+
+
+def throughput(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource,
+               max_steps: int, device_latency: float = 0.0, max_turn_tokens: int = 24) -> list[dict]:
+    """Agent steps per second with world-model vs simulator transitions (same policy, tasks,
+    batching). The world model starts each measurement with an empty cache."""
+    rows = []
+    for kind in ("simulator", "world_model"):
+        torch.manual_seed(0)
+        policy = ag.Policy(model, tokenizer, max_turn_tokens=max_turn_tokens, temperature=1.0)
+        if kind == "simulator":
+            source = ag.SimulatorSource(device_latency=device_latency)
+            imaginer = ag.WorldModelSource(world_model.predictor, world_model.judge)
+        else:
+            source = ag.WorldModelSource(world_model.predictor, world_model.judge)
+            imaginer = source
+        start = time.perf_counter()
+        episodes = ag.run_episodes(policy, tasks, source, imaginer=imaginer,
+                                   config=ag.AgentConfig(max_steps=max_steps))
+        seconds = time.perf_counter() - start
+        steps = sum(e.steps for e in episodes)
+        rows.append({"transitions": kind, "device_latency_s": device_latency if kind == "simulator" else 0.0,
+                     "episodes": len(episodes), "agent_steps": steps, "seconds": round(seconds, 2),
+                     "environment_seconds": round(source.seconds, 2),
+                     "steps_per_second": steps / seconds if seconds else float("nan")})
+    return rows
+
+
+# --------------------------------------------------------------------------- the whole experiment
+
+def load_world_model_source(profile: str, runs_dir: str | Path, seed: int = 0,
+                            max_new_tokens: int = 160) -> tuple[ag.WorldModelSource, dict]:
+    """Notebook 01's world model (built at the profile's size when missing) as a transition source."""
+    from wmkit.pipeline import ensure_world_model
+
+    run = ensure_world_model(profile, Path(runs_dir) / "01_build_world_model" / "world_model", seed=seed)
+    run.model.eval()
+    predictor = ag.world_model_predictor(run.model, run.tokenizer, max_new_tokens)
+    return ag.WorldModelSource(predictor), {**run.info, "folder": str(run.folder)}
+
+
+def _clone(model):
+    import copy
+
+    return copy.deepcopy(model)
+
+
+def run_experiment(profile: str = "cpu", seed: int = 0, runs_dir: str | Path | None = None,
+                   out_dir: str | Path | None = None, model_name: str | None = None,
+                   arms: Sequence[str] | None = None, device_latency: float = 0.0,
+                   world_model: ag.WorldModelSource | None = None, progress: bool = True,
+                   log=print) -> dict:
+    """SFT warm start, then every arm's training and evaluation in the simulator, for one seed."""
+    from wmkit.nb import seed_everything
+
+    sizes = sizes_for(profile)
+    runs_dir = Path(runs_dir) if runs_dir else REPO / "runs" / profile
+    out_dir = Path(out_dir) if out_dir else runs_dir / "03_wm_r1_gui_agent" / f"seed{seed}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    arms = tuple(arms or sizes.baselines)
+    seed_everything(seed)
+    t_start = time.perf_counter()
+    timings: dict[str, float] = {}
+    wm_info: dict = {}
+    if world_model is None:
+        world_model, wm_info = load_world_model_source(profile, runs_dir, 0, sizes.wm_max_new_tokens)
+    timings["world_model_load"] = time.perf_counter() - t_start
+
+    train_templates, held_templates = task_templates(sizes.max_ref_len)
+    sft_tasks = unique_tasks(sizes.sft_tasks, 10_000 + seed, train_templates)
+    rl_tasks = unique_tasks(sizes.train_tasks, 20_000 + seed, train_templates)
+    # Evaluation tasks need not have distinct prompts (the same instruction on another world is
+    # another task); they come from their own seeds, the same for every training seed.
+    eval_held = phone.sample_tasks(sizes.eval_heldout, 30_000, held_templates)
+    eval_train = phone.sample_tasks(sizes.eval_train, 40_000, train_templates)
+
+    t = time.perf_counter()
+    base_model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
+    max_len = sizes.max_completion_tokens + 200
+    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, max_len)
+    sft_loss = train_policy_sft(base_model, tokenizer, examples, sizes.sft_epochs, sizes.sft_learning_rate,
+                                sizes.sft_batch_size, seed, progress)
+    no_imag_model = None
+    if "wm_r1_no_imagine" in arms:
+        no_imag_model = _clone(base_model)  # the same start; its call_wm turns simply fail
+    timings["sft"] = time.perf_counter() - t
+    log(f"SFT: {len(examples)} reference episodes, {len(sft_loss)} steps, loss {sft_loss[0]:.2f} -> "
+        f"{sft_loss[-1]:.2f} ({timings['sft']:.0f} s)")
+
+    common = {"max_steps": sizes.max_steps, "max_turn_tokens": sizes.max_turn_tokens,
+                  "max_completion_tokens": sizes.max_completion_tokens}
+    grpo_common = dict(steps=sizes.grpo_steps, group_size=sizes.group_size, prompts_per_step=sizes.prompts_per_step,
+                       learning_rate=sizes.learning_rate, lora=sizes.lora or model_name not in (None, "tiny"),
+                       seed=seed, progress=progress, **common)
+    arm_configs = {
+        "wm_r1": WMR1Config(output_dir=str(out_dir / "wm_r1"), transitions="world_model", **grpo_common),
+        "grpo_real": WMR1Config(output_dir=str(out_dir / "grpo_real"), transitions="simulator",
+                                device_latency=device_latency, **grpo_common),
+        "wm_r1_no_imagine": WMR1Config(output_dir=str(out_dir / "no_imagine"), transitions="world_model",
+                                       imagine=False, **grpo_common),
+        "wm_r1_no_length": WMR1Config(output_dir=str(out_dir / "no_length"), transitions="world_model",
+                                      reward=WMR1RewardConfig(beta=0.0, max_steps=sizes.max_steps),
+                                      **grpo_common),
+    }
+    for name in ("wm_r1", "grpo_real", "wm_r1_no_imagine"):
+        arm_configs[name] = replace(arm_configs[name], reward=WMR1RewardConfig(max_steps=sizes.max_steps))
+
+    results: dict[str, Any] = {"arms": {}, "training": {}}
+    eval_kw = {"max_turn_tokens": sizes.max_turn_tokens, "max_completion_tokens": sizes.max_completion_tokens,
+                   "seed": seed}
+
+    def evaluate_arm(name, model, imagine=True, best_of_k=0, sampled=False):
+        t0 = time.perf_counter()
+        entry = {}
+        for split, tasks in (("heldout", eval_held), ("train_templates", eval_train)):
+            r = evaluate(model, tokenizer, tasks, world_model, sizes.max_steps, greedy=True, imagine=imagine,
+                         best_of_k=best_of_k, progress=progress, **eval_kw)
+            entry[split] = {k: v for k, v in r.items() if k != "episodes"}
+            if split == "heldout":
+                entry["_episodes"] = r["episodes"]
+            if sampled:
+                r = evaluate(model, tokenizer, tasks, world_model, sizes.max_steps, greedy=False, imagine=imagine,
+                             progress=progress, **eval_kw)
+                entry[split + "_sampled"] = {k: v for k, v in r.items() if k != "episodes"}
+        entry["eval_seconds"] = round(time.perf_counter() - t0, 1)
+        log(f"{name:18s} held-out success {entry['heldout']['success']:.3f} | train-template tasks "
+            f"{entry['train_templates']['success']:.3f} | wm calls/episode {entry['heldout']['wm_calls']:.2f}")
+        return entry
+
+    if "sft" in arms:
+        results["arms"]["sft"] = evaluate_arm("sft", base_model, sampled=sizes.sampled_eval)
+    if "best_of_k" in arms:
+        results["arms"]["best_of_k"] = evaluate_arm(f"best_of_{sizes.best_of_k}", base_model,
+                                                    best_of_k=sizes.best_of_k)
+    trained_models = {}
+    for name in ("wm_r1", "grpo_real", "wm_r1_no_imagine", "wm_r1_no_length"):
+        if name not in arms:
+            continue
+        t = time.perf_counter()
+        start_model = no_imag_model if name == "wm_r1_no_imagine" else _clone(base_model)
+        res = train_wm_r1(arm_configs[name], start_model, tokenizer, rl_tasks, world_model)
+        timings[f"train_{name}"] = time.perf_counter() - t
+        trained_models[name] = res.model
+        results["training"][name] = {
+            "history": res.history, "simulator_steps": res.simulator_steps,
+            "world_model_queries": res.world_model_queries, "world_model_predictions": res.world_model_predictions,
+            "log": [{k: v for k, v in row.items() if k in ("step", "loss", "reward", "reward_std", "entropy",
+                                                          "grad_norm", "learning_rate", "frac_reward_zero_std")}
+                    for row in res.log_history if "loss" in row or "entropy" in row],
+            "seconds": round(res.seconds, 1)}
+        log(f"trained {name}: {sizes.grpo_steps} GRPO steps in {res.seconds:.0f} s, simulator steps "
+            f"{res.simulator_steps}, imagined success {res.history[0]['success']:.2f} -> "
+            f"{res.history[-1]['success']:.2f}, wm calls/episode {res.history[0]['wm_calls']:.2f} -> "
+            f"{res.history[-1]['wm_calls']:.2f}")
+        results["arms"][name] = evaluate_arm(name, res.model, imagine=name != "wm_r1_no_imagine",
+                                             sampled=sizes.sampled_eval and name == "wm_r1")
+    timings["total"] = time.perf_counter() - t_start
+
+    # Diagnostics: the world model's error where this agent goes, and its success judgments.
+    diag_model = trained_models.get("wm_r1", base_model)
+    visited = results["arms"].get("wm_r1", results["arms"].get("sft", {})).get("_episodes", [])
+    results["world_model_error"] = world_model_error(world_model, visited)
+    results["judge_agreement"] = {
+        "train_templates": judge_agreement(diag_model, tokenizer, rl_tasks[:sizes.diagnostic_episodes],
+                                           world_model, sizes.max_steps, seed, sizes.max_turn_tokens)}
+    for entry in results["arms"].values():
+        entry.pop("_episodes", None)
+    results.update({
+        "profile": profile, "seed": seed, "sizes": asdict(sizes), "world_model": wm_info,
+        "policy_parameters": models.count_parameters(base_model),
+        "tasks": {"train_templates": train_templates, "heldout_templates": held_templates,
+                  "n_sft": len(sft_tasks), "n_rl": len(rl_tasks), "n_eval_heldout": len(eval_held),
+                  "n_eval_train_templates": len(eval_train)},
+        "sft_loss": sft_loss, "timings": {k: round(v, 1) for k, v in timings.items()},
+    })
+    results["_models"] = {"sft": base_model, **trained_models}
+    results["_tokenizer"] = tokenizer
+    return results
+
+
+def public(results: dict) -> dict:
+    """The JSON-ready part of run_experiment's result (no models)."""
+    return {k: v for k, v in results.items() if not k.startswith("_")}
+
+
+def mean_std(values: Sequence[float]) -> tuple[float, float]:
+    values = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not values:
+        return float("nan"), float("nan")
+    m = sum(values) / len(values)
+    s = math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
+    return m, s
+
+
+def verdict(wm_r1: Sequence[float], other: Sequence[float]) -> str:
+    """'reproduced' when WM-R1's mean beats the other arm by more than one pooled standard
+    error (over seeds; with one seed, the binomial SE of the evaluation), 'not reproduced' when
+    it is worse by as much, else 'within noise'."""
+    m1, s1 = mean_std(wm_r1)
+    m2, s2 = mean_std(other)
+    if math.isnan(m1) or math.isnan(m2):
+        return "not measured"
+    se = math.sqrt((s1 ** 2 / max(1, len(wm_r1))) + (s2 ** 2 / max(1, len(other))))
+    if se == 0:
+        se = math.sqrt(max(m1 * (1 - m1), 1e-4) / 300 + max(m2 * (1 - m2), 1e-4) / 300)
+    diff = m1 - m2
+    if diff > se:
+        return "reproduced"
+    if diff < -se:
+        return "not reproduced (worse)"
+    return "within noise"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m wmkit.wm_r1 --profile cpu --seeds 3``: every arm over seeds, as JSON."""
+    parser = argparse.ArgumentParser(prog="python -m wmkit.wm_r1", description=main.__doc__)
+    parser.add_argument("--profile", default="cpu", choices=sorted(SIZES))
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--arms", nargs="*", default=None, choices=ARMS)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", default=None, help="JSON file (default runs/<profile>/wm_r1_seeds.json)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    out = Path(args.out) if args.out else REPO / "runs" / args.profile / "wm_r1_seeds.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    report: dict[str, Any] = {"profile": args.profile, "seeds": [], "per_seed": {}}
+    if out.exists():  # resumable: finished seeds are kept
+        report = json.loads(out.read_text())
+    world_model = None
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
+        if str(seed) in report["per_seed"]:
+            print(f"seed {seed}: already in {out}")
+            continue
+        res = run_experiment(args.profile, seed, arms=args.arms, world_model=world_model, progress=False)
+        report["per_seed"][str(seed)] = public(res)
+        report["seeds"] = sorted(int(s) for s in report["per_seed"])
+        report["summary"] = summarize_seeds(report["per_seed"])
+        out.write_text(json.dumps(_jsonable(report), indent=1))
+        print(json.dumps(report["summary"], indent=1))
+    print(f"wrote {out}")
+    return 0
+
+
+def summarize_seeds(per_seed: dict[str, dict]) -> dict:
+    """Mean ± std over seeds of each arm's held-out and train-template success, with verdicts."""
+    arms = sorted({a for r in per_seed.values() for a in r["arms"]})
+    summary: dict[str, Any] = {}
+    for arm in arms:
+        row = {}
+        for split in ("heldout", "train_templates"):
+            vals = [r["arms"][arm][split]["success"] for r in per_seed.values() if arm in r["arms"]]
+            m, s = mean_std(vals)
+            row[split] = {"mean": m, "std": s, "n_seeds": len(vals), "values": vals}
+        summary[arm] = row
+    if "wm_r1" in summary:
+        for arm in arms:
+            if arm == "wm_r1":
+                continue
+            for split in ("heldout", "train_templates"):
+                summary[arm][f"verdict_wm_r1_vs_this_{split}"] = verdict(summary["wm_r1"][split]["values"],
+                                                                        summary[arm][split]["values"])
+    return summary
+
+
+def _jsonable(obj):
+    from wmkit.serialize import jsonable
+
+    return jsonable(obj)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
