@@ -220,7 +220,7 @@ def config_keys(config: Any) -> list[str]:
     return _leaf_paths(config)
 
 
-def _expand_key(config: Any, key: str) -> str:
+def _expand_key(config: Any, key: str, prefix: str = "") -> str:
     names = {f.name for f in dataclasses.fields(config)}
     if key.split(".")[0] in names:
         return key
@@ -228,18 +228,15 @@ def _expand_key(config: Any, key: str) -> str:
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        raise ValueError(f"ambiguous key {key!r}: say which of {', '.join(matches)}")
-    raise ValueError(f"unknown key {key!r}; valid keys: {', '.join(_leaf_paths(config))}")
+        raise ValueError(f"ambiguous key {prefix + key!r}: say which of {', '.join(prefix + m for m in matches)}")
+    raise ValueError(f"unknown key {prefix + key!r}; valid keys: "
+                     f"{', '.join(prefix + p for p in _leaf_paths(config))}")
 
 
 def set_value(config: Any, key: str, value: Any, prefix: str = "") -> Any:
     """A copy of dataclass `config` with the (dotted) `key` set to `value`, type-checked."""
-    key = _expand_key(config, key)
+    key = _expand_key(config, key, prefix)
     head, _, rest = key.partition(".")
-    names = {f.name for f in dataclasses.fields(config)}
-    if head not in names:
-        raise ValueError(f"unknown key {prefix + key!r}; valid keys: "
-                         f"{', '.join(prefix + p for p in _leaf_paths(config))}")
     current = getattr(config, head)
     if rest:
         if not (dataclasses.is_dataclass(current) and not isinstance(current, type)):
