@@ -188,6 +188,28 @@ def test_world_model_job_on_every_gpu(tmp_path):
 
 
 @pytest.mark.multigpu
+def test_rlvr_job_on_every_gpu(tmp_path):
+    """Notebook 02's GRPO job on all visible GPUs, from a world model the SFT job built there."""
+    import torch
+
+    n = torch.cuda.device_count()
+    config = REPO / "wmkit" / "configs" / "accelerate" / "multi_gpu_ddp.yaml"
+    launch = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(config),
+              "--num_processes", str(n), "-m", "wmkit", "train"]
+    out = subprocess.run([*launch, "world-model", "--profile", "smoke", *WM_OVERRIDES, f"batch_size={8 * n}",
+                          f"out={tmp_path / 'wm'}"], check=False, capture_output=True, text=True, timeout=600,
+                         cwd=REPO, env=_env(4))
+    assert out.returncode == 0, out.stderr[-3000:]
+    out = subprocess.run([*launch, "rlvr", "--profile", "smoke", f"world_model={tmp_path / 'wm'}",
+                          f"out={tmp_path / 'rl'}", "max_steps=3", "num_generations=4", f"prompts_per_step={n}",
+                          "max_completion_length=32"], check=False, capture_output=True, text=True, timeout=600,
+                         cwd=REPO, env=_env(4))
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = _last_json(out.stdout)
+    assert result["processes"] == n and result["steps"] == 3 and result["ranks_agree"] is True
+
+
+@pytest.mark.multigpu
 def test_grpo_on_every_gpu(tmp_path):
     """The tiny GRPO job on all visible GPUs: identical parameters on every rank, the reward rises."""
     import torch

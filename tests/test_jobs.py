@@ -170,12 +170,26 @@ def test_registering_a_job_is_one_call_and_lazy(monkeypatch, tmp_path):
 
 def test_one_process_jobs_run_only_on_rank_0(monkeypatch):
     monkeypatch.setattr(jobs, "JOBS", dict(jobs.JOBS))
-    jobs.register_job("solo", _Toy, lambda config: "ran", "numpy job", distributed=False)
+    import os
+
+    # Rank 0 runs alone, with the launcher's variables gone (a Trainer inside must not wait for rank 1).
+    jobs.register_job("solo", _Toy, lambda config: ("ran", os.environ.get("WORLD_SIZE")), "numpy job",
+                      distributed=False)
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setenv("RANK", "1")
     assert jobs.run_job("solo", _Toy()) is None
     monkeypatch.setenv("RANK", "0")
-    assert jobs.run_job("solo", _Toy()) == "ran"
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    assert jobs.run_job("solo", _Toy()) == ("ran", None)
+
+
+def test_every_notebook_job_is_registered_with_profile_defaults():
+    assert {"world-model", "rlvr", "wm-r1", "wmrl"} <= set(jobs.JOBS)
+    rlvr = jobs.build_config("rlvr", profile="smoke", overrides=["max_steps=2", "rlvr.prompts_per_step=6"])
+    assert (rlvr.rlvr.max_steps, rlvr.rlvr.prompts_per_step, rlvr.rlvr.reward) == (2, 6, "task_specific")
+    wm_r1 = jobs.build_config("wm-r1", profile="smoke", overrides=["arms=[wm_r1]", "seed=2"])
+    assert (wm_r1.profile, wm_r1.arms, wm_r1.seed) == ("smoke", ("wm_r1",), 2)
+    assert not jobs.JOBS["wm-r1"].distributed and jobs.JOBS["rlvr"].distributed
 
 
 def test_wmrl_job_config_mirrors_its_command_line():

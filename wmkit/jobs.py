@@ -342,10 +342,14 @@ def run_job(job_or_name: Job | str, config: Any) -> Any:
     """Run a job with a built config; the result comes back on every rank that ran it."""
     entry = get_job(job_or_name) if isinstance(job_or_name, str) else job_or_name
     rank, world = process_rank()
-    if not entry.distributed and world > 1 and rank != 0:
-        return None
     if not entry.distributed and world > 1:
+        if rank != 0:
+            return None
         print(f"wmkit: job {entry.name!r} runs on one process; ranks 1..{world - 1} are idle", file=sys.stderr)
+        # Rank 0 goes on alone: a Trainer inside must not wait for the others to join a process group.
+        for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
+                     "ROLE_WORLD_SIZE"):
+            os.environ.pop(name, None)
     return entry.run_function()(config)
 
 
@@ -654,8 +658,109 @@ def run_wmrl(config: WMRLJob) -> dict:
     return {"job": "wmrl", "status": status, "report": out}
 
 
+@dataclass
+class RLVRJob:
+    """Notebook 02's training: GRPO with a verifiable reward on notebook 01's world model.
+
+    ``rlvr`` is `wmkit.rl.RLVRConfig` (the notebook's dataclass); its ``prompts_per_step`` is
+    the global count: under N processes each takes 1/N, so a step sees the notebook's batch.
+    """
+
+    profile: str = "auto"
+    """smoke | cpu | gpu | auto."""
+    seed: int = 0
+    """Seed of the RL data sample (the world model's own seed is the one it was built with)."""
+    envs: tuple[str, ...] = ("textgame",)
+    """Environments whose training transitions RL sees."""
+    world_model: str | None = None
+    """Folder of notebook 01's world model (default runs/<profile>/01_build_world_model/world_model;
+    built there when missing, one process only)."""
+    out: str | None = None
+    """Output folder (default runs/<profile>/02_rlvr_world_model/rlvr_job): checkpoints, final/."""
+    rlvr: Any = None
+    """wmkit.rl.RLVRConfig (its output_dir is set from ``out``)."""
+
+    @classmethod
+    def from_profile(cls, profile: str = "auto") -> RLVRJob:
+        from wmkit.profiles import resolve_profile_name
+        from wmkit.rl import RLVRConfig
+
+        return cls(profile=resolve_profile_name(profile), rlvr=RLVRConfig(output_dir=""))
+
+
+def run_rlvr(config: RLVRJob) -> dict:
+    """`wmkit.rl.train_rlvr` on notebook 01's world model; the merged model goes to out/final."""
+    from dataclasses import replace
+
+    from wmkit import models, rl
+    from wmkit.pipeline import FINAL, ensure_world_model
+
+    processes = process_rank()[1]
+    if config.rlvr.prompts_per_step % processes:
+        raise ValueError(f"rlvr.prompts_per_step {config.rlvr.prompts_per_step} is the global count and must "
+                         f"divide by the {processes} processes")
+    wm_dir = Path(config.world_model) if config.world_model else (
+        REPO / "runs" / config.profile / "01_build_world_model" / "world_model")
+    if processes > 1 and not (wm_dir / FINAL / "wmkit_info.json").exists():
+        raise ValueError(f"no world model in {wm_dir / FINAL}; build it first: wmkit train world-model "
+                         f"--profile {config.profile} out={wm_dir}")
+    run = ensure_world_model(config.profile, wm_dir, seed=0)
+    train = [t for t in run.splits["train"] if t.env in config.envs]
+    data = rl.rl_transitions(train, config.rlvr.unchanged_ratio, config.seed)
+    out = Path(config.out) if config.out else REPO / "runs" / config.profile / "02_rlvr_world_model" / "rlvr_job"
+    rl_config = replace(config.rlvr, output_dir=str(out), prompts_per_step=config.rlvr.prompts_per_step // processes,
+                        show_progress=config.rlvr.show_progress and is_main_process())
+    result = rl.train_rlvr(run.model, run.tokenizer, data, rl_config)
+    fingerprints = rank_fingerprints(result.model)
+    if is_main_process():
+        models.save_model(result.model, run.tokenizer, out / FINAL)
+    rewards = result.curve("reward")
+    return {"job": "rlvr", "folder": str(out / FINAL), "processes": processes, "world_model": str(wm_dir),
+            "n_train": result.n_train, "steps": result.steps, "seconds": round(result.seconds, 2),
+            "rewards": rewards, "rank_fingerprints": fingerprints,
+            "ranks_agree": None if None in fingerprints else len(set(fingerprints)) == 1}
+
+
+@dataclass
+class WMR1Job:
+    """Notebook 03's experiment for one seed (`wmkit.wm_r1.run_experiment`): SFT warm start, then
+    every arm's GRPO (in the world model or the simulator) and its evaluation in the simulator."""
+
+    profile: str = "cpu"
+    """smoke | cpu | gpu (sizes of wmkit.wm_r1.SIZES)."""
+    seed: int = 0
+    """Seed of tasks, warm start and rollouts."""
+    arms: tuple[str, ...] | None = None
+    """Arms to run (default: the profile's)."""
+    model: str | None = None
+    """Policy model (default: the profile's from-scratch policy)."""
+    out: str | None = None
+    """Output folder (default runs/<profile>/03_wm_r1_gui_agent/seed<seed>)."""
+
+    @classmethod
+    def from_profile(cls, profile: str = "auto") -> WMR1Job:
+        from wmkit.profiles import resolve_profile_name
+
+        return cls(profile=resolve_profile_name(profile))
+
+
+def run_wm_r1(config: WMR1Job) -> dict:
+    """`wmkit.wm_r1.run_experiment` with these settings; returns its public results."""
+    from wmkit import wm_r1
+
+    wm_r1.sizes_for(config.profile)  # one clear line for an unknown profile
+    result = wm_r1.run_experiment(config.profile, config.seed, out_dir=config.out, model_name=config.model,
+                                  arms=config.arms, progress=is_main_process())
+    return {"job": "wm-r1", **wm_r1.public(result)}
+
+
 register_job("world-model", "wmkit.jobs:WorldModelJob", "wmkit.jobs:run_world_model",
              "notebook 01: collect transitions, train the world model by completion-only SFT (DDP/FSDP-ready)")
 register_job("wmrl", "wmkit.jobs:WMRLJob", "wmkit.jobs:run_wmrl",
              "notebook 04: WMRL anchored-debiasing experiments over seeds (numpy; one process)",
+             distributed=False)
+register_job("rlvr", "wmkit.jobs:RLVRJob", "wmkit.jobs:run_rlvr",
+             "notebook 02: GRPO with a verifiable reward on notebook 01's world model (wmkit.rl, DDP-ready)")
+register_job("wm-r1", "wmkit.jobs:WMR1Job", "wmkit.jobs:run_wm_r1",
+             "notebook 03: WM-R1 GUI agent, SFT warm start + GRPO arms + simulator evaluation (one process)",
              distributed=False)
