@@ -77,3 +77,10 @@ def test_best_of_k_is_monotone(tiny_lm, small_splits):
     test = small_splits["test"][:4]
     curve = rl.best_of_k_curve(model, tok, test, k_max=3, max_new_tokens=8)
     assert len(curve) == 3 and curve == sorted(curve) and all(0 <= c <= 1 for c in curve)
+
+
+def test_kl_and_full_parameter_settings_reach_trl(tmp_path):
+    config = rl.RLVRConfig(output_dir=str(tmp_path), beta=0.001, lora=False, num_generations=4, prompts_per_step=2)
+    trl_config = config.settings().to_trl_config()
+    assert trl_config.beta == 0.001 and trl_config.num_generations == 4
+    assert trl_config.per_device_train_batch_size == 8

@@ -45,3 +45,24 @@ def check_applied_screen(answer, before: str, diff: str) -> bool | None:
     return _verdict(isinstance(answer, str) and answer.strip() == (truth or "").strip(),
                     "remove deleted lines, replace updated ones, add new ones, keep the header first "
                     "and elements in id order.")
+
+
+def check_group_advantage(answer, rewards: Sequence[float], index: int = 0) -> bool | None:
+    """Exercise (notebook 02): TRL's group-relative advantage of completion `index` (unbiased std)."""
+    import statistics
+
+    if answer is None:
+        print("not answered yet")
+        return None
+    truth = (rewards[index] - statistics.fmean(rewards)) / (statistics.stdev(rewards) + 1e-4)
+    return _verdict(abs(float(answer) - truth) < 1e-2,
+                    "subtract the group mean, divide by the sample standard deviation (n - 1).")
+
+
+def check_max_unchanged_task_reward(answer) -> bool | None:
+    """Exercise (notebook 02): the largest task-specific reward on an unchanged transition."""
+    if answer is None:
+        print("not answered yet")
+        return None
+    return _verdict(abs(float(answer) - 0.3) < 1e-9,
+                    "0.09 + 0.01 + 0.2: the changed-properties term is left out when nothing changes.")

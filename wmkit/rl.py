@@ -155,6 +155,9 @@ class RLVRConfig:
     """Optimizer steps."""
     unchanged_ratio: float = 0.25
     """Unchanged transitions added per changed one (RLVR-World trains on all changed plus a sample)."""
+    lora: bool = True
+    """Train LoRA adapters (merged back at the end); False trains every parameter, as the authors do
+    (sensible for the tiny from-scratch models, where the whole model is smaller than a LoRA of a 1B one)."""
     lora_r: int = 16
     """LoRA rank (adapters on every linear layer)."""
     lora_alpha: int = 32
@@ -229,17 +232,15 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     start = time.perf_counter()
     dataset = rl_dataset(tokenizer, transitions)
     settings = config.settings()
-    extra = dict(save_steps=config.save_steps, logging_steps=config.logging_steps,
-                 disable_tqdm=not config.show_progress, shuffle_dataset=True,
-                 remove_unused_columns=False)
-    if config.beta > 0:
-        extra["beta"] = config.beta
-    trl_config = settings.to_trl_config(**extra)
+    trl_config = settings.to_trl_config(save_steps=config.save_steps, logging_steps=config.logging_steps,
+                                        disable_tqdm=not config.show_progress, shuffle_dataset=True,
+                                        remove_unused_columns=False)
     # Completions end at the tokenizer's end-of-turn token, as in worldmodel.generate.
     trl_config.generation_kwargs = {"eos_token_id": tokenizer.eos_token_id,
                                     "pad_token_id": tokenizer.pad_token_id}
-    policy = add_lora(copy.deepcopy(model), r=config.lora_r, alpha=config.lora_alpha,
-                      quantized=config.quantized)
+    policy = copy.deepcopy(model)
+    if config.lora:
+        policy = add_lora(policy, r=config.lora_r, alpha=config.lora_alpha, quantized=config.quantized)
     tokenizer.padding_side = "left"
     trainer = GRPOTrainer(model=policy, args=trl_config, train_dataset=dataset,
                           reward_funcs=list(reward_funcs or reward_functions(
@@ -247,7 +248,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
                           processing_class=tokenizer, callbacks=list(callbacks or []))
     resume_from = latest_checkpoint(settings.output_dir) if config.resume else None
     trainer.train(resume_from_checkpoint=resume_from)
-    merged = trainer.model.merge_and_unload()
+    merged = trainer.model.merge_and_unload() if config.lora else trainer.model
     merged.eval()
     result = RLVRResult(model=merged, log_history=list(trainer.state.log_history),
                         steps=trainer.state.global_step, seconds=time.perf_counter() - start,
