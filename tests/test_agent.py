@@ -12,7 +12,7 @@ from wmkit.envs import phone
 
 
 def test_parse_action_turn():
-    turn = ag.parse_turn('Thought: find "Location".\nAction: tap(4)')
+    turn = ag.parse_turn('Thought: find "Location". Action: tap(4)')
     assert turn == ag.ParsedTurn("action", "tap(4)", 'find "Location".')
 
 

@@ -29,3 +29,26 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
             assert len(evaluation["rollout"]["model"]) == 5
         assert set(results["verdicts"]) == {"textgame", "phone"}
         assert any(p.suffix == ".png" for p in (out / path.stem).iterdir())
+    if path.stem.startswith("02"):
+        for mode in ("greedy", "sampled"):
+            for summary in (results["textgame"]["before"][mode], results["phone"]["before"][mode]):
+                assert summary["n"] > 0 and 0 <= summary["changed"] <= 1 and 0 <= summary["unchanged"] <= 1
+        arms = results["textgame"]["arms"]
+        assert set(results["sizes"]["rewards"]) <= set(arms)
+        for arm in arms.values():
+            assert arm["steps"] == results["sizes"]["steps"] and len(arm["reward_curve"]) == arm["steps"]
+        assert 0 < results["rwml"]["threshold"]["tau"] <= 1
+        assert set(results["rwml"]["quality"]) == set(results["rwml"]["forgetting"])
+        assert len(results["best_of_k"]["mle"]) == results["sizes"]["best_of_k"]
+        assert results["best_of_k"]["mle"] == sorted(results["best_of_k"]["mle"])  # any-of-k never drops
+        assert all(v["verdict"] in ("reproduced (same direction)", "not reproduced") for v in results["verdicts"])
+        assert (out / path.stem / "mle_vs_rlvr.png").exists() and (out / path.stem / "rwml.png").exists()
+    if path.stem.startswith("03"):
+        assert {"sft", "wm_r1"} <= set(results["arms"])
+        for arm in results["arms"].values():
+            for split in ("heldout", "train_templates"):
+                assert arm[split]["n"] > 0 and 0 <= arm[split]["success"] <= 1
+        assert results["training"]["wm_r1"]["simulator_steps"] == 0  # WM-R1 never steps the simulator
+        assert len(results["training"]["wm_r1"]["history"]) == results["sizes"]["grpo_steps"]
+        assert [row["transitions"] for row in results["throughput"]] == ["simulator", "world_model"]
+        assert (out / path.stem / "wm_calls_per_trajectory.png").exists()

@@ -1,9 +1,8 @@
 """A GUI agent for the phone: turn format, imagined world-model calls, batched multi-turn rollouts.
 
-Turn format (WM-R1, as the authors' code writes it)::
+Turn format (WM-R1, as the authors' code writes it, here on one line)::
 
-    Thought: find "Location".
-    Action: tap(4)
+    Thought: find "Location". Action: tap(4)
 
 A thought may instead end in ``call_wm(action='tap(4)')`` with no ``Action:`` line: that turn is
 *imagined*. The world model's predicted next screen comes back as a system observation
@@ -117,7 +116,9 @@ def format_turn(thought: str, action: str | None = None, imagine: str | None = N
     if imagine is not None:
         quote = '"' if "'" in imagine else "'"
         return f"Thought: {thought} call_wm(action={quote}{imagine}{quote})"
-    return f"Thought: {thought}\nAction: {action}"
+    # One line: the paper writes Action: on its own line; a from-scratch model learns the format far
+    # sooner when the newline (which also separates screen lines) does not have to mean two things.
+    return f"Thought: {thought} Action: {action}"
 
 
 def prompt_text(task: phone.PhoneTask, screen: str) -> str:

@@ -111,16 +111,18 @@ _GPU = TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_
 
 SIZES: dict[str, WMR1Sizes] = {
     "smoke": WMR1Sizes(
-        policy=_SMALL, max_ref_len=4, max_steps=5, sft_tasks=80, sft_epochs=1.0, sft_learning_rate=3e-3,
-        sft_batch_size=16, imagine_rate=0.3, grpo_steps=2, group_size=4, prompts_per_step=2, learning_rate=1e-4,
-        train_tasks=16, eval_heldout=16, eval_train=8, baselines=ARMS, best_of_k=2, throughput_tasks=8,
-        lora=True, wm_max_new_tokens=96, sampled_eval=False, diagnostic_episodes=8,
+        policy=_SMALL, max_ref_len=4, max_steps=4, sft_tasks=40, sft_epochs=1.0, sft_learning_rate=3e-3,
+        sft_batch_size=8, imagine_rate=0.3, grpo_steps=2, group_size=2, prompts_per_step=2, learning_rate=1e-4,
+        train_tasks=8, eval_heldout=8, eval_train=4, baselines=ARMS, best_of_k=2, throughput_tasks=4,
+        lora=True, wm_max_new_tokens=96, sampled_eval=False, diagnostic_episodes=4,
     ),
+    # 2 CPU cores: the four main arms; the two ablations run through the CLI (--arms).
     "cpu": WMR1Sizes(
-        policy=_CPU, max_ref_len=5, max_steps=7, sft_tasks=600, sft_epochs=2.0, sft_learning_rate=2e-3,
-        sft_batch_size=16, imagine_rate=0.3, grpo_steps=30, group_size=8, prompts_per_step=4,
-        learning_rate=1e-4, train_tasks=400, eval_heldout=300, eval_train=120, baselines=ARMS, best_of_k=4,
-        throughput_tasks=32, wm_max_new_tokens=160,
+        policy=_CPU, max_ref_len=4, max_steps=6, sft_tasks=400, sft_epochs=4.0, sft_learning_rate=3e-3,
+        sft_batch_size=8, imagine_rate=0.3, grpo_steps=20, group_size=8, prompts_per_step=2,
+        learning_rate=1e-4, train_tasks=300, eval_heldout=300, eval_train=100,
+        baselines=("sft", "wm_r1", "grpo_real", "best_of_k"), best_of_k=4, throughput_tasks=16,
+        wm_max_new_tokens=160, diagnostic_episodes=48,
     ),
     "gpu": WMR1Sizes(
         policy=_GPU, max_ref_len=9, max_steps=12, sft_tasks=4000, sft_epochs=3.0, sft_learning_rate=1e-3,
@@ -530,7 +532,7 @@ def throughput(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: 
         steps = sum(e.steps for e in episodes)
         rows.append({"transitions": kind, "device_latency_s": device_latency if kind == "simulator" else 0.0,
                      "episodes": len(episodes), "agent_steps": steps, "seconds": round(seconds, 2),
-                     "environment_seconds": round(source.seconds, 2),
+                     "environment_seconds": round(source.seconds, 2), "batched_step_calls": source.step_calls,
                      "steps_per_second": steps / seconds if seconds else float("nan")})
     return rows
 
@@ -780,3 +782,40 @@ def _jsonable(obj):
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# --------------------------------------------------------------------------- exercise checkers
+
+def _verdict_line(ok: bool, hint: str) -> bool:
+    print("correct" if ok else f"not yet: {hint}")
+    return ok
+
+
+def check_group_rewards(answer, successes, lengths, calls, max_steps: int) -> bool | None:
+    """Exercise: the composite rewards of one group, computed by hand."""
+    from wmkit.rewards.wm_r1 import composite_rewards
+
+    if answer is None:
+        print("not answered yet")
+        return None
+    truth = composite_rewards(successes, lengths, calls, max_steps=max_steps)
+    ok = len(answer) == len(truth) and all(abs(float(a) - t) < 1e-3 for a, t in zip(answer, truth))
+    return _verdict_line(ok, "p, L_ref and the budget first; then λ = (len − budget)/budget per rollout, "
+                             "the same for the calls with n_max = 5; R = R_succ + 0.5·R_L + 0.1·R_WM.")
+
+
+def check_turn_kind(answer, text: str) -> bool | None:
+    """Exercise: what kind of turn a text is ('action', 'imagine' or 'invalid')."""
+    if answer is None:
+        print("not answered yet")
+        return None
+    return _verdict_line(answer == ag.parse_turn(text).kind,
+                         "an Action: line wins; call_wm(...) without one is imagined; anything else fails.")
+
+
+def check_no_signal(answer) -> bool | None:
+    """Exercise: does a group in which every rollout failed with the same length teach GRPO anything?"""
+    if answer is None:
+        print("not answered yet")
+        return None
+    return _verdict_line(answer is False, "equal rewards in a group give zero advantages.")
