@@ -137,6 +137,7 @@ def test_set_value_types_nesting_and_shortcuts():
     assert jobs.set_value(toy, "size", "none").size is None
     assert jobs.set_value(toy, "flags", "b, c").flags == ("b", "c")
     assert jobs.set_value(toy, "inner.rate", 1).inner.rate == 1.0
+    assert jobs.set_value(toy, "inner.rate", jobs.parse_override("rate=5e-4")[1]).inner.rate == 5e-4  # YAML: text
     assert jobs.set_value(toy, "inner", {"steps": 4}).inner == _Inner(0.1, 4)
     with pytest.raises(ValueError, match="ambiguous key 'rate': say which of inner.rate, other.rate"):
         jobs.set_value(toy, "rate", 1.0)

@@ -186,10 +186,20 @@ def _coerce(value: Any, hint: Any, key: str, current: Any = None) -> Any:
     if hint is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
+        if isinstance(value, str):  # "1_000", or from a file
+            try:
+                return int(value)
+            except ValueError:
+                pass
         raise bad()
     if hint is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
+        if isinstance(value, str):  # PyYAML reads 5e-4 (no dot) as text
+            try:
+                return float(value)
+            except ValueError:
+                pass
         raise bad()
     if hint is str:
         if isinstance(value, str):
