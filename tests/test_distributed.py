@@ -43,13 +43,22 @@ def _env(threads: int = 1) -> dict:
     return env
 
 
+def free_port() -> int:
+    """A TCP port nobody listens on now (for the launcher's rendezvous)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def _launch(args: list[str], processes: int, timeout: int = 240) -> tuple[subprocess.CompletedProcess, float]:
     """Run `args` (a module or script with its arguments) on 1 process, or under accelerate launch."""
     if processes == 1:
         command = [sys.executable, *args]
     else:
         command = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(CPU_2PROC),
-                   "--num_processes", str(processes), "--main_process_port", str(29500 + os.getpid() % 1000),
+                   "--num_processes", str(processes), "--main_process_port", str(free_port()),
                    *args]
     start = time.perf_counter()
     out = subprocess.run(command, check=False, capture_output=True, text=True, timeout=timeout, cwd=REPO, env=_env())

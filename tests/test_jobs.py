@@ -248,9 +248,12 @@ def test_notebook_launch_runs_in_process_without_gpus(tmp_path):
 @pytest.mark.slow
 def test_notebook_launch_forks_two_cpu_processes_when_forced(tmp_path):
     """The multi-GPU branch (accelerate.notebook_launcher, fork) exercised on CPUs with gloo."""
+    from tests.test_distributed import free_port
+
     script = (f"import sys; sys.path.insert(0, {str(REPO)!r}); from tests.test_jobs import _rank_sum; "
               "from wmkit.jobs import notebook_launch; "
-              f"print(notebook_launch(_rank_sum, {str(tmp_path)!r}, num_processes=2, force=True, use_port='29633'))")
+              f"print(notebook_launch(_rank_sum, {str(tmp_path)!r}, num_processes=2, force=True, "
+              f"use_port='{free_port()}'))")
     out = subprocess.run([sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=120,
                          cwd=REPO)
     assert out.returncode == 0, out.stderr[-2000:]
