@@ -84,3 +84,23 @@ def test_kl_and_full_parameter_settings_reach_trl(tmp_path):
     trl_config = config.settings().to_trl_config()
     assert trl_config.beta == 0.001 and trl_config.num_generations == 4
     assert trl_config.per_device_train_batch_size == 8
+
+
+@pytest.mark.slow
+def test_qlora_grpo_code_path_on_cpu(tiny_lm, small_splits, tmp_path):
+    """RLVR with NF4 base weights + LoRA (the CUDA path), exercised on CPU: adapters move."""
+    pytest.importorskip("bitsandbytes")
+    from wmkit import models
+
+    model, tok, config = tiny_lm
+    models.save_model(model, tok, tmp_path / "m", tiny_config=config)
+    base, tok = models.load_model(str(tmp_path / "m"), quantization="nf4")
+    data = rl.rl_transitions([t for t in small_splits["train"] if t.env == "phone"], 0.25, seed=0)
+    config = rl.RLVRConfig(output_dir=str(tmp_path / "rl"), num_generations=2, prompts_per_step=2, max_steps=1,
+                           learning_rate=1e-2, max_completion_length=8, show_progress=False, quantized=True)
+    result = rl.train_rlvr(base, tok, data, config,
+                           reward_funcs=[lambda completions, **kw: [len(c) / 50 for c in completions]])
+    lora = {n: p for n, p in result.model.named_parameters() if "lora_B" in n}
+    assert lora and any(p.abs().sum() > 0 for p in lora.values())  # B starts at zero
+    with pytest.raises(ValueError, match="lora=True"):
+        rl.train_rlvr(base, tok, data, rl.RLVRConfig(output_dir=str(tmp_path), quantized=True, lora=False))

@@ -163,7 +163,9 @@ class RLVRConfig:
     lora_alpha: int = 32
     """LoRA scale numerator (scale = alpha / r)."""
     quantized: bool = False
-    """QLoRA: load the base weights in 4-bit NF4 (CUDA; on CPU only to exercise the code path)."""
+    """QLoRA: the model given to `train_rlvr` was loaded in 4-bit NF4 (`models.load_model(folder,
+    quantization="nf4")`); adapters are trained on it in place and returned unmerged (merging into
+    4-bit weights would round them). CUDA for results; on a CPU only to exercise the code path."""
     repetition_weight: float = 0.5
     """λ of the continuous_rep reward."""
     save_steps: int = 20
@@ -217,7 +219,8 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
                reward_funcs: Sequence[Callable] | None = None) -> RLVRResult:
     """GRPO with a verifiable reward on `transitions` (already filtered to what RL should see).
 
-    `model` is left untouched: a copy is wrapped with LoRA, trained, merged and returned.
+    `model` is left untouched: a copy is wrapped with LoRA, trained, merged and returned (with
+    `quantized=True` the 4-bit model gets its adapters in place and comes back as a PeftModel).
     `reward_funcs` (TRL reward functions) replaces the reward named in the config: bring your own.
     """
     import copy
@@ -238,7 +241,9 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     # Completions end at the tokenizer's end-of-turn token, as in worldmodel.generate.
     trl_config.generation_kwargs = {"eos_token_id": tokenizer.eos_token_id,
                                     "pad_token_id": tokenizer.pad_token_id}
-    policy = copy.deepcopy(model)
+    if config.quantized and not config.lora:
+        raise ValueError("quantized=True needs lora=True: 4-bit weights are not trained directly")
+    policy = model if config.quantized else copy.deepcopy(model)
     if config.lora:
         policy = add_lora(policy, r=config.lora_r, alpha=config.lora_alpha, quantized=config.quantized)
     tokenizer.padding_side = "left"
@@ -248,7 +253,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
                           processing_class=tokenizer, callbacks=list(callbacks or []))
     resume_from = latest_checkpoint(settings.output_dir) if config.resume else None
     trainer.train(resume_from_checkpoint=resume_from)
-    merged = trainer.model.merge_and_unload() if config.lora else trainer.model
+    merged = trainer.model.merge_and_unload() if config.lora and not config.quantized else trainer.model
     merged.eval()
     result = RLVRResult(model=merged, log_history=list(trainer.state.log_history),
                         steps=trainer.state.global_step, seconds=time.perf_counter() - start,
