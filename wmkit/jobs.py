@@ -624,8 +624,9 @@ def run_world_model(config: WorldModelJob) -> dict:
               "global_batch": config.world_model.batch_size,
               "per_device_batch": config.world_model.batch_size // processes, **run.info,
               "train_seconds": round(run.sft.seconds, 2) if run.sft else None,
+              # (None after a resume: the step count then includes steps this call did not take)
               "train_samples_per_second": round(run.sft.steps * config.world_model.batch_size / run.sft.seconds, 2)
-              if run.sft and run.sft.seconds else None,
+              if run.sft and run.sft.seconds and not run.sft.extra.get("resumed_from") else None,
               "train_losses": losses, "eval_losses": [e["eval_loss"] for e in history if "eval_loss" in e],
               "rank_fingerprints": fingerprints,
               "ranks_agree": None if None in fingerprints else len(set(fingerprints)) == 1}
