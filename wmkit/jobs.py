@@ -693,10 +693,23 @@ class RLVRJob:
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> RLVRJob:
+        """Notebook 02's sizes for the profile (`wmkit.rlvr_experiments.SIZES`), as its text-game arm uses them."""
         from wmkit.profiles import resolve_profile_name
         from wmkit.rl import RLVRConfig
 
-        return cls(profile=resolve_profile_name(profile), rlvr=RLVRConfig(output_dir=""))
+        name = resolve_profile_name(profile)
+        config = RLVRConfig(output_dir="")
+        try:
+            from wmkit.rlvr_experiments import sizes_for
+
+            sizes = sizes_for(name)
+            config = RLVRConfig(output_dir="", num_generations=sizes.num_generations,
+                                prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
+                                max_completion_length=sizes.max_completion_length, max_steps=sizes.steps,
+                                save_steps=max(5, sizes.steps // 2))
+        except (ImportError, AttributeError, ValueError):  # sizes not there: RLVRConfig's defaults
+            pass
+        return cls(profile=name, rlvr=config)
 
 
 def run_rlvr(config: RLVRJob) -> dict:
