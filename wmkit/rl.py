@@ -168,6 +168,13 @@ class RLVRConfig:
     4-bit weights would round them). CUDA for results; on a CPU only to exercise the code path."""
     repetition_weight: float = 0.5
     """λ of the continuous_rep reward."""
+    gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass to save memory (TRL's default is on). The kit's
+    tiny models do not need it; turn it on for big models on small GPUs (tutorials/multi_gpu.md)."""
+    use_vllm: bool = False
+    """Generate rollouts with vLLM (CUDA, vLLM installed; see tutorials/multi_gpu.md)."""
+    vllm_mode: str = "colocate"
+    """'colocate' (vLLM in the training process) or 'server' (a separate `trl vllm-serve`)."""
     save_steps: int = 20
     """Checkpoint every this many steps (resumable)."""
     resume: bool = True
@@ -185,7 +192,8 @@ class RLVRConfig:
             per_device_train_batch_size=self.prompts_per_step * self.num_generations,
             learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
             scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
-            temperature=self.temperature, max_steps=self.max_steps, seed=self.seed)
+            temperature=self.temperature, max_steps=self.max_steps, seed=self.seed,
+            use_vllm=self.use_vllm, vllm_mode=self.vllm_mode)
 
     def check(self) -> None:
         if self.reward not in REWARD_NAMES:
@@ -237,7 +245,8 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     settings = config.settings()
     trl_config = settings.to_trl_config(save_steps=config.save_steps, logging_steps=config.logging_steps,
                                         disable_tqdm=not config.show_progress, shuffle_dataset=True,
-                                        remove_unused_columns=False)
+                                        remove_unused_columns=False,
+                                        gradient_checkpointing=config.gradient_checkpointing)
     # Completions end at the tokenizer's end-of-turn token, as in worldmodel.generate.
     trl_config.generation_kwargs = {"eos_token_id": tokenizer.eos_token_id,
                                     "pad_token_id": tokenizer.pad_token_id}

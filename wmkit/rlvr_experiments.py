@@ -95,7 +95,7 @@ SIZES: dict[str, RLVRSizes] = {
         steps=2, num_generations=2, prompts_per_step=2, learning_rate=1e-4, max_completion_length=24,
         eval_changed=4, eval_unchanged=2, eval_samples=2, max_new_tokens=32,
         rewards=("binary", "task_specific"), group_sizes=(2, 4), phone_steps=2, best_of_k=2,
-        twx_episodes=12, twx_warm_fraction=0.3, twx_warm_epochs=1.0, twx_steps=2, twx_sft_epochs=1.0,
+        twx_episodes=24, twx_warm_fraction=0.3, twx_warm_epochs=1.0, twx_steps=2, twx_sft_epochs=1.0,
         twx_max_chars=100, twx_eval=4, easy_keep_probability=0.1, forgetting_eval=4),
     "cpu": RLVRSizes(
         steps=30, num_generations=8, prompts_per_step=4, learning_rate=1e-4, max_completion_length=128,
@@ -185,17 +185,22 @@ def _prompts(tokenizer, transitions: Sequence[Transition]) -> list[str]:
     return [prompt_text(tokenizer, t.env, t.state, t.action) for t in transitions]
 
 
+def _mean(values) -> float:
+    values = list(values)
+    return statistics.fmean(values) if values else float("nan")
+
+
 def twx_quality(model, tokenizer, transitions: Sequence[Transition], embedding_reward, max_new_tokens: int) -> dict:
     """Greedy next-observation quality: exact match, embedding reward (cos ≥ τ), mean cosine, ROUGE-L."""
     predictions = [p[0] for p in generate(model, tokenizer, _prompts(tokenizer, transitions), max_new_tokens)]
     truths = [t.next_state for t in transitions]
     sims = embedding_reward.similarities(predictions, truths)
     return {
-        "exact": statistics.fmean(float(p.strip() == t) for p, t in zip(predictions, truths)),
-        "embedding_reward": statistics.fmean(float(s >= embedding_reward.tau) for s in sims),
-        "cosine": float(sims.mean()),
-        "rouge_l": statistics.fmean(rouge_l_f1(p, t) for p, t in zip(predictions, truths)),
-        "repetition": statistics.fmean(repeated_ngram_share(p) for p in predictions),
+        "exact": _mean(float(p.strip() == t) for p, t in zip(predictions, truths)),
+        "embedding_reward": _mean(float(s >= embedding_reward.tau) for s in sims),
+        "cosine": _mean(float(s) for s in sims),
+        "rouge_l": _mean(rouge_l_f1(p, t) for p, t in zip(predictions, truths)),
+        "repetition": _mean(repeated_ngram_share(p) for p in predictions),
         "n": len(transitions),
         "examples": [{"action": t.action, "truth": t.next_state, "predicted": p}
                      for t, p in list(zip(transitions, predictions))[:3]],
@@ -205,8 +210,7 @@ def twx_quality(model, tokenizer, transitions: Sequence[Transition], embedding_r
 def kit_accuracy(model, tokenizer, transitions: Sequence[Transition], max_new_tokens: int) -> float:
     """Greedy exact accuracy on the kit's own environments (the forgetting check)."""
     predictions = generate(model, tokenizer, _prompts(tokenizer, transitions), max_new_tokens)
-    return statistics.fmean(float(is_exact(t.env, t.state, p[0], t.next_state))
-                            for t, p in zip(transitions, predictions))
+    return _mean(float(is_exact(t.env, t.state, p[0], t.next_state)) for t, p in zip(transitions, predictions))
 
 
 def hard_sample_filter(predictor, tokenizer, transitions: Sequence[Transition], embedding_reward,
@@ -217,7 +221,7 @@ def hard_sample_filter(predictor, tokenizer, transitions: Sequence[Transition], 
     easy = embedding_reward(predictions, next_state=[t.next_state for t in transitions])
     rng = random.Random(seed)
     kept = [t for t, e in zip(transitions, easy) if not e or rng.random() < keep_probability]
-    return kept, {"n_scored": len(transitions), "easy_share": statistics.fmean(easy) if easy else 0.0,
+    return kept, {"n_scored": len(transitions), "easy_share": _mean(easy),
                   "n_kept": len(kept)}
 
 
@@ -246,7 +250,7 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
 
     # 2. τ on held-out (prediction, truth) pairs: the warm model's samples on the validation split.
     embedder = embedder or Embedder()
-    val = splits["val"][:sizes.twx_eval]
+    val = (splits["val"] or splits["test"] or rest)[:sizes.twx_eval]
     samples = generate(warm, tokenizer, _prompts(tokenizer, val), sizes.max_completion_length, do_sample=True,
                        num_samples=2, seed=seed)
     pairs = [(p, t.next_state) for t, ps in zip(val, samples) for p in ps]
@@ -279,7 +283,7 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
         output_dir=str(out_dir / "sft"), epochs=sizes.twx_sft_epochs, learning_rate=1e-3, batch_size=8,
         seed=seed, resume=False, show_progress=show_progress))
 
-    test = splits["test"][:sizes.twx_eval]
+    test = (splits["test"] or splits["val"])[:sizes.twx_eval]  # tiny profiles may leave a split empty
     models = {"MLE world model (no TWX)": base_model, "warm-up (10% SFT)": warm,
               "RWML (embedding RL)": rwml.model, "SFT on next observations": sft}
     quality, forgetting_scores = {}, {}
