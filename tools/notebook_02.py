@@ -99,9 +99,11 @@ for step in 1..T:
     A = group-normalized r;  loss = -mean_tokens(A · log π_θ);  one AdamW step on the LoRA adapters
 ```
 
-The authors train every parameter with learning rate 1e-6. The kit trains **LoRA** adapters, where
-1e-6 barely moves anything: the learning rate was chosen by a sweep on the *validation* split
-(`python -m wmkit.rlvr_experiments --sweep`), never on the test split.
+The authors train every parameter with learning rate 1e-6 (1.5B models). The kit's from-scratch
+world model has well under a million parameters, so it trains every parameter too; a pretrained
+`MODEL` gets **LoRA** adapters instead, where 1e-6 would barely move anything. The learning rate
+was chosen by a sweep on the *validation* split (`python -m wmkit.rlvr_experiments --sweep`),
+never on the test split.
 """),
 ("code", """
 if MODEL:
@@ -111,6 +113,10 @@ else:
     wm_run = pipeline.ensure_world_model(run.profile, run.runs_dir / "01_build_world_model" / "world_model", seed=run.seed)
     model, tokenizer, splits, info = wm_run.model, wm_run.tokenizer, wm_run.splits, wm_run.info
 print({k: info.get(k) for k in ("profile", "model", "parameters", "n_transitions")})
+# The from-scratch model is small enough to train every parameter, as the authors do; a pretrained
+# model gets LoRA adapters (QLoRA on CUDA through rl.RLVRConfig(quantized=True)).
+LORA = info.get("model", "tiny") != "tiny"
+print("RL trains", "LoRA adapters" if LORA else "every parameter", "| learning rate", sizes.learning_rate)
 """),
 ("md", """
 ## 2. The rewards, on small examples
@@ -181,7 +187,7 @@ textgame_eval = rx.eval_set(splits["test"], "textgame", sizes.eval_changed, size
 before = rx.measure(model, tokenizer, textgame_eval, sizes, run.seed)
 arms = {}
 arms["task_specific"] = rx.reward_arm(model, tokenizer, textgame_train, textgame_eval, sizes,
-                                       run.output_dir / "rl_task_specific", "task_specific", seed=run.seed)
+                                       run.output_dir / "rl_task_specific", "task_specific", seed=run.seed, lora=LORA)
 rlvr_model = arms["task_specific"]["model"]
 
 def row(name, m):
@@ -217,7 +223,7 @@ gives partial credit for any overlapping words, right or not.
 for reward in sizes.rewards:
     if reward not in arms:
         arms[reward] = rx.reward_arm(model, tokenizer, textgame_train, textgame_eval, sizes,
-                                     run.output_dir / f"rl_{reward}", reward, seed=run.seed)
+                                     run.output_dir / f"rl_{reward}", reward, seed=run.seed, lora=LORA)
 print(row("MLE", before))
 for reward in sizes.rewards:
     a = arms[reward]
@@ -243,7 +249,7 @@ phone_train = [t for t in splits["train"] if t.env == "phone"]
 phone_eval = rx.eval_set(splits["test"], "phone", sizes.eval_changed, sizes.eval_unchanged, run.seed)
 phone_before = rx.measure(model, tokenizer, phone_eval, sizes, run.seed)
 phone_arm = rx.reward_arm(model, tokenizer, phone_train, phone_eval, sizes, run.output_dir / "rl_phone_f1",
-                          "task_specific", steps=sizes.phone_steps, seed=run.seed)
+                          "task_specific", steps=sizes.phone_steps, seed=run.seed, lora=LORA)
 for name, m in (("MLE", phone_before), ("MLE + RLVR (F1)", phone_arm["after"])):
     print(f"{name:18s} F1 changed: greedy {m['greedy']['partial_changed']:.3f}, sampled {m['sampled']['partial_changed']:.3f}"
           f" | exact changed greedy {m['greedy']['changed']:.3f}")
@@ -261,7 +267,7 @@ for g in sizes.group_sizes:
         group_arms[g] = arms["task_specific"]
     else:
         group_arms[g] = rx.reward_arm(model, tokenizer, textgame_train, textgame_eval, sizes,
-                                      run.output_dir / f"rl_group{g}", "task_specific", num_generations=g, seed=run.seed)
+                                      run.output_dir / f"rl_group{g}", "task_specific", num_generations=g, seed=run.seed, lora=LORA)
 fig, ax = plt.subplots(figsize=(7, 3.5))
 for g, a in group_arms.items():
     c = np.array(a["reward_curve"]); k = min(5, len(c))
@@ -293,7 +299,7 @@ The recipe, step by step, as `rx.rwml_experiment` runs it:
 ("code", """
 forgetting_sets = {env: rx.eval_set(splits["test"], env, sizes.forgetting_eval // 2, sizes.forgetting_eval // 2, run.seed)
                    for env in ("textgame", "phone")}
-rwml = rx.rwml_experiment(model, tokenizer, sizes, run.output_dir / "rwml", forgetting_sets, seed=run.seed)
+rwml = rx.rwml_experiment(model, tokenizer, sizes, run.output_dir / "rwml", forgetting_sets, seed=run.seed, lora=LORA)
 print(f"\\n{'model':28s} {'exact':>6s} {'emb.reward':>10s} {'cosine':>7s} {'ROUGE-L':>8s} | forgetting: textgame  phone")
 for name, q in rwml["quality"].items():
     f = rwml["forgetting"][name]

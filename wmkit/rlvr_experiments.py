@@ -227,7 +227,7 @@ def hard_sample_filter(predictor, tokenizer, transitions: Sequence[Transition], 
 
 def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path,
                     forgetting: dict[str, Sequence[Transition]], seed: int = 0, embedder=None,
-                    progress: Callable[[str], None] = print, show_progress: bool = True) -> dict:
+                    progress: Callable[[str], None] = print, show_progress: bool = True, lora: bool = False) -> dict:
     """RWML on TextWorldExpress, step by step (see notebook 02, experiment 5)."""
     from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold
     from wmkit.train import SFTConfig, train_sft
@@ -274,7 +274,7 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
                            prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
                            max_completion_length=sizes.max_completion_length, max_steps=sizes.twx_steps,
                            unchanged_ratio=0.0, seed=seed, save_steps=max(5, sizes.twx_steps // 2),
-                           show_progress=show_progress)
+                           show_progress=show_progress, lora=lora)
     rwml = rl.train_rlvr(warm, tokenizer, kept, config, embedding_reward=reward)
 
     # 5. the SFT baseline: the same warm model, SFT on the same kept transitions' next observations.
@@ -341,7 +341,8 @@ def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes:
     per_seed = []
     for seed in seeds:
         arm = reward_arm(run.model, run.tokenizer, train, evaluation, sizes,
-                         runs_root / "02_rlvr_seeds" / f"seed{seed}", seed=seed, show_progress=False)
+                         runs_root / "02_rlvr_seeds" / f"seed{seed}", seed=seed, show_progress=False,
+                         lora=_uses_lora(run.info), resume=False)
         per_seed.append(strip_models(arm))
         print(f"seed {seed}: greedy changed {arm['after']['greedy']['changed']:.3f}, "
               f"sampled changed {arm['after']['sampled']['changed']:.3f}", flush=True)
@@ -354,16 +355,23 @@ def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes:
             "runs": per_seed, "table": table}
 
 
-def sweep_experiment(profile: str, runs_root: Path, sizes: RLVRSizes | None = None, seed: int = 0) -> dict:
+def _uses_lora(info: dict) -> bool:
+    """Pretrained models get LoRA; the from-scratch one trains every parameter (see notebook 02)."""
+    return info.get("model", "tiny") != "tiny"
+
+
+def sweep_experiment(profile: str, runs_root: Path, sizes: RLVRSizes | None = None, seed: int = 0,
+                     lora: bool | None = None) -> dict:
     """Learning-rate sweep on the *validation* split (the test split is never used to choose)."""
     sizes = sizes or sizes_for(profile)
     run = _world_model(profile, runs_root, 0)
     evaluation = eval_set(run.splits["val"], "textgame", sizes.eval_changed, sizes.eval_unchanged, seed)
     train = [t for t in run.splits["train"] if t.env == "textgame"]
-    out = {"before": measure(run.model, run.tokenizer, evaluation, sizes, seed), "arms": {}}
+    lora = _uses_lora(run.info) if lora is None else lora
+    out = {"before": measure(run.model, run.tokenizer, evaluation, sizes, seed), "arms": {}, "lora": lora}
     for lr in sizes.lr_sweep:
         arm = reward_arm(run.model, run.tokenizer, train, evaluation, sizes, runs_root / "02_rlvr_sweep" / f"lr{lr:g}",
-                         seed=seed, learning_rate=lr, show_progress=False)
+                         seed=seed, learning_rate=lr, show_progress=False, lora=lora, resume=False)
         out["arms"][f"{lr:g}"] = strip_models(arm)
         a = arm["after"]
         print(f"lr {lr:g}: greedy changed {a['greedy']['changed']:.3f} partial {a['greedy']['partial_changed']:.3f}"
@@ -381,6 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3, help="RL seeds 0..N-1 (MLE vs RLVR)")
     parser.add_argument("--sweep", action="store_true", help="learning-rate sweep on validation instead")
     parser.add_argument("--steps", type=int, default=None, help="override GRPO steps")
+    parser.add_argument("--lora", action="store_true", help="sweep: LoRA adapters even on the from-scratch model")
     parser.add_argument("--runs-dir", default=None, help="default: runs/<profile>")
     args = parser.parse_args(argv)
     try:
@@ -398,7 +407,8 @@ def main(argv: list[str] | None = None) -> int:
     runs_root.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     if args.sweep:
-        result, name = sweep_experiment(profile, runs_root, sizes), "rlvr_lr_sweep.json"
+        result = sweep_experiment(profile, runs_root, sizes, lora=True if args.lora else None)
+        name = "rlvr_lr_sweep_lora.json" if args.lora else "rlvr_lr_sweep.json"
     else:
         result, name = seeds_experiment(profile, list(range(args.seeds)), runs_root, sizes), "rlvr_seeds.json"
     result["seconds"] = round(time.perf_counter() - start, 1)
