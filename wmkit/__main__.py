@@ -4,6 +4,7 @@
     python -m wmkit data [--out data]             regenerate the shipped datasets
     python -m wmkit world-model --profile cpu     build notebook 01's world model
     python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
+    python -m wmkit bench --profile cpu --seeds 3 the papers' claims over seeds (notebook 05), resumable
 """
 from __future__ import annotations
 
@@ -97,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     from wmkit.jobs import add_train_parser, train_main
 
     add_train_parser(sub)
+    from wmkit.bench import add_bench_parser
+
+    add_bench_parser(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "reproduce":
@@ -114,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(run.info, indent=1))
         elif args.command == "train":
             return train_main(args)
+        elif args.command == "bench":
+            from wmkit.bench import bench_main
+
+            return bench_main(args)
     except (ValueError, TypeError) as err:  # bad parameters: one clear line, no traceback
         print(f"wmkit: error: {err}", file=sys.stderr)
         return 2
