@@ -1,0 +1,217 @@
+"""wmkit.bench: statistics on hand-computed cases, the registry, caching/resume, and that a report
+row cannot outlive its run record. The experiments here are fakes (instant); the real ones run in
+`python -m wmkit bench --profile smoke` and notebook 05."""
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from wmkit import bench
+from wmkit.bench import Claim, Experiment
+
+# ---------------------------------------------------------------------------- statistics
+
+def test_t_interval_of_three_values_by_hand():
+    # values 1, 2, 3: mean 2, sample std 1, SE 1/sqrt(3); t(0.975, 2 dof) = 4.302653
+    s = bench.summarize([1.0, 2.0, 3.0])
+    half = 4.302652729749464 / math.sqrt(3)  # 2.484138
+    assert s["n"] == 3 and s["mean"] == pytest.approx(2.0) and s["std"] == pytest.approx(1.0)
+    assert s["ci_low"] == pytest.approx(2.0 - half, abs=1e-6) and s["ci_low"] == pytest.approx(-0.484138, abs=1e-6)
+    assert s["ci_high"] == pytest.approx(4.484138, abs=1e-6)
+
+
+def test_summary_drops_missing_values_and_has_no_interval_for_one_seed():
+    s = bench.summarize([0.5, None, float("nan")])
+    assert (s["n"], s["of"], s["mean"], s["std"], s["ci_low"]) == (1, 3, 0.5, 0.0, None)
+    assert bench.summarize([])["mean"] is None
+
+
+@pytest.mark.parametrize("values, direction, threshold, expected", [
+    ([1.0, 2.0, 3.0], "higher", 0.0, "same direction, not significant"),  # interval [-0.48, 4.48] crosses 0
+    ([1.0, 1.1, 0.9], "higher", 0.0, "reproduced"),  # interval [0.75, 1.25]
+    ([-1.0, -2.0, -3.0], "higher", 0.0, "not reproduced"),
+    ([0.0, 0.0], "higher", 0.0, "not reproduced"),  # on the line is not the paper's side
+    ([-1.0, -1.1, -0.9], "lower", 0.0, "reproduced"),
+    ([-1.0, -2.0, -3.0], "lower", 0.0, "same direction, not significant"),
+    ([0.3], "higher", 0.0, "same direction, not significant"),  # one seed: never significant
+    ([3.0, 3.2, 2.8], "higher", 1.0, "reproduced"),  # a ratio that must exceed 1
+    ([0.9, 0.8, 0.7], "higher", 1.0, "not reproduced"),
+    ([], "higher", 0.0, "not measured"),
+])
+def test_verdict_logic(values, direction, threshold, expected):
+    assert bench.verdict(bench.summarize(values), direction, threshold) == expected
+
+
+def test_verdict_rejects_unknown_direction():
+    with pytest.raises(ValueError):
+        bench.verdict(bench.summarize([1.0]), "up")
+
+
+def test_claim_value_reads_fields_and_paired_differences():
+    result = {"arms": {"a": {"s": [0.2, 0.6]}, "b": {"s": [0.1, 0.2]}}, "x": {"p": 1.0, "q": 3.0}, "nan": float("nan")}
+    assert bench.get_path(result, "arms/a/s/-1") == 0.6 and bench.get_path(result, "arms/c/s") is None
+    assert bench.claim_value(Claim("c", "WMRL", "t", "f", "e", "arms/a/s/1", "arms/b/s/1"), result) == pytest.approx(0.4)
+    assert bench.claim_value(Claim("c", "WMRL", "t", "f", "e", ("x/p", "x/q")), result) == pytest.approx(2.0)
+    assert bench.claim_value(Claim("c", "WMRL", "t", "f", "e", "arms/a/s/1", "arms/zzz"), result) is None
+    assert bench.claim_value(Claim("c", "WMRL", "t", "f", "e", "nan"), result) is None
+
+
+def test_censored_compute_ratio_never_favours_the_claim():
+    def arms(real, wmrl, real_total=100.0, wmrl_total=50.0):
+        return {"real": {"compute_to_target": [real], "total_cost": [real_total]},
+                "WMRL": {"compute_to_target": [wmrl], "total_cost": [wmrl_total]}}
+    assert bench.censored_ratio(arms(60.0, 20.0), "real", "WMRL")["ratio"] == pytest.approx(3.0)
+    assert bench.censored_ratio(arms(60.0, None), "real", "WMRL")["ratio"] == 0.0  # WMRL never got there
+    assert bench.censored_ratio(arms(None, 20.0), "real", "WMRL")["ratio"] == pytest.approx(5.0)  # lower bound
+    assert bench.censored_ratio(arms(None, None), "real", "WMRL")["ratio"] is None
+
+
+# ---------------------------------------------------------------------------- registry
+
+def test_registry_covers_the_issue_and_unmeasured_claims_carry_no_fields():
+    ids = {c.id for c in bench.CLAIMS}
+    for needed in ("rlvr.changed", "rlvr.unchanged", "rlvr.reward_type", "rlvr.group_size", "rlvr.best_of_k",
+                   "rwml.vs_sft", "rwml.forgetting", "rwml.mid_training", "wm_r1.vs_zero_shot",
+                   "wm_r1.vs_real_grpo", "wm_r1.vs_simulation", "wm_r1.imagined_calls", "wm_r1.length_reward",
+                   "wm_r1.calls_fall", "wmrl.error_floor", "wmrl.compute_research", "wmrl.ablation_both",
+                   "wmrl.ablation_debias", "wmrl.ablation_denoise"):
+        assert needed in ids
+    assert {c.paper for c in bench.CLAIMS} == set(bench.PAPERS)
+    for claim in bench.CLAIMS:
+        if claim.experiment is None:
+            assert claim.not_measured and claim.value is None
+        else:
+            assert claim.value and claim.experiment in bench.EXPERIMENTS
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
+def test_every_experiment_resolves_with_sizes_per_profile(profile):
+    for experiment in bench.EXPERIMENTS.values():
+        assert callable(bench._resolve(experiment.run))
+        config = bench.experiment_config(experiment, profile, 0)
+        assert config["sizes"] and len(bench.config_hash(config)) == 64
+    assert bench.experiment_config(bench.EXPERIMENTS["wm_r1"], profile, 0)["sizes"]["baselines"] == list(
+        __import__("wmkit.wm_r1", fromlist=["ARMS"]).ARMS)
+
+
+def test_select_experiments_by_paper_or_name():
+    assert bench.select_experiments(["wm-r1"]) == ["wm_r1"]
+    assert set(bench.select_experiments(["WMRL", "rwml"])) == {"wmrl_controlled", "wmrl_research", "rwml"}
+    with pytest.raises(ValueError, match="names no paper"):
+        bench.select_experiments(["nope"])
+
+
+# ---------------------------------------------------------------------------- runner: cache, resume, records
+
+@dataclass(frozen=True)
+class FakeSizes:
+    steps: int = 3
+
+
+CALLS: list[tuple[str, int]] = []
+FAIL_AT: dict[str, int] = {}
+
+
+def fake_run(profile, seed, runs_root, sizes):
+    CALLS.append(("fake", seed))
+    if FAIL_AT.get("fake") == seed:
+        raise KeyboardInterrupt("simulated interruption")
+    return {"after": 0.5 + 0.1 * seed, "before": 0.2, "steps": sizes.steps}
+
+
+def fake_sizes(profile):
+    return FakeSizes(steps=1 if profile == "smoke" else 3)
+
+
+FAKE = {"fake": Experiment("fake", "WMRL", fake_run, fake_sizes, "a fake experiment")}
+FAKE_CLAIMS = (Claim("fake.gain", "WMRL", "after beats before", "+1", "fake", "after", "before"),
+               Claim("fake.unmeasured", "WMRL", "needs what the kit lacks", "+2", not_measured="no such loop"))
+
+
+@pytest.fixture
+def fresh():
+    CALLS.clear()
+    FAIL_AT.clear()
+    yield
+    CALLS.clear()
+    FAIL_AT.clear()
+
+
+def run(tmp_path, seeds, **kw):
+    return bench.run_bench("smoke", seeds, runs_root=tmp_path, experiments=FAKE, claims=FAKE_CLAIMS,
+                           log=lambda line: None, **kw)
+
+
+def test_records_are_cached_and_an_interrupted_run_resumes(tmp_path, fresh):
+    FAIL_AT["fake"] = 2
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, 3)
+    records = sorted((tmp_path / "bench" / "fake").glob("*.json"))
+    assert [r.name.split("_")[0] for r in records] == ["seed0", "seed1"]  # no partial record of seed 2
+    assert not list((tmp_path / "bench" / "fake").glob("*.tmp*"))
+    FAIL_AT.clear()
+    CALLS.clear()
+    result = run(tmp_path, 3)
+    assert CALLS == [("fake", 2)]  # finished seeds are not redone
+    assert result.ran == ["fake/seed2"] and result.cached == ["fake/seed0", "fake/seed1"]
+    row = result.report["rows"][0]
+    assert row["verdict"] == "reproduced" and row["kit"]["values"] == pytest.approx([0.3, 0.4, 0.5])
+    assert row["command"] == "python -m wmkit bench --profile smoke --seeds 3 --only fake"
+    CALLS.clear()
+    run(tmp_path, 3)
+    assert CALLS == []
+    record = json.loads(records[0].read_text())
+    assert record["config"]["sizes"] == {"steps": 1} and record["seed"] == 0 and record["commit"]
+
+
+def test_unmeasurable_claim_row_has_a_reason_and_no_number(tmp_path, fresh):
+    row = run(tmp_path, 1).report["rows"][1]
+    assert row["verdict"] == "not measured" and row["reason"] == "no such loop" and row["kit"]["n"] == 0
+
+
+def test_a_row_cannot_exist_without_its_run_record(tmp_path, fresh):
+    result = run(tmp_path, 2)
+    assert result.report["rows"][0]["kit"]["n"] == 2
+    bench_json = tmp_path / "bench.json"
+    records = sorted((tmp_path / "bench" / "fake").glob("*.json"))
+    records[1].unlink()
+    # the saved report, loaded again, refuses the number whose record is gone
+    loaded = bench.load_report(bench_json)
+    assert loaded["rows"][0]["verdict"] == "not measured" and loaded["rows"][0]["kit"]["n"] == 0
+    assert "record missing" in loaded["rows"][0]["reason"]
+    # a rebuilt report counts only the records on disk
+    report = bench.build_report(tmp_path, "smoke", [0, 1], experiments=FAKE, claims=FAKE_CLAIMS, plots=False)
+    assert report["rows"][0]["seeds"] == [0] and report["rows"][0]["kit"]["n"] == 1
+    records[0].unlink()
+    report = bench.build_report(tmp_path, "smoke", [0, 1], experiments=FAKE, claims=FAKE_CLAIMS, plots=False)
+    row = report["rows"][0]
+    assert row["verdict"] == "not measured" and row["kit"]["mean"] is None and row["records"] == []
+    assert "not measured" in (tmp_path / "report.md").read_text()
+
+
+def test_a_changed_config_is_a_new_record(tmp_path, fresh):
+    run(tmp_path, 1)
+    other = {"fake": Experiment("fake", "WMRL", fake_run, lambda profile: FakeSizes(steps=7), "changed sizes")}
+    CALLS.clear()
+    bench.run_bench("smoke", 1, runs_root=tmp_path, experiments=other, claims=FAKE_CLAIMS, log=lambda line: None)
+    assert CALLS == [("fake", 0)] and len(list((tmp_path / "bench" / "fake").glob("*.json"))) == 2
+
+
+def test_report_files_and_figures(tmp_path, fresh):
+    report = run(tmp_path, 2).report
+    text = (tmp_path / "report.md").read_text()
+    assert "after beats before" in text and "python -m wmkit bench --profile smoke --seeds 2 --only fake" in text
+    assert report["machine"]["versions"]["torch"] and report["counts"]["same direction, not significant"] == 1  # t(1 dof) = 12.7
+    assert all(Path(f).exists() for f in report["figures"])
+
+
+def test_cli_errors_are_one_line(capsys):
+    from wmkit.__main__ import main
+
+    assert main(["bench", "--profile", "smoke", "--seeds", "0"]) == 2
+    assert main(["bench", "--profile", "smoke", "--only", "nope"]) == 2
+    assert main(["bench", "--profile", "nope"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("wmkit: error:") for line in err)
