@@ -52,3 +52,16 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
         assert len(results["training"]["wm_r1"]["history"]) == results["sizes"]["grpo_steps"]
         assert [row["transitions"] for row in results["throughput"]] == ["simulator", "world_model"]
         assert (out / path.stem / "wm_calls_per_trajectory.png").exists()
+    if path.stem.startswith("05"):
+        from wmkit.bench import CLAIMS, VERDICTS
+
+        assert results["source"] in ("loaded", "loaded smoke", "ran smoke")
+        assert [r["id"] for r in results["rows"]] == [c.id for c in CLAIMS]
+        for row in results["rows"]:
+            assert row["verdict"] in VERDICTS
+            if row["verdict"] == "not measured":
+                assert row["reason"] and row["kit"]["n"] == 0
+            else:  # a number only with the run records that made it
+                assert row["kit"]["n"] > 0 and row["records"] and all(Path(p).exists() for p in row["records"])
+        assert results["measured"], "the smoke benchmark measured nothing"
+        assert (out / path.stem / "verdicts.png").exists()

@@ -586,9 +586,13 @@ def config_hash(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def short_version(commit: str) -> str:
+    """'916d171bdf4b' or '916d171bdf4b+f43efa63' (12 hex digits of the commit, the local-change hash)."""
+    return commit[:12] + (f"+{commit.split('+', 1)[1]}" if "+" in commit else "")
+
+
 def record_path(bench_dir: Path, experiment: str, seed: int, commit: str, chash: str) -> Path:
-    version = commit[:12] + (f"+{commit.split('+', 1)[1]}" if "+" in commit else "")
-    return Path(bench_dir) / experiment / f"seed{seed}_{version}_{chash[:12]}.json"
+    return Path(bench_dir) / experiment / f"seed{seed}_{short_version(commit)}_{chash[:12]}.json"
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -767,7 +771,8 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
     v = m["versions"]
     lines = [
         f"# wmkit benchmark — profile `{report['profile']}`, seeds {report['seeds']}", "",
-        f"* created {report['created']} at commit `{report['commit'][:12]}`" + (" (+ local changes)" if report.get("dirty") else ""),
+        f"* created {report['created']} at commit `{short_version(report['commit'])}`"
+        + (" (+ uncommitted changes to wmkit/, hashed after the +)" if "+" in report["commit"] else ""),
         f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
         f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
         else "* wall time: see per-experiment times below",
@@ -832,7 +837,7 @@ def plot_report(report: dict, out_dir: Path) -> list[str]:
                 ax.text(0, y, "not measured", color=color, va="center", fontsize=8)
             ax.plot([row["threshold"]] * 2, [y - 0.35, y + 0.35], color="black", lw=0.8)
         ax.set_yticks(range(len(rows)), [r["id"] for r in reversed(rows)], fontsize=8)
-        ax.set_xlabel("kit value (per seed: dots; mean: diamond; 95% interval: bar; black tick: the line to clear)")
+        ax.set_xlabel("kit value: seeds (dots), mean (diamond), 95% interval (bar); line to clear (tick)", fontsize=8)
         ax.set_title(f"{paper} — profile {report['profile']}, seeds {report['seeds']}", fontsize=10)
         fig.tight_layout()
         path = out_dir / f"{paper.lower().replace('-', '_')}.png"
@@ -909,3 +914,35 @@ def bench_main(args) -> int:
     for row in result.report["rows"]:
         print(f"{row['paper']:10s} {row['id']:26s} {fmt_kit(row['kit']):40s} {row['verdict']}")
     return 0
+
+
+# ============================================================================ exercise checkers
+
+
+def _say(ok: bool, hint: str) -> bool:
+    print("correct" if ok else f"not yet: {hint}")
+    return ok
+
+
+def check_interval_answer(answer: Any, values: Sequence[float]) -> bool | None:
+    """Exercise: the 95% t-interval of `values`, as (low, high)."""
+    if answer is None:
+        print("not answered yet")
+        return None
+    s = summarize(values)
+    try:
+        low, high = (float(a) for a in answer)
+    except (TypeError, ValueError):
+        return _say(False, "give two numbers: (low, high)")
+    return _say(abs(low - s["ci_low"]) < 5e-3 and abs(high - s["ci_high"]) < 5e-3,
+                "mean ± t·s/√n with the sample std s (divide by n − 1) and t(0.975, n − 1 dof).")
+
+
+def check_verdict_answer(answer: Any, values: Sequence[float], direction: str = "higher",
+                         threshold: float = 0.0) -> bool | None:
+    """Exercise: the verdict of a claim whose per-seed values are `values`."""
+    if answer is None:
+        print("not answered yet")
+        return None
+    return _say(answer == verdict(summarize(values), direction, threshold),
+                "is the mean on the paper's side? Is the whole interval?")
