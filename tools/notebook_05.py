@@ -168,7 +168,7 @@ def explain(r):
     k = r["kit"]
     head = f"**{r['paper']} — {r['claim']}.** Paper: {r['paper_figure']}."
     if r["verdict"] == "not measured":
-        return f"{head} Not measured: {r.get('reason', '')}."
+        return f"{head} Not measured: {r.get('reason', '')}." + (f" Run: `{r['command']}`." if r.get("command") else "")
     line = 1.0 if r["threshold"] == 1.0 else 0.0
     side = "above" if r["direction"] == "higher" else "below"
     text = f"{head} Kit ({r['kit_label']}): {bench.fmt_kit(k)}; the claim needs it {side} {line:g}. "
