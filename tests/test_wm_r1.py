@@ -132,6 +132,6 @@ def test_sizes_exist_for_every_profile():
     for name in ("smoke", "cpu", "gpu"):
         sizes = wm_r1.sizes_for(name)
         assert set(sizes.baselines) <= set(wm_r1.ARMS)
-    assert wm_r1.sizes_for("cpu").eval_heldout >= 300
+    assert wm_r1.sizes_for("gpu").eval_heldout >= 300
     with pytest.raises(ValueError):
         wm_r1.sizes_for("huge")

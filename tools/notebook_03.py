@@ -127,8 +127,11 @@ for name, (succ, lengths, calls, max_steps) in groups.items():
 """),
 ("md", """
 The last group carries **no signal**: every rollout got the same reward, so every advantage is 0.
-All-fail groups are common for a weak agent, which is why the SFT warm start matters — GRPO only
-learns from groups where some rollouts succeed (in the world model's eyes) and others do not.
+Note the sign of the length term on failures: with nothing succeeding the budget is `max_steps`,
+and a failure that *stops early* scores lower than one that keeps trying — WM-R1 does not push a
+failing agent to give up. A weak agent's groups therefore mostly teach "keep going"; learning to
+*succeed* needs groups where some rollouts succeed (in the world model's eyes) and others do not,
+which is why the SFT warm start matters.
 
 ## 3. The world model as an environment
 
@@ -162,6 +165,10 @@ home screen never showed, so even a perfect world model can only guess them. Suc
 | `grpo_real` (UI-R1-style) | real simulator | yes (world model) |
 | `wm_r1_no_imagine` | world model only | no (a `call_wm` turn is a failed step) |
 | `wm_r1_no_length` | world model only | yes, β = 0 |
+
+Which arms run is the profile's choice (`sizes.baselines`): `smoke` and `gpu` run all six; `cpu`
+runs `sft`, `wm_r1` and `grpo_real` (best-of-K and the ablations imagine many screens at evaluation
+time, which two CPU cores cannot afford in 20 minutes); `python -m wmkit.wm_r1 --arms ...` runs any.
 
 GRPO runs through TRL's `GRPOTrainer` with a `rollout_func` that plays whole episodes (batched
 across the group and the tasks) and returns an `env_mask` that keeps screens out of the loss. The
@@ -229,7 +236,7 @@ for claim, arm, paper in paper_rows:
     if arm not in arms or "wm_r1" not in arms:
         continue
     a, b = arms["wm_r1"]["heldout"]["success"], arms[arm]["heldout"]["success"]
-    v = wm_r1.verdict([a], [b])
+    v = wm_r1.verdict([a], [b], n_eval)
     verdicts[arm] = v
     print(f"{claim:40s} {paper:32s} {a:.3f} vs {b:.3f} (n={n_eval})  {v}")
 """),

@@ -116,13 +116,15 @@ SIZES: dict[str, WMR1Sizes] = {
         train_tasks=8, eval_heldout=8, eval_train=4, baselines=ARMS, best_of_k=2, throughput_tasks=4,
         lora=True, wm_max_new_tokens=96, sampled_eval=False, diagnostic_episodes=4,
     ),
-    # 2 CPU cores: the four main arms; the two ablations run through the CLI (--arms).
+    # 2 CPU cores: SFT, WM-R1 and GRPO on the simulator. Best-of-K and the two ablations run
+    # through the CLI (--arms): with imagined calls at evaluation time they cost many world-model
+    # generations (a best-of-4 evaluation alone did not finish in 20 minutes on shared cores).
     "cpu": WMR1Sizes(
-        policy=_CPU, max_ref_len=4, max_steps=6, sft_tasks=400, sft_epochs=4.0, sft_learning_rate=3e-3,
-        sft_batch_size=8, imagine_rate=0.3, grpo_steps=20, group_size=8, prompts_per_step=2,
-        learning_rate=1e-4, train_tasks=300, eval_heldout=300, eval_train=100,
-        baselines=("sft", "wm_r1", "grpo_real", "best_of_k"), best_of_k=4, throughput_tasks=16,
-        wm_max_new_tokens=160, diagnostic_episodes=48,
+        policy=_CPU, max_ref_len=4, max_steps=6, sft_tasks=400, sft_epochs=3.0, sft_learning_rate=3e-3,
+        sft_batch_size=8, imagine_rate=0.3, grpo_steps=10, group_size=8, prompts_per_step=2,
+        learning_rate=1e-4, train_tasks=300, eval_heldout=150, eval_train=60,
+        baselines=("sft", "wm_r1", "grpo_real"), best_of_k=4, throughput_tasks=8,
+        wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24,
     ),
     "gpu": WMR1Sizes(
         policy=_GPU, max_ref_len=9, max_steps=12, sft_tasks=4000, sft_epochs=3.0, sft_learning_rate=1e-3,
@@ -560,11 +562,12 @@ def run_experiment(profile: str = "cpu", seed: int = 0, runs_dir: str | Path | N
                    out_dir: str | Path | None = None, model_name: str | None = None,
                    arms: Sequence[str] | None = None, device_latency: float = 0.0,
                    world_model: ag.WorldModelSource | None = None, progress: bool = True,
-                   log=print) -> dict:
-    """SFT warm start, then every arm's training and evaluation in the simulator, for one seed."""
+                   log=print, sizes: WMR1Sizes | None = None) -> dict:
+    """SFT warm start, then every arm's training and evaluation in the simulator, for one seed.
+    `sizes` overrides the profile's sizes (the profile still names the world model to load)."""
     from wmkit.nb import seed_everything
 
-    sizes = sizes_for(profile)
+    sizes = sizes or sizes_for(profile)
     runs_dir = Path(runs_dir) if runs_dir else REPO / "runs" / profile
     out_dir = Path(out_dir) if out_dir else runs_dir / "03_wm_r1_gui_agent" / f"seed{seed}"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -703,17 +706,17 @@ def mean_std(values: Sequence[float]) -> tuple[float, float]:
     return m, s
 
 
-def verdict(wm_r1: Sequence[float], other: Sequence[float]) -> str:
+def verdict(wm_r1: Sequence[float], other: Sequence[float], n_eval: int = 300) -> str:
     """'reproduced' when WM-R1's mean beats the other arm by more than one pooled standard
-    error (over seeds; with one seed, the binomial SE of the evaluation), 'not reproduced' when
-    it is worse by as much, else 'within noise'."""
+    error (over seeds; with one seed, the binomial SE of `n_eval` evaluation tasks), 'not
+    reproduced' when it is worse by as much, else 'within noise'."""
     m1, s1 = mean_std(wm_r1)
     m2, s2 = mean_std(other)
     if math.isnan(m1) or math.isnan(m2):
         return "not measured"
     se = math.sqrt((s1 ** 2 / max(1, len(wm_r1))) + (s2 ** 2 / max(1, len(other))))
     if se == 0:
-        se = math.sqrt(max(m1 * (1 - m1), 1e-4) / 300 + max(m2 * (1 - m2), 1e-4) / 300)
+        se = math.sqrt(max(m1 * (1 - m1), 1e-4) / n_eval + max(m2 * (1 - m2), 1e-4) / n_eval)
     diff = m1 - m2
     if diff > se:
         return "reproduced"
