@@ -249,7 +249,8 @@ def run_rlvr_mle_vs_rl(profile: str, seed: int, runs_root: Path, sizes) -> dict:
     """RLVR-World, MLE vs MLE+RLVR: :func:`wmkit.rlvr_experiments.seeds_experiment` for this one seed."""
     from wmkit import rlvr_experiments as rx
 
-    return rx.seeds_experiment(profile, [seed], Path(runs_root), sizes)
+    return rx.seeds_experiment(profile, [seed], Path(runs_root), sizes,
+                               out_dir=_work_dir(runs_root, "rlvr_mle_vs_rl", seed))
 
 
 def run_rlvr_ablations(profile: str, seed: int, runs_root: Path, sizes) -> dict:

@@ -329,10 +329,11 @@ def _world_model(profile: str, runs_root: Path, seed: int):
     return ensure_world_model(profile, runs_root / "01_build_world_model" / "world_model", seed=seed)
 
 
-def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes: RLVRSizes | None = None) -> dict:
+def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes: RLVRSizes | None = None,
+                     out_dir: Path | None = None) -> dict:
     """MLE vs MLE+RLVR (task-specific reward) on the text game's test transitions, one RL run per seed
     from the same MLE model (the world model's own seed stays 0: rebuilding it per seed costs more
-    than the whole notebook)."""
+    than the whole notebook). Checkpoints go to `out_dir` (default runs_root/02_rlvr_seeds)."""
     sizes = sizes or sizes_for(profile)
     run = _world_model(profile, runs_root, 0)
     evaluation = eval_set(run.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
@@ -341,7 +342,7 @@ def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes:
     per_seed = []
     for seed in seeds:
         arm = reward_arm(run.model, run.tokenizer, train, evaluation, sizes,
-                         runs_root / "02_rlvr_seeds" / f"seed{seed}", seed=seed, show_progress=False,
+                         Path(out_dir or runs_root / "02_rlvr_seeds") / f"seed{seed}", seed=seed, show_progress=False,
                          lora=_uses_lora(run.info), resume=False)
         per_seed.append(strip_models(arm))
         print(f"seed {seed}: greedy changed {arm['after']['greedy']['changed']:.3f}, "
