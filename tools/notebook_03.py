@@ -247,6 +247,8 @@ Two diagnostics, both outside training (the simulator is only used here, after t
 
 * the world model's exact next-screen accuracy **on the transitions the evaluated agent really
   made** — its error where it matters;
+* the *reference* (shortest, correct) solution played inside the world model: how often the world
+  model would reward a perfect agent — an upper bound on the success signal WM-R1 can get;
 * episodes played inside the world model by the trained agent, replayed action by action in the
   simulator: how often the imagined success agrees with the real one. A false positive is an
   episode the world model rewards although the task is not done: GRPO learns from it anyway.
@@ -254,6 +256,7 @@ Two diagnostics, both outside training (the simulator is only used here, after t
 ("code", r"""
 print("world model on visited transitions:", results["world_model_error"])
 print("imagined vs real success:", results["judge_agreement"])
+print("the reference solution played inside the world model:", results["reference_in_world_model"])
 """),
 ("md", """
 ## 7. Throughput: world-model vs simulator transitions

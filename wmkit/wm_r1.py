@@ -513,6 +513,29 @@ def judge_agreement(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_mo
             "false_negative": sum(r and not i for i, r in zip(imagined, real)) / n, "true_positive": tp / n}
 
 
+def reference_in_world_model(tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource) -> dict:
+    """Play each task's *reference* solution inside the world model and judge the predicted final
+    screen: the imagined success of a perfect agent, an upper bound on what WM-R1 can be rewarded
+    for (and, per step, the world model's exact accuracy along the shortest path)."""
+    plans = [[a for a in phone.reference_solution(t) if a != "finished()"] for t in tasks]
+    source = ag.WorldModelSource(world_model.predictor, judge=world_model.judge, cache=world_model.cache)
+    source.begin(tasks)
+    sims = [phone.PhoneEnv(max_steps=10_000) for _ in tasks]
+    for env, task in zip(sims, tasks):
+        env.reset(task=task)
+    exact, n = 0, 0
+    for k in range(max((len(p) for p in plans), default=0)):
+        idx = [i for i, p in enumerate(plans) if k < len(p)]
+        predicted = source.step(idx, [plans[i][k] for i in idx])
+        for i, screen in zip(idx, predicted):
+            real = sims[i].step(plans[i][k]).observation
+            exact += screen == real
+            n += 1
+    judged = [source.success(i) for i in range(len(tasks))]
+    return {"n": len(tasks), "imagined_success_of_reference": sum(judged) / max(1, len(tasks)),
+            "exact_along_reference": exact / max(1, n), "n_transitions": n}
+
+
 def throughput(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource,
                max_steps: int, device_latency: float = 0.0, max_turn_tokens: int = 24) -> list[dict]:
     """Agent steps per second with world-model vs simulator transitions (same policy, tasks,
@@ -677,6 +700,8 @@ def run_experiment(profile: str = "cpu", seed: int = 0, runs_dir: str | Path | N
     results["judge_agreement"] = {
         "train_templates": judge_agreement(diag_model, tokenizer, rl_tasks[:sizes.diagnostic_episodes],
                                            world_model, sizes.max_steps, seed, sizes.max_turn_tokens)}
+    results["reference_in_world_model"] = reference_in_world_model(eval_train[:sizes.diagnostic_episodes],
+                                                                   world_model)
     for entry in results["arms"].values():
         entry.pop("_episodes", None)
     results.update({
