@@ -227,8 +227,9 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
                reward_funcs: Sequence[Callable] | None = None) -> RLVRResult:
     """GRPO with a verifiable reward on `transitions` (already filtered to what RL should see).
 
-    `model` is left untouched: a copy is wrapped with LoRA, trained, merged and returned (with
-    `quantized=True` the 4-bit model gets its adapters in place and comes back as a PeftModel).
+    `model` is left untouched: a copy is trained (LoRA adapters merged back, or every parameter with
+    `lora=False`) and returned; with `quantized=True` the 4-bit model gets its adapters in place and
+    comes back as a PeftModel. The tokenizer is switched to left padding (generation needs it).
     `reward_funcs` (TRL reward functions) replaces the reward named in the config: bring your own.
     """
     import copy
