@@ -115,7 +115,7 @@ else:
 print({k: info.get(k) for k in ("profile", "model", "parameters", "n_transitions")})
 # The from-scratch model is small enough to train every parameter, as the authors do; a pretrained
 # model gets LoRA adapters (QLoRA on CUDA through rl.RLVRConfig(quantized=True)).
-LORA = info.get("model", "tiny") != "tiny"
+LORA = rx.uses_lora(info)
 print("RL trains", "LoRA adapters" if LORA else "every parameter", "| learning rate", sizes.learning_rate)
 """),
 ("md", """

@@ -236,11 +236,6 @@ def _world_model(profile: str, runs_root: Path):
     return ensure_world_model(profile, Path(runs_root) / "01_build_world_model" / "world_model", seed=0)
 
 
-def _lora(info: dict) -> bool:
-    # As notebook 02: pretrained models get LoRA, the from-scratch one trains every parameter.
-    return info.get("model", "tiny") != "tiny"
-
-
 def _work_dir(runs_root: Path, experiment: str, seed: int) -> Path:
     return Path(runs_root) / "bench" / "work" / experiment / f"seed{seed}"
 
@@ -261,7 +256,7 @@ def run_rlvr_ablations(profile: str, seed: int, runs_root: Path, sizes) -> dict:
     wm = _world_model(profile, runs_root)
     evaluation = rx.eval_set(wm.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
     train = [t for t in wm.splits["train"] if t.env == "textgame"]
-    work, lora = _work_dir(runs_root, "rlvr_ablations", seed), _lora(wm.info)
+    work, lora = _work_dir(runs_root, "rlvr_ablations", seed), rx.uses_lora(wm.info)
     common = {"seed": seed, "show_progress": False, "lora": lora, "resume": False}
     rewards, models = {}, {}
     for reward in sizes.rewards:
@@ -299,7 +294,7 @@ def run_rlvr_phone(profile: str, seed: int, runs_root: Path, sizes) -> dict:
     before = rx.measure(wm.model, wm.tokenizer, evaluation, sizes, 0)
     arm = rx.reward_arm(wm.model, wm.tokenizer, train, evaluation, sizes, _work_dir(runs_root, "rlvr_phone", seed),
                         "task_specific", steps=sizes.phone_steps, seed=seed, show_progress=False,
-                        lora=_lora(wm.info), resume=False)
+                        lora=rx.uses_lora(wm.info), resume=False)
     return {"before": before, "arm": rx.strip_models(arm)}
 
 
@@ -312,7 +307,7 @@ def run_rwml(profile: str, seed: int, runs_root: Path, sizes) -> dict:
                                    sizes.forgetting_eval - sizes.forgetting_eval // 2, 0)
                   for env in ("textgame", "phone")}
     result = rx.rwml_experiment(wm.model, wm.tokenizer, sizes, _work_dir(runs_root, "rwml", seed), forgetting,
-                                seed=seed, progress=lambda line: None, show_progress=False, lora=_lora(wm.info))
+                                seed=seed, progress=lambda line: None, show_progress=False, lora=rx.uses_lora(wm.info))
     result["forgetting_mean"] = {name: statistics.fmean(scores.values())
                                  for name, scores in result["forgetting"].items()}
     return result

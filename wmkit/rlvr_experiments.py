@@ -343,7 +343,7 @@ def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes:
     for seed in seeds:
         arm = reward_arm(run.model, run.tokenizer, train, evaluation, sizes,
                          Path(out_dir or runs_root / "02_rlvr_seeds") / f"seed{seed}", seed=seed, show_progress=False,
-                         lora=_uses_lora(run.info), resume=False)
+                         lora=uses_lora(run.info), resume=False)
         per_seed.append(strip_models(arm))
         print(f"seed {seed}: greedy changed {arm['after']['greedy']['changed']:.3f}, "
               f"sampled changed {arm['after']['sampled']['changed']:.3f}", flush=True)
@@ -356,7 +356,7 @@ def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes:
             "runs": per_seed, "table": table}
 
 
-def _uses_lora(info: dict) -> bool:
+def uses_lora(info: dict) -> bool:
     """Pretrained models get LoRA; the from-scratch one trains every parameter (see notebook 02)."""
     return info.get("model", "tiny") != "tiny"
 
@@ -368,7 +368,7 @@ def sweep_experiment(profile: str, runs_root: Path, sizes: RLVRSizes | None = No
     run = _world_model(profile, runs_root, 0)
     evaluation = eval_set(run.splits["val"], "textgame", sizes.eval_changed, sizes.eval_unchanged, seed)
     train = [t for t in run.splits["train"] if t.env == "textgame"]
-    lora = _uses_lora(run.info) if lora is None else lora
+    lora = uses_lora(run.info) if lora is None else lora
     out = {"before": measure(run.model, run.tokenizer, evaluation, sizes, seed), "arms": {}, "lora": lora}
     for lr in sizes.lr_sweep:
         arm = reward_arm(run.model, run.tokenizer, train, evaluation, sizes, runs_root / "02_rlvr_sweep" / f"lr{lr:g}",
