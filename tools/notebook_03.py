@@ -241,6 +241,25 @@ for claim, arm, paper in paper_rows:
     print(f"{claim:40s} {paper:32s} {a:.3f} vs {b:.3f} (n={n_eval})  {v}")
 """),
 ("md", """
+One seed is one sample of a noisy process. `python -m wmkit.wm_r1 --profile cpu --seeds 3` repeats
+this section with training seeds 0, 1, 2 (same world model, same evaluation tasks) and writes
+`runs/<profile>/wm_r1_seeds.json`; the table below reads it when it exists. Its verdicts compare
+means over seeds with their standard errors.
+"""),
+("code", r"""
+seeds_file = run.runs_dir / "wm_r1_seeds.json"
+if seeds_file.exists():
+    over_seeds = json.loads(seeds_file.read_text())
+    print(f"seeds {over_seeds['seeds']} ({over_seeds['profile']} profile)")
+    print(f"{'arm':18s} {'held-out mean ± std':>22s} {'train-tmpl mean ± std':>24s}  verdict (WM-R1 vs arm, held-out)")
+    for arm, row in over_seeds["summary"].items():
+        h, t = row["heldout"], row["train_templates"]
+        print(f"{arm:18s} {h['mean']:14.3f} ± {h['std']:.3f} {t['mean']:16.3f} ± {t['std']:.3f}  "
+              f"{row.get('verdict_wm_r1_vs_this_heldout', '')}")
+else:
+    print(f"no {seeds_file.name} yet: run  python -m wmkit.wm_r1 --profile {run.profile.name} --seeds 3")
+"""),
+("md", """
 ## 6. Does the world model cap the agent?
 
 Two diagnostics, both outside training (the simulator is only used here, after the fact):

@@ -122,7 +122,7 @@ SIZES: dict[str, WMR1Sizes] = {
     "cpu": WMR1Sizes(
         policy=_CPU, max_ref_len=4, max_steps=6, sft_tasks=400, sft_epochs=3.0, sft_learning_rate=3e-3,
         sft_batch_size=8, imagine_rate=0.3, grpo_steps=10, group_size=8, prompts_per_step=2,
-        learning_rate=1e-4, train_tasks=300, eval_heldout=150, eval_train=60,
+        learning_rate=1e-4, train_tasks=300, eval_heldout=300, eval_train=60,
         baselines=("sft", "wm_r1", "grpo_real"), best_of_k=4, throughput_tasks=8,
         wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24,
     ),
