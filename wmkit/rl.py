@@ -214,7 +214,7 @@ class RLVRResult:
     steps: int = 0
     seconds: float = 0.0
     n_train: int = 0
-    """Transitions in the RL dataset."""
+    """Rows of the RL dataset (transitions, or prompt_rows when given)."""
     resumed_from: str | None = None
 
     def curve(self, key: str = "reward") -> list[float]:
@@ -224,13 +224,17 @@ class RLVRResult:
 
 def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVRConfig,
                embedding_reward: Callable | None = None, callbacks: Sequence | None = None,
-               reward_funcs: Sequence[Callable] | None = None) -> RLVRResult:
+               reward_funcs: Sequence[Callable] | None = None,
+               prompt_rows: Sequence[dict] | None = None) -> RLVRResult:
     """GRPO with a verifiable reward on `transitions` (already filtered to what RL should see).
 
     `model` is left untouched: a copy is trained (LoRA adapters merged back, or every parameter with
     `lora=False`) and returned; with `quantized=True` the 4-bit model gets its adapters in place and
     comes back as a PeftModel. The tokenizer is switched to left padding (generation needs it).
     `reward_funcs` (TRL reward functions) replaces the reward named in the config: bring your own.
+    `prompt_rows` (dicts with a text `prompt`, chat template applied, plus the columns your
+    reward_funcs read) replaces the world-model dataset built from `transitions`: GRPO on any
+    task, e.g. the acting policy of `wmkit.rwml_policy`.
     """
     import copy
 
@@ -239,10 +243,15 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     from wmkit.models import add_lora
 
     config.check()
-    if not transitions:
+    if not (prompt_rows if prompt_rows is not None else transitions):
         raise ValueError("no transitions to train on")
     start = time.perf_counter()
-    dataset = rl_dataset(tokenizer, transitions)
+    if prompt_rows is not None:
+        from datasets import Dataset
+
+        dataset = Dataset.from_list(list(prompt_rows))
+    else:
+        dataset = rl_dataset(tokenizer, transitions)
     settings = config.settings()
     trl_config = settings.to_trl_config(save_steps=config.save_steps, logging_steps=config.logging_steps,
                                         disable_tqdm=not config.show_progress, shuffle_dataset=True,
@@ -267,7 +276,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     merged.eval()
     result = RLVRResult(model=merged, log_history=list(trainer.state.log_history),
                         steps=trainer.state.global_step, seconds=time.perf_counter() - start,
-                        n_train=len(transitions), resumed_from=resume_from)
+                        n_train=len(dataset), resumed_from=resume_from)
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "rlvr_config.json").write_text(json.dumps(asdict(config), indent=1))
