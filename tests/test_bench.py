@@ -94,6 +94,20 @@ def test_every_experiment_resolves_with_sizes_per_profile(profile):
         assert config["sizes"] and len(bench.config_hash(config)) == 64
     assert bench.experiment_config(bench.EXPERIMENTS["wm_r1"], profile, 0)["sizes"]["baselines"] == list(
         __import__("wmkit.wm_r1", fromlist=["ARMS"]).ARMS)
+    # the RWML record is keyed by the world-model sizes and the policy-RL sizes alike
+    rwml_sizes = bench.experiment_config(bench.EXPERIMENTS["rwml"], profile, 0)["sizes"]
+    assert rwml_sizes["world_model"]["twx_steps"] >= 1 and rwml_sizes["policy"]["rl_steps"] >= 1
+
+
+def test_rwml_agent_claims_read_the_policy_experiment():
+    claims = {c.id: c for c in bench.CLAIMS}
+    result = {"policy": {"arms": {"base": {"after": {"success": 0.2, "invalid_share": 0.5}},
+                                  "rwml": {"after": {"success": 0.5, "invalid_share": 0.25}}}}}
+    assert bench.claim_value(claims["rwml.mid_training"], result) == pytest.approx(0.3)
+    assert bench.claim_value(claims["rwml.invalid_actions"], result) == pytest.approx(-0.25)
+    assert claims["rwml.invalid_actions"].direction == "lower"
+    # every claim the kit cannot measure says why; the RWML agent claims are no longer among them
+    assert {c.id for c in bench.CLAIMS if c.experiment is None} == {"rlvr.repetition", "rlvr.video"}
 
 
 def test_select_experiments_by_paper_or_name():

@@ -203,6 +203,22 @@ def _rlvr_sizes(profile: str):
     return sizes
 
 
+@dataclass(frozen=True)
+class RWMLBenchSizes:
+    """Sizes of the benchmark's RWML experiment: world-model RL, then policy RL on top."""
+
+    world_model: Any
+    """`wmkit.rlvr_experiments.RLVRSizes` of the RWML world-model run (notebook 02's experiment 5)."""
+    policy: Any
+    """`wmkit.rwml_policy.PolicySizes` of the policy RL from the base and from the RWML model."""
+
+
+def _rwml_sizes(profile: str) -> RWMLBenchSizes:
+    from wmkit import rwml_policy
+
+    return RWMLBenchSizes(world_model=_rlvr_sizes(profile), policy=rwml_policy.sizes_for(profile))
+
+
 def _wm_r1_sizes(profile: str):
     from wmkit import wm_r1
 
@@ -312,18 +328,28 @@ def _shared_embedder():
     return _embedder
 
 
-def run_rwml(profile: str, seed: int, runs_root: Path, sizes) -> dict:
-    """RWML on TextWorldExpress: :func:`wmkit.rlvr_experiments.rwml_experiment` for this seed."""
+def run_rwml(profile: str, seed: int, runs_root: Path, sizes: RWMLBenchSizes) -> dict:
+    """RWML on TextWorldExpress: :func:`wmkit.rlvr_experiments.rwml_experiment` for this seed, then
+    :func:`wmkit.rwml_policy.policy_rl_experiment`: the same policy RL from notebook 01's world model
+    and from the RWML model it produced (under "policy")."""
     from wmkit import rlvr_experiments as rx
+    from wmkit import rwml_policy
 
     wm = _world_model(profile, runs_root)
-    forgetting = {env: rx.eval_set(wm.splits["test"], env, sizes.forgetting_eval // 2,
-                                   sizes.forgetting_eval - sizes.forgetting_eval // 2, 0)
+    wm_sizes, lora = sizes.world_model, rx.uses_lora(wm.info)
+    forgetting = {env: rx.eval_set(wm.splits["test"], env, wm_sizes.forgetting_eval // 2,
+                                   wm_sizes.forgetting_eval - wm_sizes.forgetting_eval // 2, 0)
                   for env in ("textgame", "phone")}
-    result = rx.rwml_experiment(wm.model, wm.tokenizer, sizes, _work_dir(runs_root, "rwml", seed), forgetting,
-                                seed=seed, embedder=_shared_embedder(), progress=lambda line: None, show_progress=False, lora=rx.uses_lora(wm.info))
+    work = _work_dir(runs_root, "rwml", seed)
+    result = rx.rwml_experiment(wm.model, wm.tokenizer, wm_sizes, work, forgetting, seed=seed,
+                                embedder=_shared_embedder(), progress=lambda line: None, show_progress=False,
+                                lora=lora, return_models=True)
+    models = result.pop("models")
     result["forgetting_mean"] = {name: statistics.fmean(scores.values())
                                  for name, scores in result["forgetting"].items()}
+    result["policy"] = rwml_policy.policy_rl_experiment(wm.model, models["rwml"], wm.tokenizer, sizes.policy,
+                                                        work / "policy", seed=seed, lora=lora,
+                                                        progress=lambda line: None)
     return result
 
 
@@ -432,8 +458,9 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
                "text game: reward types, group sizes, best-of-k of the MLE model"),
     Experiment("rlvr_phone", "RLVR-World", "wmkit.bench:run_rlvr_phone", "wmkit.bench:_rlvr_sizes",
                "phone screens: screen-diff F1 before and after RLVR"),
-    Experiment("rwml", "RWML", "wmkit.bench:run_rwml", "wmkit.bench:_rlvr_sizes",
-               "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments"),
+    Experiment("rwml", "RWML", "wmkit.bench:run_rwml", "wmkit.bench:_rwml_sizes",
+               "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
+               "policy RL (Simon Says) from the base vs the RWML model"),
     Experiment("wm_r1", "WM-R1", "wmkit.bench:run_wm_r1", "wmkit.bench:_wm_r1_sizes",
                "phone agent trained inside the world model vs its baselines and ablations, judged in the simulator"),
     Experiment("wmrl_controlled", "WMRL", "wmkit.bench:run_wmrl_controlled", "wmkit.bench:_wmrl_sizes",
@@ -496,10 +523,14 @@ CLAIMS: tuple[Claim, ...] = (
           "forgetting_mean/RWML (embedding RL)", "forgetting_mean/SFT on next observations",
           kit_label="RWML − SFT, exact accuracy on the kit's text game and phone"),
     Claim("rwml.mid_training", "RWML", "world-model mid-training, then policy RL, beats policy RL alone",
-          "+6.9 ALFWorld, +5.7 τ²-Bench", not_measured="needs task-success policy RL on TextWorldExpress "
-          "from the base model vs from the RWML model; the kit has no TWX policy-RL loop yet"),
-    Claim("rwml.invalid_actions", "RWML", "RWML lowers the share of invalid actions", "59.3% → 39.5%",
-          not_measured="needs an acting policy on TextWorldExpress (same missing loop as mid-training)"),
+          "+6.9 ALFWorld, +5.7 τ²-Bench", "rwml",
+          "policy/arms/rwml/after/success", "policy/arms/base/after/success",
+          kit_label="Δ success, held-out Simon Says games (policy RL from RWML − from base; one-step RL "
+                    "after the same BC warm-up)"),
+    Claim("rwml.invalid_actions", "RWML", "RWML lowers the share of invalid actions", "59.3% → 39.5%", "rwml",
+          "policy/arms/rwml/after/invalid_share", "policy/arms/base/after/invalid_share", direction="lower",
+          kit_label="Δ share of invalid actions, held-out Simon Says games (from RWML − from base, after "
+                    "policy RL)"),
     # ---------------------------------------------------------------- WM-R1
     Claim("wm_r1.vs_zero_shot", "WM-R1", "the agent trained only inside the world model beats its zero-shot "
           "start in the real environment (held-out task templates)", "3B: 29.5 vs 18.6", "wm_r1",

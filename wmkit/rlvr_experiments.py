@@ -227,8 +227,13 @@ def hard_sample_filter(predictor, tokenizer, transitions: Sequence[Transition], 
 
 def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path,
                     forgetting: dict[str, Sequence[Transition]], seed: int = 0, embedder=None,
-                    progress: Callable[[str], None] = print, show_progress: bool = True, lora: bool = False) -> dict:
-    """RWML on TextWorldExpress, step by step (see notebook 02, experiment 5)."""
+                    progress: Callable[[str], None] = print, show_progress: bool = True, lora: bool = False,
+                    return_models: bool = False) -> dict:
+    """RWML on TextWorldExpress, step by step (see notebook 02, experiment 5).
+
+    With `return_models` the result also holds "models": {"warm", "rwml", "sft"} (the trained
+    models, e.g. to start policy RL from the RWML model: `wmkit.rwml_policy`); the figures are
+    the same either way."""
     from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold
     from wmkit.train import SFTConfig, train_sft
 
@@ -291,12 +296,15 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
         quality[name] = twx_quality(model, tokenizer, test, reward, sizes.max_new_tokens)
         forgetting_scores[name] = {env: kit_accuracy(model, tokenizer, items, sizes.max_new_tokens)
                                    for env, items in forgetting.items()}
-    return {
+    result = {
         "n": {"train": len(train), "warm": n_warm, "kept": len(kept), "test": len(test)},
         "threshold": asdict(choice), "similarities": [float(s) for s in sims], "exact": exact,
         "filter": filter_stats, "rwml_curve": rwml.curve("reward"), "rwml_seconds": round(rwml.seconds, 1),
         "quality": quality, "forgetting": forgetting_scores, "seconds": round(time.perf_counter() - start, 1),
     }
+    if return_models:
+        result["models"] = {"warm": warm, "rwml": rwml.model, "sft": sft}
+    return result
 
 
 # --------------------------------------------------------------------------- statistics and verdicts
