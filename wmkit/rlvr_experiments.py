@@ -100,10 +100,13 @@ SIZES: dict[str, RLVRSizes] = {
     "cpu": RLVRSizes(
         steps=30, num_generations=8, prompts_per_step=4, learning_rate=1e-4, max_completion_length=128,
         eval_changed=60, eval_unchanged=30, eval_samples=2, max_new_tokens=160,
-        rewards=("binary", "task_specific", "continuous", "continuous_rep"), group_sizes=(4, 8),
-        phone_steps=30, best_of_k=8,
-        twx_episodes=150, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=30, twx_sft_epochs=2.0,
-        twx_max_chars=160, twx_eval=60, easy_keep_probability=0.1, forgetting_eval=40),
+        # Sized for notebook 02 in <= 15 min on 2 CPU cores: each text-game arm costs ~90 s, a phone
+        # step ~10 s (long screens), RWML's generations (filter, evaluation) ~4 min at these sizes;
+        # the repetition-penalty arm runs in the gpu profile.
+        rewards=("binary", "task_specific", "continuous"), group_sizes=(4, 8),
+        phone_steps=12, best_of_k=8,
+        twx_episodes=60, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=16, twx_sft_epochs=2.0,
+        twx_max_chars=160, twx_eval=30, easy_keep_probability=0.1, forgetting_eval=20),
     "gpu": RLVRSizes(
         steps=300, num_generations=8, prompts_per_step=16, learning_rate=1e-4, max_completion_length=200,
         eval_changed=300, eval_unchanged=150, eval_samples=4, max_new_tokens=200,
