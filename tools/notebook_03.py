@@ -166,9 +166,8 @@ home screen never showed, so even a perfect world model can only guess them. Suc
 | `wm_r1_no_imagine` | world model only | no (a `call_wm` turn is a failed step) |
 | `wm_r1_no_length` | world model only | yes, β = 0 |
 
-Which arms run is the profile's choice (`sizes.baselines`): `smoke` and `gpu` run all six; `cpu`
-runs `sft`, `wm_r1` and `grpo_real` (best-of-K and the ablations imagine many screens at evaluation
-time, which two CPU cores cannot afford in 20 minutes); `python -m wmkit.wm_r1 --arms ...` runs any.
+Which arms run is the profile's choice (`sizes.baselines`): every profile runs all six;
+`python -m wmkit.wm_r1 --arms ...` runs a subset.
 
 GRPO runs through TRL's `GRPOTrainer` with a `rollout_func` that plays whole episodes (batched
 across the group and the tasks) and returns an `env_mask` that keeps screens out of the loss. The

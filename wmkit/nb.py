@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import platform
 import random
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,9 @@ def start(name: str, profile: str = "auto", seed: int = 0, output_dir: str | Non
     out = Path(output_dir) if output_dir else runs / name
     out.mkdir(parents=True, exist_ok=True)
     seed_everything(seed)
+    # TRL 1.16 still uses transformers' deprecated `gradient_checkpointing` names; the warnings are
+    # nothing a reader can act on and they bury every training cell's output.
+    warnings.filterwarnings("ignore", message=r".*gradient_checkpointing` is deprecated", category=FutureWarning)
     # Small CPUs: one process, all cores, no oversubscription by tokenizers' threads.
     device = "cuda" if torch.cuda.is_available() else "cpu"
     print(f"notebook {name} | profile {prof.name} ({prof.description}) | seed {seed} | device {device}"
