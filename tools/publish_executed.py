@@ -1,0 +1,50 @@
+"""Copy executed notebooks from runs/<profile>/ to executed/<profile>/ for readers of the repository.
+
+    python tools/publish_executed.py cpu 02 03      # the notebooks whose name starts with 02 or 03
+
+Outputs, figures and printed tables are kept; stderr streams (progress bars, library warnings)
+are dropped, since they make a notebook megabytes long and say nothing a reader needs. The copy
+gets a first markdown cell naming the commit and profile it was executed with.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def publish(profile: str, prefixes: list[str]) -> list[Path]:
+    source, target = REPO / "runs" / profile, REPO / "executed" / profile
+    target.mkdir(parents=True, exist_ok=True)
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, check=False,
+                            text=True).stdout.strip() or "unknown"
+    written = []
+    for path in sorted(source.glob("*.ipynb")):
+        if prefixes and not any(path.name.startswith(p) for p in prefixes):
+            continue
+        nb = json.loads(path.read_text())
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                cell["outputs"] = [o for o in cell.get("outputs", [])
+                                   if not (o.get("output_type") == "stream" and o.get("name") == "stderr")]
+        ran = nb.get("metadata", {}).get("papermill", {})
+        when = f"executed {ran['end_time'][:16].replace('T', ' ')} UTC in {ran.get('duration', 0):.0f} s, " \
+            if ran.get("end_time") else ""
+        banner = (f"*Executed copy: profile `{profile}`, {when}published at commit `{commit}` from "
+                  f"`runs/{profile}/{path.name}` (stderr streams removed). Run it yourself with "
+                  f"`make reproduce PROFILE={profile}`.*")
+        nb["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": banner})
+        out = target / path.name
+        out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        written.append(out)
+    return written
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for p in publish(sys.argv[1], sys.argv[2:]):
+        print(f"wrote {p.relative_to(REPO)} ({p.stat().st_size // 1024} KB)")
