@@ -4,7 +4,8 @@
 
 Outputs, figures and printed tables are kept; stderr streams (progress bars, library warnings)
 are dropped, since they make a notebook megabytes long and say nothing a reader needs. The copy
-gets a first markdown cell naming the commit and profile it was executed with.
+gets a first markdown cell naming the profile, when papermill executed it, and the commit at
+which it was published (the run itself does not record its commit: publish right after running).
 """
 from __future__ import annotations
 
