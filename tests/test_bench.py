@@ -229,3 +229,33 @@ def test_cli_errors_are_one_line(capsys):
     assert main(["bench", "--profile", "nope"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("wmkit: error:") for line in err)
+
+
+def test_records_key_on_the_library_tree_so_a_docs_commit_keeps_them(tmp_path):
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    (tmp_path / "wmkit").mkdir()
+    (tmp_path / "wmkit" / "core.py").write_text("x = 1\n")
+    (tmp_path / "README.md").write_text("v1\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "one")
+    first, dirty = bench.code_version(tmp_path)
+    assert not dirty and len(first) == 40
+    (tmp_path / "README.md").write_text("v2\n")
+    git("commit", "-qam", "docs only")
+    assert bench.code_version(tmp_path) == (first, False)  # a new commit, the same records
+    assert bench.head_commit(tmp_path) != first
+    (tmp_path / "wmkit" / "core.py").write_text("x = 2\n")
+    edited, dirty = bench.code_version(tmp_path)
+    assert dirty and edited.startswith(first + "+")  # uncommitted library edits get their own key
+    (tmp_path / "wmkit" / "new.py").write_text("y = 1\n")
+    assert bench.code_version(tmp_path)[0] != edited  # untracked library files count too
+    git("add", ".")
+    git("commit", "-qm", "library change")
+    changed, dirty = bench.code_version(tmp_path)
+    assert not dirty and changed != first and "+" not in changed

@@ -11,9 +11,10 @@ Three parts:
   reproduced. A claim the kit cannot measure yet says so, with the reason, and never carries a
   number.
 * **Runner.** :func:`run_bench` runs each (experiment, seed) once and caches it as a JSON record
-  under ``runs/<profile>/bench/<experiment>/``, keyed by the git commit and a hash of the
-  experiment's config (sizes, seed, profile). A record is written atomically when its run has
-  finished, so an interrupted benchmark rerun with the same command redoes only what is missing.
+  under ``runs/<profile>/bench/<experiment>/``, keyed by the library's version (the git tree
+  of ``wmkit/``: commits to docs and notebooks keep the records) and a hash of the experiment's
+  config (sizes, seed, profile). A record is written atomically when its run has finished, so
+  an interrupted benchmark rerun with the same command redoes only what is missing.
 * **Report.** :func:`build_report` reads the records *from disk* (a row exists only where its
   records do), computes mean ± std and a 95% t-interval over seeds, a verdict, and writes
   ``runs/<profile>/bench.json``, ``runs/<profile>/report.md`` and one figure per paper.
@@ -611,25 +612,37 @@ _check_registry()
 # ============================================================================ records
 
 
-def git_commit(repo: Path = REPO) -> tuple[str, bool]:
-    """(code version, dirty): the HEAD commit, plus ``+<hash>`` of the uncommitted changes to the
-    library (``wmkit/``, untracked files included) when there are any, so that a record made by
-    edited code is never taken for one made by the commit. ("nogit", False) outside a checkout."""
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True,
-                              timeout=30).stdout
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True,
+                          timeout=30).stdout
+
+
+def head_commit(repo: Path = REPO) -> str:
+    """The checkout's HEAD commit (kept in records and reports as provenance), "nogit" outside one."""
     try:
-        commit = git("rev-parse", "HEAD").strip()
-        diff = git("diff", "HEAD", "--", "wmkit")
-        untracked = git("ls-files", "--others", "--exclude-standard", "--", "wmkit").split()
+        return _git(repo, "rev-parse", "HEAD").strip()
+    except (OSError, subprocess.SubprocessError):
+        return "nogit"
+
+
+def code_version(repo: Path = REPO) -> tuple[str, bool]:
+    """(code version, dirty): what records are keyed by. The git tree hash of the library
+    (``wmkit/`` at HEAD), plus ``+<hash>`` of its uncommitted changes (untracked files included)
+    when there are any, so that a record made by edited code is never taken for one made by the
+    commit. Only the library runs the experiments, so a commit that changes the README, the notebooks
+    or the tests keeps every cached record valid. ("nogit", False) outside a checkout."""
+    try:
+        tree = _git(repo, "rev-parse", "HEAD:wmkit").strip()
+        diff = _git(repo, "diff", "HEAD", "--", "wmkit")
+        untracked = _git(repo, "ls-files", "--others", "--exclude-standard", "--", "wmkit").split()
     except (OSError, subprocess.SubprocessError):
         return "nogit", False
     if not diff and not untracked:
-        return commit, False
+        return tree, False
     digest = hashlib.sha256(diff.encode())
     for name in sorted(untracked):
         digest.update(name.encode() + (repo / name).read_bytes())
-    return f"{commit}+{digest.hexdigest()[:8]}", True
+    return f"{tree}+{digest.hexdigest()[:8]}", True
 
 
 def experiment_config(experiment: Experiment, profile: str, seed: int) -> dict:
@@ -642,13 +655,13 @@ def config_hash(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def short_version(commit: str) -> str:
-    """'916d171bdf4b' or '916d171bdf4b+f43efa63' (12 hex digits of the commit, the local-change hash)."""
-    return commit[:12] + (f"+{commit.split('+', 1)[1]}" if "+" in commit else "")
+def short_version(version: str) -> str:
+    """'916d171bdf4b' or '916d171bdf4b+f43efa63' (12 hex digits of the hash, the local-change hash)."""
+    return version[:12] + (f"+{version.split('+', 1)[1]}" if "+" in version else "")
 
 
-def record_path(bench_dir: Path, experiment: str, seed: int, commit: str, chash: str) -> Path:
-    return Path(bench_dir) / experiment / f"seed{seed}_{short_version(commit)}_{chash[:12]}.json"
+def record_path(bench_dir: Path, experiment: str, seed: int, code: str, chash: str) -> Path:
+    return Path(bench_dir) / experiment / f"seed{seed}_{short_version(code)}_{chash[:12]}.json"
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -697,12 +710,14 @@ def bench_command(profile: str, seeds: int, only: Sequence[str] | None = None, t
     return shlex.join(parts)
 
 
-def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, commit: str, dirty: bool,
-            command: str, log: Callable[[str], None] = print) -> tuple[Path, bool]:
-    """Run (experiment, seed) unless its record exists; returns (record path, whether it ran)."""
+def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, code: str, dirty: bool,
+            command: str, log: Callable[[str], None] = print, commit: str | None = None) -> tuple[Path, bool]:
+    """Run (experiment, seed) unless its record exists; returns (record path, whether it ran).
+    `commit` is the HEAD the run started at (read now when not given), kept as provenance."""
+    commit = head_commit() if commit is None else commit
     config = experiment_config(experiment, profile, seed)
     chash = config_hash(config)
-    path = record_path(Path(runs_root) / "bench", experiment.name, seed, commit, chash)
+    path = record_path(Path(runs_root) / "bench", experiment.name, seed, code, chash)
     if path.exists():
         log(f"{experiment.name} seed {seed}: cached ({path.name})")
         return path, False
@@ -713,7 +728,8 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     result = _resolve(experiment.run)(profile, seed, Path(runs_root), sizes)
     seconds = time.perf_counter() - t0
     record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,
-              "commit": commit, "dirty": dirty, "config_hash": chash, "config": config, "command": command,
+              "code": code, "commit": commit, "dirty": dirty, "config_hash": chash, "config": config,
+              "command": command,
               "started": started.isoformat(timespec="seconds"), "wall_seconds": round(seconds, 2),
               "result": jsonable(result)}
     _write_atomic(path, json.dumps(record, indent=1, sort_keys=True))
@@ -721,15 +737,15 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     return path, True
 
 
-def load_records(runs_root: Path, profile: str, seeds: Sequence[int], commit: str,
+def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str,
                  experiments: dict[str, Experiment] | None = None) -> dict[str, dict[int, dict]]:
-    """{experiment: {seed: record}} of the records on disk for this commit and the current configs."""
+    """{experiment: {seed: record}} of the records on disk for this code version and the current configs."""
     experiments = EXPERIMENTS if experiments is None else experiments
     out: dict[str, dict[int, dict]] = {}
     for name, experiment in experiments.items():
         for seed in seeds:
             chash = config_hash(experiment_config(experiment, profile, seed))
-            path = record_path(Path(runs_root) / "bench", name, seed, commit, chash)
+            path = record_path(Path(runs_root) / "bench", name, seed, code, chash)
             if path.exists():
                 record = json.loads(path.read_text())
                 record["_path"] = str(path)
@@ -768,20 +784,20 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
     return row
 
 
-def build_report(runs_root: Path, profile: str, seeds: Sequence[int], commit: str | None = None,
+def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str | None = None,
                  claims: Sequence[Claim] = CLAIMS, experiments: dict[str, Experiment] | None = None,
                  command: str = "", wall_seconds: float | None = None, plots: bool = True) -> dict:
     """Read the records from disk, compute every row, write bench.json, report.md and the figures."""
     experiments = EXPERIMENTS if experiments is None else experiments
     runs_root = Path(runs_root)
     dirty = False
-    if commit is None:
-        commit, dirty = git_commit()
-    records = load_records(runs_root, profile, seeds, commit, experiments)
+    if code is None:
+        code, dirty = code_version()
+    records = load_records(runs_root, profile, seeds, code, experiments)
     rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile, len(seeds), experiments)
             for c in claims]
     report = {
-        "profile": profile, "seeds": list(seeds), "commit": commit, "dirty": dirty,
+        "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(), "dirty": dirty,
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "command": command,
         "wall_seconds": wall_seconds, "machine": machine(), "rows": rows,
         "experiments": {name: {"paper": e.paper, "description": e.description,
@@ -827,8 +843,9 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
     v = m["versions"]
     lines = [
         f"# wmkit benchmark — profile `{report['profile']}`, seeds {report['seeds']}", "",
-        f"* created {report['created']} at commit `{short_version(report['commit'])}`"
-        + (" (+ uncommitted changes to wmkit/, hashed after the +)" if "+" in report["commit"] else ""),
+        f"* created {report['created']} at commit `{report['commit'][:12]}`; records of library version "
+        f"`{short_version(report['code'])}` (git tree of wmkit/"
+        + (", + its uncommitted changes, hashed after the +)" if "+" in report["code"] else ")"),
         f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
         f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
         else "* wall time: see per-experiment times below",
@@ -919,7 +936,7 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
               experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
               log: Callable[[str], None] = print) -> BenchResult:
     """Run every selected (experiment, seed) that has no record yet, then rebuild the report from
-    all records of this commit (also those of experiments not selected this time)."""
+    all records of this library version (also those of experiments not selected this time)."""
     from wmkit.nb import default_runs_root
     from wmkit.profiles import resolve_profile_name
 
@@ -937,16 +954,17 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
 
         torch.set_num_threads(threads)
     command = bench_command(profile, seeds, only, threads) + (" --report-only" if report_only else "")
-    commit, dirty = git_commit()
+    code, dirty = code_version()
+    commit = head_commit()
     start = time.perf_counter()
     out = BenchResult(report={})
     if not report_only:
         for name in names:
             for seed in range(seeds):
-                _, ran = run_one(experiments[name], profile, seed, runs_root, commit, dirty, command, log)
+                _, ran = run_one(experiments[name], profile, seed, runs_root, code, dirty, command, log, commit)
                 (out.ran if ran else out.cached).append(f"{name}/seed{seed}")
     out.seconds = time.perf_counter() - start
-    out.report = build_report(runs_root, profile, list(range(seeds)), commit, claims, experiments, command,
+    out.report = build_report(runs_root, profile, list(range(seeds)), code, claims, experiments, command,
                               out.seconds)
     out.report["dirty"] = dirty
     log(f"bench: {len(out.ran)} run, {len(out.cached)} cached, {out.seconds:.0f} s; "
