@@ -17,8 +17,8 @@ table**: every claim of the four papers (RLVR-World, RWML, WM-R1, WMRL), the pap
 kit's figure measured over several seeds, and a verdict computed from those seeds — with the exact
 command that made each number.
 
-The benchmark itself is a command, not this notebook (it takes hours at the `cpu` size and resumes
-when interrupted):
+The benchmark itself is a command, not this notebook (at the `cpu` size, 3 seeds took 70 minutes on
+an idle 2-core machine; it resumes when interrupted):
 
 ```
 python -m wmkit bench --profile cpu --seeds 3            # runs/cpu/bench.json and runs/cpu/report.md
@@ -91,8 +91,8 @@ else:
 report = bench.load_report(bench_root / "bench.json")
 current, _ = bench.code_version()
 print(f"source: {source} | profile {report['profile']} | seeds {report['seeds']} | commit {report['commit'][:12]}"
-      f" | library {report['code'][:21]}"
-      f"{' (this checkout)' if report['code'] == current else f' (this checkout: {current[:21]})'}")
+      f" | library {bench.short_version(report['code'])}"
+      f"{' (this checkout)' if report['code'] == current else f' (this checkout: {bench.short_version(current)})'}")
 print(f"made by: {report['command'] or '(report only)'} | created {report['created']}")
 m = report["machine"]
 print(f"machine: {m['platform']}, {m['cpu_count']} CPUs, GPU {m['cuda'] or 'none'}; "
@@ -203,15 +203,19 @@ their models, data and compute:
   phone screens stand in for web pages). At the kit's size, the GRPO guidance of DESIGN §3 applies:
   a competent SFT start is needed before RL moves anything, and sampled accuracy moves before greedy.
 * **RWML**: +19.6 (ALFWorld) and +7.9 (τ²-Bench) are *agent task success* after world-model
-  training; the kit measures the world model's next-state predictions on TextWorldExpress. The
-  mid-training-then-policy-RL result (+6.9 / +5.7) needs a policy-RL loop on a text game that the
-  kit does not have yet — those rows say "not measured".
+  training; the kit measures the world model's next-state predictions on TextWorldExpress, and the
+  mid-training-then-policy-RL result (+6.9 / +5.7) with a one-step policy-RL loop on Simon Says
+  (`wmkit/rwml_policy.py`) whose tiny policy starts from the base or the RWML-trained model. At cpu
+  size the embedding reward is 0 for every sample, so RL leaves the model where it was: the
+  "forgets less" row holds only because nothing moved.
 * **WM-R1**: 7B and 3B vision-language agents on AndroidWorld / GUI-Odyssey, 15 episodes over 2000
   tasks, max 20 steps, 11.2 h on one H200. The kit's phone simulator and tiny policy show whether
   training inside a world model transfers to the real simulator at all.
 * **WMRL**: 4B models on MLE-Dojo, 883 vs 286 GPU-hours. The kit's research tasks are scikit-learn
   configs executed in seconds; its compute ratios count CPU seconds, including the world model's
-  own construction, and move with the learning rate (notebook 04).
+  own construction, and move with the learning rate (notebook 04). Measured seconds also move with
+  the machine's load, so the research ratio differs by a few hundredths between two runs of the same
+  code, while every other number repeats exactly (1 or 2 torch threads alike).
 
 The `gpu` profile (`python -m wmkit bench --profile gpu --seeds 3`) runs larger models and more
 steps on one GPU; it is still far from the papers' scale.
