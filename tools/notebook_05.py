@@ -90,9 +90,10 @@ else:
         bench.run_bench("smoke", 1, runs_root=bench_root, threads=1 if run.profile.name != "gpu" else None)
 report = bench.load_report(bench_root / "bench.json")
 current, _ = bench.code_version()
+code = report.get("code", report["commit"])  # a bench.json from before records were keyed by wmkit/'s tree
 print(f"source: {source} | profile {report['profile']} | seeds {report['seeds']} | commit {report['commit'][:12]}"
-      f" | library {bench.short_version(report['code'])}"
-      f"{' (this checkout)' if report['code'] == current else f' (this checkout: {bench.short_version(current)})'}")
+      f" | library {bench.short_version(code)}"
+      f"{' (this checkout)' if code == current else f' (this checkout: {bench.short_version(current)})'}")
 print(f"made by: {report['command'] or '(report only)'} | created {report['created']}")
 m = report["machine"]
 print(f"machine: {m['platform']}, {m['cpu_count']} CPUs, GPU {m['cuda'] or 'none'}; "
@@ -223,7 +224,8 @@ steps on one GPU; it is still far from the papers' scale.
 ("code", r"""
 results_path = nb.write_results(run, {
     "source": source, "bench_file": str(bench_root / "bench.json"), "bench_profile": report["profile"],
-    "bench_seeds": report["seeds"], "bench_commit": report["commit"], "bench_code": report["code"], "bench_command": report["command"],
+    "bench_seeds": report["seeds"], "bench_commit": report["commit"], "bench_code": code,
+    "bench_command": report["command"],
     "counts": report["counts"],
     "rows": [{k: r.get(k) for k in ("id", "paper", "claim", "paper_figure", "experiment", "kit_label", "verdict",
                                     "reason", "command", "seeds", "records")} | {"kit": r["kit"]} for r in rows],
@@ -237,7 +239,8 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 
 * One command measures every claim over seeds: `python -m wmkit bench --profile cpu --seeds 3`.
   Each (experiment, seed) is a record keyed by the library's version (the git tree of `wmkit/`)
-  and a hash of its config; rerunning the command redoes only what is missing, and a number exists only while its record does.
+  and a hash of its config; rerunning the command redoes only what is missing, and a number
+  exists only while its record does.
 * Verdicts come from a 95% t-interval over seeds: with 3 seeds it is wide (t = 4.30), so
   "reproduced" needs a consistent effect; one seed can only say "same direction".
 * The kit reproduces directions and mechanisms with tiny models; the papers' magnitudes need
