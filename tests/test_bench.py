@@ -259,3 +259,14 @@ def test_records_key_on_the_library_tree_so_a_docs_commit_keeps_them(tmp_path):
     git("commit", "-qm", "library change")
     changed, dirty = bench.code_version(tmp_path)
     assert not dirty and changed != first and "+" not in changed
+
+
+def test_saved_report_says_dirty_when_its_records_come_from_edited_code(tmp_path, fresh):
+    bench.build_report(tmp_path, "smoke", [0], code="a" * 40 + "+1234abcd", experiments=FAKE, claims=FAKE_CLAIMS,
+                       plots=False)
+    saved = json.loads((tmp_path / "bench.json").read_text())
+    assert saved["dirty"] is True and saved["code"].endswith("+1234abcd")
+    # a bench.json from before the "code" field still loads: its commit was the key then
+    del saved["code"]
+    (tmp_path / "bench.json").write_text(json.dumps(saved))
+    assert bench.load_report(tmp_path / "bench.json")["code"] == saved["commit"]

@@ -90,10 +90,9 @@ else:
         bench.run_bench("smoke", 1, runs_root=bench_root, threads=1 if run.profile.name != "gpu" else None)
 report = bench.load_report(bench_root / "bench.json")
 current, _ = bench.code_version()
-code = report.get("code", report["commit"])  # a bench.json from before records were keyed by wmkit/'s tree
 print(f"source: {source} | profile {report['profile']} | seeds {report['seeds']} | commit {report['commit'][:12]}"
-      f" | library {bench.short_version(code)}"
-      f"{' (this checkout)' if code == current else f' (this checkout: {bench.short_version(current)})'}")
+      f" | library {bench.short_version(report['code'])}"
+      f"{' (this checkout)' if report['code'] == current else f' (this checkout: {bench.short_version(current)})'}")
 print(f"made by: {report['command'] or '(report only)'} | created {report['created']}")
 m = report["machine"]
 print(f"machine: {m['platform']}, {m['cpu_count']} CPUs, GPU {m['cuda'] or 'none'}; "
@@ -224,7 +223,7 @@ steps on one GPU; it is still far from the papers' scale.
 ("code", r"""
 results_path = nb.write_results(run, {
     "source": source, "bench_file": str(bench_root / "bench.json"), "bench_profile": report["profile"],
-    "bench_seeds": report["seeds"], "bench_commit": report["commit"], "bench_code": code,
+    "bench_seeds": report["seeds"], "bench_commit": report["commit"], "bench_code": report["code"],
     "bench_command": report["command"],
     "counts": report["counts"],
     "rows": [{k: r.get(k) for k in ("id", "paper", "claim", "paper_figure", "experiment", "kit_label", "verdict",

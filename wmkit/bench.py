@@ -710,8 +710,8 @@ def bench_command(profile: str, seeds: int, only: Sequence[str] | None = None, t
     return shlex.join(parts)
 
 
-def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, code: str, dirty: bool,
-            command: str, log: Callable[[str], None] = print, commit: str | None = None) -> tuple[Path, bool]:
+def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, code: str, command: str,
+            log: Callable[[str], None] = print, commit: str | None = None) -> tuple[Path, bool]:
     """Run (experiment, seed) unless its record exists; returns (record path, whether it ran).
     `commit` is the HEAD the run started at (read now when not given), kept as provenance."""
     commit = head_commit() if commit is None else commit
@@ -728,7 +728,7 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     result = _resolve(experiment.run)(profile, seed, Path(runs_root), sizes)
     seconds = time.perf_counter() - t0
     record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,
-              "code": code, "commit": commit, "dirty": dirty, "config_hash": chash, "config": config,
+              "code": code, "commit": commit, "dirty": "+" in code, "config_hash": chash, "config": config,
               "command": command,
               "started": started.isoformat(timespec="seconds"), "wall_seconds": round(seconds, 2),
               "result": jsonable(result)}
@@ -790,14 +790,13 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
     """Read the records from disk, compute every row, write bench.json, report.md and the figures."""
     experiments = EXPERIMENTS if experiments is None else experiments
     runs_root = Path(runs_root)
-    dirty = False
     if code is None:
-        code, dirty = code_version()
+        code, _ = code_version()
     records = load_records(runs_root, profile, seeds, code, experiments)
     rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile, len(seeds), experiments)
             for c in claims]
     report = {
-        "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(), "dirty": dirty,
+        "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(), "dirty": "+" in code,
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "command": command,
         "wall_seconds": wall_seconds, "machine": machine(), "rows": rows,
         "experiments": {name: {"paper": e.paper, "description": e.description,
@@ -825,7 +824,9 @@ def check_report(report: dict) -> dict:
 
 
 def load_report(path: Path) -> dict:
-    return check_report(json.loads(Path(path).read_text()))
+    report = json.loads(Path(path).read_text())
+    report.setdefault("code", report["commit"])  # written before records were keyed by wmkit/'s tree
+    return check_report(report)
 
 
 def fmt_kit(stats: dict, digits: int = 3) -> str:
@@ -954,19 +955,18 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
 
         torch.set_num_threads(threads)
     command = bench_command(profile, seeds, only, threads) + (" --report-only" if report_only else "")
-    code, dirty = code_version()
+    code, _ = code_version()
     commit = head_commit()
     start = time.perf_counter()
     out = BenchResult(report={})
     if not report_only:
         for name in names:
             for seed in range(seeds):
-                _, ran = run_one(experiments[name], profile, seed, runs_root, code, dirty, command, log, commit)
+                _, ran = run_one(experiments[name], profile, seed, runs_root, code, command, log, commit)
                 (out.ran if ran else out.cached).append(f"{name}/seed{seed}")
     out.seconds = time.perf_counter() - start
     out.report = build_report(runs_root, profile, list(range(seeds)), code, claims, experiments, command,
                               out.seconds)
-    out.report["dirty"] = dirty
     log(f"bench: {len(out.ran)} run, {len(out.cached)} cached, {out.seconds:.0f} s; "
         f"{runs_root / 'bench.json'}, {runs_root / 'report.md'}")
     return out
