@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def small_splits():
     """A few episodes of both environments, split by episode."""
-    from wmkit.worldmodel import collect_transitions, split_by_episode
+    from wmkit.core.worldmodel import collect_transitions, split_by_episode
 
     return split_by_episode(collect_transitions(["textgame", "phone"], 12, seed=0))
 
@@ -37,8 +37,8 @@ def small_splits():
 @pytest.fixture(scope="session")
 def tiny_lm(small_splits):
     """(model, tokenizer): a ~100k-parameter Llama and a tokenizer trained on the small data."""
-    from wmkit.models import TinyModelConfig, build_tiny_model, train_tokenizer
-    from wmkit.pipeline import tokenizer_corpus
+    from wmkit.core.build import tokenizer_corpus
+    from wmkit.core.models import TinyModelConfig, build_tiny_model, train_tokenizer
 
     tokenizer = train_tokenizer(tokenizer_corpus(small_splits["train"]), vocab_size=512)
     config = TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64, vocab_size=512)

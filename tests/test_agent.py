@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wmkit import agent as ag
 from wmkit.envs import phone
+from wmkit.wm_r1 import agent as ag
 
 # --------------------------------------------------------------------------- parsing
 

@@ -8,14 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from wmkit import bench
-from wmkit.bench import Claim, Experiment
+from wmkit import stats
+from wmkit.bench import claims as bench_claims
+from wmkit.bench import runner as bench
+from wmkit.bench.claims import Claim, Experiment
+from wmkit.wmrl import experiment as wmrl_experiment
 
 # ---------------------------------------------------------------------------- statistics
 
 def test_t_interval_of_three_values_by_hand():
     # values 1, 2, 3: mean 2, sample std 1, SE 1/sqrt(3); t(0.975, 2 dof) = 4.302653
-    s = bench.summarize([1.0, 2.0, 3.0])
+    s = stats.summarize([1.0, 2.0, 3.0])
     half = 4.302652729749464 / math.sqrt(3)  # 2.484138
     assert s["n"] == 3 and s["mean"] == pytest.approx(2.0) and s["std"] == pytest.approx(1.0)
     assert s["ci_low"] == pytest.approx(2.0 - half, abs=1e-6) and s["ci_low"] == pytest.approx(-0.484138, abs=1e-6)
@@ -23,9 +26,9 @@ def test_t_interval_of_three_values_by_hand():
 
 
 def test_summary_drops_missing_values_and_has_no_interval_for_one_seed():
-    s = bench.summarize([0.5, None, float("nan")])
+    s = stats.summarize([0.5, None, float("nan")])
     assert (s["n"], s["of"], s["mean"], s["std"], s["ci_low"]) == (1, 3, 0.5, 0.0, None)
-    assert bench.summarize([])["mean"] is None
+    assert stats.summarize([])["mean"] is None
 
 
 @pytest.mark.parametrize("values, direction, threshold, expected", [
@@ -41,73 +44,73 @@ def test_summary_drops_missing_values_and_has_no_interval_for_one_seed():
     ([], "higher", 0.0, "not measured"),
 ])
 def test_verdict_logic(values, direction, threshold, expected):
-    assert bench.verdict(bench.summarize(values), direction, threshold) == expected
+    assert stats.verdict(stats.summarize(values), direction, threshold) == expected
 
 
 def test_verdict_rejects_unknown_direction():
     with pytest.raises(ValueError):
-        bench.verdict(bench.summarize([1.0]), "up")
+        stats.verdict(stats.summarize([1.0]), "up")
 
 
 def test_claim_value_reads_fields_and_paired_differences():
     result = {"arms": {"a": {"s": [0.2, 0.6]}, "b": {"s": [0.1, 0.2]}}, "x": {"p": 1.0, "q": 3.0}, "nan": float("nan")}
-    assert bench.get_path(result, "arms/a/s/-1") == 0.6 and bench.get_path(result, "arms/c/s") is None
-    assert bench.claim_value(Claim("c", "WMRL", "t", "f", "e", "arms/a/s/1", "arms/b/s/1"), result) == pytest.approx(0.4)
-    assert bench.claim_value(Claim("c", "WMRL", "t", "f", "e", ("x/p", "x/q")), result) == pytest.approx(2.0)
-    assert bench.claim_value(Claim("c", "WMRL", "t", "f", "e", "arms/a/s/1", "arms/zzz"), result) is None
-    assert bench.claim_value(Claim("c", "WMRL", "t", "f", "e", "nan"), result) is None
+    assert bench_claims.get_path(result, "arms/a/s/-1") == 0.6 and bench_claims.get_path(result, "arms/c/s") is None
+    assert bench_claims.claim_value(Claim("c", "WMRL", "t", "f", "e", "arms/a/s/1", "arms/b/s/1"), result) == pytest.approx(0.4)
+    assert bench_claims.claim_value(Claim("c", "WMRL", "t", "f", "e", ("x/p", "x/q")), result) == pytest.approx(2.0)
+    assert bench_claims.claim_value(Claim("c", "WMRL", "t", "f", "e", "arms/a/s/1", "arms/zzz"), result) is None
+    assert bench_claims.claim_value(Claim("c", "WMRL", "t", "f", "e", "nan"), result) is None
 
 
 def test_censored_compute_ratio_never_favours_the_claim():
     def arms(real, wmrl, real_total=100.0, wmrl_total=50.0):
         return {"real": {"compute_to_target": [real], "total_cost": [real_total]},
                 "WMRL": {"compute_to_target": [wmrl], "total_cost": [wmrl_total]}}
-    assert bench.censored_ratio(arms(60.0, 20.0), "real", "WMRL")["ratio"] == pytest.approx(3.0)
-    assert bench.censored_ratio(arms(60.0, None), "real", "WMRL")["ratio"] == 0.0  # WMRL never got there
-    assert bench.censored_ratio(arms(None, 20.0), "real", "WMRL")["ratio"] == pytest.approx(5.0)  # lower bound
-    assert bench.censored_ratio(arms(None, None), "real", "WMRL")["ratio"] is None
+    assert wmrl_experiment.censored_ratio(arms(60.0, 20.0), "real", "WMRL")["ratio"] == pytest.approx(3.0)
+    assert wmrl_experiment.censored_ratio(arms(60.0, None), "real", "WMRL")["ratio"] == 0.0  # WMRL never got there
+    assert wmrl_experiment.censored_ratio(arms(None, 20.0), "real", "WMRL")["ratio"] == pytest.approx(5.0)  # lower bound
+    assert wmrl_experiment.censored_ratio(arms(None, None), "real", "WMRL")["ratio"] is None
 
 
 # ---------------------------------------------------------------------------- registry
 
 def test_registry_covers_the_issue_and_unmeasured_claims_carry_no_fields():
-    ids = {c.id for c in bench.CLAIMS}
+    ids = {c.id for c in bench_claims.CLAIMS}
     for needed in ("rlvr.changed", "rlvr.unchanged", "rlvr.reward_type", "rlvr.group_size", "rlvr.best_of_k",
                    "rwml.vs_sft", "rwml.forgetting", "rwml.mid_training", "wm_r1.vs_zero_shot",
                    "wm_r1.vs_real_grpo", "wm_r1.vs_simulation", "wm_r1.imagined_calls", "wm_r1.length_reward",
                    "wm_r1.calls_fall", "wmrl.error_floor", "wmrl.compute_research", "wmrl.ablation_both",
                    "wmrl.ablation_debias", "wmrl.ablation_denoise"):
         assert needed in ids
-    assert {c.paper for c in bench.CLAIMS} == set(bench.PAPERS)
-    for claim in bench.CLAIMS:
+    assert {c.paper for c in bench_claims.CLAIMS} == set(bench_claims.PAPERS)
+    for claim in bench_claims.CLAIMS:
         if claim.experiment is None:
             assert claim.not_measured and claim.value is None
         else:
-            assert claim.value and claim.experiment in bench.EXPERIMENTS
+            assert claim.value and claim.experiment in bench_claims.EXPERIMENTS
 
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
 def test_every_experiment_resolves_with_sizes_per_profile(profile):
-    for experiment in bench.EXPERIMENTS.values():
-        assert callable(bench._resolve(experiment.run))
+    for experiment in bench_claims.EXPERIMENTS.values():
+        assert callable(bench_claims._resolve(experiment.run))
         config = bench.experiment_config(experiment, profile, 0)
         assert config["sizes"] and len(bench.config_hash(config)) == 64
-    assert bench.experiment_config(bench.EXPERIMENTS["wm_r1"], profile, 0)["sizes"]["baselines"] == list(
-        __import__("wmkit.wm_r1", fromlist=["ARMS"]).ARMS)
+    assert bench.experiment_config(bench_claims.EXPERIMENTS["wm_r1"], profile, 0)["sizes"]["baselines"] == list(
+        __import__("wmkit.wm_r1.experiment", fromlist=["ARMS"]).ARMS)
     # the RWML record is keyed by the world-model sizes and the policy-RL sizes alike
-    rwml_sizes = bench.experiment_config(bench.EXPERIMENTS["rwml"], profile, 0)["sizes"]
+    rwml_sizes = bench.experiment_config(bench_claims.EXPERIMENTS["rwml"], profile, 0)["sizes"]
     assert rwml_sizes["world_model"]["twx_steps"] >= 1 and rwml_sizes["policy"]["rl_steps"] >= 1
 
 
 def test_rwml_agent_claims_read_the_policy_experiment():
-    claims = {c.id: c for c in bench.CLAIMS}
+    claims = {c.id: c for c in bench_claims.CLAIMS}
     result = {"policy": {"arms": {"base": {"after": {"success": 0.2, "invalid_share": 0.5}},
                                   "rwml": {"after": {"success": 0.5, "invalid_share": 0.25}}}}}
-    assert bench.claim_value(claims["rwml.mid_training"], result) == pytest.approx(0.3)
-    assert bench.claim_value(claims["rwml.invalid_actions"], result) == pytest.approx(-0.25)
+    assert bench_claims.claim_value(claims["rwml.mid_training"], result) == pytest.approx(0.3)
+    assert bench_claims.claim_value(claims["rwml.invalid_actions"], result) == pytest.approx(-0.25)
     assert claims["rwml.invalid_actions"].direction == "lower"
     # every claim the kit cannot measure says why; the RWML agent claims are no longer among them
-    assert {c.id for c in bench.CLAIMS if c.experiment is None} == {"rlvr.repetition", "rlvr.video"}
+    assert {c.id for c in bench_claims.CLAIMS if c.experiment is None} == {"rlvr.repetition", "rlvr.video"}
 
 
 def test_select_experiments_by_paper_or_name():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.isotonic import IsotonicRegression
 
-from wmkit.debias import (
+from wmkit.wmrl.method import (
     AnchorWeighter,
     OnlineDebiaser,
     advantages_to_trl_rewards,

@@ -117,8 +117,8 @@ def grpo_worker(out_dir: str) -> None:
     from datasets import Dataset
     from trl import GRPOTrainer
 
-    from wmkit.models import TinyModelConfig, build_tiny_model, train_tokenizer
-    from wmkit.train import GRPOSettings
+    from wmkit.core.grpo import GRPOSettings
+    from wmkit.core.models import TinyModelConfig, build_tiny_model, train_tokenizer
 
     rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
     words = ["north", "south", "east", "west", "open", "close", "take", "drop", "look", "wait"]

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from wmkit import jobs
 
@@ -188,7 +188,7 @@ def test_every_notebook_job_is_registered_with_profile_defaults():
     assert {"world-model", "rlvr", "wm-r1", "wmrl"} <= set(jobs.JOBS)
     rlvr = jobs.build_config("rlvr", profile="smoke", overrides=["max_steps=2", "rlvr.prompts_per_step=6"])
     assert (rlvr.rlvr.max_steps, rlvr.rlvr.prompts_per_step, rlvr.rlvr.reward) == (2, 6, "task_specific")
-    from wmkit.rlvr_experiments import sizes_for
+    from wmkit.rlvr_world.experiment import sizes_for
 
     gpu = jobs.default_config("rlvr", "gpu").rlvr  # notebook 02's sizes
     assert (gpu.max_steps, gpu.prompts_per_step) == (sizes_for("gpu").steps, sizes_for("gpu").prompts_per_step)
@@ -271,7 +271,7 @@ def test_notebook_launch_forks_two_cpu_processes_when_forced(tmp_path):
 def test_vllm_settings_reach_trl_and_fail_clearly_when_unavailable(tmp_path, monkeypatch):
     import importlib.util
 
-    from wmkit.train import GRPOSettings, GRPOSettingsError
+    from wmkit.core.grpo import GRPOSettings, GRPOSettingsError
 
     config = GRPOSettings(output_dir=str(tmp_path), num_generations=4, per_device_train_batch_size=8,
                           vllm_mode="server", vllm_gpu_memory_utilization=0.5).to_trl_config()

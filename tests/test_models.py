@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from wmkit import models
+from wmkit.core import models
 
 
 def test_tokenizer_is_byte_level_and_round_trips_any_text(tiny_lm):

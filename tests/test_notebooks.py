@@ -53,7 +53,8 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
         assert [row["transitions"] for row in results["throughput"]] == ["simulator", "world_model"]
         assert (out / path.stem / "wm_calls_per_trajectory.png").exists()
     if path.stem.startswith("05"):
-        from wmkit.bench import CLAIMS, VERDICTS
+        from wmkit.bench.claims import CLAIMS
+        from wmkit.stats import VERDICTS
 
         assert results["source"] in ("loaded", "loaded smoke", "ran smoke")
         assert [r["id"] for r in results["rows"]] == [c.id for c in CLAIMS]

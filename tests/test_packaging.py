@@ -2,9 +2,8 @@
 notebooks are committed clean with a parameters cell."""
 import json
 import re
-from pathlib import Path
-
 import tomllib
+from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from wmkit import pipeline
+from wmkit.core import build as pipeline
 
 
 def test_ensure_world_model_loads_a_saved_one_instead_of_rebuilding(tiny_lm, tmp_path):
-    from wmkit.models import save_model
+    from wmkit.core.models import save_model
 
     model, tok, config = tiny_lm
     folder = save_model(model, tok, tmp_path / pipeline.FINAL, tiny_config=config)

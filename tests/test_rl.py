@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from wmkit import rl
 from wmkit.envs import phone
+from wmkit.rlvr_world import method as rl
 
 
 def test_reward_dispatch_per_environment(small_splits):
@@ -90,7 +90,7 @@ def test_kl_and_full_parameter_settings_reach_trl(tmp_path):
 def test_qlora_grpo_code_path_on_cpu(tiny_lm, small_splits, tmp_path):
     """RLVR with NF4 base weights + LoRA (the CUDA path), exercised on CPU: adapters move."""
     pytest.importorskip("bitsandbytes")
-    from wmkit import models
+    from wmkit.core import models
 
     model, tok, config = tiny_lm
     models.save_model(model, tok, tmp_path / "m", tiny_config=config)

@@ -10,9 +10,9 @@ import torch
 pytest.importorskip("wmkit.envs.twx")
 pytest.importorskip("textworld_express")
 
-from wmkit import rl
-from wmkit import rwml_policy as rp
 from wmkit.envs import twx
+from wmkit.rlvr_world import method as rl
+from wmkit.rwml import policy as rp
 
 TINY = replace(rp.sizes_for("smoke"), games=("simonsays", "sorting"), bc_episodes=2, rl_episodes=2,
                eval_episodes=2, max_episode_steps=2, max_action_tokens=6, rl_steps=1)
@@ -152,7 +152,7 @@ def test_policy_recipe_trains_a_tiny_model_and_evaluates(tiny_lm, tmp_path):
 
 def test_evaluation_counts_gold_play_as_success_and_garbage_as_invalid(monkeypatch):
     """The episode loop scored with scripted 'models': one replays the gold path, one writes nonsense."""
-    from wmkit import worldmodel
+    from wmkit.core import worldmodel
 
     sizes = replace(TINY, games=("simonsays",), eval_episodes=2, max_episode_steps=8)
     gold = {}

@@ -1,14 +1,8 @@
 import pytest
 import torch
 
-from wmkit.train import (
-    CompletionOnlyCollator,
-    GRPOSettings,
-    GRPOSettingsError,
-    SFTConfig,
-    tokenize_sft_examples,
-    train_sft,
-)
+from wmkit.core.grpo import GRPOSettings, GRPOSettingsError
+from wmkit.core.sft import CompletionOnlyCollator, SFTConfig, tokenize_sft_examples, train_sft
 
 
 def test_completion_only_labels_mask_the_prompt(tiny_lm, small_splits):
@@ -27,7 +21,7 @@ def test_completion_only_labels_mask_the_prompt(tiny_lm, small_splits):
 
 
 def test_sft_lowers_the_loss_and_changes_parameters(tiny_lm, small_splits, tmp_path):
-    from wmkit.models import build_tiny_model
+    from wmkit.core.models import build_tiny_model
 
     _, tok, config = tiny_lm
     model = build_tiny_model(tok, config, seed=0)
@@ -44,7 +38,7 @@ def test_sft_lowers_the_loss_and_changes_parameters(tiny_lm, small_splits, tmp_p
 def test_killed_and_resumed_sft_ends_with_the_same_parameters(tiny_lm, small_splits, tmp_path):
     from transformers import TrainerCallback
 
-    from wmkit.models import build_tiny_model
+    from wmkit.core.models import build_tiny_model
 
     _, tok, config = tiny_lm
     train = small_splits["train"][:48]

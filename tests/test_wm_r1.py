@@ -5,11 +5,12 @@ import random
 
 import pytest
 
-from wmkit import agent as ag
-from wmkit import wm_r1
+from wmkit.core.models import TinyModelConfig
 from wmkit.envs import phone
-from wmkit.models import TinyModelConfig
 from wmkit.rewards.wm_r1 import WMR1RewardConfig, composite_rewards, group_has_signal
+from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import experiment as wm_r1
+from wmkit.wm_r1 import method as wm_r1_method
 
 # --------------------------------------------------------------------------- rewards, by hand
 
@@ -112,9 +113,9 @@ def test_wm_r1_training_never_steps_the_simulator(tiny_policy, tmp_path, monkeyp
     monkeypatch.setattr(phone.PhoneEnv, "step", raising_step)
     wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
                              judge=lambda task, screen: random.random() < 0.5)  # noisy judge: some signal
-    config = wm_r1.WMR1Config(output_dir=str(tmp_path), steps=2, group_size=2, prompts_per_step=2,
+    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=2, group_size=2, prompts_per_step=2,
                               max_steps=2, max_turn_tokens=8, progress=False)
-    result = wm_r1.train_wm_r1(config, model, tokenizer, tasks, wm)
+    result = wm_r1_method.train_wm_r1(config, model, tokenizer, tasks, wm)
     assert result.simulator_steps == 0
     assert len(result.history) == 2 and all(h["n"] == 4 for h in result.history)
     assert any("loss" in row for row in result.log_history)

@@ -4,17 +4,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from wmkit import wmrl
+from wmkit import exercises
 from wmkit.envs.research import CostLedger, Head, ResearchEnv, Space
-from wmkit.wmrl import (
-    SIZES,
-    ControlledBandit,
-    FactorisedSoftmaxPolicy,
-    HandmadeWorldModel,
-    WMRLConfig,
-    compute_to_target,
-    run_grpo,
-)
+from wmkit.wmrl import experiment as wmrl
+from wmkit.wmrl import method as wmrl_method
+from wmkit.wmrl import problems as wmrl_problems
+from wmkit.wmrl.experiment import SIZES
+from wmkit.wmrl.method import FactorisedSoftmaxPolicy, WMRLConfig, compute_to_target, run_grpo
+from wmkit.wmrl.problems import ControlledBandit, HandmadeWorldModel
 
 TINY = WMRLConfig(steps=6, groups_per_step=8, group_size=4, learning_rate=1.0, debias_min_pairs=8,
                   debias_refit_every=8, weight_calibrate_after=2, weight_half_life=4)
@@ -159,7 +156,7 @@ def test_partly_abstaining_world_model(bandit):
 
 
 def test_compute_to_target():
-    log = wmrl.RunLog(config=TINY, values=[0.1, 0.4, 0.6, 0.5],
+    log = wmrl_method.RunLog(config=TINY, values=[0.1, 0.4, 0.6, 0.5],
                       compute=[{"total_s": t, "build_s": 2.0} for t in (2.0, 5.0, 9.0, 12.0)])
     assert compute_to_target(log, 0.55) == 9.0
     assert compute_to_target(log, 0.55, include_build=False) == 7.0
@@ -197,8 +194,8 @@ def test_learned_world_model_is_leave_one_out_and_charged():
                    Head("model", "model", ("knn", "decision_tree", "naive_bayes")),
                    Head("knn.n_neighbors", "n_neighbors", (1, 15), ("model", "knn"))))
     env = ResearchEnv(tasks=("iris", "wine"), pool_size=8, space=space)
-    tasks = wmrl.ResearchTasks(env)
-    learned = wmrl.LearnedWorldModel(tasks, ("iris", "wine"), n_trees=8, trees_per_query=2)
+    tasks = wmrl_problems.ResearchTasks(env)
+    learned = wmrl_problems.LearnedWorldModel(tasks, ("iris", "wine"), n_trees=8, trees_per_query=2)
     assert learned.train_datasets == {"iris": ["wine"], "wine": ["iris"]}
     executions = sum(r.cpu_s for d in ("iris", "wine") for r in env.results(d))
     assert learned.build_s >= executions > 0
@@ -206,7 +203,7 @@ def test_learned_world_model_is_leave_one_out_and_charged():
     predicted = learned.predict("iris", np.asarray(tasks.configs), None, np.random.default_rng(0), ledger)
     assert len(predicted) == len(tasks.configs) and all(0 <= p <= 1 for p in predicted)
     assert ledger.predictions == len(tasks.configs) and ledger.prediction_s >= 0
-    stats = wmrl.measure_world_model(learned, tasks, "iris", repeats=3)
+    stats = wmrl_problems.measure_world_model(learned, tasks, "iris", repeats=3)
     assert {"bias", "noise_std", "spearman", "floor_gap"} <= set(stats)
     env.close()
 
@@ -228,7 +225,7 @@ def test_expected_clip_matches_monte_carlo():
     rng = np.random.default_rng(0)
     means = np.array([-0.2, 0.3, 0.95, 1.3])
     mc = np.clip(means[:, None] + 0.2 * rng.standard_normal((4, 200000)), 0, 1).mean(axis=1)
-    np.testing.assert_allclose(wmrl._expected_clip(means, 0.2), mc, atol=2e-3)
+    np.testing.assert_allclose(wmrl_problems._expected_clip(means, 0.2), mc, atol=2e-3)
 
 
 # ------------------------------------------------------------------ experiments, exercises, CLI
@@ -242,16 +239,16 @@ def test_controlled_experiment_smoke_and_verdicts():
 
 
 def test_exercise_checkers(capsys):
-    assert wmrl.check_affine_answer(None) is None
-    assert wmrl.check_affine_answer(0) is True
-    assert wmrl.check_fused_variance(0.015, 0.02, 0.06) is True
-    assert wmrl.check_fused_variance(0.04, 0.02, 0.06) is False
-    assert wmrl.check_anchor_count(2, 25, 0.1) is True   # round(2.5) = 2
-    assert wmrl.check_anchor_count(3, 25, 0.1) is False
+    assert exercises.check_affine_answer(None) is None
+    assert exercises.check_affine_answer(0) is True
+    assert exercises.check_fused_variance(0.015, 0.02, 0.06) is True
+    assert exercises.check_fused_variance(0.04, 0.02, 0.06) is False
+    assert exercises.check_anchor_count(2, 25, 0.1) is True   # round(2.5) = 2
+    assert exercises.check_anchor_count(3, 25, 0.1) is False
 
 
 def test_jsonable():
-    from wmkit.serialize import jsonable
+    from wmkit.runs import jsonable
 
     value = jsonable({"a": np.arange(3), "b": np.float64(0.5), "c": float("nan"), 1: (np.int64(2),)})
     assert value == {"a": [0, 1, 2], "b": 0.5, "c": None, "1": [2]}

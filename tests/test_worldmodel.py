@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from wmkit import worldmodel as wm
+from wmkit.core import worldmodel as wm
 from wmkit.envs import textgame
 
 

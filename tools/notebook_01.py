@@ -136,7 +136,7 @@ print("target:\\n" + example.diff)
 `pipeline.build_world_model` does the whole job with the profile's sizes: it trains a byte-level
 BPE tokenizer on the training text (byte-level: any text encodes, nothing is unknown), builds a
 small Llama decoder from scratch, and trains it with the completion-only loss
-(`wmkit.train.train_sft`, a plain `transformers.Trainer`). Checkpoints are saved as it goes and a
+(`wmkit.core.sft.train_sft`, a plain `transformers.Trainer`). Checkpoints are saved as it goes and a
 rerun resumes from the newest one.
 """),
 ("code", """

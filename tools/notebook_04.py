@@ -150,7 +150,7 @@ score; it cannot undo an error tied to particular configs (two configs with the 
 score but different real ones). The derivation is in `tutorials/wmrl_theory.md`.
 """),
 ("md", r"""
-## 3. Pseudocode (one step of WMRL; `wmkit.wmrl.run_grpo`)
+## 3. Pseudocode (one step of WMRL; `wmkit.wmrl.method.run_grpo`)
 
 ```
 sample N tasks; for each, G configs from π_θ                      # the groups

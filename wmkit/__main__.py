@@ -22,8 +22,8 @@ DATA_SEED = 0
 
 def write_data(out: Path, episodes: int = DATA_EPISODES, seed: int = DATA_SEED) -> list[Path]:
     """Write data/<env>_<split>.jsonl (keys sorted) and SHA256SUMS; byte-identical on rerun."""
-    from wmkit.pipeline import DEFAULT_ENVS
-    from wmkit.worldmodel import collect_transitions, split_by_episode, write_jsonl
+    from wmkit.core.build import DEFAULT_ENVS
+    from wmkit.core.worldmodel import collect_transitions, split_by_episode, write_jsonl
 
     out.mkdir(parents=True, exist_ok=True)
     # The same call as the smoke profile's data, so data/ holds exactly those transitions.
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     from wmkit.jobs import add_train_parser, train_main
 
     add_train_parser(sub)
-    from wmkit.bench import add_bench_parser
+    from wmkit.bench.runner import add_bench_parser
 
     add_bench_parser(sub)
     args = parser.parse_args(argv)
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             for path in write_data(Path(args.out)):
                 print(path)
         elif args.command == "world-model":
-            from wmkit.pipeline import build_world_model
+            from wmkit.core.build import build_world_model
             from wmkit.profiles import resolve_profile_name
 
             name = resolve_profile_name(args.profile)
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "train":
             return train_main(args)
         elif args.command == "bench":
-            from wmkit.bench import bench_main
+            from wmkit.bench.runner import bench_main
 
             return bench_main(args)
     except (ValueError, TypeError) as err:  # bad parameters: one clear line, no traceback

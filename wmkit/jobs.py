@@ -11,7 +11,7 @@ run function taking that config, and one line of description. The registry store
 lazy ``"module:attribute"`` strings, so ``--list`` and ``--help`` import neither torch nor
 trl. Registering a job is one call::
 
-    register_job("rlvr", "wmkit.rl:RLVRConfig", "wmkit.rl:run_rlvr", "notebook 02: GRPO on a world model")
+    register_job("rlvr", "wmkit.rlvr_world.method:RLVRConfig", "wmkit.rlvr_world.method:run_rlvr", "notebook 02: GRPO on a world model")
 
 or a decorator on the run function (``@job("name", ConfigClass, "description")``).
 
@@ -525,7 +525,7 @@ def train_main(args) -> int:
         return 0
     result = run_job(entry, config)
     if is_main_process() and result is not None:
-        from wmkit.serialize import jsonable
+        from wmkit.runs import jsonable
 
         print(json.dumps(jsonable(result), indent=1))
     return 0
@@ -606,7 +606,7 @@ def run_world_model(config: WorldModelJob) -> dict:
     """
     from dataclasses import replace
 
-    from wmkit.pipeline import build_world_model, evaluate_world_model
+    from wmkit.core.build import build_world_model, evaluate_world_model
     from wmkit.profiles import get_profile
 
     processes = process_rank()[1]
@@ -657,8 +657,8 @@ class WMRLJob:
 
 
 def run_wmrl(config: WMRLJob) -> dict:
-    """`wmkit.wmrl.main` with these settings; returns where the JSON report went."""
-    from wmkit import wmrl
+    """`wmkit.wmrl.experiment.main` with these settings; returns where the JSON report went."""
+    from wmkit.wmrl import experiment as wmrl
 
     if config.check not in ("4", "5", "all"):
         raise ValueError(f"check must be 4, 5 or all, not {config.check!r}")
@@ -673,7 +673,7 @@ def run_wmrl(config: WMRLJob) -> dict:
 class RLVRJob:
     """Notebook 02's training: GRPO with a verifiable reward on notebook 01's world model.
 
-    ``rlvr`` is `wmkit.rl.RLVRConfig` (the notebook's dataclass); its ``prompts_per_step`` is
+    ``rlvr`` is `wmkit.rlvr_world.method.RLVRConfig` (the notebook's dataclass); its ``prompts_per_step`` is
     the global count: under N processes each takes 1/N, so a step sees the notebook's batch.
     """
 
@@ -689,18 +689,18 @@ class RLVRJob:
     out: str | None = None
     """Output folder (default runs/<profile>/02_rlvr_world_model/rlvr_job): checkpoints, final/."""
     rlvr: Any = None
-    """wmkit.rl.RLVRConfig (its output_dir is set from ``out``)."""
+    """wmkit.rlvr_world.method.RLVRConfig (its output_dir is set from ``out``)."""
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> RLVRJob:
-        """Notebook 02's sizes for the profile (`wmkit.rlvr_experiments.SIZES`), as its text-game arm uses them."""
+        """Notebook 02's sizes for the profile (`wmkit.rlvr_world.experiment.SIZES`), as its text-game arm uses them."""
         from wmkit.profiles import resolve_profile_name
-        from wmkit.rl import RLVRConfig
+        from wmkit.rlvr_world.method import RLVRConfig
 
         name = resolve_profile_name(profile)
         config = RLVRConfig(output_dir="")
         try:
-            from wmkit.rlvr_experiments import sizes_for
+            from wmkit.rlvr_world.experiment import sizes_for
 
             sizes = sizes_for(name)
             config = RLVRConfig(output_dir="", num_generations=sizes.num_generations,
@@ -713,11 +713,12 @@ class RLVRJob:
 
 
 def run_rlvr(config: RLVRJob) -> dict:
-    """`wmkit.rl.train_rlvr` on notebook 01's world model; the merged model goes to out/final."""
+    """`wmkit.rlvr_world.method.train_rlvr` on notebook 01's world model; the merged model goes to out/final."""
     from dataclasses import replace
 
-    from wmkit import models, rl
-    from wmkit.pipeline import FINAL, ensure_world_model
+    from wmkit.core import models
+    from wmkit.core.build import FINAL, ensure_world_model
+    from wmkit.rlvr_world import method as rl
 
     processes = process_rank()[1]
     if config.rlvr.prompts_per_step % processes:
@@ -747,7 +748,7 @@ def run_rlvr(config: RLVRJob) -> dict:
 
 @dataclass
 class WMR1Job:
-    """Notebook 03's experiment for one seed (`wmkit.wm_r1.run_experiment`): SFT warm start, then
+    """Notebook 03's experiment for one seed (`wmkit.wm_r1.experiment.run_experiment`): SFT warm start, then
     every arm's GRPO (in the world model or the simulator) and its evaluation in the simulator."""
 
     profile: str = "cpu"
@@ -769,8 +770,8 @@ class WMR1Job:
 
 
 def run_wm_r1(config: WMR1Job) -> dict:
-    """`wmkit.wm_r1.run_experiment` with these settings; returns its public results."""
-    from wmkit import wm_r1
+    """`wmkit.wm_r1.experiment.run_experiment` with these settings; returns its public results."""
+    from wmkit.wm_r1 import experiment as wm_r1
 
     wm_r1.sizes_for(config.profile)  # one clear line for an unknown profile
     result = wm_r1.run_experiment(config.profile, config.seed, out_dir=config.out, model_name=config.model,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 import torch
 
-from wmkit.models import TinyModelConfig
+from wmkit.core.models import TinyModelConfig
 
 PROFILE_NAMES = ("smoke", "cpu", "gpu")
 

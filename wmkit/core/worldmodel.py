@@ -36,8 +36,6 @@ SYSTEM_PROMPTS = {
 }
 
 
-# --------------------------------------------------------------------------- prompts
-
 def prompt_messages(env: str, state: str, action: str) -> list[dict]:
     """The chat messages of q(s, a): a system line saying what to predict, then state and action."""
     if env not in SYSTEM_PROMPTS:
@@ -53,8 +51,6 @@ def prompt_text(tokenizer, env: str, state: str, action: str) -> str:
     return tokenizer.apply_chat_template(prompt_messages(env, state, action), tokenize=False,
                                          add_generation_prompt=True)
 
-
-# --------------------------------------------------------------------------- data
 
 def collect_transitions(envs: Sequence[str], episodes: int, seed: int = 0) -> list[Transition]:
     """Play `episodes` episodes in each environment and return every transition."""
@@ -98,8 +94,6 @@ def read_jsonl(path: str | Path) -> list[Transition]:
     with Path(path).open(encoding="utf-8") as f:
         return [Transition(**json.loads(line)) for line in f if line.strip()]
 
-
-# --------------------------------------------------------------------------- prediction
 
 @torch.no_grad()
 def generate(model, tokenizer, prompts: Sequence[str], max_new_tokens: int, do_sample: bool = False,
@@ -163,8 +157,6 @@ def is_exact(env: str, state: str, predicted_diff: str, next_state: str) -> bool
     return predicted_next_state(env, state, predicted_diff) == next_state
 
 
-# --------------------------------------------------------------------------- baselines
-
 def no_change_diff(env: str, state: str) -> str:
     """The 'predict no change' baseline's answer."""
     return get_env_module(env).compute_diff(state, state)
@@ -187,8 +179,6 @@ def baseline_predictions(test: Sequence[Transition], train: Sequence[Transition]
         "most_frequent": [frequent.get((t.env, t.action_type), no_change_diff(t.env, t.state)) for t in test],
     }
 
-
-# --------------------------------------------------------------------------- metrics
 
 @dataclass
 class AccuracySummary:
@@ -263,9 +253,9 @@ def select_eval_set(test: Sequence[Transition], n: int, seed: int = 0) -> list[T
     return items[:n]
 
 
-# --------------------------------------------------------------------------- rollouts
-
 Predictor = Callable[[Sequence[tuple[str, str, str]]], list[str]]
+
+
 """Maps a batch of (env, state, action) queries to one predicted diff each."""
 
 

@@ -14,12 +14,9 @@ from pathlib import Path
 
 import torch
 
-from wmkit import models
-from wmkit.envs import ENVIRONMENTS
-from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, get_profile
-from wmkit.train import SFTConfig, SFTResult, train_sft
-from wmkit.worldmodel import (
+from wmkit.core import models
+from wmkit.core.sft import SFTConfig, SFTResult, train_sft
+from wmkit.core.worldmodel import (
     SYSTEM_PROMPTS,
     baseline_predictions,
     baseline_predictor,
@@ -32,8 +29,13 @@ from wmkit.worldmodel import (
     split_by_episode,
     summarize,
 )
+from wmkit.envs import ENVIRONMENTS
+from wmkit.envs.base import Transition
+from wmkit.profiles import Profile, get_profile
 
 DEFAULT_ENVS = ("textgame", "phone")
+
+
 FINAL = "final"  # subfolder holding the finished model
 
 
@@ -141,6 +143,12 @@ def ensure_world_model(profile: str | Profile = "auto", out_dir: str | Path = "r
         return WorldModelRun(folder=folder, model=model, tokenizer=tokenizer, splits=splits, info=info)
     print(f"No world model in {folder}: building one (profile {profile.name}, seed {seed}).")
     return build_world_model(profile, out_dir, seed=seed, envs=envs)
+
+
+def series_world_model(profile: str, runs_root: str | Path, seed: int = 0) -> WorldModelRun:
+    """The world model of notebook 01 that the later experiments start from:
+    ``runs_root/01_build_world_model/world_model``, built there when missing."""
+    return ensure_world_model(profile, Path(runs_root) / "01_build_world_model" / "world_model", seed=seed)
 
 
 def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],

@@ -61,7 +61,11 @@ from wmkit.envs import twx
 from wmkit.rewards import extract_completion_text
 
 SYSTEM_PROMPT = "Choose the next action in the text game."
+
+
 HELDOUT_SEED = 1_000_000
+
+
 """First game seed of evaluation episodes on the train fold: the collectors use seed × 10,000 +
 episode, far below it, so no evaluated game was seen in training (here or by RWML)."""
 
@@ -125,8 +129,6 @@ def sizes_for(profile_name: str) -> PolicySizes:
         raise ValueError(f"Unknown profile {profile_name!r}: choose one of {', '.join(SIZES)}")
     return SIZES[profile_name]
 
-
-# --------------------------------------------------------------------------- states and prompts
 
 @dataclass(frozen=True)
 class PolicyState:
@@ -212,8 +214,6 @@ def collect_states(n_episodes: int, seed: int, games: Sequence[str], fold: str =
     return states
 
 
-# --------------------------------------------------------------------------- the verifiable reward
-
 def judge_action(game: str, game_seed: int, fold: str, prefix: Sequence[str], gold_action: str,
                  completion: Any) -> dict:
     """Execute `completion` in the restored state: {"action", "valid", "helpful", "reward"}.
@@ -264,14 +264,12 @@ def prompt_rows(tokenizer, states: Sequence[PolicyState], max_observation_chars:
              "gold_action": s.gold_action} for s in states]
 
 
-# --------------------------------------------------------------------------- training
-
 def behaviour_cloning(model, tokenizer, states: Sequence[PolicyState], sizes: PolicySizes, seed: int = 0,
                       batch_size: int = 16):
     """A copy of `model` fine-tuned on (prompt, gold next action): plain SFT, completion-only loss."""
     import torch
 
-    from wmkit.train import CompletionOnlyCollator, completion_only_loss
+    from wmkit.core.sft import CompletionOnlyCollator, completion_only_loss
 
     policy = copy.deepcopy(model)
     examples = []
@@ -307,7 +305,7 @@ def behaviour_cloning(model, tokenizer, states: Sequence[PolicyState], sizes: Po
 def train_policy(model, tokenizer, states: Sequence[PolicyState], sizes: PolicySizes, out_dir: str | Path,
                  seed: int = 0, lora: bool = False, show_progress: bool = False):
     """GRPO on the action reward from `model` (left untouched); returns (RLVRResult, ActionReward)."""
-    from wmkit import rl
+    from wmkit.rlvr_world import method as rl
 
     reward = ActionReward()
     config = rl.RLVRConfig(output_dir=str(out_dir), num_generations=sizes.num_generations,
@@ -318,8 +316,6 @@ def train_policy(model, tokenizer, states: Sequence[PolicyState], sizes: PolicyS
     result = rl.train_rlvr(model, tokenizer, [], config, reward_funcs=[reward], prompt_rows=rows)
     return result, reward
 
-
-# --------------------------------------------------------------------------- evaluation
 
 def _mean(values) -> float:
     values = list(values)
@@ -332,7 +328,7 @@ def evaluate_policy(model, tokenizer, sizes: PolicySizes, fold: str = "train", f
     lockstep: one batched generation per step, each episode restored by replay before it acts.
     After an invalid action the prompt shows the unchanged state's observation again, with the
     action marked invalid (see the module doc)."""
-    from wmkit.worldmodel import generate
+    from wmkit.core.worldmodel import generate
 
     episodes = []
     for i in range(sizes.eval_episodes):
@@ -374,8 +370,6 @@ def evaluate_policy(model, tokenizer, sizes: PolicySizes, fold: str = "train", f
         "examples": [{"game": e["game"], "actions": e["actions"][:4]} for e in episodes[:n_examples]],
     }
 
-
-# --------------------------------------------------------------------------- the experiment
 
 def policy_rl_experiment(base_model, rwml_model, tokenizer, sizes: PolicySizes, out_dir: str | Path,
                          seed: int = 0, lora: bool = False, show_progress: bool = False,

@@ -11,7 +11,7 @@ One readable path:
    SFT data put an imagined ``call_wm(...)`` turn before a share of the steps, so the agent starts
    out calling the world model. A hub / offline pretrained model gets LoRA (QLoRA on CUDA).
 3. **GRPO** through TRL's ``GRPOTrainer`` with a ``rollout_func`` that plays whole episodes
-   (:func:`wmkit.agent.run_episodes`) against a transition source and returns an ``env_mask`` that
+   (:func:`wmkit.wm_r1.agent.run_episodes`) against a transition source and returns an ``env_mask`` that
    keeps screens out of the loss. WM-R1's source is the world model: every next screen is a
    prediction, success is judged on the predicted final screen, the simulator is never stepped.
    Reward: the composite of :mod:`wmkit.rewards.wm_r1` (α·R_succ + β·R_L + γ·R_WM) per group.
@@ -29,34 +29,36 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from wmkit import agent as ag
-from wmkit import models
+from wmkit.core import models
+from wmkit.core.models import TinyModelConfig
 from wmkit.envs import phone
-from wmkit.models import TinyModelConfig
-from wmkit.rewards.wm_r1 import WMR1RewardConfig, group_has_signal
+from wmkit.rewards.wm_r1 import WMR1RewardConfig
+from wmkit.runs import bench_work_dir
+from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1.method import WMR1Config, _make_source, train_wm_r1
 
 REPO = Path(__file__).resolve().parent.parent
+
 
 PAPER = {
     "wm_r1_7b_androidworld": 39.8, "ui_r1_7b_androidworld": 30.8, "gain_7b": 9.0,
     "wm_r1_3b_androidworld": 29.5, "baseline_3b": 18.6, "no_cot": -5.2, "length_reward": 3.3,
     "wm_calls_per_trajectory": (4.0, 2.5, 1.8), "hours_15_episodes_h200": 11.2,
 }
+
+
 """Headline numbers of Han & Qian (2026), DESIGN.md §6."""
 
-
-# --------------------------------------------------------------------------- sizes
 
 @dataclass(frozen=True)
 class WMR1Sizes:
@@ -102,12 +104,18 @@ class WMR1Sizes:
 
 ARMS = ("sft", "wm_r1", "grpo_real", "best_of_k", "wm_r1_no_imagine", "wm_r1_no_length")
 
+
 _SMALL = TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=768,
                          max_positions=2048)
+
+
 _CPU = TinyModelConfig(hidden_size=64, num_layers=3, num_heads=2, intermediate_size=192, vocab_size=1024,
                        max_positions=2048)
+
+
 _GPU = TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=2048,
                        max_positions=4096)
+
 
 SIZES: dict[str, WMR1Sizes] = {
     "smoke": WMR1Sizes(
@@ -142,8 +150,6 @@ def sizes_for(profile_name: str) -> WMR1Sizes:
     return SIZES[profile_name]
 
 
-# --------------------------------------------------------------------------- tasks
-
 def task_templates(max_ref_len: int, seed: int = 0) -> tuple[list[str], list[str]]:
     """(train, held-out) templates whose reference solutions have at most `max_ref_len` actions;
     the split is ``phone.split_templates(seed)`` (by template: held-out tasks are unseen tasks)."""
@@ -169,8 +175,6 @@ def unique_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.Phon
             out.append(task)
     return out
 
-
-# --------------------------------------------------------------------------- SFT warm start
 
 def reference_episode(task: phone.PhoneTask, imagine_rate: float, rng: random.Random) -> list[tuple[str, bool]]:
     """A reference trajectory as (text, written by the agent?) pieces, prompt first. A share
@@ -223,7 +227,7 @@ def sft_examples(tokenizer, tasks: Sequence[phone.PhoneTask], imagine_rate: floa
 def train_policy_sft(model, tokenizer, examples: list[dict], epochs: float, learning_rate: float,
                      batch_size: int, seed: int, progress: bool = True) -> list[float]:
     """Plain AdamW + cosine SFT with the completion-only loss; returns the loss per step."""
-    from wmkit.train import CompletionOnlyCollator, completion_only_loss
+    from wmkit.core.sft import CompletionOnlyCollator, completion_only_loss
 
     gen = torch.Generator().manual_seed(seed)
     collate = CompletionOnlyCollator(tokenizer.pad_token_id)
@@ -282,169 +286,6 @@ def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
 
-
-# --------------------------------------------------------------------------- GRPO
-
-@dataclass
-class WMR1Config:
-    """One WM-R1 training job (GRPO from an SFT policy)."""
-
-    output_dir: str
-    transitions: str = "world_model"
-    """'world_model' (WM-R1: every transition predicted), 'simulator' (the UI-R1-style baseline)."""
-    imagine: bool = True
-    """Whether call_wm turns reach the world model (False: they are failed steps)."""
-    reward: WMR1RewardConfig = field(default_factory=WMR1RewardConfig)
-    steps: int = 30
-    group_size: int = 8
-    prompts_per_step: int = 4
-    learning_rate: float = 1e-4
-    temperature: float = 1.0
-    scale_rewards: str = "none"
-    """DESIGN.md §5: group-std scaling turned small penalties of all-fail groups into full-size
-    advantages and collapsed runs; 'none' keeps raw centred rewards."""
-    max_steps: int = 7
-    max_wm_calls: int = 5
-    max_turn_tokens: int = 24
-    max_completion_tokens: int = 1400
-    lora: bool = False
-    seed: int = 0
-    save_steps: int = 0
-    """Checkpoint every this many steps (0: none); training resumes from the newest one."""
-    device_latency: float = 0.0
-    """Emulated seconds per simulator step (simulator transitions only)."""
-    progress: bool = True
-
-
-@dataclass
-class WMR1Result:
-    model: Any
-    history: list[dict]
-    """Per GRPO step: mean success as judged by the source, steps, world-model calls, invalid
-    steps, share of groups with signal, seconds."""
-    log_history: list[dict]
-    """TRL's log (loss, reward, entropy ...)."""
-    simulator_steps: int
-    """Simulator transitions during training (0 for WM-R1)."""
-    world_model_queries: int
-    world_model_predictions: int
-    seconds: float
-
-
-def _make_source(kind: str, wm_source: ag.WorldModelSource | None, device_latency: float) -> ag.TransitionSource:
-    if kind == "world_model":
-        if wm_source is None:
-            raise ValueError("transitions='world_model' needs a world model")
-        # A fresh episode state that shares the prediction cache and the counters' owner.
-        source = ag.WorldModelSource(wm_source.predictor, judge=wm_source.judge, cache=wm_source.cache)
-        return source
-    if kind == "simulator":
-        return ag.SimulatorSource(device_latency=device_latency)
-    raise ValueError(f"Unknown transitions {kind!r}: choose 'world_model' or 'simulator'")
-
-
-def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.PhoneTask],
-                world_model: ag.WorldModelSource | None) -> WMR1Result:
-    """GRPO on `tasks` from `model` (modified in place unless LoRA wraps it).
-
-    The rollout_func plays every prompt's episode against the configured transition source; the
-    reward function scores each group with the WM-R1 composite reward. Extra keys returned by
-    the rollout_func (success, steps, wm_calls) reach the reward function.
-    """
-    from datasets import Dataset
-    from trl import GRPOTrainer
-
-    from wmkit.train import GRPOSettings
-
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    torch.manual_seed(config.seed)
-    by_prompt: dict[str, phone.PhoneTask] = {}
-    for task in tasks:
-        by_prompt.setdefault(ag.prompt_text(task, ag.initial_screen(task)), task)
-    prompts = list(by_prompt)
-    n_rows = max(len(prompts), config.steps * config.prompts_per_step)
-    rng = random.Random(config.seed)
-    rows = [prompts[i % len(prompts)] for i in range(n_rows)]
-    rng.shuffle(rows)
-    dataset = Dataset.from_dict({"prompt": rows})
-
-    history: list[dict] = []
-    counters = {"sim": 0, "wm_q0": world_model.queries if world_model else 0,
-                "wm_p0": world_model.predictions if world_model else 0}
-    agent_config = ag.AgentConfig(max_steps=config.max_steps, max_wm_calls=config.max_wm_calls,
-                                  imagine=config.imagine, max_completion_tokens=config.max_completion_tokens)
-    G = config.group_size
-    start_time = time.perf_counter()
-
-    def rollout(batch_prompts, trainer):
-        t0 = time.perf_counter()
-        batch_tasks = [by_prompt[p] for p in batch_prompts]
-        source = _make_source(config.transitions, world_model, config.device_latency)
-        policy = ag.Policy(trainer.model, tokenizer, max_turn_tokens=config.max_turn_tokens,
-                           temperature=config.temperature)
-        episodes = ag.run_episodes(policy, batch_tasks, source, imaginer=world_model, config=agent_config)
-        if isinstance(source, ag.SimulatorSource):
-            counters["sim"] += source.transitions
-        elif isinstance(source, ag.WorldModelSource) and world_model is not None:
-            world_model.queries += source.queries
-            world_model.predictions += source.predictions
-        stats = ag.summarize_episodes(episodes)
-        groups = [episodes[i:i + G] for i in range(0, len(episodes), G)]
-        signal = [group_has_signal(config.reward.rewards([e.success for e in g], [e.steps for e in g],
-                                                         [e.wm_calls for e in g]), config.reward.min_group_std)
-                  for g in groups]
-        history.append({"step": len(history), **stats, "signal_groups": sum(signal) / max(1, len(signal)),
-                        "seconds": round(time.perf_counter() - t0, 2)})
-        return {
-            "prompt_ids": [e.prompt_ids for e in episodes],
-            "completion_ids": [e.completion_ids for e in episodes],
-            "logprobs": [[0.0] * len(e.completion_ids) for e in episodes],
-            "env_mask": [e.env_mask for e in episodes],
-            "success": [float(e.success) for e in episodes],
-            "steps": [e.steps for e in episodes],
-            "wm_calls": [e.wm_calls for e in episodes],
-        }
-
-    def wm_r1_reward(prompts, completions, success, steps, wm_calls, **kwargs):
-        rewards: list[float] = []
-        for g in range(0, len(prompts), G):
-            if len(set(prompts[g:g + G])) != 1:
-                raise RuntimeError("a GRPO group mixes prompts: the rollout order is not per group")
-            rewards += config.reward.rewards(success[g:g + G], steps[g:g + G], wm_calls[g:g + G])
-        return rewards
-
-    settings = GRPOSettings(
-        output_dir=config.output_dir, num_generations=G, per_device_train_batch_size=G * config.prompts_per_step,
-        learning_rate=config.learning_rate, scale_rewards=config.scale_rewards,
-        max_completion_length=config.max_completion_tokens, temperature=config.temperature,
-        max_steps=config.steps, seed=config.seed)
-    extra = {"logging_steps": 1, "save_strategy": "steps" if config.save_steps else "no",
-                 "disable_tqdm": not config.progress, "shuffle_dataset": False}
-    if config.save_steps:
-        extra["save_steps"] = config.save_steps
-    # Gradient checkpointing saves GPU memory; on a CPU it only costs a second forward pass.
-    extra["gradient_checkpointing"] = torch.cuda.is_available()
-    trl_config = settings.to_trl_config(**extra)
-    peft_config = models.lora_config(r=8, alpha=16) if config.lora else None
-    trainer = GRPOTrainer(model=model, reward_funcs=[wm_r1_reward], args=trl_config, train_dataset=dataset,
-                          processing_class=tokenizer, rollout_func=rollout, peft_config=peft_config)
-    from wmkit.train import latest_checkpoint
-
-    resume = latest_checkpoint(config.output_dir) if config.save_steps else None
-    trainer.train(resume_from_checkpoint=resume)
-    trained = trainer.model
-    if config.lora:
-        trained = trained.merge_and_unload()
-    trained.eval()
-    return WMR1Result(
-        model=trained, history=history, log_history=list(trainer.state.log_history),
-        simulator_steps=counters["sim"],
-        world_model_queries=(world_model.queries - counters["wm_q0"]) if world_model else 0,
-        world_model_predictions=(world_model.predictions - counters["wm_p0"]) if world_model else 0,
-        seconds=time.perf_counter() - start_time)
-
-
-# --------------------------------------------------------------------------- evaluation
 
 def evaluate(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource | None,
              max_steps: int, greedy: bool = True, imagine: bool = True, best_of_k: int = 0,
@@ -563,14 +404,12 @@ def throughput(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: 
     return rows
 
 
-# --------------------------------------------------------------------------- the whole experiment
-
 def load_world_model_source(profile: str, runs_dir: str | Path, seed: int = 0,
                             max_new_tokens: int = 160) -> tuple[ag.WorldModelSource, dict]:
     """Notebook 01's world model (built at the profile's size when missing) as a transition source."""
-    from wmkit.pipeline import ensure_world_model
+    from wmkit.core.build import series_world_model
 
-    run = ensure_world_model(profile, Path(runs_dir) / "01_build_world_model" / "world_model", seed=seed)
+    run = series_world_model(profile, runs_dir, seed=seed)
     run.model.eval()
     predictor = ag.world_model_predictor(run.model, run.tokenizer, max_new_tokens)
     return ag.WorldModelSource(predictor), {**run.info, "folder": str(run.folder)}
@@ -589,7 +428,7 @@ def run_experiment(profile: str = "cpu", seed: int = 0, runs_dir: str | Path | N
                    log=print, sizes: WMR1Sizes | None = None) -> dict:
     """SFT warm start, then every arm's training and evaluation in the simulator, for one seed.
     `sizes` overrides the profile's sizes (the profile still names the world model to load)."""
-    from wmkit.nb import seed_everything
+    from wmkit.runs import seed_everything
 
     sizes = sizes or sizes_for(profile)
     runs_dir = Path(runs_dir) if runs_dir else REPO / "runs" / profile
@@ -804,7 +643,7 @@ def summarize_seeds(per_seed: dict[str, dict]) -> dict:
 
 
 def _jsonable(obj):
-    from wmkit.serialize import jsonable
+    from wmkit.runs import jsonable
 
     return jsonable(obj)
 
@@ -813,38 +652,27 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-# --------------------------------------------------------------------------- exercise checkers
-
-def _verdict_line(ok: bool, hint: str) -> bool:
-    print("correct" if ok else f"not yet: {hint}")
-    return ok
-
-
-def check_group_rewards(answer, successes, lengths, calls, max_steps: int) -> bool | None:
-    """Exercise: the composite rewards of one group, computed by hand."""
-    from wmkit.rewards.wm_r1 import composite_rewards
-
-    if answer is None:
-        print("not answered yet")
-        return None
-    truth = composite_rewards(successes, lengths, calls, max_steps=max_steps)
-    ok = len(answer) == len(truth) and all(abs(float(a) - t) < 1e-3 for a, t in zip(answer, truth))
-    return _verdict_line(ok, "p, L_ref and the budget first; then λ = (len − budget)/budget per rollout, "
-                             "the same for the calls with n_max = 5; R = R_succ + 0.5·R_L + 0.1·R_WM.")
+def _wm_r1_sizes(profile: str):
+    sizes = sizes_for(profile)
+    if profile == "smoke":
+        sizes = replace(sizes, sft_tasks=12, grpo_steps=1, group_size=2, prompts_per_step=1, train_tasks=4,
+                        eval_heldout=2, eval_train=2, best_of_k=2, throughput_tasks=2, diagnostic_episodes=1,
+                        wm_max_new_tokens=48, max_completion_tokens=600)
+    # Every comparison arm, also where the notebook's profile runs fewer (the cpu notebook leaves
+    # the two ablations to the command line).
+    return replace(sizes, baselines=ARMS)
 
 
-def check_turn_kind(answer, text: str) -> bool | None:
-    """Exercise: what kind of turn a text is ('action', 'imagine' or 'invalid')."""
-    if answer is None:
-        print("not answered yet")
-        return None
-    return _verdict_line(answer == ag.parse_turn(text).kind,
-                         "an Action: line wins; call_wm(...) without one is imagined; anything else fails.")
 
-
-def check_no_signal(answer) -> bool | None:
-    """Exercise: does a group in which every rollout failed with the same length teach GRPO anything?"""
-    if answer is None:
-        print("not answered yet")
-        return None
-    return _verdict_line(answer is False, "equal rewards in a group give zero advantages.")
+def run_wm_r1(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+    """WM-R1: :func:`wmkit.wm_r1.experiment.run_experiment` for this seed, every arm, at the benchmark's sizes."""
+    world_model, wm_info = load_world_model_source(profile, runs_root, 0, sizes.wm_max_new_tokens)
+    result = run_experiment(profile, seed, runs_dir=runs_root, out_dir=bench_work_dir(runs_root, "wm_r1", seed),
+                            arms=sizes.baselines, world_model=world_model, progress=False, log=lambda line: None,
+                            sizes=sizes)
+    result = public(result)
+    result["profile"], result["world_model"] = profile, wm_info
+    history = result["training"].get("wm_r1", {}).get("history", [])
+    result["wm_calls_first"] = history[0]["wm_calls"] if history else None
+    result["wm_calls_last"] = history[-1]["wm_calls"] if history else None
+    return result

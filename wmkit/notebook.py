@@ -3,24 +3,14 @@ from __future__ import annotations
 
 import json
 import platform
-import random
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from wmkit.profiles import Profile, get_profile
-from wmkit.serialize import jsonable
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def default_runs_root() -> Path:
-    """runs/ of the repository checkout, or of the working folder when the kit was installed
-    from a wheel (Colab), where the package sits in site-packages."""
-    return REPO / "runs" if (REPO / "notebooks").is_dir() else Path.cwd() / "runs"
+from wmkit.runs import default_runs_root, jsonable, seed_everything
 
 
 @dataclass
@@ -35,13 +25,6 @@ class NotebookRun:
     """Figures and results.json go here."""
     runs_dir: Path
     """runs/<profile>/: where the other notebooks of the series keep their artefacts."""
-
-
-def seed_everything(seed: int) -> None:
-    """Seed Python, NumPy and torch (CPU and CUDA)."""
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
 
 
 def start(name: str, profile: str = "auto", seed: int = 0, output_dir: str | None = None,

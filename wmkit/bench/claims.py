@@ -1,0 +1,243 @@
+"""bench.claims."""
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+PAPERS = ("RLVR-World", "RWML", "WM-R1", "WMRL")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One kit experiment the benchmark runs once per seed."""
+
+    name: str
+    paper: str
+    run: str | Callable
+    """``run(profile, seed, runs_root, sizes) -> dict`` (JSON-able), or ``"module:function"``."""
+    sizes: str | Callable
+    """``sizes(profile) -> dataclass`` (hashed into the record key), or ``"module:function"``."""
+    description: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper and how the kit measures it."""
+
+    id: str
+    paper: str
+    text: str
+    paper_figure: str
+    """The paper's number (DESIGN.md §6) or '—' where it gives none."""
+    experiment: str | None = None
+    """Name in :data:`EXPERIMENTS`; None when the kit cannot measure the claim yet."""
+    value: str | tuple[str, ...] | None = None
+    """Field path(s) of the experiment's result ('/'-separated, list indices allowed; several: their mean)."""
+    minus: str | tuple[str, ...] | None = None
+    """Field path(s) subtracted from `value` in the same seed's result (a paired difference)."""
+    direction: str = "higher"
+    """The kit's value must be above ('higher') or below ('lower') `threshold` to reproduce the claim."""
+    threshold: float = 0.0
+    kit_label: str = ""
+    """What the kit's number is, in words (units included)."""
+    not_measured: str = ""
+    """Why the kit cannot measure the claim (with `experiment` None)."""
+
+
+def _resolve(target: str | Any) -> Any:
+    if not isinstance(target, str):
+        return target
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def get_path(result: Any, path: str) -> Any:
+    """``get_path(r, "arms/wm_r1/heldout/success")``; list indices may be negative. None if missing."""
+    node = result
+    for part in path.split("/"):
+        if isinstance(node, dict):
+            if part not in node:
+                return None
+            node = node[part]
+        elif isinstance(node, list):
+            try:
+                node = node[int(part)]
+            except (ValueError, IndexError):
+                return None
+        else:
+            return None
+    return node
+
+
+def _field_value(result: dict, paths: str | tuple[str, ...]) -> float | None:
+    paths = (paths,) if isinstance(paths, str) else paths
+    values = [get_path(result, p) for p in paths]
+    if any(not isinstance(v, (int, float)) or isinstance(v, bool) or math.isnan(v) for v in values):
+        return None
+    return float(sum(values) / len(values))
+
+
+def claim_value(claim: Claim, result: dict) -> float | None:
+    """The kit's number for `claim` in one seed's result (None where a field is missing or NaN)."""
+    value = _field_value(result, claim.value)
+    if value is None or claim.minus is None:
+        return value
+    minus = _field_value(result, claim.minus)
+    return None if minus is None else value - minus
+
+
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
+    Experiment("rlvr_mle_vs_rl", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_mle_vs_rl", "wmkit.rlvr_world.experiment:_rlvr_sizes",
+               "text game: notebook 01's MLE world model vs MLE + GRPO (task-specific reward)"),
+    Experiment("rlvr_ablations", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_ablations", "wmkit.rlvr_world.experiment:_rlvr_sizes",
+               "text game: reward types, group sizes, best-of-k of the MLE model"),
+    Experiment("rlvr_phone", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_phone", "wmkit.rlvr_world.experiment:_rlvr_sizes",
+               "phone screens: screen-diff F1 before and after RLVR"),
+    Experiment("rwml", "RWML", "wmkit.rwml.experiment:run_rwml", "wmkit.rwml.experiment:_rwml_sizes",
+               "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
+               "policy RL (Simon Says) from the base vs the RWML model"),
+    Experiment("wm_r1", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1", "wmkit.wm_r1.experiment:_wm_r1_sizes",
+               "phone agent trained inside the world model vs its baselines and ablations, judged in the simulator"),
+    Experiment("wmrl_controlled", "WMRL", "wmkit.wmrl.experiment:run_wmrl_controlled", "wmkit.wmrl.experiment:_wmrl_sizes",
+               "controlled problem with a known optimum and the paper's error model"),
+    Experiment("wmrl_research", "WMRL", "wmkit.wmrl.experiment:run_wmrl_research", "wmkit.wmrl.experiment:_wmrl_sizes",
+               "research tasks executed for real (scikit-learn), learned world model"),
+)}
+
+
+def _rl(mode: str, part: str) -> tuple[str, str]:
+    return f"runs/0/after/{mode}/{part}", f"before/{mode}/{part}"
+
+
+CLAIMS: tuple[Claim, ...] = (
+    # ---------------------------------------------------------------- RLVR-World
+    Claim("rlvr.changed", "RLVR-World", "RLVR raises accuracy on changed transitions (sampled, T=1)",
+          "1.5B: +9.6 points on changed", "rlvr_mle_vs_rl", *_rl("sampled", "changed"),
+          kit_label="Δ exact accuracy, changed (sampled)"),
+    Claim("rlvr.unchanged", "RLVR-World", "RLVR raises accuracy on unchanged transitions (sampled, T=1)",
+          "1.5B: +44.8 points on unchanged", "rlvr_mle_vs_rl", *_rl("sampled", "unchanged"),
+          kit_label="Δ exact accuracy, unchanged (sampled)"),
+    Claim("rlvr.changed_greedy", "RLVR-World", "RLVR raises greedy accuracy on changed transitions",
+          "1.5B: +9.6 points on changed", "rlvr_mle_vs_rl", *_rl("greedy", "changed"),
+          kit_label="Δ exact accuracy, changed (greedy)"),
+    Claim("rlvr.partial", "RLVR-World", "RLVR raises the task-specific reward on changed transitions",
+          "text game: +30.7% accuracy", "rlvr_mle_vs_rl", *_rl("greedy", "partial_changed"),
+          kit_label="Δ task-specific reward, changed (greedy, 0..1.3)"),
+    Claim("rlvr.web_f1", "RLVR-World", "RLVR raises screen-diff F1 (web pages in the paper, phone screens here)",
+          "web page: +15.1% F1", "rlvr_phone", "arm/after/greedy/partial_changed", "before/greedy/partial_changed",
+          kit_label="Δ screen-diff F1, changed (greedy)"),
+    Claim("rlvr.reward_type", "RLVR-World", "a task-specific reward beats the binary exact-match reward",
+          "— (reward ablation; no headline number)", "rlvr_ablations",
+          "rewards/task_specific/after/greedy/partial_changed", "rewards/binary/after/greedy/partial_changed",
+          kit_label="task-specific − binary arm, task-specific reward on changed"),
+    Claim("rlvr.group_size", "RLVR-World", "larger GRPO groups end higher",
+          "— (group-size ablation; paper runs use G=5)", "rlvr_ablations",
+          "group_sizes/large/after/greedy/partial_changed", "group_sizes/small/after/greedy/partial_changed",
+          kit_label="largest − smallest G, task-specific reward on changed"),
+    Claim("rlvr.best_of_k", "RLVR-World", "limitation: the MLE model sampled k times (perfect verifier) "
+          "catches up with RLVR's single answer", "— (stated limitation)", "rlvr_ablations",
+          "best_of_k/mle_at_k_max", "best_of_k/rlvr_at_1", direction="higher", threshold=-1e-9,
+          kit_label="MLE best-of-k_max − RLVR pass@1, changed (≥ 0: caught up)"),
+    Claim("rlvr.repetition", "RLVR-World", "RLVR reduces repetition in generated predictions",
+          "repetition 48.6% → 9.9%", not_measured="the kit's text-game evaluation has no repetitive "
+          "free-text output to measure (predictions are short JSON diffs); RWML's TWX table reports "
+          "repetition descriptively"),
+    Claim("rlvr.video", "RLVR-World", "RLVR improves video world models (LPIPS)", "video LPIPS +9.2% relative",
+          not_measured="the kit has no video environment or video world model"),
+    # ---------------------------------------------------------------- RWML
+    Claim("rwml.vs_sft", "RWML", "embedding-reward RL beats SFT on next observations (held-out TextWorldExpress)",
+          "— (paper: RWML > SFT world-model training)", "rwml",
+          "quality/RWML (embedding RL)/embedding_reward", "quality/SFT on next observations/embedding_reward",
+          kit_label="RWML − SFT, embedding reward (cos ≥ τ) on held-out games"),
+    Claim("rwml.vs_base", "RWML", "world-model RL without task reward improves on its starting model",
+          "+19.6 ALFWorld, +7.9 τ²-Bench (agent success; the kit measures prediction)", "rwml",
+          "quality/RWML (embedding RL)/embedding_reward", "quality/warm-up (10% SFT)/embedding_reward",
+          kit_label="RWML − warm-up predictor, embedding reward"),
+    Claim("rwml.forgetting", "RWML", "RL forgets less than SFT (accuracy kept on tasks it did not train on)",
+          "— (paper: RL forgets less than SFT)", "rwml",
+          "forgetting_mean/RWML (embedding RL)", "forgetting_mean/SFT on next observations",
+          kit_label="RWML − SFT, exact accuracy on the kit's text game and phone"),
+    Claim("rwml.mid_training", "RWML", "world-model mid-training, then policy RL, beats policy RL alone",
+          "+6.9 ALFWorld, +5.7 τ²-Bench", "rwml",
+          "policy/arms/rwml/after/success", "policy/arms/base/after/success",
+          kit_label="Δ success, held-out Simon Says games (policy RL from RWML − from base; one-step RL "
+                    "after the same BC warm-up)"),
+    Claim("rwml.invalid_actions", "RWML", "RWML lowers the share of invalid actions", "59.3% → 39.5%", "rwml",
+          "policy/arms/rwml/after/invalid_share", "policy/arms/base/after/invalid_share", direction="lower",
+          kit_label="Δ share of invalid actions, held-out Simon Says games (from RWML − from base, after "
+                    "policy RL)"),
+    # ---------------------------------------------------------------- WM-R1
+    Claim("wm_r1.vs_zero_shot", "WM-R1", "the agent trained only inside the world model beats its zero-shot "
+          "start in the real environment (held-out task templates)", "3B: 29.5 vs 18.6", "wm_r1",
+          "arms/wm_r1/heldout/success", "arms/sft/heldout/success",
+          kit_label="Δ simulator success, held-out templates (WM-R1 − SFT start)"),
+    Claim("wm_r1.vs_zero_shot_train", "WM-R1", "the same on unseen tasks of the training templates",
+          "3B: 29.5 vs 18.6", "wm_r1", "arms/wm_r1/train_templates/success", "arms/sft/train_templates/success",
+          kit_label="Δ simulator success, train templates (WM-R1 − SFT start)"),
+    Claim("wm_r1.vs_real_grpo", "WM-R1", "WM-R1 beats GRPO with real-environment transitions",
+          "7B AndroidWorld 39.8 vs UI-R1 30.8 (+9.0)", "wm_r1",
+          "arms/wm_r1/heldout/success", "arms/grpo_real/heldout/success",
+          kit_label="Δ simulator success, held-out (WM-R1 − GRPO in the simulator)"),
+    Claim("wm_r1.vs_simulation", "WM-R1", "WM-R1 beats inference-time simulation (best-of-K with the world model)",
+          "— (baseline comparison)", "wm_r1", "arms/wm_r1/heldout/success", "arms/best_of_k/heldout/success",
+          kit_label="Δ simulator success, held-out (WM-R1 − best-of-K)"),
+    Claim("wm_r1.imagined_calls", "WM-R1", "ablation: imagined world-model calls while reasoning help",
+          "no CoT −5.2 (nearest paper ablation)", "wm_r1",
+          "arms/wm_r1/heldout/success", "arms/wm_r1_no_imagine/heldout/success",
+          kit_label="Δ simulator success, held-out (with − without call_wm)"),
+    Claim("wm_r1.length_reward", "WM-R1", "ablation: the length reward helps", "length reward +3.3", "wm_r1",
+          "arms/wm_r1/heldout/success", "arms/wm_r1_no_length/heldout/success",
+          kit_label="Δ simulator success, held-out (with − without R_L)"),
+    Claim("wm_r1.calls_fall", "WM-R1", "world-model calls per trajectory fall during training",
+          "~4 → ~2.5 → ~1.8", "wm_r1", "wm_calls_first", "wm_calls_last",
+          kit_label="calls/episode, first − last GRPO step (> 0: fell)"),
+    # ---------------------------------------------------------------- WMRL
+    Claim("wmrl.error_floor", "WMRL", "pure world-model RL plateaus at an error floor above real-execution RL",
+          "Theorem 3 (permanent floor)", "wmrl_controlled",
+          "arms/pure WM/final_gap/mean", "arms/real/final_gap/mean",
+          kit_label="final gap to J*, pure WM − real (controlled problem)"),
+    Claim("wmrl.closes_gap", "WMRL", "anchored RL ends closer to the optimum than pure world-model RL",
+          "Theorem 4 (contracting floor)", "wmrl_controlled",
+          "arms/pure WM/final_gap/mean", "arms/WMRL/final_gap/mean",
+          kit_label="final gap to J*, pure WM − WMRL (controlled problem)"),
+    Claim("wmrl.compute_controlled", "WMRL", "WMRL reaches real-execution quality with less compute",
+          "3.1-3.4× less (4B: 883 vs 286 GPU-h)", "wmrl_controlled", "compute_ratio/real_over_wmrl/ratio",
+          direction="higher", threshold=1.0,
+          kit_label="compute to target, real / WMRL (controlled; > 1: WMRL cheaper; WMRL never "
+                    "reaching it counts as 0)"),
+    Claim("wmrl.compute_research", "WMRL", "the same on research tasks executed for real",
+          "3.1-3.4× less (4B: 883 vs 286 GPU-h)", "wmrl_research",
+          "compute_ratio/learned/real_over_wmrl/ratio", direction="higher", threshold=1.0,
+          kit_label="compute to target, real / WMRL (learned WM, build cost counted; WMRL never "
+                    "reaching it counts as 0)"),
+    Claim("wmrl.final_score", "WMRL", "WMRL's final score is at least real-execution GRPO's",
+          "16.4 vs 15.2 (MLE-Dojo)", "wmrl_research", "arms/WMRL (learned)/final/mean", "arms/real/final/mean",
+          direction="higher", threshold=-1e-9, kit_label="final expected grade, WMRL − real (learned WM)"),
+    Claim("wmrl.ablation_both", "WMRL", "ablation: both corrections beat no correction", "16.4 vs 13.5",
+          "wmrl_research", "arms/WMRL (learned)/final/mean", "arms/no correction (learned)/final/mean",
+          kit_label="final grade, both − none (learned WM)"),
+    Claim("wmrl.ablation_debias", "WMRL", "ablation: debiasing alone helps", "15.7 vs 13.5", "wmrl_research",
+          "arms/debias only (learned)/final/mean", "arms/no correction (learned)/final/mean",
+          kit_label="final grade, debias only − none (learned WM)"),
+    Claim("wmrl.ablation_denoise", "WMRL", "ablation: denoising alone helps", "14.9 vs 13.5", "wmrl_research",
+          "arms/denoise only (learned)/final/mean", "arms/no correction (learned)/final/mean",
+          kit_label="final grade, denoise only − none (learned WM)"),
+    Claim("wmrl.ablation_controlled", "WMRL", "ablation on the controlled problem: both corrections beat none",
+          "16.4 vs 13.5", "wmrl_controlled", "arms/no correction/final_gap/mean", "arms/WMRL/final_gap/mean",
+          kit_label="final gap to J*, none − both (controlled)"),
+    Claim("wmrl.vs_anchors_only", "WMRL", "(kit's control) the world-model groups help beyond the anchors alone",
+          "not reported", "wmrl_research", "arms/WMRL (learned)/final/mean", "arms/anchors only/final/mean",
+          kit_label="final grade, WMRL − anchors-only (learned WM)"),
+)
+
+
+def _check_registry() -> None:
+    ids = [c.id for c in CLAIMS]
+    assert len(ids) == len(set(ids)), "claim ids must be unique"
+    for c in CLAIMS:
+        assert c.paper in PAPERS, c.id
+        assert (c.experiment is None) == bool(c.not_measured), c.id
+        assert c.experiment is None or (c.experiment in EXPERIMENTS and c.value), c.id

@@ -1,0 +1,441 @@
+"""Notebook 05's benchmark: every claim of the four papers, measured by the kit over seeds.
+
+Three parts:
+
+* **Registry.** :data:`EXPERIMENTS` names the kit's experiments, each a lazy ``"module:function"``
+  that runs *one seed* through the library calls the notebooks make (notebook 01's world model,
+  :mod:`wmkit.rlvr_experiments`, :mod:`wmkit.wm_r1`, :mod:`wmkit.wmrl`) and returns JSON.
+  :data:`CLAIMS` lists the papers' claims: the claim, the paper's figure (DESIGN.md §6), the
+  experiment that measures it, the fields of its result that make the kit's number (a per-seed
+  value, optionally minus another field: a paired difference), and the direction that counts as
+  reproduced. A claim the kit cannot measure yet says so, with the reason, and never carries a
+  number.
+* **Runner.** :func:`run_bench` runs each (experiment, seed) once and caches it as a JSON record
+  under ``runs/<profile>/bench/<experiment>/``, keyed by the library's version (the git tree
+  of ``wmkit/``: commits to docs and notebooks keep the records) and a hash of the experiment's
+  config (sizes, seed, profile). A record is written atomically when its run has finished, so
+  an interrupted benchmark rerun with the same command redoes only what is missing.
+* **Report.** :func:`build_report` reads the records *from disk* (a row exists only where its
+  records do), computes mean ± std and a 95% t-interval over seeds, a verdict, and writes
+  ``runs/<profile>/bench.json``, ``runs/<profile>/report.md`` and one figure per paper.
+
+Command line::
+
+    python -m wmkit bench --profile smoke --seeds 2          # ~2 minutes on 2 CPU cores (world model present)
+    python -m wmkit bench --profile cpu --seeds 3 --only WM-R1
+    python -m wmkit bench --profile cpu --seeds 3 --report-only
+
+The kit's models are tiny, so it reproduces *directions and mechanisms*, not the papers'
+absolute numbers: the report shows both side by side, with the verdict computed from the runs.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import importlib
+import json
+import os
+import platform
+import shlex
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wmkit.bench.claims import (
+    CLAIMS,
+    EXPERIMENTS,
+    PAPERS,
+    Claim,
+    Experiment,
+    _check_registry,
+    _resolve,
+    claim_value,
+)
+from wmkit.runs import jsonable
+from wmkit.stats import VERDICTS, summarize, verdict
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+RECORD_VERSION = 1
+
+
+"""Bumped when a record's layout changes (part of the config hash)."""
+
+
+_check_registry()
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True,
+                          timeout=30).stdout
+
+
+def head_commit(repo: Path = REPO) -> str:
+    """The checkout's HEAD commit (kept in records and reports as provenance), "nogit" outside one."""
+    try:
+        return _git(repo, "rev-parse", "HEAD").strip()
+    except (OSError, subprocess.SubprocessError):
+        return "nogit"
+
+
+def code_version(repo: Path = REPO) -> tuple[str, bool]:
+    """(code version, dirty): what records are keyed by. The git tree hash of the library
+    (``wmkit/`` at HEAD), plus ``+<hash>`` of its uncommitted changes (untracked files included)
+    when there are any, so that a record made by edited code is never taken for one made by the
+    commit. Only the library runs the experiments, so a commit that changes the README, the notebooks
+    or the tests keeps every cached record valid. ("nogit", False) outside a checkout."""
+    try:
+        tree = _git(repo, "rev-parse", "HEAD:wmkit").strip()
+        diff = _git(repo, "diff", "HEAD", "--", "wmkit")
+        untracked = _git(repo, "ls-files", "--others", "--exclude-standard", "--", "wmkit").split()
+    except (OSError, subprocess.SubprocessError):
+        return "nogit", False
+    if not diff and not untracked:
+        return tree, False
+    digest = hashlib.sha256(diff.encode())
+    for name in sorted(untracked):
+        digest.update(name.encode() + (repo / name).read_bytes())
+    return f"{tree}+{digest.hexdigest()[:8]}", True
+
+
+def experiment_config(experiment: Experiment, profile: str, seed: int) -> dict:
+    sizes = _resolve(experiment.sizes)(profile)
+    return {"experiment": experiment.name, "profile": profile, "seed": seed, "record_version": RECORD_VERSION,
+            "sizes": jsonable(dataclasses.asdict(sizes) if dataclasses.is_dataclass(sizes) else sizes)}
+
+
+def config_hash(config: dict) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def short_version(version: str) -> str:
+    """'916d171bdf4b' or '916d171bdf4b+f43efa63' (12 hex digits of the hash, the local-change hash)."""
+    return version[:12] + (f"+{version.split('+', 1)[1]}" if "+" in version else "")
+
+
+def record_path(bench_dir: Path, experiment: str, seed: int, code: str, chash: str) -> Path:
+    return Path(bench_dir) / experiment / f"seed{seed}_{short_version(code)}_{chash[:12]}.json"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)  # a run killed before this line leaves no record
+
+
+def machine() -> dict:
+    import torch
+
+    versions = {"python": platform.python_version(), "torch": torch.__version__}
+    for name in ("transformers", "trl", "peft", "numpy", "sklearn", "textworld_express", "sentence_transformers"):
+        try:
+            versions[name] = importlib.import_module(name).__version__
+        except Exception:  # noqa: BLE001
+            versions[name] = None
+    cuda = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "cuda": cuda,
+            "versions": versions}
+
+
+def select_experiments(only: Sequence[str] | None, experiments: dict[str, Experiment] | None = None) -> list[str]:
+    """Experiment names for `--only` (paper names or experiment names, case-insensitive); all when empty."""
+    experiments = EXPERIMENTS if experiments is None else experiments
+    if not only:
+        return list(experiments)
+    chosen = []
+    for word in only:
+        hits = [n for n, e in experiments.items() if word.lower() in (n.lower(), e.paper.lower())]
+        if not hits:
+            choices = sorted({e.paper for e in experiments.values()} | set(experiments))
+            raise ValueError(f"--only {word!r} names no paper or experiment; choose from {', '.join(choices)}")
+        chosen += [h for h in hits if h not in chosen]
+    return chosen
+
+
+def bench_command(profile: str, seeds: int, only: Sequence[str] | None = None, threads: int | None = None) -> str:
+    parts = ["python", "-m", "wmkit", "bench", "--profile", profile, "--seeds", str(seeds)]
+    if only:
+        parts += ["--only", *only]
+    if threads:
+        parts += ["--threads", str(threads)]
+    return shlex.join(parts)
+
+
+def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, code: str, command: str,
+            log: Callable[[str], None] = print, commit: str | None = None) -> tuple[Path, bool]:
+    """Run (experiment, seed) unless its record exists; returns (record path, whether it ran).
+    `commit` is the HEAD the run started at (read now when not given), kept as provenance."""
+    commit = head_commit() if commit is None else commit
+    config = experiment_config(experiment, profile, seed)
+    chash = config_hash(config)
+    path = record_path(Path(runs_root) / "bench", experiment.name, seed, code, chash)
+    if path.exists():
+        log(f"{experiment.name} seed {seed}: cached ({path.name})")
+        return path, False
+    log(f"{experiment.name} seed {seed}: running")
+    started = dt.datetime.now(dt.timezone.utc)
+    t0 = time.perf_counter()
+    sizes = _resolve(experiment.sizes)(profile)
+    result = _resolve(experiment.run)(profile, seed, Path(runs_root), sizes)
+    seconds = time.perf_counter() - t0
+    record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,
+              "code": code, "commit": commit, "dirty": "+" in code, "config_hash": chash, "config": config,
+              "command": command,
+              "started": started.isoformat(timespec="seconds"), "wall_seconds": round(seconds, 2),
+              "result": jsonable(result)}
+    _write_atomic(path, json.dumps(record, indent=1, sort_keys=True))
+    log(f"{experiment.name} seed {seed}: done in {seconds:.1f} s -> {path.name}")
+    return path, True
+
+
+def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str,
+                 experiments: dict[str, Experiment] | None = None) -> dict[str, dict[int, dict]]:
+    """{experiment: {seed: record}} of the records on disk for this code version and the current configs."""
+    experiments = EXPERIMENTS if experiments is None else experiments
+    out: dict[str, dict[int, dict]] = {}
+    for name, experiment in experiments.items():
+        for seed in seeds:
+            chash = config_hash(experiment_config(experiment, profile, seed))
+            path = record_path(Path(runs_root) / "bench", name, seed, code, chash)
+            if path.exists():
+                record = json.loads(path.read_text())
+                record["_path"] = str(path)
+                out.setdefault(name, {})[seed] = record
+    return out
+
+
+def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int,
+              experiments: dict[str, Experiment] | None = None) -> dict:
+    """One table row: computed only from `records` (seed -> record) of the claim's experiment."""
+    experiments = EXPERIMENTS if experiments is None else experiments
+    row = {"id": claim.id, "paper": claim.paper, "claim": claim.text, "paper_figure": claim.paper_figure,
+           "experiment": claim.experiment, "kit_label": claim.kit_label, "direction": claim.direction,
+           "threshold": claim.threshold, "fields": {"value": claim.value, "minus": claim.minus}}
+    if claim.experiment is None:
+        return {**row, "verdict": "not measured", "reason": claim.not_measured, "records": [], "seeds": [],
+                "kit": summarize([]), "command": None}
+    paper = experiments[claim.experiment].paper
+    row["command"] = bench_command(profile, n_seeds, [claim.experiment])
+    if not records:
+        return {**row, "verdict": "not measured", "reason": "no run record (run the command)", "records": [],
+                "seeds": [], "kit": summarize([])}
+    seeds = sorted(records)
+    values = [claim_value(claim, records[s]["result"]) for s in seeds]
+    stats = summarize(values)
+    row.update({"seeds": seeds, "records": [records[s]["_path"] for s in seeds], "kit": stats,
+                "verdict": verdict(stats, claim.direction, claim.threshold), "paper_of_experiment": paper,
+                "record_seconds": [records[s]["wall_seconds"] for s in seeds]})
+    if not stats["n"]:
+        row["reason"] = "the fields are missing or undefined in every record (e.g. target never reached)"
+    elif stats["n"] < len(seeds):
+        row["reason"] = f"defined in {stats['n']} of {len(seeds)} seeds"
+    return row
+
+
+def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str | None = None,
+                 claims: Sequence[Claim] = CLAIMS, experiments: dict[str, Experiment] | None = None,
+                 command: str = "", wall_seconds: float | None = None, plots: bool = True) -> dict:
+    """Read the records from disk, compute every row, write bench.json, report.md and the figures."""
+    experiments = EXPERIMENTS if experiments is None else experiments
+    runs_root = Path(runs_root)
+    if code is None:
+        code, _ = code_version()
+    records = load_records(runs_root, profile, seeds, code, experiments)
+    rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile, len(seeds), experiments)
+            for c in claims]
+    report = {
+        "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(), "dirty": "+" in code,
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "command": command,
+        "wall_seconds": wall_seconds, "machine": machine(), "rows": rows,
+        "experiments": {name: {"paper": e.paper, "description": e.description,
+                               "seeds": sorted(records.get(name, {})),
+                               "wall_seconds": {str(s): r["wall_seconds"] for s, r in records.get(name, {}).items()}}
+                        for name, e in experiments.items()},
+        "counts": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
+    }
+    report["figures"] = plot_report(report, runs_root / "bench" / "figures") if plots else []
+    _write_atomic(runs_root / "bench.json", json.dumps(jsonable(report), indent=1))
+    _write_atomic(runs_root / "report.md", report_markdown(report, runs_root))
+    return report
+
+
+def check_report(report: dict) -> dict:
+    """A loaded bench.json with every row whose run records are gone turned into "not measured"
+    (a number is shown only while the record that made it exists)."""
+    for row in report["rows"]:
+        missing = [p for p in row.get("records", []) if not Path(p).exists()]
+        if missing and row["verdict"] != "not measured":
+            row.update({"verdict": "not measured", "kit": summarize([]),
+                        "reason": f"run record missing: {Path(missing[0]).name}"})
+    report["counts"] = {v: sum(r["verdict"] == v for r in report["rows"]) for v in VERDICTS}
+    return report
+
+
+def load_report(path: Path) -> dict:
+    report = json.loads(Path(path).read_text())
+    report.setdefault("code", report["commit"])  # written before records were keyed by wmkit/'s tree
+    return check_report(report)
+
+
+def fmt_kit(stats: dict, digits: int = 3) -> str:
+    if not stats.get("n"):
+        return "—"
+    text = f"{stats['mean']:+.{digits}f}"
+    if stats["n"] > 1:
+        text += f" ± {stats['std']:.{digits}f} [{stats['ci_low']:+.{digits}f}, {stats['ci_high']:+.{digits}f}]"
+    text += f" (n={stats['n']}" + (f"/{stats['of']})" if stats["n"] != stats["of"] else ")")
+    return text
+
+
+def report_markdown(report: dict, runs_root: Path | None = None) -> str:
+    m = report["machine"]
+    v = m["versions"]
+    lines = [
+        f"# wmkit benchmark — profile `{report['profile']}`, seeds {report['seeds']}", "",
+        f"* created {report['created']} at commit `{report['commit'][:12]}`; records of library version "
+        f"`{short_version(report['code'])}` (git tree of wmkit/"
+        + (", + its uncommitted changes, hashed after the +)" if "+" in report["code"] else ")"),
+        f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
+        f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
+        else "* wall time: see per-experiment times below",
+        (f"* machine: {m['platform']}, {m['cpu_count']} CPUs, torch threads {m['torch_threads']}, "
+         f"GPU {m['cuda'] or 'none'}"),
+        "* versions: " + ", ".join(f"{k} {val}" for k, val in v.items() if val),
+        "* verdicts: " + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "",
+        ("Kit number: mean over seeds ± sample std [95% t-interval] of the per-seed value in the second "
+        "column (a paired difference where it says Δ / −). *reproduced*: the interval lies on the paper's "
+        "side; *same direction, not significant*: the mean does, the interval (or a single seed) does not; "
+        "*not reproduced*: the mean is on the other side; *not measured*: no run record, or the kit "
+        "cannot run that experiment yet (reason given). The kit's models are tiny: directions, not the "
+        "papers' magnitudes."), "",
+        "| paper | claim | paper figure | kit measures | kit (mean ± std [95% CI]) | verdict | command |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in report["rows"]:
+        verdict_text = row["verdict"] + (f" — {row['reason']}" if row.get("reason") else "")
+        side = ">" if row["direction"] == "higher" else "<"
+        label = row["kit_label"] + (f" ({side} {row['threshold']:g})" if row["threshold"] not in (0, -1e-9) else "")
+        cmd = f"`{row['command']}`" if row.get("command") else "—"
+        cells = [row["paper"], row["claim"], row["paper_figure"], label or "—", fmt_kit(row["kit"]), verdict_text, cmd]
+        lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
+    lines += ["", "## Experiments", "", "| experiment | paper | what | seeds | wall s per seed |", "|---|---|---|---|---|"]
+    for name, e in report["experiments"].items():
+        secs = ", ".join(f"{s}: {t:.0f}" for s, t in e["wall_seconds"].items()) or "—"
+        lines.append(f"| `{name}` | {e['paper']} | {e['description']} | {e['seeds'] or '—'} | {secs} |")
+    if report.get("figures"):
+        lines += ["", "## Figures", ""]
+        for fig in report["figures"]:
+            rel = os.path.relpath(fig, runs_root) if runs_root else fig
+            lines.append(f"![{Path(fig).stem}]({rel})")
+    return "\n".join(lines) + "\n"
+
+
+def plot_report(report: dict, out_dir: Path) -> list[str]:
+    """One figure per paper: each measured claim's per-seed values, mean and 95% interval, and the
+    line it must clear."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    colors = {"reproduced": "tab:green", "same direction, not significant": "tab:olive",
+              "not reproduced": "tab:red", "not measured": "tab:gray"}
+    paths = []
+    for paper in PAPERS:
+        rows = [r for r in report["rows"] if r["paper"] == paper]
+        if not rows:
+            continue
+        fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(rows) + 1.2))
+        for i, row in enumerate(rows):
+            y = len(rows) - 1 - i
+            stats, color = row["kit"], colors[row["verdict"]]
+            if stats.get("n"):
+                ax.scatter(stats["values"], [y] * len(stats["values"]), s=14, color=color, alpha=0.6, zorder=3)
+                if stats["ci_low"] is not None:
+                    ax.plot([stats["ci_low"], stats["ci_high"]], [y, y], color=color, lw=2)
+                ax.plot([stats["mean"]], [y], "D", color=color, ms=6, zorder=4)
+            else:
+                ax.text(0, y, "not measured", color=color, va="center", fontsize=8)
+            ax.plot([row["threshold"]] * 2, [y - 0.35, y + 0.35], color="black", lw=0.8)
+        ax.set_yticks(range(len(rows)), [r["id"] for r in reversed(rows)], fontsize=8)
+        ax.set_xlabel("kit value: seeds (dots), mean (diamond), 95% interval (bar); line to clear (tick)", fontsize=8)
+        ax.set_title(f"{paper} — profile {report['profile']}, seeds {report['seeds']}", fontsize=10)
+        fig.tight_layout()
+        path = out_dir / f"{paper.lower().replace('-', '_')}.png"
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        paths.append(str(path))
+    return paths
+
+
+@dataclass
+class BenchResult:
+    report: dict
+    ran: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None = None,
+              runs_root: Path | None = None, threads: int | None = None, report_only: bool = False,
+              experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
+              log: Callable[[str], None] = print) -> BenchResult:
+    """Run every selected (experiment, seed) that has no record yet, then rebuild the report from
+    all records of this library version (also those of experiments not selected this time)."""
+    from wmkit.profiles import resolve_profile_name
+    from wmkit.runs import default_runs_root
+
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise ValueError(f"--seeds must be a positive integer, not {seeds!r}")
+    if threads is not None and threads < 1:
+        raise ValueError(f"--threads must be at least 1, not {threads}")
+    profile = resolve_profile_name(profile)
+    experiments = EXPERIMENTS if experiments is None else experiments
+    names = select_experiments(only, experiments)
+    runs_root = Path(runs_root) if runs_root else default_runs_root() / profile
+    runs_root.mkdir(parents=True, exist_ok=True)
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+    command = bench_command(profile, seeds, only, threads) + (" --report-only" if report_only else "")
+    code, _ = code_version()
+    commit = head_commit()
+    start = time.perf_counter()
+    out = BenchResult(report={})
+    if not report_only:
+        for name in names:
+            for seed in range(seeds):
+                _, ran = run_one(experiments[name], profile, seed, runs_root, code, command, log, commit)
+                (out.ran if ran else out.cached).append(f"{name}/seed{seed}")
+    out.seconds = time.perf_counter() - start
+    out.report = build_report(runs_root, profile, list(range(seeds)), code, claims, experiments, command,
+                              out.seconds)
+    log(f"bench: {len(out.ran)} run, {len(out.cached)} cached, {out.seconds:.0f} s; "
+        f"{runs_root / 'bench.json'}, {runs_root / 'report.md'}")
+    return out
+
+
+def add_bench_parser(sub) -> None:
+    p = sub.add_parser("bench", help="notebook 05: measure the papers' claims over seeds, cached and resumable")
+    p.add_argument("--profile", default="auto")
+    p.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1")
+    p.add_argument("--only", nargs="*", help="papers (RLVR-World, RWML, WM-R1, WMRL) or experiment names")
+    p.add_argument("--runs-dir", default=None, help="default runs/<profile>")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (1 on a small shared CPU)")
+    p.add_argument("--report-only", action="store_true", help="rebuild the report from the records on disk")
+
+
+def bench_main(args) -> int:
+    result = run_bench(args.profile, args.seeds, args.only, Path(args.runs_dir) if args.runs_dir else None,
+                       args.threads, args.report_only)
+    for row in result.report["rows"]:
+        print(f"{row['paper']:10s} {row['id']:26s} {fmt_kit(row['kit']):40s} {row['verdict']}")
+    return 0

@@ -1,0 +1,1 @@
+"""Shared machinery of every paper: models, world-model prompts, SFT, GRPO settings, world-model builds."""

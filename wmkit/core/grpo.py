@@ -1,0 +1,105 @@
+"""core.grpo."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+class GRPOSettingsError(ValueError):
+    """A GRPO setting that cannot work, said in one line before TRL would say it in a traceback."""
+
+
+@dataclass
+class GRPOSettings:
+    """The GRPO knobs the kit exposes (mapped onto `trl.GRPOConfig` by `to_trl_config`)."""
+
+    output_dir: str
+    """Where checkpoints go."""
+    num_generations: int = 8
+    """Group size G: completions sampled per prompt; advantages are relative within a group."""
+    per_device_train_batch_size: int = 16
+    """Completions (not prompts) per device per micro-batch, as TRL counts them."""
+    gradient_accumulation_steps: int = 1
+    """Micro-batches per optimizer step."""
+    num_processes: int = 1
+    """Data-parallel processes (accelerate)."""
+    learning_rate: float = 1e-4
+    """LoRA adapters want ~1e-5..3e-4; the authors' full-parameter 1e-6 barely moves them."""
+    beta: float = 0.0
+    """KL coefficient to the reference model (0: no reference model is even loaded)."""
+    loss_type: str = "dapo"
+    """TRL loss aggregation: grpo, dr_grpo, dapo, bnpo ..."""
+    scale_rewards: str = "group"
+    """Advantage scaling: 'group' divides by the group's std, 'none' keeps raw centred rewards."""
+    max_completion_length: int = 128
+    """Longest completion sampled."""
+    temperature: float = 1.0
+    """Sampling temperature during rollouts."""
+    max_steps: int = 100
+    """Optimizer steps."""
+    seed: int = 0
+    """Seed of sampling and data order."""
+    use_vllm: bool = False
+    """Generate rollouts with vLLM instead of transformers' `generate` (CUDA and `pip install vllm`
+    only). Much faster for long completions and big groups; see tutorials/multi_gpu.md."""
+    vllm_mode: str = "colocate"
+    """'colocate': vLLM runs inside each training process and shares its GPU (no extra GPU);
+    'server': a separate `trl vllm-serve` process on its own GPU(s) serves every trainer."""
+    vllm_gpu_memory_utilization: float = 0.3
+    """colocate: share of each GPU's memory vLLM reserves up front for weights + KV cache (the
+    trainer keeps the rest); raise it for long completions / big groups, lower it on OOM."""
+
+    def generation_batch(self) -> int:
+        return self.per_device_train_batch_size * self.gradient_accumulation_steps * self.num_processes
+
+    def check(self) -> None:
+        """Raise GRPOSettingsError (one clear line) for settings TRL would reject later."""
+        if self.num_generations < 2:
+            raise GRPOSettingsError(f"num_generations must be at least 2 (a group of one has no baseline), "
+                                    f"not {self.num_generations}")
+        batch = self.generation_batch()
+        if batch % self.num_generations:
+            raise GRPOSettingsError(
+                f"generation batch {batch} (= per_device_train_batch_size {self.per_device_train_batch_size}"
+                f" x gradient_accumulation_steps {self.gradient_accumulation_steps} x processes "
+                f"{self.num_processes}) is not divisible by num_generations {self.num_generations}; "
+                f"use a batch that is a multiple of {self.num_generations}")
+        if self.scale_rewards not in ("group", "batch", "none"):
+            raise GRPOSettingsError(f"scale_rewards must be 'group', 'batch' or 'none', not {self.scale_rewards!r}")
+        if not 0 < self.learning_rate < 1:
+            raise GRPOSettingsError(f"learning_rate must be in (0, 1), not {self.learning_rate}")
+        if self.use_vllm:
+            self.check_vllm()
+
+    def check_vllm(self) -> None:
+        """Raise GRPOSettingsError (one line) when vLLM generation cannot run here."""
+        if self.vllm_mode not in ("colocate", "server"):
+            raise GRPOSettingsError(f"vllm_mode must be 'colocate' or 'server', not {self.vllm_mode!r}")
+        if not 0 < self.vllm_gpu_memory_utilization <= 1:
+            raise GRPOSettingsError(f"vllm_gpu_memory_utilization must be in (0, 1], "
+                                    f"not {self.vllm_gpu_memory_utilization}")
+        import importlib.util
+
+        if importlib.util.find_spec("vllm") is None:
+            raise GRPOSettingsError("use_vllm=True but vLLM is not installed (pip install vllm, a CUDA "
+                                    "machine only); or set use_vllm=False to generate with transformers")
+        if not torch.cuda.is_available():
+            raise GRPOSettingsError("use_vllm=True needs a CUDA GPU and none is visible; set use_vllm=False")
+
+    def to_trl_config(self, **extra):
+        """A `trl.GRPOConfig` with these settings (CPU-safe: no bf16 without CUDA)."""
+        from trl import GRPOConfig
+
+        self.check()
+        cuda = torch.cuda.is_available()
+        return GRPOConfig(
+            output_dir=self.output_dir, num_generations=self.num_generations,
+            per_device_train_batch_size=self.per_device_train_batch_size,
+            gradient_accumulation_steps=self.gradient_accumulation_steps,
+            learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
+            scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
+            temperature=self.temperature, max_steps=self.max_steps, seed=self.seed,
+            bf16=cuda, use_cpu=not cuda, report_to="none",
+            **{"use_vllm": self.use_vllm, "vllm_mode": self.vllm_mode,
+               "vllm_gpu_memory_utilization": self.vllm_gpu_memory_utilization, **extra})

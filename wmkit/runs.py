@@ -1,0 +1,56 @@
+"""Run folders, seeding and JSON-ready values: what every experiment, notebook and the benchmark share."""
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def latest_checkpoint(output_dir: str | Path) -> str | None:
+    """The newest `checkpoint-N` folder in output_dir, or None."""
+    folders = sorted(Path(output_dir).glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
+    return str(folders[-1]) if folders else None
+
+
+def bench_work_dir(runs_root: Path, experiment: str, seed: int) -> Path:
+    """Checkpoints of one benchmark run (experiment, seed)."""
+    return Path(runs_root) / "bench" / "work" / experiment / f"seed{seed}"
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def default_runs_root() -> Path:
+    """runs/ of the repository checkout, or of the working folder when the kit was installed
+    from a wheel (Colab), where the package sits in site-packages."""
+    return REPO / "runs" if (REPO / "notebooks").is_dir() else Path.cwd() / "runs"
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and torch (CPU and CUDA)."""
+    import torch  # here, so that the command line's --help and --list stay light
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def jsonable(value: Any) -> Any:
+    """numpy arrays and scalars as plain lists and numbers, paths as strings, and non-finite
+    floats as None (JSON has no NaN), recursively through dicts, lists and tuples."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return jsonable(value.item())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Path):
+        return str(value)
+    return value

@@ -1,0 +1,1 @@
+"""WM-R1 (Han & Qian, 2026): a GUI agent trained with GRPO inside a world model."""

@@ -1,0 +1,175 @@
+"""wm_r1.method."""
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from wmkit.core import models
+from wmkit.envs import phone
+from wmkit.rewards.wm_r1 import WMR1RewardConfig, group_has_signal
+from wmkit.wm_r1 import agent as ag
+
+
+@dataclass
+class WMR1Config:
+    """One WM-R1 training job (GRPO from an SFT policy)."""
+
+    output_dir: str
+    transitions: str = "world_model"
+    """'world_model' (WM-R1: every transition predicted), 'simulator' (the UI-R1-style baseline)."""
+    imagine: bool = True
+    """Whether call_wm turns reach the world model (False: they are failed steps)."""
+    reward: WMR1RewardConfig = field(default_factory=WMR1RewardConfig)
+    steps: int = 30
+    group_size: int = 8
+    prompts_per_step: int = 4
+    learning_rate: float = 1e-4
+    temperature: float = 1.0
+    scale_rewards: str = "none"
+    """DESIGN.md §5: group-std scaling turned small penalties of all-fail groups into full-size
+    advantages and collapsed runs; 'none' keeps raw centred rewards."""
+    max_steps: int = 7
+    max_wm_calls: int = 5
+    max_turn_tokens: int = 24
+    max_completion_tokens: int = 1400
+    lora: bool = False
+    seed: int = 0
+    save_steps: int = 0
+    """Checkpoint every this many steps (0: none); training resumes from the newest one."""
+    device_latency: float = 0.0
+    """Emulated seconds per simulator step (simulator transitions only)."""
+    progress: bool = True
+
+
+@dataclass
+class WMR1Result:
+    model: Any
+    history: list[dict]
+    """Per GRPO step: mean success as judged by the source, steps, world-model calls, invalid
+    steps, share of groups with signal, seconds."""
+    log_history: list[dict]
+    """TRL's log (loss, reward, entropy ...)."""
+    simulator_steps: int
+    """Simulator transitions during training (0 for WM-R1)."""
+    world_model_queries: int
+    world_model_predictions: int
+    seconds: float
+
+
+def _make_source(kind: str, wm_source: ag.WorldModelSource | None, device_latency: float) -> ag.TransitionSource:
+    if kind == "world_model":
+        if wm_source is None:
+            raise ValueError("transitions='world_model' needs a world model")
+        # A fresh episode state that shares the prediction cache and the counters' owner.
+        source = ag.WorldModelSource(wm_source.predictor, judge=wm_source.judge, cache=wm_source.cache)
+        return source
+    if kind == "simulator":
+        return ag.SimulatorSource(device_latency=device_latency)
+    raise ValueError(f"Unknown transitions {kind!r}: choose 'world_model' or 'simulator'")
+
+
+def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.PhoneTask],
+                world_model: ag.WorldModelSource | None) -> WMR1Result:
+    """GRPO on `tasks` from `model` (modified in place unless LoRA wraps it).
+
+    The rollout_func plays every prompt's episode against the configured transition source; the
+    reward function scores each group with the WM-R1 composite reward. Extra keys returned by
+    the rollout_func (success, steps, wm_calls) reach the reward function.
+    """
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    from wmkit.core.grpo import GRPOSettings
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    torch.manual_seed(config.seed)
+    by_prompt: dict[str, phone.PhoneTask] = {}
+    for task in tasks:
+        by_prompt.setdefault(ag.prompt_text(task, ag.initial_screen(task)), task)
+    prompts = list(by_prompt)
+    n_rows = max(len(prompts), config.steps * config.prompts_per_step)
+    rng = random.Random(config.seed)
+    rows = [prompts[i % len(prompts)] for i in range(n_rows)]
+    rng.shuffle(rows)
+    dataset = Dataset.from_dict({"prompt": rows})
+
+    history: list[dict] = []
+    counters = {"sim": 0, "wm_q0": world_model.queries if world_model else 0,
+                "wm_p0": world_model.predictions if world_model else 0}
+    agent_config = ag.AgentConfig(max_steps=config.max_steps, max_wm_calls=config.max_wm_calls,
+                                  imagine=config.imagine, max_completion_tokens=config.max_completion_tokens)
+    G = config.group_size
+    start_time = time.perf_counter()
+
+    def rollout(batch_prompts, trainer):
+        t0 = time.perf_counter()
+        batch_tasks = [by_prompt[p] for p in batch_prompts]
+        source = _make_source(config.transitions, world_model, config.device_latency)
+        policy = ag.Policy(trainer.model, tokenizer, max_turn_tokens=config.max_turn_tokens,
+                           temperature=config.temperature)
+        episodes = ag.run_episodes(policy, batch_tasks, source, imaginer=world_model, config=agent_config)
+        if isinstance(source, ag.SimulatorSource):
+            counters["sim"] += source.transitions
+        elif isinstance(source, ag.WorldModelSource) and world_model is not None:
+            world_model.queries += source.queries
+            world_model.predictions += source.predictions
+        stats = ag.summarize_episodes(episodes)
+        groups = [episodes[i:i + G] for i in range(0, len(episodes), G)]
+        signal = [group_has_signal(config.reward.rewards([e.success for e in g], [e.steps for e in g],
+                                                         [e.wm_calls for e in g]), config.reward.min_group_std)
+                  for g in groups]
+        history.append({"step": len(history), **stats, "signal_groups": sum(signal) / max(1, len(signal)),
+                        "seconds": round(time.perf_counter() - t0, 2)})
+        return {
+            "prompt_ids": [e.prompt_ids for e in episodes],
+            "completion_ids": [e.completion_ids for e in episodes],
+            "logprobs": [[0.0] * len(e.completion_ids) for e in episodes],
+            "env_mask": [e.env_mask for e in episodes],
+            "success": [float(e.success) for e in episodes],
+            "steps": [e.steps for e in episodes],
+            "wm_calls": [e.wm_calls for e in episodes],
+        }
+
+    def wm_r1_reward(prompts, completions, success, steps, wm_calls, **kwargs):
+        rewards: list[float] = []
+        for g in range(0, len(prompts), G):
+            if len(set(prompts[g:g + G])) != 1:
+                raise RuntimeError("a GRPO group mixes prompts: the rollout order is not per group")
+            rewards += config.reward.rewards(success[g:g + G], steps[g:g + G], wm_calls[g:g + G])
+        return rewards
+
+    settings = GRPOSettings(
+        output_dir=config.output_dir, num_generations=G, per_device_train_batch_size=G * config.prompts_per_step,
+        learning_rate=config.learning_rate, scale_rewards=config.scale_rewards,
+        max_completion_length=config.max_completion_tokens, temperature=config.temperature,
+        max_steps=config.steps, seed=config.seed)
+    extra = {"logging_steps": 1, "save_strategy": "steps" if config.save_steps else "no",
+                 "disable_tqdm": not config.progress, "shuffle_dataset": False}
+    if config.save_steps:
+        extra["save_steps"] = config.save_steps
+    # Gradient checkpointing saves GPU memory; on a CPU it only costs a second forward pass.
+    extra["gradient_checkpointing"] = torch.cuda.is_available()
+    trl_config = settings.to_trl_config(**extra)
+    peft_config = models.lora_config(r=8, alpha=16) if config.lora else None
+    trainer = GRPOTrainer(model=model, reward_funcs=[wm_r1_reward], args=trl_config, train_dataset=dataset,
+                          processing_class=tokenizer, rollout_func=rollout, peft_config=peft_config)
+    from wmkit.runs import latest_checkpoint
+
+    resume = latest_checkpoint(config.output_dir) if config.save_steps else None
+    trainer.train(resume_from_checkpoint=resume)
+    trained = trainer.model
+    if config.lora:
+        trained = trained.merge_and_unload()
+    trained.eval()
+    return WMR1Result(
+        model=trained, history=history, log_history=list(trainer.state.log_history),
+        simulator_steps=counters["sim"],
+        world_model_queries=(world_model.queries - counters["wm_q0"]) if world_model else 0,
+        world_model_predictions=(world_model.predictions - counters["wm_p0"]) if world_model else 0,
+        seconds=time.perf_counter() - start_time)

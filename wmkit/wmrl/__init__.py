@@ -1,0 +1,1 @@
+"""WMRL (Yang et al., 2026): world-model RL with anchored, debiased and denoised rewards."""
