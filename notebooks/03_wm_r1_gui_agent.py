@@ -39,6 +39,7 @@
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
 import sys
+
 if "google.colab" in sys.modules:
     get_ipython().run_line_magic("pip", "install -q 'wmkit @ git+https://github.com/wmkit/wmkit'")
 
@@ -51,10 +52,14 @@ RUNS_DIR = None        # None: runs/<profile> (notebook 01's world model is look
 DEVICE_LATENCY = 0.0   # emulated seconds per simulator step in the throughput table (the kit's phone is instant)
 
 # %%
-import json, time
+import json
+import time
+
 import matplotlib.pyplot as plt
 import torch
-from wmkit import nb, wm_r1, agent as ag
+
+from wmkit import agent as ag
+from wmkit import nb, wm_r1
 from wmkit.envs import phone
 from wmkit.rewards.wm_r1 import composite_rewards, group_has_signal
 

@@ -36,6 +36,7 @@
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
 import sys
+
 if "google.colab" in sys.modules:
     get_ipython().run_line_magic("pip", "install -q 'wmkit @ git+https://github.com/wmkit/wmkit'")
 
@@ -49,8 +50,10 @@ RUNS_DIR = None      # None: runs/<profile>
 
 # %%
 import time
-import numpy as np
+
 import matplotlib.pyplot as plt
+import numpy as np
+
 from wmkit import nb, wmrl
 from wmkit.envs import research
 
@@ -251,6 +254,7 @@ x, r = check2["example_pairs"]
 axes[1].scatter(x, r, s=4, alpha=0.3, label="anchor pairs")
 grid = check2["curve_x"]
 from wmkit.debias import binned_isotonic_fit
+
 axes[1].plot(grid, check2["curve_truth"], "k-", lw=2, label="m(x) = E[r | x] (truth)")
 axes[1].plot(grid, binned_isotonic_fit(x, r)(grid), label=f"binned PAV ({len(x)} pairs)")
 axes[1].set(xlabel="world-model score x", ylabel="real score r", title="the recovered map")
@@ -566,6 +570,7 @@ save(fig, "check5_ratio_vs_target.png")
 
 # %%
 from dataclasses import replace
+
 diagnostic = wmrl.run_grpo(tasks, setup["world_models"]["learned"], replace(sizes.research, arm="wmrl", seed=run.seed),
                            build_cost=setup["build_costs"]["learned"])
 debiaser = diagnostic.debiaser

@@ -46,6 +46,7 @@
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
 import sys
+
 if "google.colab" in sys.modules:
     get_ipython().run_line_magic("pip", "install -q 'wmkit @ git+https://github.com/wmkit/wmkit'")
 
