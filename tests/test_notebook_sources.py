@@ -3,6 +3,8 @@
 Nothing is executed: both files are read and their cells compared.
 """
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,3 +43,12 @@ def test_make_notebooks_would_change_nothing():
     spec.loader.exec_module(tool)
     stale = [p.name for p in NOTEBOOKS if p.read_text() != tool.render(p.with_suffix(".py"))]
     assert not stale, f"run `make notebooks`: {stale}"
+
+
+def test_notebook_sources_pass_ruff():
+    """`ruff check notebooks` passes: the only lint that `make test` (and so CI) runs."""
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed (pip install -e '.[dev]')")
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "notebooks"], cwd=REPO,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
