@@ -10,13 +10,14 @@ STAMP := $(VENV)/.wmkit-installed
 # CUDA torch instead (created with --system-site-packages) and no torch is installed.
 HAS_CUDA := $(shell $(PYTHON) -c "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && echo yes)
 
-.PHONY: setup reproduce test lab data clean help
+.PHONY: setup reproduce test lab data notebooks clean help
 
 help:
 	@echo "make reproduce [PROFILE=auto|smoke|cpu|gpu]   run every notebook, outputs in runs/<profile>/"
 	@echo "make test                                     run the test suite (smoke sizes)"
 	@echo "make lab                                      open JupyterLab on notebooks/"
 	@echo "make data                                     regenerate data/ (byte-identical)"
+	@echo "make notebooks                                write notebooks/*.ipynb from their sources notebooks/*.py"
 
 setup: $(STAMP)
 
@@ -47,6 +48,9 @@ lab: $(STAMP)
 
 data: $(STAMP)
 	$(PY) -m wmkit data
+
+notebooks: $(STAMP)
+	$(PY) tools/notebooks.py
 
 clean:
 	rm -rf runs .pytest_cache

@@ -1,54 +1,64 @@
-"""Source of notebooks/04_anchored_debiasing.ipynb (run: python tools/notebook_04.py)."""
-from pathlib import Path
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
 
-from nbbuild import write_notebook
+# %% [markdown]
+# # 04 · Anchored debiasing: RL with a world model instead of execution (WMRL)
+#
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/main/notebooks/04_anchored_debiasing.ipynb)
+#
+# An agent that does research proposes an experiment, runs it and learns from the result. With RL
+# the *running* is the bottleneck: every rollout must be executed to be graded. WMRL (Yang et al.,
+# 2026) lets a **world model predict the graded outcome** instead, and keeps a thin **anchor** of
+# real execution — about 10% of the groups — to correct the world model's bias and noise online.
+#
+# **Learning objectives.** After this notebook you can
+#
+# 1. write the world model's reward as r̂ = r + b + ξ and say which errors GRPO ignores (any affine
+#    map, because each group is standardized) and which it does not;
+# 2. explain online isotonic debiasing and inverse-variance denoising, and check both against their
+#    formulas by Monte Carlo;
+# 3. state Theorems 3 and 4 (a permanent error floor for a raw world model; a contracting one with
+#    anchors), and watch both on a problem whose optimum is known;
+# 4. run WMRL on research tasks that are **really executed** in a sandbox, count the compute
+#    honestly (executions, predictions and the world model's own cost), and judge the paper's
+#    claims against the kit's numbers, including a control the paper does not run.
 
-NAME = "04_anchored_debiasing"
-COLAB = f"https://colab.research.google.com/github/wmkit/wmkit/blob/main/notebooks/{NAME}.ipynb"
-
-cells = [
-("md", f"""
-# 04 · Anchored debiasing: RL with a world model instead of execution (WMRL)
-
-[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({COLAB})
-
-An agent that does research proposes an experiment, runs it and learns from the result. With RL
-the *running* is the bottleneck: every rollout must be executed to be graded. WMRL (Yang et al.,
-2026) lets a **world model predict the graded outcome** instead, and keeps a thin **anchor** of
-real execution — about 10% of the groups — to correct the world model's bias and noise online.
-
-**Learning objectives.** After this notebook you can
-
-1. write the world model's reward as r̂ = r + b + ξ and say which errors GRPO ignores (any affine
-   map, because each group is standardized) and which it does not;
-2. explain online isotonic debiasing and inverse-variance denoising, and check both against their
-   formulas by Monte Carlo;
-3. state Theorems 3 and 4 (a permanent error floor for a raw world model; a contracting one with
-   anchors), and watch both on a problem whose optimum is known;
-4. run WMRL on research tasks that are **really executed** in a sandbox, count the compute
-   honestly (executions, predictions and the world model's own cost), and judge the paper's
-   claims against the kit's numbers, including a control the paper does not run.
-"""),
-("code", r"""
+# %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
 import sys
+
 if "google.colab" in sys.modules:
     get_ipython().run_line_magic("pip", "install -q 'wmkit @ git+https://github.com/wmkit/wmkit'")
-"""),
-("params", """
+
+# %% tags=["parameters"]
 PROFILE = "auto"     # smoke | cpu | gpu | auto (gpu with CUDA, else cpu); this notebook needs no GPU
 SEED = 0
 MODEL = None         # unused here: WMRL's policy is a small numpy softmax and its world models are
                      # scikit-learn / hand-made (kept so every notebook takes the same parameters)
 OUTPUT_DIR = None    # None: runs/<profile>/04_anchored_debiasing
 RUNS_DIR = None      # None: runs/<profile>
-"""),
-("code", r"""
+
+# %%
 import time
-import numpy as np
+
 import matplotlib.pyplot as plt
-from wmkit import nb, wmrl
+import numpy as np
+
+from wmkit import exercises
+from wmkit import notebook as nb
 from wmkit.envs import research
+from wmkit.wmrl import experiment as wmrl
+from wmkit.wmrl import method as wmrl_method
 
 run = nb.start("04_anchored_debiasing", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
 sizes = wmrl.sizes_for(run.profile.name)
@@ -61,129 +71,129 @@ def save(fig, name):
     plt.show()
 
 sizes
-"""),
-("md", r"""
-## 1. Background
 
-RL for research agents (MLE-Dojo-style tasks: "here is a dataset, get the best score") needs a
-reward per rollout, and the reward comes from **executing** the proposed experiment — seconds to
-hours of compute each. Generation is cheap by comparison. WMRL's move is to let a **world model**
-grade most rollouts: it reads the proposed experiment and predicts its graded outcome.
+# %% [markdown]
+# ## 1. Background
+#
+# RL for research agents (MLE-Dojo-style tasks: "here is a dataset, get the best score") needs a
+# reward per rollout, and the reward comes from **executing** the proposed experiment — seconds to
+# hours of compute each. Generation is cheap by comparison. WMRL's move is to let a **world model**
+# grade most rollouts: it reads the proposed experiment and predicts its graded outcome.
+#
+# A world model is wrong in two ways. It is **biased** — it may be over-optimistic about code that
+# crashes, or compress the differences between good solutions — and it is **noisy** — ask twice,
+# get two answers. RL exploits both: a policy trained on a biased reward climbs the *world model's*
+# hill, not the real one. WMRL's analysis says this leaves a **permanent floor**: no number of
+# steps removes it. Its fix is a thin anchor of real execution:
+#
+# * **anchors**: about 10% of the groups (at least one per step) are graded by the world model
+#   *and* by real execution;
+# * **online debiasing**: a monotone map *f* from world-model score to real score is fitted on the
+#   anchor pairs (isotonic regression) and applied to every world-model score;
+# * **inverse-variance denoising**: anchor groups carry clean signal, world-model groups noisy
+#   signal; the two gradient estimates are combined with weights proportional to their inverse
+#   variances, which the code implements as an up-weight *w* on the anchor groups' advantages.
+#
+# The paper reports that this reaches *higher* scores than real-execution GRPO with 3.1-3.4× less
+# training compute. This notebook checks the theory step by step, then runs the method on research
+# tasks the kit really executes.
 
-A world model is wrong in two ways. It is **biased** — it may be over-optimistic about code that
-crashes, or compress the differences between good solutions — and it is **noisy** — ask twice,
-get two answers. RL exploits both: a policy trained on a biased reward climbs the *world model's*
-hill, not the real one. WMRL's analysis says this leaves a **permanent floor**: no number of
-steps removes it. Its fix is a thin anchor of real execution:
+# %% [markdown]
+# ## 2. Key equations
+#
+# **GRPO.** For a group of $G$ rollouts of one prompt with rewards $r_1..r_G$, the advantage of
+# rollout $i$ is
+#
+# $$A_i = \frac{r_i - \bar r}{\sigma_r + \epsilon}, \qquad \bar r = \tfrac1G\textstyle\sum_j r_j,\quad
+# \sigma_r = \sqrt{\tfrac1G\textstyle\sum_j (r_j-\bar r)^2},$$
+#
+# and the policy gradient estimate is $\hat g = \frac1{n}\sum_i A_i \nabla_\theta \log \pi_\theta(a_i)$
+# over the $n$ rollouts of a batch.
+#
+# **The world model's reward.** $\hat r = r + b + \xi$: the real reward $r$, a systematic bias $b$
+# (it may depend on $r$ and on the particular config) and zero-mean noise $\xi$, fresh on every query.
+#
+# **Why an affine bias does nothing.** If $\hat r_i = a\,r_i + c$ with $a>0$, then
+# $\bar{\hat r} = a\bar r + c$ and $\sigma_{\hat r} = a\sigma_r$, so
+# $\hat A_i = \frac{a(r_i-\bar r)}{a\sigma_r+\epsilon} = A_i$ (exactly as $\epsilon\to0$). Per-group
+# standardization cancels any positive affine map — so a debiasing map must be **non-affine** to
+# matter, and a non-affine distortion $f$ *does* change the advantages: $(f(r_i)-\overline{f(r)})/\sigma_{f(r)}$
+# is not $A_i$. With noisy outcomes it can even move the optimum: $\mathbb E f(r) \ne f(\mathbb E r)$,
+# so a convex $f$ makes risky experiments look better than they are.
+#
+# **Online isotonic debiasing.** On the anchor pairs $(x_k, s_k)$ = (world-model score, real score),
+# fit the non-decreasing $f$ minimizing $\sum_k (s_k - f(x_k))^2$, and train on $\tilde r = f(\hat r)$.
+# The official code bins $[0,1]$ into 10 bins, pools adjacent violators (PAV) on the bin means,
+# interpolates linearly between bins, is the identity until 200 pairs and refits every 64.
+#
+# **Inverse-variance denoising.** Two unbiased estimates of the same gradient, $g_E$ (anchors,
+# variance $V_E$) and $g_{WM}$ (world model, $V_{WM}$), combine with least variance as
+#
+# $$g = \frac{g_E/V_E + g_{WM}/V_{WM}}{1/V_E + 1/V_{WM}},\qquad
+# \operatorname{Var} g = \Big(\frac1{V_E}+\frac1{V_{WM}}\Big)^{-1} = \frac{V_{WM}}{1+V_{WM}/V_E}.$$
+#
+# Up to normalization that is the world-model estimate plus the anchor estimate weighted by
+# $w = V_{WM}/V_E$. The code writes $V_{WM} = (1+c\,s^2)V_E$ and uses
+# $w = \operatorname{clip}(1 + c\,s^2, 1, 4)$, with $s^2 = \operatorname{mean}_i\big((d_i-\bar d)-(s_i-\bar s)\big)^2/\operatorname{var}(s)$
+# measured on anchor groups (calibrated world-model scores $d$, real scores $s$), EMA-smoothed,
+# and $c$ fixed once so that $w = 2$ at that moment. Because GRPO divides each group by its own
+# std, the weight must multiply the advantages *after* standardization (with TRL:
+# `scale_rewards="none"` and standardize in a reward post-processor).
+#
+# **The bounds** (our reading of the symbols; the public code does not define them).
+# $J(\theta) = \mathbb E_{a\sim\pi_\theta}[r(a)]$ is the expected *real* reward, $J^*$ its maximum,
+# $\theta_T$ the policy after $T$ steps of size $\gamma$; $\mu$ a Polyak-Łojasiewicz-type constant
+# ($\|\nabla J\|^2 \ge 2\mu(J^*-J)$); $\Delta_0 = J^* - J(\theta_0)$; $B$ a bound on the bias $|b|$;
+# $M$ a bound on $\|\nabla\log\pi\|$ (so the gradient's bias is at most $MB$); $V_E$, $V_{WM}$ the
+# variances of the real and world-model gradient estimates; $T_0$ a burn-in constant (how long the
+# debiaser needs); $\varepsilon(T) = (1-\gamma\mu/4)^T\Delta_0$ the optimization error.
+#
+# * **Theorem 3 (raw world model):** $J^* - \mathbb E[J(\theta_T)] \le \varepsilon(T) + O(M^2B^2) + O(\gamma V_{WM})$ —
+#   the last two terms do not shrink with $T$: a permanent floor.
+# * **Theorem 4 (WMRL):** $J^* - \mathbb E[J(\theta_T)] \le \varepsilon(T) + \tilde O\big(\tfrac{M^2B^2}{1+T/T_0}\big)
+#   + O\big(\tfrac{\gamma V_{WM}}{1+V_{WM}/V_E}\big)$ — the bias term contracts as debiasing learns, the
+#   variance term is the fused variance.
+#
+# Caveat, worth keeping in mind for check 4: Theorem 4's contraction assumes the calibration map can
+# *represent* the bias. A monotone map of the world-model score can undo a bias that depends on the
+# score; it cannot undo an error tied to particular configs (two configs with the same predicted
+# score but different real ones). The derivation is in `tutorials/wmrl_theory.md`.
 
-* **anchors**: about 10% of the groups (at least one per step) are graded by the world model
-  *and* by real execution;
-* **online debiasing**: a monotone map *f* from world-model score to real score is fitted on the
-  anchor pairs (isotonic regression) and applied to every world-model score;
-* **inverse-variance denoising**: anchor groups carry clean signal, world-model groups noisy
-  signal; the two gradient estimates are combined with weights proportional to their inverse
-  variances, which the code implements as an up-weight *w* on the anchor groups' advantages.
+# %% [markdown]
+# ## 3. Pseudocode (one step of WMRL; `wmkit.wmrl.method.run_grpo`)
+#
+# ```
+# sample N tasks; for each, G configs from π_θ                      # the groups
+# anchors ← max(1, round(α·N)) groups chosen at random              # debias.select_anchor_groups
+# for each anchor group:
+#     s ← execute every config for real            (charged: measured CPU s)
+#     d ← world model's scores                     (charged: measured CPU s)
+#     debiaser.add_pairs(d, s)                     # refits every k new pairs once ≥ m pairs
+#     weighter.observe(f(d), s)                    # s² → w = clip(1 + c·s², 1, 4)
+#     rewards ← s
+# for each other group:
+#     rewards ← f(world model's scores)            # f = identity until the first fit; None stays None
+# A ← per group (r − mean)/(std + ε) over graded rollouts; anchor groups × w
+# θ ← θ + γ · (1/#rollouts) Σ A·∇log π_θ(config)
+# ```
+#
+# The arms compared below differ only in who grades what: **real** (every group executed),
+# **pure WM** (no group executed), **WMRL**, and **anchors only** — real-execution GRPO on just the
+# anchor groups, with no world model at all. The last one is the control the paper does not run:
+# it tells whether the world-model groups help at all, or whether the anchors do all the work.
 
-The paper reports that this reaches *higher* scores than real-execution GRPO with 3.1-3.4× less
-training compute. This notebook checks the theory step by step, then runs the method on research
-tasks the kit really executes.
-"""),
-("md", r"""
-## 2. Key equations
+# %% [markdown]
+# ## 4. Check 1 — affine distortions cancel, non-affine ones do not
+#
+# **Prediction.** Take a 5-armed bandit with random rewards and a fixed policy. The expected GRPO
+# gradient is the same whether the rewards are $r$ or $3r - 0.5$, and different for $r^3$.
+# **Measurement.** Three *independent* Monte-Carlo estimates of the expected gradient (one per
+# reward version), each with its standard error. The assertion: every component agrees within $k$
+# standard errors of the difference. The **control** applies the same assertion to a deliberately
+# wrong formula — "the gradient scales with the rewards", $g_{affine} = 3g$, what one would expect
+# without standardization — and must reject it.
 
-**GRPO.** For a group of $G$ rollouts of one prompt with rewards $r_1..r_G$, the advantage of
-rollout $i$ is
-
-$$A_i = \frac{r_i - \bar r}{\sigma_r + \epsilon}, \qquad \bar r = \tfrac1G\textstyle\sum_j r_j,\quad
-\sigma_r = \sqrt{\tfrac1G\textstyle\sum_j (r_j-\bar r)^2},$$
-
-and the policy gradient estimate is $\hat g = \frac1{n}\sum_i A_i \nabla_\theta \log \pi_\theta(a_i)$
-over the $n$ rollouts of a batch.
-
-**The world model's reward.** $\hat r = r + b + \xi$: the real reward $r$, a systematic bias $b$
-(it may depend on $r$ and on the particular config) and zero-mean noise $\xi$, fresh on every query.
-
-**Why an affine bias does nothing.** If $\hat r_i = a\,r_i + c$ with $a>0$, then
-$\bar{\hat r} = a\bar r + c$ and $\sigma_{\hat r} = a\sigma_r$, so
-$\hat A_i = \frac{a(r_i-\bar r)}{a\sigma_r+\epsilon} = A_i$ (exactly as $\epsilon\to0$). Per-group
-standardization cancels any positive affine map — so a debiasing map must be **non-affine** to
-matter, and a non-affine distortion $f$ *does* change the advantages: $(f(r_i)-\overline{f(r)})/\sigma_{f(r)}$
-is not $A_i$. With noisy outcomes it can even move the optimum: $\mathbb E f(r) \ne f(\mathbb E r)$,
-so a convex $f$ makes risky experiments look better than they are.
-
-**Online isotonic debiasing.** On the anchor pairs $(x_k, s_k)$ = (world-model score, real score),
-fit the non-decreasing $f$ minimizing $\sum_k (s_k - f(x_k))^2$, and train on $\tilde r = f(\hat r)$.
-The official code bins $[0,1]$ into 10 bins, pools adjacent violators (PAV) on the bin means,
-interpolates linearly between bins, is the identity until 200 pairs and refits every 64.
-
-**Inverse-variance denoising.** Two unbiased estimates of the same gradient, $g_E$ (anchors,
-variance $V_E$) and $g_{WM}$ (world model, $V_{WM}$), combine with least variance as
-
-$$g = \frac{g_E/V_E + g_{WM}/V_{WM}}{1/V_E + 1/V_{WM}},\qquad
-\operatorname{Var} g = \Big(\frac1{V_E}+\frac1{V_{WM}}\Big)^{-1} = \frac{V_{WM}}{1+V_{WM}/V_E}.$$
-
-Up to normalization that is the world-model estimate plus the anchor estimate weighted by
-$w = V_{WM}/V_E$. The code writes $V_{WM} = (1+c\,s^2)V_E$ and uses
-$w = \operatorname{clip}(1 + c\,s^2, 1, 4)$, with $s^2 = \operatorname{mean}_i\big((d_i-\bar d)-(s_i-\bar s)\big)^2/\operatorname{var}(s)$
-measured on anchor groups (calibrated world-model scores $d$, real scores $s$), EMA-smoothed,
-and $c$ fixed once so that $w = 2$ at that moment. Because GRPO divides each group by its own
-std, the weight must multiply the advantages *after* standardization (with TRL:
-`scale_rewards="none"` and standardize in a reward post-processor).
-
-**The bounds** (our reading of the symbols; the public code does not define them).
-$J(\theta) = \mathbb E_{a\sim\pi_\theta}[r(a)]$ is the expected *real* reward, $J^*$ its maximum,
-$\theta_T$ the policy after $T$ steps of size $\gamma$; $\mu$ a Polyak-Łojasiewicz-type constant
-($\|\nabla J\|^2 \ge 2\mu(J^*-J)$); $\Delta_0 = J^* - J(\theta_0)$; $B$ a bound on the bias $|b|$;
-$M$ a bound on $\|\nabla\log\pi\|$ (so the gradient's bias is at most $MB$); $V_E$, $V_{WM}$ the
-variances of the real and world-model gradient estimates; $T_0$ a burn-in constant (how long the
-debiaser needs); $\varepsilon(T) = (1-\gamma\mu/4)^T\Delta_0$ the optimization error.
-
-* **Theorem 3 (raw world model):** $J^* - \mathbb E[J(\theta_T)] \le \varepsilon(T) + O(M^2B^2) + O(\gamma V_{WM})$ —
-  the last two terms do not shrink with $T$: a permanent floor.
-* **Theorem 4 (WMRL):** $J^* - \mathbb E[J(\theta_T)] \le \varepsilon(T) + \tilde O\big(\tfrac{M^2B^2}{1+T/T_0}\big)
-  + O\big(\tfrac{\gamma V_{WM}}{1+V_{WM}/V_E}\big)$ — the bias term contracts as debiasing learns, the
-  variance term is the fused variance.
-
-Caveat, worth keeping in mind for check 4: Theorem 4's contraction assumes the calibration map can
-*represent* the bias. A monotone map of the world-model score can undo a bias that depends on the
-score; it cannot undo an error tied to particular configs (two configs with the same predicted
-score but different real ones). The derivation is in `tutorials/wmrl_theory.md`.
-"""),
-("md", r"""
-## 3. Pseudocode (one step of WMRL; `wmkit.wmrl.method.run_grpo`)
-
-```
-sample N tasks; for each, G configs from π_θ                      # the groups
-anchors ← max(1, round(α·N)) groups chosen at random              # debias.select_anchor_groups
-for each anchor group:
-    s ← execute every config for real            (charged: measured CPU s)
-    d ← world model's scores                     (charged: measured CPU s)
-    debiaser.add_pairs(d, s)                     # refits every k new pairs once ≥ m pairs
-    weighter.observe(f(d), s)                    # s² → w = clip(1 + c·s², 1, 4)
-    rewards ← s
-for each other group:
-    rewards ← f(world model's scores)            # f = identity until the first fit; None stays None
-A ← per group (r − mean)/(std + ε) over graded rollouts; anchor groups × w
-θ ← θ + γ · (1/#rollouts) Σ A·∇log π_θ(config)
-```
-
-The arms compared below differ only in who grades what: **real** (every group executed),
-**pure WM** (no group executed), **WMRL**, and **anchors only** — real-execution GRPO on just the
-anchor groups, with no world model at all. The last one is the control the paper does not run:
-it tells whether the world-model groups help at all, or whether the anchors do all the work.
-"""),
-("md", r"""
-## 4. Check 1 — affine distortions cancel, non-affine ones do not
-
-**Prediction.** Take a 5-armed bandit with random rewards and a fixed policy. The expected GRPO
-gradient is the same whether the rewards are $r$ or $3r - 0.5$, and different for $r^3$.
-**Measurement.** Three *independent* Monte-Carlo estimates of the expected gradient (one per
-reward version), each with its standard error. The assertion: every component agrees within $k$
-standard errors of the difference. The **control** applies the same assertion to a deliberately
-wrong formula — "the gradient scales with the rewards", $g_{affine} = 3g$, what one would expect
-without standardization — and must reject it.
-"""),
-("code", r"""
+# %%
 check1 = wmrl.check_affine_invariance(n_groups=sizes.mc_groups, seed=run.seed)
 k = check1["k"]
 print(f"tolerance: |difference| ≤ {k:g} standard errors on every component ({check1['n_groups']} groups per estimate)")
@@ -205,20 +215,20 @@ ax.axhline(0, color="gray", lw=0.5)
 ax.set(xlabel="arm", ylabel="expected GRPO gradient (logit of arm)", title=f"Check 1 (error bars: ±{k:g} SE)")
 ax.legend(fontsize=8)
 save(fig, "check1_affine_invariance.png")
-"""),
-("md", r"""
-## 5. Check 2 — isotonic debiasing recovers a known monotone distortion
 
-**Setup.** Real scores $r\sim U(0,1)$; the world model reports $x = r^2 + \mathcal N(0, 0.05^2)$.
-The best calibration is $m(x) = \mathbb E[r\mid x]$ (computed numerically). **Prediction.** Each
-bin's knot is a sample mean of the real scores that fell in it, so its squared error is
-$V_j\,\mathbb E[1/N_j]$ with $N_j\sim\mathrm{Bin}(n, p_j)$ pairs: the predicted knot error is
-$\sum_j p_j V_j\,\mathbb E[1/N_j;\,N_j\ge1]$, falling like $1/n$. **Control:** the formula that
-forgets each knot sees only its own bin's pairs, $\sum_j p_j V_j/n$ (about 10× too small).
-Beyond the knots, binning leaves a bias that no amount of data removes: the map is linear between
-bin means. We show it, and compare the binned PAV with scikit-learn's exact isotonic regression.
-"""),
-("code", r"""
+# %% [markdown]
+# ## 5. Check 2 — isotonic debiasing recovers a known monotone distortion
+#
+# **Setup.** Real scores $r\sim U(0,1)$; the world model reports $x = r^2 + \mathcal N(0, 0.05^2)$.
+# The best calibration is $m(x) = \mathbb E[r\mid x]$ (computed numerically). **Prediction.** Each
+# bin's knot is a sample mean of the real scores that fell in it, so its squared error is
+# $V_j\,\mathbb E[1/N_j]$ with $N_j\sim\mathrm{Bin}(n, p_j)$ pairs: the predicted knot error is
+# $\sum_j p_j V_j\,\mathbb E[1/N_j;\,N_j\ge1]$, falling like $1/n$. **Control:** the formula that
+# forgets each knot sees only its own bin's pairs, $\sum_j p_j V_j/n$ (about 10× too small).
+# Beyond the knots, binning leaves a bias that no amount of data removes: the map is linear between
+# bin means. We show it, and compare the binned PAV with scikit-learn's exact isotonic regression.
+
+# %%
 check2 = wmrl.check_isotonic_recovery(repeats=sizes.mc_repeats, seed=run.seed)
 k = check2["k"]
 print(f"tolerance: |measured − predicted| ≤ {k:g} SE at every n ({check2['repeats']} repetitions each)")
@@ -246,22 +256,23 @@ axes[0].legend(fontsize=7)
 x, r = check2["example_pairs"]
 axes[1].scatter(x, r, s=4, alpha=0.3, label="anchor pairs")
 grid = check2["curve_x"]
-from wmkit.debias import binned_isotonic_fit
+from wmkit.wmrl.method import binned_isotonic_fit
+
 axes[1].plot(grid, check2["curve_truth"], "k-", lw=2, label="m(x) = E[r | x] (truth)")
 axes[1].plot(grid, binned_isotonic_fit(x, r)(grid), label=f"binned PAV ({len(x)} pairs)")
 axes[1].set(xlabel="world-model score x", ylabel="real score r", title="the recovered map")
 axes[1].legend(fontsize=8)
 save(fig, "check2_isotonic_recovery.png")
-"""),
-("md", r"""
-## 6. Check 3 — the fused estimator's variance
 
-**Setup.** $g_E$ is the mean of 8 real rewards, $g_{WM}$ the mean of 56 world-model rewards with
-extra noise chosen so that $V_{WM}/V_E$ sweeps from 1/4 to 16; both are unbiased.
-**Prediction:** $\operatorname{Var}(g) = (1/V_E + 1/V_{WM})^{-1}$. **Control:** the variance of the
-plain average, $(V_E + V_{WM})/4$ — right only when the two variances are equal.
-"""),
-("code", r"""
+# %% [markdown]
+# ## 6. Check 3 — the fused estimator's variance
+#
+# **Setup.** $g_E$ is the mean of 8 real rewards, $g_{WM}$ the mean of 56 world-model rewards with
+# extra noise chosen so that $V_{WM}/V_E$ sweeps from 1/4 to 16; both are unbiased.
+# **Prediction:** $\operatorname{Var}(g) = (1/V_E + 1/V_{WM})^{-1}$. **Control:** the variance of the
+# plain average, $(V_E + V_{WM})/4$ — right only when the two variances are equal.
+
+# %%
 check3 = wmrl.check_fusion_variance(repeats=sizes.fusion_repeats, seed=run.seed)
 k = check3["k"]
 print(f"tolerance: |measured − predicted| ≤ {k:g} SE at every ratio ({sizes.fusion_repeats} repetitions each)")
@@ -281,25 +292,25 @@ ax.axhline(1, color="gray", lw=0.5)
 ax.set(xscale="log", xlabel="V_WM / V_E", ylabel="Var(fused) / V_E", title="Check 3: inverse-variance fusion")
 ax.legend(fontsize=8)
 save(fig, "check3_fusion_variance.png")
-"""),
-("md", r"""
-## 7. Check 4 — a policy-gradient problem with a known optimum
 
-`wmrl.ControlledBandit`: configs are 3 fields × 8 options; each config has a true mean
-$\mu(c)\in[0.3, 0.7]$ and a **noisy** two-point outcome $\mu(c)\pm\sigma(c)$ (experiments are
-noisy). Two options of the first field are *risky*: nearly as good on average, larger spread.
-The objective $J = \mathbb E_\pi[\mu]$ has a known optimum $J^*$. The world model follows the
-paper's error model exactly: $\hat r = \operatorname{clip}(r^2 + e_c + \xi)$ — a convex distortion
-(so it prefers risky configs, $\mathbb E\,r^2 > (\mathbb E r)^2$), a small config-specific error
-$e_c$ and fresh noise $\xi$. A real execution costs 1 unit, a prediction 0.01.
+# %% [markdown]
+# ## 7. Check 4 — a policy-gradient problem with a known optimum
+#
+# `wmkit.wmrl.problems.ControlledBandit`: configs are 3 fields × 8 options; each config has a true mean
+# $\mu(c)\in[0.3, 0.7]$ and a **noisy** two-point outcome $\mu(c)\pm\sigma(c)$ (experiments are
+# noisy). Two options of the first field are *risky*: nearly as good on average, larger spread.
+# The objective $J = \mathbb E_\pi[\mu]$ has a known optimum $J^*$. The world model follows the
+# paper's error model exactly: $\hat r = \operatorname{clip}(r^2 + e_c + \xi)$ — a convex distortion
+# (so it prefers risky configs, $\mathbb E\,r^2 > (\mathbb E r)^2$), a small config-specific error
+# $e_c$ and fresh noise $\xi$. A real execution costs 1 unit, a prediction 0.01.
+#
+# **Predictions.** Real-execution GRPO converges to $J^*$. Pure-WM GRPO settles where the world
+# model's expected score peaks: its floor is $J^* - \mu(\arg\max_c \mathbb E[\hat r_c])$, computed
+# exactly per instance (Theorem 3's floor, made concrete). WMRL should end near $J^*$ with a fraction
+# of the executions (Theorem 4) — *if* the anchors and the debiasing can undo the bias: the convex
+# distortion is a function of the score (isotonic can undo it), $e_c$ is not.
 
-**Predictions.** Real-execution GRPO converges to $J^*$. Pure-WM GRPO settles where the world
-model's expected score peaks: its floor is $J^* - \mu(\arg\max_c \mathbb E[\hat r_c])$, computed
-exactly per instance (Theorem 3's floor, made concrete). WMRL should end near $J^*$ with a fraction
-of the executions (Theorem 4) — *if* the anchors and the debiasing can undo the bias: the convex
-distortion is a function of the score (isotonic can undo it), $e_c$ is not.
-"""),
-("code", r"""
+# %%
 controlled = wmrl.controlled_experiment(sizes, seeds=[run.seed + s for s in range(sizes.bandit_seeds)], progress=print)
 A = controlled["arms"]
 print(f"\n{len(controlled['seeds'])} seed(s); final = mean J over the last 10% of steps; gap = J* − final")
@@ -313,8 +324,9 @@ print(f"compute to target (J0 + {sizes.bandit_target_fraction:g}·(J* − J0)): 
       f"anchors only / WMRL = {wmrl.fmt(controlled['ratio_anchors_over_wmrl'], 2)}")
 print("first isotonic refits of WMRL (seed 0):", *[f"step {r['step']}: {r['n_pairs_used']} pairs, residual "
       f"{r['residual_before']:.4f} -> {r['residual_after']:.4f}" for r in controlled["refit_example"]], sep="\n  ")
-"""),
-("code", r"""
+
+
+# %%
 def mean_curve(arm, key):
     return np.mean(np.array(arm[key], dtype=float), axis=0)
 
@@ -347,8 +359,8 @@ for f in fractions:
     w, a = A[f"WMRL @{f:g}"], A[f"anchors only @{f:g}"]
     print(f"{f:15g} {wmrl.fmt(w['final_gap'], 4):>18s} {wmrl.fmt(a['final_gap'], 4):>18s} "
           f"{wmrl.fmt(wmrl.mean_std(w['executions_to_target']), 0):>22s} {wmrl.fmt(wmrl.mean_std(a['executions_to_target']), 0):>20s}")
-"""),
-("code", r"""
+
+# %%
 cells = list(wmrl.ABLATION)
 names = {"no correction": "no correction", "denoise only": "denoise only", "debias only": "debias only", "both": "WMRL"}
 finals = [A[names[c]]["final"] for c in cells]
@@ -365,40 +377,40 @@ check4_verdicts = wmrl.controlled_verdicts(controlled)
 for claim, ok in check4_verdicts.items():
     print(f"{'yes' if ok else 'NO ':3s}  {claim}")
 print("ablation order measured (worst → best):", " < ".join(order))
-"""),
-("md", r"""
-How to read this. The verdict lines above are computed from this run; with one seed (`smoke`)
-they mean little, and even with ten the spread between seeds is large (policies freeze on
-different near-best configs), so compare means *with* their standard deviations. What each arm
-should show, if the theory carries over:
 
-* **pure WM** stops near the predicted floor: it optimizes $\mathbb E[\hat r]$, which favours the
-  risky options and whatever configs $e_c$ flatters;
-* **debias only** should remove most of the convex distortion's effect (it is a function of the
-  score), **denoise only** cannot (it only re-weights the anchors), and neither removes $e_c$ —
-  only the anchors' real gradient counteracts it;
-* **anchors only** is real-execution GRPO with a small batch. At a constant step size a small batch
-  costs gradient *noise*, not speed, so it is a strong baseline whenever that noise is small; the
-  world-model groups can only pay off where the anchors alone are too noisy — look at the left end
-  of the sweep, where anchors are scarcest.
+# %% [markdown]
+# How to read this. The verdict lines above are computed from this run; with one seed (`smoke`)
+# they mean little, and even with ten the spread between seeds is large (policies freeze on
+# different near-best configs), so compare means *with* their standard deviations. What each arm
+# should show, if the theory carries over:
+#
+# * **pure WM** stops near the predicted floor: it optimizes $\mathbb E[\hat r]$, which favours the
+#   risky options and whatever configs $e_c$ flatters;
+# * **debias only** should remove most of the convex distortion's effect (it is a function of the
+#   score), **denoise only** cannot (it only re-weights the anchors), and neither removes $e_c$ —
+#   only the anchors' real gradient counteracts it;
+# * **anchors only** is real-execution GRPO with a small batch. At a constant step size a small batch
+#   costs gradient *noise*, not speed, so it is a strong baseline whenever that noise is small; the
+#   world-model groups can only pay off where the anchors alone are too noisy — look at the left end
+#   of the sweep, where anchors are scarcest.
+#
+# Exercise 4 turns the distortion up to $r^3$: then the bottom half of the real range is squeezed
+# into a sliver of world-model scores where the noise $\xi$ drowns it, and no monotone map can
+# recover what the world model no longer distinguishes.
 
-Exercise 4 turns the distortion up to $r^3$: then the bottom half of the real range is squeezed
-into a sliver of world-model scores where the noise $\xi$ drowns it, and no monotone map can
-recover what the world model no longer distinguishes.
-"""),
-("md", r"""
-## 8. Research tasks with real execution
+# %% [markdown]
+# ## 8. Research tasks with real execution
+#
+# `wmkit.envs.research`: a task is a scikit-learn dataset (digits, breast_cancer, wine; iris only
+# feeds the learned world model). The agent writes an experiment as **JSON text**. Real execution
+# parses it with `json.loads` only, checks every key and bound, and trains and scores it in a
+# **sandbox** — a server process that forks one child per experiment with a time limit, a CPU
+# limit and a memory limit, and can only build whitelisted estimators. Agent text is never run as
+# code. The grader is WMRL's: 0.0 invalid, 0.1 runtime error, 0.2 ran without a valid result,
+# $0.5 + 0.5\cdot$percentile of the test accuracy among a reference pool of configs. Every execution
+# is charged its measured CPU seconds, also when it is served from the cache.
 
-`wmkit.envs.research`: a task is a scikit-learn dataset (digits, breast_cancer, wine; iris only
-feeds the learned world model). The agent writes an experiment as **JSON text**. Real execution
-parses it with `json.loads` only, checks every key and bound, and trains and scores it in a
-**sandbox** — a server process that forks one child per experiment with a time limit, a CPU
-limit and a memory limit, and can only build whitelisted estimators. Agent text is never run as
-code. The grader is WMRL's: 0.0 invalid, 0.1 runtime error, 0.2 ran without a valid result,
-$0.5 + 0.5\cdot$percentile of the test accuracy among a reference pool of configs. Every execution
-is charged its measured CPU seconds, also when it is served from the cache.
-"""),
-("code", r"""
+# %%
 setup_start = time.perf_counter()
 setup = wmrl.research_setup(sizes, progress=print)
 env, tasks = setup["env"], setup["tasks"]
@@ -428,26 +440,26 @@ for t, c in costs.items():
     print(f"  {t:14s} min {min(c):.3f}  median {np.median(c):.3f}  max {max(c):.2f}  (sum {sum(c):.1f})")
 print(f"reference pools (shared by every arm, not charged to one): {env.setup_ledger.execution_s:.1f} CPU s; "
       f"set-up wall time {setup_seconds:.0f} s")
-"""),
-("md", r"""
-### The two world models
 
-* **Learned** (`LearnedWorldModel`): a random forest from (config fields, dataset size/shape
-  features) to grade, one per task, trained *leave-one-dataset-out* on every config executed on
-  the **other** datasets. A query is answered by a random handful of its trees — sampling, like an
-  LM world model at temperature 1. Its build cost (the executions it learned from, once each, plus
-  the fits) is charged to the arms that use it.
-* **Hand-made** (`HandmadeWorldModel`): the paper's error model with a dial for each part,
-  $\hat r = \operatorname{clip}(r^2 + e_c + \xi)$, here with $\operatorname{std}(e_c) = 0.1$ and
-  $\operatorname{std}(\xi) = 0.1$. It is a stand-in that peeks at the real grade to construct its
-  error (uncharged, since a real world model could not); each prediction is charged the learned
-  model's measured per-query cost.
+# %% [markdown]
+# ### The two world models
+#
+# * **Learned** (`LearnedWorldModel`): a random forest from (config fields, dataset size/shape
+#   features) to grade, one per task, trained *leave-one-dataset-out* on every config executed on
+#   the **other** datasets. A query is answered by a random handful of its trees — sampling, like an
+#   LM world model at temperature 1. Its build cost (the executions it learned from, once each, plus
+#   the fits) is charged to the arms that use it.
+# * **Hand-made** (`HandmadeWorldModel`): the paper's error model with a dial for each part,
+#   $\hat r = \operatorname{clip}(r^2 + e_c + \xi)$, here with $\operatorname{std}(e_c) = 0.1$ and
+#   $\operatorname{std}(\xi) = 0.1$. It is a stand-in that peeks at the real grade to construct its
+#   error (uncharged, since a real world model could not); each prediction is charged the learned
+#   model's measured per-query cost.
+#
+# Below: each model's mean prediction for every config against the real grade, and the measured
+# bias, systematic error (and the part of it an affine map cannot explain — the only part GRPO
+# sees), fresh noise, rank correlation, and the real grade lost by trusting its favourite config.
 
-Below: each model's mean prediction for every config against the real grade, and the measured
-bias, systematic error (and the part of it an affine map cannot explain — the only part GRPO
-sees), fresh noise, rank correlation, and the real grade lost by trusting its favourite config.
-"""),
-("code", r"""
+# %%
 print(f"{'world model':12s} {'task':14s} {'bias':>7s} {'error std':>9s} {'non-affine':>10s} {'noise':>7s} {'spearman':>8s} {'floor gap':>9s} {'µs/query':>9s}")
 for wm_name, stats in setup["stats"].items():
     for t, s in stats.items():
@@ -468,22 +480,22 @@ for ax, (wm_name, stats) in zip(axes, setup["stats"].items()):
     ax.legend(fontsize=8)
 axes[0].set_ylabel("mean world-model prediction")
 save(fig, "world_models_bias_noise.png")
-"""),
-("md", r"""
-## 9. Check 5 — WMRL on research tasks, with real compute
 
-Each arm trains a fresh policy (a factorised softmax over the config fields, per-dataset logits
-on top of shared ones) on the three datasets with the same step size and seeds. Its **real score**
-is the *exact* expected grade of its policy, $\sum_c \pi(c)\,\text{grade}(c)$ (every config was
-executed once for evaluation — never charged to an arm). **Compute** is what the arm was charged:
-the measured CPU seconds of its executions and predictions, plus the learned world model's build.
-The target for compute-to-target is $J_0 + q(J^* - J_0)$ between the uniform policy and the best
-config, with $q$ = `sizes.target_fraction` (0.8); the figure after the table shows how the ratios
-move with $q$. The isotonic map's minimum pairs and refit interval are scaled down from the official
-200/64 (a run here sees 8 anchor pairs per step), so that debiasing actually switches on; every
-refit is logged.
-"""),
-("code", r"""
+# %% [markdown]
+# ## 9. Check 5 — WMRL on research tasks, with real compute
+#
+# Each arm trains a fresh policy (a factorised softmax over the config fields, per-dataset logits
+# on top of shared ones) on the three datasets with the same step size and seeds. Its **real score**
+# is the *exact* expected grade of its policy, $\sum_c \pi(c)\,\text{grade}(c)$ (every config was
+# executed once for evaluation — never charged to an arm). **Compute** is what the arm was charged:
+# the measured CPU seconds of its executions and predictions, plus the learned world model's build.
+# The target for compute-to-target is $J_0 + q(J^* - J_0)$ between the uniform policy and the best
+# config, with $q$ = `sizes.target_fraction` (0.8); the figure after the table shows how the ratios
+# move with $q$. The isotonic map's minimum pairs and refit interval are scaled down from the official
+# 200/64 (a run here sees 8 anchor pairs per step), so that debiasing actually switches on; every
+# refit is logged.
+
+# %%
 refit_lines = []
 research_run = wmrl.research_experiment(sizes, setup, seeds=[run.seed + s for s in range(sizes.research_seeds)],
                                         progress=print, log_refits=refit_lines.append)
@@ -504,8 +516,8 @@ for wm_name in setup["world_models"]:
     r, rn = research_run["ratios"][wm_name], research_run["ratios_no_build"][wm_name]
     print(f"{wm_name}: compute to target real/WMRL = {wmrl.fmt(r['real_over_wmrl'], 2)} "
           f"(without the world model's build: {wmrl.fmt(rn['real_over_wmrl'], 2)}); anchors-only/WMRL = {wmrl.fmt(r['anchors_over_wmrl'], 2)}")
-"""),
-("code", r"""
+
+# %%
 fig, axes = plt.subplots(1, 3, figsize=(16, 4))
 main = ["real", "anchors only", "pure WM (learned)", "WMRL (learned)", "pure WM (handmade)", "WMRL (handmade)"]
 styles = ["k-", "g-", "r--", "b--", "r:", "b:"]
@@ -548,20 +560,21 @@ ax.axhline(1, color="gray", lw=0.8)
 ax.set(yscale="log", xlabel="target level q in J0 + q·(J* − J0)", ylabel="compute-to-target ratio", title="how the ratio depends on the bar")
 ax.legend(fontsize=7)
 save(fig, "check5_ratio_vs_target.png")
-"""),
-("md", r"""
-### Why: where the world model helps, where it hurts
 
-Two diagnoses. First, the **isotonic map** learned in a WMRL run with the learned world model,
-drawn over its anchor pairs: where the world model's high scores do not go with higher real
-grades, pool-adjacent-violators merges those bins into one flat piece — every config the world
-model rates highly gets the *same* calibrated reward, so world-model groups stop ranking good
-configs and only the anchors (at weight $w$ out of all groups) still can. Second, a **step-size
-sweep**: the compute-to-target ratio is not a property of the method alone.
-"""),
-("code", r"""
+# %% [markdown]
+# ### Why: where the world model helps, where it hurts
+#
+# Two diagnoses. First, the **isotonic map** learned in a WMRL run with the learned world model,
+# drawn over its anchor pairs: where the world model's high scores do not go with higher real
+# grades, pool-adjacent-violators merges those bins into one flat piece — every config the world
+# model rates highly gets the *same* calibrated reward, so world-model groups stop ranking good
+# configs and only the anchors (at weight $w$ out of all groups) still can. Second, a **step-size
+# sweep**: the compute-to-target ratio is not a property of the method alone.
+
+# %%
 from dataclasses import replace
-diagnostic = wmrl.run_grpo(tasks, setup["world_models"]["learned"], replace(sizes.research, arm="wmrl", seed=run.seed),
+
+diagnostic = wmrl_method.run_grpo(tasks, setup["world_models"]["learned"], replace(sizes.research, arm="wmrl", seed=run.seed),
                            build_cost=setup["build_costs"]["learned"])
 debiaser = diagnostic.debiaser
 pairs = np.asarray(debiaser._buffer)
@@ -594,15 +607,15 @@ axes[1].set_xticks(lrs, [f"{lr:g}" for lr in lrs])
 axes[1].minorticks_off()
 axes[1].legend(fontsize=8)
 save(fig, "check5_diagnosis.png")
-"""),
-("md", r"""
-## 10. The paper's numbers beside the kit's
 
-The kit reproduces *directions and mechanisms*, not the paper's absolute numbers (MLE-Dojo with
-4B models on GPUs). Each verdict below is computed from this run; "reproduced (direction)" means
-the sign and rough size agree over the seeds, not the magnitude.
-"""),
-("code", r"""
+# %% [markdown]
+# ## 10. The paper's numbers beside the kit's
+#
+# The kit reproduces *directions and mechanisms*, not the paper's absolute numbers (MLE-Dojo with
+# 4B models on GPUs). Each verdict below is computed from this run; "reproduced (direction)" means
+# the sign and rough size agree over the seeds, not the magnitude.
+
+# %%
 table = {wm_name: wmrl.verdicts(research_run, wm_name) for wm_name in setup["world_models"]}
 for wm_name, rows in table.items():
     print(f"--- world model: {wm_name}")
@@ -614,8 +627,9 @@ for claim, ok in check4_verdicts.items():
 print("\n--- why (computed from this run)")
 for line in wmrl.research_findings(research_run, setup, "learned"):
     print("*", line)
-"""),
-("code", r"""
+
+
+# %%
 def arm_table(arms):
     return {name: {k: a[k] for k in ("final", "final_gap", "compute_to_target", "compute_to_target_no_build",
                                      "executions_to_target", "refits", "final_weight", "total_executions", "total_cost")}
@@ -647,50 +661,45 @@ results_path = nb.write_results(run, {
 })
 env.close()
 print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
-"""),
-("md", r"""
-## Summary
 
-* A world model's reward is $\hat r = r + b + \xi$. GRPO standardizes each group, so **any
-  positive affine error cancels** (check 1); what matters is the non-affine part of $b$ and the noise.
-* **Isotonic debiasing** learns $\mathbb E[r\mid\hat r]$ from anchor pairs; its knot error falls
-  like $1/n$ as predicted, and the official binning leaves a small residual bias (check 2). It can
-  only undo distortions that are a function of the score — and where the world model cannot rank,
-  it flattens the map, which removes the world model's (wrong) signal instead of fixing it.
-* **Inverse-variance fusion** has variance $(1/V_E + 1/V_{WM})^{-1}$ (check 3); the code applies
-  it as an up-weight on the anchor groups' advantages.
-* On a problem with a known optimum, pure-WM GRPO settles near the predicted floor; whether WMRL
-  gets close to the real optimum, and whether it beats the anchors alone, is what check 4's
-  verdicts measure — the anchor-fraction sweep shows where the world model's groups pay off.
-* On real research tasks, count everything: executions, predictions, the world model's own
-  construction — and compare with **anchors only**, which tells whether the world-model groups
-  earn their keep. The verdicts above say what held at this scale.
+# %% [markdown]
+# ## Summary
+#
+# * A world model's reward is $\hat r = r + b + \xi$. GRPO standardizes each group, so **any
+#   positive affine error cancels** (check 1); what matters is the non-affine part of $b$ and the noise.
+# * **Isotonic debiasing** learns $\mathbb E[r\mid\hat r]$ from anchor pairs; its knot error falls
+#   like $1/n$ as predicted, and the official binning leaves a small residual bias (check 2). It can
+#   only undo distortions that are a function of the score — and where the world model cannot rank,
+#   it flattens the map, which removes the world model's (wrong) signal instead of fixing it.
+# * **Inverse-variance fusion** has variance $(1/V_E + 1/V_{WM})^{-1}$ (check 3); the code applies
+#   it as an up-weight on the anchor groups' advantages.
+# * On a problem with a known optimum, pure-WM GRPO settles near the predicted floor; whether WMRL
+#   gets close to the real optimum, and whether it beats the anchors alone, is what check 4's
+#   verdicts measure — the anchor-fraction sweep shows where the world model's groups pay off.
+# * On real research tasks, count everything: executions, predictions, the world model's own
+#   construction — and compare with **anchors only**, which tells whether the world-model groups
+#   earn their keep. The verdicts above say what held at this scale.
+#
+# ## Exercises
+#
+# 1. Every reward of a group becomes $5r + 1$. By how much do its GRPO advantages change (ignore
+#    $\epsilon$)? Set `ANSWER_1`.
+# 2. $V_E = 0.02$, $V_{WM} = 0.06$: what is the variance of the fused estimate? Set `ANSWER_2`.
+# 3. A step has 25 groups and the anchor fraction is 0.1. How many anchor groups does it get?
+#    (Careful with rounding.) Set `ANSWER_3`.
+# 4. With the distortion $f(r) = r^3$ instead of $r^2$, does "debias only" still end closer to $J^*$
+#    than "no correction" on the controlled problem? Guess (`True`/`False`), then let the checker
+#    run it — and explain what you see with check 2's picture.
+# 5. (Open) On the research tasks, change the anchor fraction (`replace(sizes.research, anchor_fraction=0.3)`)
+#    and the learned world model's `trees_per_query`. When do the world-model groups start to pay
+#    for themselves against *anchors only*?
 
-## Exercises
-
-1. Every reward of a group becomes $5r + 1$. By how much do its GRPO advantages change (ignore
-   $\epsilon$)? Set `ANSWER_1`.
-2. $V_E = 0.02$, $V_{WM} = 0.06$: what is the variance of the fused estimate? Set `ANSWER_2`.
-3. A step has 25 groups and the anchor fraction is 0.1. How many anchor groups does it get?
-   (Careful with rounding.) Set `ANSWER_3`.
-4. With the distortion $f(r) = r^3$ instead of $r^2$, does "debias only" still end closer to $J^*$
-   than "no correction" on the controlled problem? Guess (`True`/`False`), then let the checker
-   run it — and explain what you see with check 2's picture.
-5. (Open) On the research tasks, change the anchor fraction (`replace(sizes.research, anchor_fraction=0.3)`)
-   and the learned world model's `trees_per_query`. When do the world-model groups start to pay
-   for themselves against *anchors only*?
-"""),
-("code", r"""
+# %%
 ANSWER_1 = None  # a number
 ANSWER_2 = None  # a number
 ANSWER_3 = None  # an integer
 ANSWER_4 = None  # True or False
-wmrl.check_affine_answer(ANSWER_1)
-wmrl.check_fused_variance(ANSWER_2, 0.02, 0.06)
-wmrl.check_anchor_count(ANSWER_3, 25, 0.1)
-wmrl.check_strong_distortion_answer(ANSWER_4, sizes)
-"""),
-]
-
-if __name__ == "__main__":
-    write_notebook(Path(__file__).resolve().parent.parent / "notebooks" / f"{NAME}.ipynb", cells)
+exercises.check_affine_answer(ANSWER_1)
+exercises.check_fused_variance(ANSWER_2, 0.02, 0.06)
+exercises.check_anchor_count(ANSWER_3, 25, 0.1)
+exercises.check_strong_distortion_answer(ANSWER_4, sizes)

@@ -1,0 +1,273 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 05 · Benchmark reproduction: does it reproduce?
+#
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/main/notebooks/05_benchmark_reproduction.ipynb)
+#
+# Notebooks 01-04 each ran one paper's experiments once. This notebook collects them into **one
+# table**: every claim of the four papers (RLVR-World, RWML, WM-R1, WMRL), the paper's figure, the
+# kit's figure measured over several seeds, and a verdict computed from those seeds — with the exact
+# command that made each number.
+#
+# The benchmark itself is a command, not this notebook (at the `cpu` size, 3 seeds took 70 minutes on
+# an idle 2-core machine; it resumes when interrupted):
+#
+# ```
+# python -m wmkit bench --profile cpu --seeds 3            # runs/cpu/bench.json and runs/cpu/report.md
+# python -m wmkit bench --profile cpu --seeds 3 --only WM-R1
+# ```
+#
+# This notebook **loads** `runs/<profile>/bench.json` when it exists; otherwise it runs the `smoke`
+# benchmark for one seed (about two minutes on two CPU cores once notebook 01's world model exists),
+# which proves the pipeline and shows the table's shape — smoke numbers mean nothing.
+#
+# **Learning objectives.** After this notebook you can
+#
+# 1. say what a 95% t-interval over 3 seeds is, and why one seed can never be "significant";
+# 2. read a verdict — *reproduced*, *same direction, not significant*, *not reproduced*, *not
+#    measured* — and say what evidence would change it;
+# 3. trace any number in the table back to its run record (experiment, seed, commit, config) and the
+#    command that reproduces it;
+# 4. say which claims the kit cannot measure at all yet, and what scale the papers' absolute numbers
+#    need.
+
+# %%
+# Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
+import sys
+
+if "google.colab" in sys.modules:
+    get_ipython().run_line_magic("pip", "install -q 'wmkit @ git+https://github.com/wmkit/wmkit'")
+
+# %% tags=["parameters"]
+PROFILE = "auto"     # smoke | cpu | gpu | auto (gpu with CUDA, else cpu): whose bench.json to load
+SEED = 0             # unused by the table (the benchmark runs seeds 0..N-1); kept like every notebook
+MODEL = None         # unused: the benchmark uses each experiment's profile default
+OUTPUT_DIR = None    # None: runs/<profile>/05_benchmark_reproduction
+RUNS_DIR = None      # None: runs/<profile>
+
+# %%
+import shutil
+import time
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import Image, Markdown, display
+
+from wmkit import exercises, stats
+from wmkit import notebook as nb
+from wmkit.bench import claims as bench_claims
+from wmkit.bench import runner as bench
+
+run = nb.start("05_benchmark_reproduction", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
+notebook_start = time.perf_counter()
+pd.set_option("display.max_colwidth", 80)
+
+# %% [markdown]
+# ## 1. Load the benchmark, or run the smoke one
+#
+# A report is read from disk and **checked**: a row keeps its number only while the run records it
+# was computed from still exist (`bench.load_report`). When this profile has no `bench.json`, the
+# notebook runs the smoke benchmark (one seed, every experiment at its smallest size) through the
+# same runner as the command line: each finished (experiment, seed) is saved as a record under
+# `runs/smoke/bench/`, so running the cell again reuses them.
+
+# %%
+bench_file = run.runs_dir / "bench.json"
+if bench_file.exists():
+    source, bench_root = "loaded", run.runs_dir
+else:
+    # No benchmark at this profile: the smoke one (its own runs folder) is loaded or run.
+    bench_root = run.runs_dir if run.profile.name == "smoke" else run.runs_dir.parent / "smoke"
+    source = "loaded smoke" if (bench_root / "bench.json").exists() else "ran smoke"
+    if source == "ran smoke":
+        print(f"no {bench_file}: running the smoke benchmark, 1 seed, in {bench_root}")
+        print("(the cpu benchmark: python -m wmkit bench --profile cpu --seeds 3)")
+        bench.run_bench("smoke", 1, runs_root=bench_root, threads=1 if run.profile.name != "gpu" else None)
+report = bench.load_report(bench_root / "bench.json")
+current, _ = bench.code_version()
+print(f"source: {source} | profile {report['profile']} | seeds {report['seeds']} | commit {report['commit'][:12]}"
+      f" | library {bench.short_version(report['code'])}"
+      f"{' (this checkout)' if report['code'] == current else f' (this checkout: {bench.short_version(current)})'}")
+print(f"made by: {report['command'] or '(report only)'} | created {report['created']}")
+m = report["machine"]
+print(f"machine: {m['platform']}, {m['cpu_count']} CPUs, GPU {m['cuda'] or 'none'}; "
+      + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v))
+print("verdicts:", report["counts"])
+
+# %% [markdown]
+# ## 2. How a number is made
+#
+# Each claim names an experiment of the kit and the fields of its result that measure it, usually a
+# **paired difference within a seed** (e.g. WM-R1's held-out success minus the SFT start's, both
+# from seed *s*). Over seeds $v_1..v_n$:
+#
+# $$\bar v = \frac1n\sum_i v_i,\qquad s = \sqrt{\frac{1}{n-1}\sum_i (v_i-\bar v)^2},\qquad
+# \bar v \pm t_{0.975,\,n-1}\,\frac{s}{\sqrt n}.$$
+#
+# With 3 seeds $t_{0.975,2} = 4.30$: the interval is wide, and only a consistent effect clears it.
+# With one seed there is no interval at all. The verdict:
+#
+# | verdict | means |
+# |---|---|
+# | reproduced | the whole 95% interval lies on the paper's side of the line (0 for a difference, 1 for a compute ratio) |
+# | same direction, not significant | the mean does, the interval does not (or one seed only) |
+# | not reproduced | the mean is on the other side, or exactly on the line |
+# | not measured | no run record — or the kit cannot run that experiment yet (the row says why) |
+
+# %%
+rows = report["rows"]
+table = pd.DataFrame([{
+    "paper": r["paper"], "claim": r["claim"], "paper figure": r["paper_figure"],
+    "kit measures": r["kit_label"] or "—", "kit": bench.fmt_kit(r["kit"]), "verdict": r["verdict"],
+} for r in rows])
+display(table)
+
+# %% [markdown]
+# ## 3. Plots
+#
+# One figure per paper: every seed's value (dots), the mean (diamond), the 95% interval (bar) and
+# the line the claim must clear (black tick); green = reproduced, olive = same direction but not
+# significant, red = not reproduced, grey = not measured. The rows mix units (accuracy points,
+# success rates, compute ratios): read each against its own tick.
+
+# %%
+figures = []
+for path in map(Path, report.get("figures", [])):
+    if path.exists():
+        display(Image(filename=str(path)))
+        shutil.copy(path, run.output_dir / path.name)
+        figures.append(path.name)
+
+# Where the verdicts fall, per paper.
+papers = list(bench_claims.PAPERS)
+fig, ax = plt.subplots(figsize=(7, 3))
+left = [0] * len(papers)
+colors = {"reproduced": "tab:green", "same direction, not significant": "tab:olive",
+          "not reproduced": "tab:red", "not measured": "tab:gray"}
+for verdict_name in stats.VERDICTS:
+    counts = [sum(r["paper"] == p and r["verdict"] == verdict_name for r in rows) for p in papers]
+    ax.barh(papers, counts, left=left, color=colors[verdict_name], label=verdict_name)
+    left = [a + b for a, b in zip(left, counts)]
+ax.set_xlabel("claims"); ax.invert_yaxis(); ax.legend(fontsize=7, loc="lower right")
+ax.set_title(f"verdicts — profile {report['profile']}, seeds {report['seeds']}")
+nb.save_figure(fig, run, "verdicts.png"); figures.append("verdicts.png"); plt.show()
+
+
+# %% [markdown]
+# ## 4. Each verdict, explained
+#
+# The sentences below are computed from the rows: what was measured, on how many seeds, how wide the
+# interval is, and what would change the verdict. A row without a number says why — either its run
+# record is missing (run the command shown), or the kit has no experiment for it yet.
+
+# %%
+def explain(r):
+    k = r["kit"]
+    head = f"**{r['paper']} — {r['claim']}.** Paper: {r['paper_figure']}."
+    if r["verdict"] == "not measured":
+        return f"{head} Not measured: {r.get('reason', '')}." + (f" Run: `{r['command']}`." if r.get("command") else "")
+    line = 1.0 if r["threshold"] == 1.0 else 0.0
+    side = "above" if r["direction"] == "higher" else "below"
+    text = f"{head} Kit ({r['kit_label']}): {bench.fmt_kit(k)}; the claim needs it {side} {line:g}. "
+    if r["verdict"] == "reproduced":
+        text += "The whole 95% interval is on the paper's side: the direction reproduces at this scale."
+    elif r["verdict"] == "not reproduced":
+        text += (f"The mean is on the other side (or on the line){' over ' + str(k['n']) + ' seeds' if k['n'] > 1 else ''}: "
+                 "at this scale the kit does not see the effect. A larger profile, more steps or a tuned learning rate "
+                 "may change that; the row says what the kit saw, not what the paper got wrong.")
+    elif k["n"] == 1:
+        text += "One seed: the direction agrees, but a single run cannot separate an effect from noise — run more seeds."
+    else:
+        text += (f"The mean agrees but the interval [{k['ci_low']:+.3f}, {k['ci_high']:+.3f}] reaches the other side: "
+                 "more seeds (the interval shrinks like t/√n) or a larger profile (a larger effect) would decide it.")
+    if r.get("command"):
+        text += f" Reproduce: `{r['command']}`."
+    return text
+
+display(Markdown("\n\n".join(explain(r) for r in rows)))
+
+# %% [markdown]
+# ## 5. What scale the papers' absolute numbers need
+#
+# The kit trains models of about 0.1-1M parameters (smoke/cpu) to a few million (gpu) on small,
+# generated tasks. It can show **directions and mechanisms**; the papers' absolute numbers need
+# their models, data and compute:
+#
+# * **RLVR-World**: the +44.8 / +9.6 points (unchanged / changed) are for a 1.5B model on the text
+#   game, after SFT, with LoRA GRPO at lr 1e-6, group size 5 and KL 0.001; the web-page F1 and video
+#   LPIPS results need a web-page and a video world model (the kit has neither video nor web pages:
+#   phone screens stand in for web pages). At the kit's size, the GRPO guidance of DESIGN §3 applies:
+#   a competent SFT start is needed before RL moves anything, and sampled accuracy moves before greedy.
+# * **RWML**: +19.6 (ALFWorld) and +7.9 (τ²-Bench) are *agent task success* after world-model
+#   training; the kit measures the world model's next-state predictions on TextWorldExpress, and the
+#   mid-training-then-policy-RL result (+6.9 / +5.7) with a one-step policy-RL loop on Simon Says
+#   (`wmkit/rwml_policy.py`) whose tiny policy starts from the base or the RWML-trained model. At cpu
+#   size the embedding reward is 0 for every sample, so RL leaves the model where it was: the
+#   "forgets less" row holds only because nothing moved.
+# * **WM-R1**: 7B and 3B vision-language agents on AndroidWorld / GUI-Odyssey, 15 episodes over 2000
+#   tasks, max 20 steps, 11.2 h on one H200. The kit's phone simulator and tiny policy show whether
+#   training inside a world model transfers to the real simulator at all.
+# * **WMRL**: 4B models on MLE-Dojo, 883 vs 286 GPU-hours. The kit's research tasks are scikit-learn
+#   configs executed in seconds; its compute ratios count CPU seconds, including the world model's
+#   own construction, and move with the learning rate (notebook 04). Measured seconds also move with
+#   the machine's load, so the research ratio differs by a few hundredths between two runs of the same
+#   code, while every other number repeats exactly (1 or 2 torch threads alike).
+#
+# The `gpu` profile (`python -m wmkit bench --profile gpu --seeds 3`) runs larger models and more
+# steps on one GPU; it is still far from the papers' scale.
+
+# %%
+results_path = nb.write_results(run, {
+    "source": source, "bench_file": str(bench_root / "bench.json"), "bench_profile": report["profile"],
+    "bench_seeds": report["seeds"], "bench_commit": report["commit"], "bench_code": report["code"],
+    "bench_command": report["command"],
+    "counts": report["counts"],
+    "rows": [{k: r.get(k) for k in ("id", "paper", "claim", "paper_figure", "experiment", "kit_label", "verdict",
+                                    "reason", "command", "seeds", "records")} | {"kit": r["kit"]} for r in rows],
+    "measured": [r["id"] for r in rows if r["verdict"] != "not measured"],
+    "figures": figures, "wall_seconds": time.perf_counter() - notebook_start,
+})
+print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
+
+# %% [markdown]
+# ## Summary
+#
+# * One command measures every claim over seeds: `python -m wmkit bench --profile cpu --seeds 3`.
+#   Each (experiment, seed) is a record keyed by the library's version (the git tree of `wmkit/`)
+#   and a hash of its config; rerunning the command redoes only what is missing, and a number
+#   exists only while its record does.
+# * Verdicts come from a 95% t-interval over seeds: with 3 seeds it is wide (t = 4.30), so
+#   "reproduced" needs a consistent effect; one seed can only say "same direction".
+# * The kit reproduces directions and mechanisms with tiny models; the papers' magnitudes need
+#   their scale (section 5). Claims the kit cannot run yet are listed as "not measured" with the reason.
+#
+# ## Exercises
+#
+# 1. Three seeds gave the paired differences 0.10, 0.30, 0.20. Compute the 95% t-interval by hand
+#    ($t_{0.975,2} = 4.303$) and set `ANSWER_1 = (low, high)`.
+# 2. With those three values, what is the verdict of a claim whose kit number must be above 0?
+#    Set `ANSWER_2` to one of the four verdicts.
+# 3. Pick a row that is "same direction, not significant". If the spread over seeds stayed the
+#    same, about how many seeds would make its interval clear the line? (Hint: the half-width is
+#    $t_{0.975,n-1}\,s/\sqrt n$.) Check by running the benchmark with more seeds.
+# 4. (Open) Delete one run record under `runs/<profile>/bench/` and run the loading cell again. What
+#    happens to its row, and why is that the right behaviour for a reproduction table?
+
+# %%
+ANSWER_1 = None  # (low, high)
+ANSWER_2 = None  # "reproduced" | "same direction, not significant" | "not reproduced" | "not measured"
+exercises.check_interval_answer(ANSWER_1, [0.10, 0.30, 0.20])
+exercises.check_verdict_answer(ANSWER_2, [0.10, 0.30, 0.20])
