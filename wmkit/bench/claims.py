@@ -1,4 +1,10 @@
-"""bench.claims."""
+"""The papers' claims and the kit's experiments that measure them.
+
+:data:`EXPERIMENTS` names the one-seed runs (each lives in its paper's ``experiment.py``);
+:data:`CLAIMS` lists each claim with the paper's figure, the experiment and result fields
+that give the kit's per-seed value, and the direction that counts as reproduced. A claim
+the kit cannot measure says why and never carries a number.
+"""
 from __future__ import annotations
 
 import importlib

@@ -1,4 +1,10 @@
-"""core.grpo."""
+"""GRPO settings for TRL's GRPOTrainer, shared by every paper's RL step.
+
+:class:`GRPOSettings` names the knobs the kit's RL runs share (group size, prompts per
+step, learning rate, KL, clipping, loss type, reward scaling) and turns them into a
+``trl.GRPOConfig``; an impossible combination raises :class:`GRPOSettingsError` with one
+clear line instead of TRL's own error.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass

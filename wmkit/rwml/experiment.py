@@ -1,4 +1,10 @@
-"""rwml.experiment."""
+"""RWML on TextWorldExpress, one seed: warm-up, τ, hard-sample filter, embedding-reward GRPO, SFT control.
+
+:func:`rwml_experiment` runs the recipe step by step from a world model and measures every
+model it made (held-out next-observation quality and forgetting on the kit's own
+environments); :func:`run_rwml` is the benchmark's one-seed run, which also trains a policy
+from the base and from the RWML model (:mod:`wmkit.rwml.policy`).
+"""
 from __future__ import annotations
 
 import copy

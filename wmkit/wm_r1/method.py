@@ -1,4 +1,13 @@
-"""wm_r1.method."""
+"""WM-R1's training step (Han & Qian, 2026): GRPO on whole episodes played inside a world model.
+
+:func:`train_wm_r1` runs TRL's ``GRPOTrainer`` with a ``rollout_func`` that plays each
+group's episodes against a transition source (:mod:`wmkit.wm_r1.agent`): for WM-R1 the world
+model predicts every next screen and success is judged on the predicted final screen, so the
+simulator is never stepped; for the UI-R1-style baseline the simulator is the source. Each
+episode is packed into one completion whose screens are masked out of the loss
+(``env_mask``), and the group's rewards are WM-R1's composite
+(:mod:`wmkit.rewards.wm_r1`: α·R_succ + β·R_L + γ·R_WM).
+"""
 from __future__ import annotations
 
 import os
@@ -32,8 +41,9 @@ class WMR1Config:
     learning_rate: float = 1e-4
     temperature: float = 1.0
     scale_rewards: str = "none"
-    """DESIGN.md §5: group-std scaling turned small penalties of all-fail groups into full-size
-    advantages and collapsed runs; 'none' keeps raw centred rewards."""
+    """'none' keeps raw centred rewards. In the kit's CPU prototype, TRL's default group-std
+    scaling turned small penalties of all-fail groups into full-size advantages and collapsed
+    runs within 20 steps."""
     max_steps: int = 7
     max_wm_calls: int = 5
     max_turn_tokens: int = 24

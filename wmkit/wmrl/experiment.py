@@ -1,30 +1,16 @@
-"""WMRL (notebook 04): GRPO where a world model grades most rollouts and ~10% are anchored.
+"""WMRL's experiments (Yang et al., 2026): theory checks 1-3, the controlled problem (4), research tasks (5).
 
-One readable path per algorithm:
+The algorithm (policy, the GRPO loop of every arm, debiasing, denoising) is in
+:mod:`wmkit.wmrl.method`; the problems and their world models in :mod:`wmkit.wmrl.problems`.
+Here:
 
-* :class:`FactorisedSoftmaxPolicy` — the agent: one softmax per config field (numpy).
-* :func:`run_grpo` — the training loop of every arm. Per step it samples groups of
-  configs, grades them (real execution, world model, or both on anchor groups), turns
-  grades into GRPO advantages with :func:`wmkit.wmrl.method.grpo_advantages` and takes one
-  policy-gradient step. The arm decides who grades what:
-
-  ============== ================================================================
-  ``real``        every group executed for real (real-execution GRPO)
-  ``wm``          every group graded by the world model only (pure WM)
-  ``wmrl``        anchor groups (``anchor_fraction``, at least one per step) graded by
-                  both; the others by the WM, debiased (isotonic) and/or denoised
-                  (anchor up-weight) as ``debias`` / ``denoise`` say
-  ``anchors_only`` only the anchor groups, executed, no world model (the control)
-  ============== ================================================================
-
-* :class:`ControlledBandit` — a policy-gradient problem with a known optimum, noisy
-  outcomes and a world model that follows the paper's error model exactly (check 4).
-* :class:`HandmadeWorldModel` and :class:`LearnedWorldModel` — the two world models.
 * ``check_*`` — Monte-Carlo checks of the theory (checks 1-3).
-* :func:`controlled_experiment`, :func:`research_experiment` — checks 4 and 5.
+* :func:`controlled_experiment`, :func:`research_experiment` — checks 4 and 5, every arm
+  (``real``, ``wm``, ``wmrl``, ``anchors_only``) over seeds, with compute to a target.
+* :func:`run_wmrl_controlled`, :func:`run_wmrl_research` — the benchmark's one-seed runs.
 * :data:`SIZES` — the profile sizes (smoke / cpu / gpu).
 
-Command line: ``python -m wmkit.wmrl --profile cpu --seeds 3`` runs check 5 over seeds.
+Command line: ``python -m wmkit.wmrl.experiment --profile cpu --seeds 3`` runs checks 4 and 5 over seeds.
 """
 from __future__ import annotations
 

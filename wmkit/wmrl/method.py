@@ -26,6 +26,20 @@ bias ``b`` and noise ``ξ``. Three pieces correct it, in this order each step:
 Finally :func:`grpo_advantages` standardizes each group over its graded rollouts
 and multiplies anchor groups by ``w``.
 
+The loop that uses them, :func:`run_grpo`, is one readable path for every arm. Per step
+it samples groups of configs from :class:`FactorisedSoftmaxPolicy` (one softmax per config
+field), grades them, turns grades into advantages and takes one policy-gradient step. The
+arm decides who grades what:
+
+============== ================================================================
+``real``        every group executed for real (real-execution GRPO)
+``wm``          every group graded by the world model only (pure WM)
+``wmrl``        anchor groups (``anchor_fraction``, at least one per step) graded by
+                both; the others by the WM, debiased (isotonic) and/or denoised
+                (anchor up-weight) as ``debias`` / ``denoise`` say
+``anchors_only`` only the anchor groups, executed, no world model (the control)
+============== ================================================================
+
 Where this follows the authors' code
 ------------------------------------
 Public repository ``xiyuanyang45/WMRL``: ``wmrl/anchor.py`` (anchor count

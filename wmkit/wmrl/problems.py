@@ -1,4 +1,11 @@
-"""wmrl.problems."""
+"""The problems WMRL is tried on, and their world models.
+
+* :class:`ControlledBandit` — a policy-gradient problem with a known optimum and noisy
+  outcomes, whose world model follows the paper's error model ``r̂ = r + b + ξ`` exactly.
+* :class:`ResearchTasks` — research tasks (scikit-learn datasets) executed for real.
+* :class:`HandmadeWorldModel` and :class:`LearnedWorldModel` — the two world models of the
+  research tasks; :func:`measure_world_model` reports their bias and noise.
+"""
 from __future__ import annotations
 
 import math
