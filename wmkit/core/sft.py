@@ -8,6 +8,21 @@ TRL's SFTTrainer does for prompt/completion data; the kit spells it out with a p
 
 Training saves checkpoints and resumes from the newest one in `output_dir`; a run killed and
 resumed ends with the same parameters as one that was not (same seed, same data order).
+
+Two entry points share the examples format ({input_ids, labels} with -100 on the prompt), the
+collator and the loss:
+
+* :func:`train_sft` -- world models: a `transformers.Trainer` (checkpoints and resume, a
+  validation-loss curve, callbacks, several processes under ``accelerate launch`` / torchrun).
+* :func:`train_completion_only` -- the one plain loop for short warm starts of a policy in
+  memory: the WM-R1 policy (:func:`wmkit.wm_r1.experiment.train_policy_sft`) and RWML's
+  behaviour cloning (:func:`wmkit.rwml.policy.behaviour_cloning`), whose differences are the
+  fields of :class:`CompletionOnlyConfig`.
+
+The world model stays on the Trainer: moving it onto the plain loop would change its numbers
+(the Trainer reseeds the global RNGs, uses fused AdamW without decay on biases and norm
+weights, its own warm-up + cosine schedule and length-grouped sampler) and drop checkpoints,
+resume and multi-process training.
 """
 from __future__ import annotations
 
