@@ -101,6 +101,20 @@ def test_prompt_is_short_and_keeps_the_observation_tail():
     assert "Last action: none" in rp.context_text("t.", "", "o", 10)
 
 
+def test_behaviour_cloning_trains_a_copy(tiny_lm):
+    """BC builds (prompt, gold action) examples and trains a copy through core.sft's one loop."""
+    model, tok, _ = tiny_lm
+    states = rp.collect_states(1, seed=0, games=["simonsays"], max_steps=3)
+    [example, *_] = rp.bc_examples(tok, states, TINY.max_observation_chars)
+    target = [i for i in example["labels"] if i != -100]
+    assert tok.decode(target[:-1]) == states[0].gold_action and target[-1] == tok.eos_token_id
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    warm = rp.behaviour_cloning(model, tok, states, TINY, seed=0)
+    assert all(torch.equal(p, before[n]) for n, p in model.named_parameters())  # the input is untouched
+    assert any(not torch.equal(p, before[n]) for n, p in warm.named_parameters())
+    assert not warm.training
+
+
 @pytest.mark.slow
 def test_grpo_on_policy_prompt_rows_moves_the_model(tiny_lm, tmp_path):
     """train_rlvr's prompt_rows path (the policy's dataset): a reward that varies within groups moves

@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 
 import pytest
+import torch
 
 from wmkit.core.models import TinyModelConfig
 from wmkit.envs import phone
@@ -97,9 +98,12 @@ def test_sft_labels_cover_only_agent_text(tiny_policy):
 def test_sft_lowers_the_loss(tiny_policy):
     model, tokenizer, tasks = tiny_policy
     examples = wm_r1.sft_examples(tokenizer, tasks, 0.3, 0, 4096)
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
     losses = wm_r1.train_policy_sft(model, tokenizer, examples, epochs=3, learning_rate=3e-3, batch_size=4,
                                     seed=0, progress=False)
     assert losses[-1] < losses[0]
+    assert len(losses) == 9  # ceil(12 examples / 4) x 3 epochs
+    assert any(not torch.equal(p, before[n]) for n, p in model.named_parameters())
 
 
 # --------------------------------------------------------------------------- GRPO without the simulator

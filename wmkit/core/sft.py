@@ -8,11 +8,27 @@ TRL's SFTTrainer does for prompt/completion data; the kit spells it out with a p
 
 Training saves checkpoints and resumes from the newest one in `output_dir`; a run killed and
 resumed ends with the same parameters as one that was not (same seed, same data order).
+
+Two entry points share the examples format ({input_ids, labels} with -100 on the prompt), the
+collator and the loss:
+
+* :func:`train_sft` -- world models: a `transformers.Trainer` (checkpoints and resume, a
+  validation-loss curve, callbacks, several processes under ``accelerate launch`` / torchrun).
+* :func:`train_completion_only` -- the one plain loop for short warm starts of a policy in
+  memory: the WM-R1 policy (:func:`wmkit.wm_r1.experiment.train_policy_sft`) and RWML's
+  behaviour cloning (:func:`wmkit.rwml.policy.behaviour_cloning`), whose differences are the
+  fields of :class:`CompletionOnlyConfig`.
+
+The world model stays on the Trainer: moving it onto the plain loop would change its numbers
+(the Trainer reseeds the global RNGs, uses fused AdamW without decay on biases and norm
+weights, its own warm-up + cosine schedule and length-grouped sampler) and drop checkpoints,
+resume and multi-process training.
 """
 from __future__ import annotations
 
 import math
 import os
+import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -135,6 +151,159 @@ def completion_only_loss(model, input_ids, attention_mask, labels):
     mask = targets != -100
     logits = head(hidden[:, :-1][mask])
     return torch.nn.functional.cross_entropy(logits.float(), targets[mask])
+
+
+@dataclass
+class CompletionOnlyConfig:
+    """Settings of the plain completion-only SFT loop, :func:`train_completion_only`.
+
+    Its callers -- the WM-R1 policy warm start (:func:`wmkit.wm_r1.experiment.train_policy_sft`)
+    and RWML's behaviour cloning (:func:`wmkit.rwml.policy.behaviour_cloning`) -- differ in the
+    batching, the weight decay, the schedule and the clipping. Each difference is a field here
+    rather than one choice imposed on both: changing any of them changes the trained parameters,
+    and so every number those experiments report. The defaults are the WM-R1 policy's.
+    """
+
+    epochs: float
+    """Passes over the examples (a fractional last pass stops part-way); see `batching` for how
+    this becomes a number of optimizer steps."""
+    learning_rate: float
+    """Peak AdamW learning rate."""
+    batch_size: int
+    """Examples per optimizer step."""
+    seed: int = 0
+    """Seeds the batch order (a private generator: the global torch / random states are untouched)."""
+    batching: str = "length_grouped"
+    """How examples are drawn into batches, and so how many steps `epochs` makes.
+
+    * ``"length_grouped"`` (WM-R1 policy): every epoch, a ``torch.Generator(seed)`` permutation,
+      stably sorted by ``len(input_ids) // 64``, cut into batches (the last one short), the
+      batches visited in a random order; ``max(1, ceil(ceil(n / batch_size) * epochs))`` steps.
+      Its examples are whole reference episodes whose lengths vary a lot, so grouping similar
+      lengths saves most of the padding.
+    * ``"shuffled_stream"`` (RWML behaviour cloning): ``random.Random(seed)`` shuffles of the
+      examples joined into one stream cut into full batches (an epoch's leftovers open the next
+      batch); ``max(1, round(epochs * n / batch_size))`` steps. Its examples are (prompt, one
+      action) pairs of similar length, so there is little padding to save.
+    """
+    weight_decay: float = 0.01
+    """AdamW weight decay on every trained parameter. WM-R1 policy: 0.01, the kit's SFT default (as
+    :class:`SFTConfig`) for a from-scratch model trained for many epochs. RWML behaviour cloning:
+    0.0 -- a warm-up of a few batches applied alike to both start models (base and RWML-trained),
+    which should move them only by the gold-action gradient; its results were recorded so."""
+    schedule: str = "warmup_cosine"
+    """``"warmup_cosine"`` (WM-R1 policy, as :class:`SFTConfig`): the rate rises linearly over
+    ``max(1, steps // 20)`` steps, then decays along a cosine to 0 at the last step -- a full
+    training run of a from-scratch policy. ``"constant"`` (RWML behaviour cloning):
+    `learning_rate` at every step; with a handful of steps (1 in the smoke profile) a warm-up
+    would spend a large share of them at a tiny rate."""
+    max_grad_norm: float | None = 1.0
+    """Clip the gradient norm to this before each step; None: no clipping. WM-R1 policy: 1.0, as the
+    Trainer-based :func:`train_sft` (the Trainer's default), for a long from-scratch run. RWML
+    behaviour cloning: None, as its warm-up was written and its results recorded (a few steps
+    of a short, constant-rate warm-up)."""
+    show_progress: bool = False
+    """Show a progress bar with the running loss."""
+    progress_desc: str = "SFT"
+    """The progress bar's label."""
+
+    def __post_init__(self):
+        for name in ("epochs", "learning_rate", "batch_size"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"CompletionOnlyConfig.{name} must be a positive number, not {value!r}")
+        if self.batching not in _BATCHINGS:
+            raise ValueError(f"CompletionOnlyConfig.batching must be one of {', '.join(_BATCHINGS)}, "
+                             f"not {self.batching!r}")
+        if self.schedule not in ("warmup_cosine", "constant"):
+            raise ValueError(f"CompletionOnlyConfig.schedule must be 'warmup_cosine' or 'constant', "
+                             f"not {self.schedule!r}")
+
+
+def _length_grouped_batches(examples: Sequence[dict], batch_size: int, seed: int):
+    """Endless batches (lists of indices): per epoch, similar lengths together, random batch order."""
+    gen = torch.Generator().manual_seed(seed)
+    while True:
+        order = torch.randperm(len(examples), generator=gen).tolist()
+        order = sorted(order, key=lambda i: len(examples[i]["input_ids"]) // 64)
+        batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+        for b in torch.randperm(len(batches), generator=gen).tolist():
+            yield batches[b]
+
+
+def _shuffled_stream_batches(examples: Sequence[dict], batch_size: int, seed: int):
+    """Endless full batches cut from one stream of reshuffled epochs."""
+    rng = random.Random(seed)
+    order: list[int] = []
+    while True:
+        if len(order) < batch_size:  # reshuffle when the epoch runs out
+            order += rng.sample(range(len(examples)), len(examples))
+        yield order[:batch_size]
+        del order[:batch_size]
+
+
+_BATCHINGS = {
+    "length_grouped": (_length_grouped_batches,
+                       lambda n, config: max(1, math.ceil(math.ceil(n / config.batch_size) * config.epochs))),
+    "shuffled_stream": (_shuffled_stream_batches,
+                        lambda n, config: max(1, round(config.epochs * n / config.batch_size))),
+}
+
+
+def completion_only_steps(n_examples: int, config: CompletionOnlyConfig) -> int:
+    """Optimizer steps :func:`train_completion_only` takes on `n_examples` examples."""
+    return _BATCHINGS[config.batching][1](n_examples, config)
+
+
+def train_completion_only(model, tokenizer, examples: Sequence[dict], config: CompletionOnlyConfig) -> list[float]:
+    """Fine-tune `model` in place on token examples; returns the loss of every step.
+
+    Each example is ``{"input_ids": [...], "labels": [...]}`` with -100 on every token the model
+    should read but not learn to write (:func:`tokenize_sft_examples` builds them for a world
+    model). The loop is the whole of SFT with the completion-only loss: batches right-padded by
+    :class:`CompletionOnlyCollator`, :func:`completion_only_loss`, AdamW on the parameters that
+    require gradients, optional clipping and schedule; the model is left in eval mode.
+    """
+    if not examples:
+        raise ValueError("train_completion_only needs at least one example")
+    make_batches, _ = _BATCHINGS[config.batching]
+    total = completion_only_steps(len(examples), config)
+    collate = CompletionOnlyCollator(tokenizer.pad_token_id)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
+    sched = None
+    if config.schedule == "warmup_cosine":
+        warm = max(1, total // 20)
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(1.0, s / total))))
+    device = next(model.parameters()).device
+    bar = None
+    if config.show_progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc=config.progress_desc, leave=False)
+    model.train()
+    losses: list[float] = []
+    batches = make_batches(examples, config.batch_size, config.seed)
+    for _ in range(total):
+        batch = collate([examples[i] for i in next(batches)])
+        loss = completion_only_loss(model, batch["input_ids"].to(device), batch["attention_mask"].to(device),
+                                    batch["labels"].to(device))
+        opt.zero_grad()
+        loss.backward()
+        if config.max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+        opt.step()
+        if sched is not None:
+            sched.step()
+        losses.append(loss.item())
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{losses[-1]:.3f}")
+    if bar is not None:
+        bar.close()
+    model.eval()
+    return losses
 
 
 class _ListDataset(torch.utils.data.Dataset):

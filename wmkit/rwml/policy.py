@@ -264,41 +264,33 @@ def prompt_rows(tokenizer, states: Sequence[PolicyState], max_observation_chars:
              "gold_action": s.gold_action} for s in states]
 
 
-def behaviour_cloning(model, tokenizer, states: Sequence[PolicyState], sizes: PolicySizes, seed: int = 0,
-                      batch_size: int = 16):
-    """A copy of `model` fine-tuned on (prompt, gold next action): plain SFT, completion-only loss."""
-    import torch
-
-    from wmkit.core.sft import CompletionOnlyCollator, completion_only_loss
-
-    policy = copy.deepcopy(model)
+def bc_examples(tokenizer, states: Sequence[PolicyState], max_observation_chars: int) -> list[dict]:
+    """input_ids / labels per state: the policy prompt (label -100), then the gold action and end-of-turn."""
     examples = []
     for s in states:
         prompt_ids = tokenizer(prompt_text(tokenizer, context_text(s.task, s.last_action, s.observation,
-                                                                   sizes.max_observation_chars)),
+                                                                   max_observation_chars)),
                                add_special_tokens=False)["input_ids"]
         target = tokenizer(s.gold_action, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
         examples.append({"input_ids": prompt_ids + target, "labels": [-100] * len(prompt_ids) + target})
+    return examples
+
+
+def behaviour_cloning(model, tokenizer, states: Sequence[PolicyState], sizes: PolicySizes, seed: int = 0,
+                      batch_size: int = 16):
+    """A copy of `model` fine-tuned on (prompt, gold next action) by
+    :func:`wmkit.core.sft.train_completion_only`: constant rate, no weight decay, no clipping,
+    full batches from a reshuffled stream."""
+    from wmkit.core.sft import CompletionOnlyConfig, train_completion_only
+
+    policy = copy.deepcopy(model)
+    examples = bc_examples(tokenizer, states, sizes.max_observation_chars)
     if not examples:
         return policy
-    collate = CompletionOnlyCollator(tokenizer.pad_token_id)
-    optimizer = torch.optim.AdamW(policy.parameters(), lr=sizes.bc_learning_rate, weight_decay=0.0)
-    device = next(policy.parameters()).device
-    rng = random.Random(seed)
-    n_batches = max(1, round(sizes.bc_epochs * len(examples) / batch_size))
-    order: list[int] = []
-    policy.train()
-    for _ in range(n_batches):
-        if len(order) < batch_size:  # reshuffle when the epoch runs out
-            order += rng.sample(range(len(examples)), len(examples))
-        batch = collate([examples[i] for i in order[:batch_size]])
-        del order[:batch_size]
-        batch = {k: v.to(device) for k, v in batch.items()}
-        loss = completion_only_loss(policy, batch["input_ids"], batch["attention_mask"], batch["labels"])
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-    policy.eval()
+    config = CompletionOnlyConfig(epochs=sizes.bc_epochs, learning_rate=sizes.bc_learning_rate,
+                                  batch_size=batch_size, seed=seed, batching="shuffled_stream", weight_decay=0.0,
+                                  schedule="constant", max_grad_norm=None, show_progress=False)
+    train_completion_only(policy, tokenizer, examples, config)
     return policy
 
 

@@ -226,51 +226,15 @@ def sft_examples(tokenizer, tasks: Sequence[phone.PhoneTask], imagine_rate: floa
 
 def train_policy_sft(model, tokenizer, examples: list[dict], epochs: float, learning_rate: float,
                      batch_size: int, seed: int, progress: bool = True) -> list[float]:
-    """Plain AdamW + cosine SFT with the completion-only loss; returns the loss per step."""
-    from wmkit.core.sft import CompletionOnlyCollator, completion_only_loss
+    """The policy warm start: :func:`wmkit.core.sft.train_completion_only` with its defaults (AdamW
+    weight decay 0.01, warm-up + cosine, clipping at 1.0, length-grouped batches); returns the
+    loss per step."""
+    from wmkit.core.sft import CompletionOnlyConfig, train_completion_only
 
-    gen = torch.Generator().manual_seed(seed)
-    collate = CompletionOnlyCollator(tokenizer.pad_token_id)
-    steps_per_epoch = math.ceil(len(examples) / batch_size)
-    total = max(1, math.ceil(steps_per_epoch * epochs))
-    params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(params, lr=learning_rate, weight_decay=0.01)
-    warm = max(1, total // 20)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(1.0, s / total))))
-    model.train()
-    losses, step = [], 0
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total, desc="policy SFT", leave=False)
-    while step < total:
-        order = torch.randperm(len(examples), generator=gen).tolist()
-        # Similar lengths together (less padding), shuffled batch order.
-        order = sorted(order, key=lambda i: len(examples[i]["input_ids"]) // 64)
-        batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
-        for b in torch.randperm(len(batches), generator=gen).tolist():
-            if step >= total:
-                break
-            batch = collate([examples[i] for i in batches[b]])
-            device = next(model.parameters()).device
-            loss = completion_only_loss(model, batch["input_ids"].to(device), batch["attention_mask"].to(device),
-                                        batch["labels"].to(device))
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
-            losses.append(loss.item())
-            step += 1
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(loss=f"{losses[-1]:.3f}")
-    if bar is not None:
-        bar.close()
-    model.eval()
-    return losses
+    config = CompletionOnlyConfig(epochs=epochs, learning_rate=learning_rate, batch_size=batch_size, seed=seed,
+                                  batching="length_grouped", weight_decay=0.01, schedule="warmup_cosine",
+                                  max_grad_norm=1.0, show_progress=progress, progress_desc="policy SFT")
+    return train_completion_only(model, tokenizer, examples, config)
 
 
 def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed: int, model_name: str | None = None):
