@@ -105,3 +105,23 @@ def test_nf4_refuses_layers_too_narrow_for_every_cpu(tiny_lm, tmp_path):
     with pytest.raises(ValueError, match=r"cannot NF4-quantize .*q_proj \[32 x 32\]") as error:
         models.load_model(str(tmp_path / "m"), quantization="nf4")
     assert "\n" not in str(error.value)
+
+
+def test_kit_default_and_gpu_sized_models_fit_nf4_on_every_cpu(tiny_tokenizer):
+    """The model sizes the kit could quantise (TinyModelConfig's defaults; the gpu profile's
+    and WM-R1's gpu policy) have every would-be-quantised linear layer NF4-able everywhere:
+    in_features a multiple of 64, out_features of 32 (`models.nf4_unfit_layers`)."""
+    from wmkit.profiles import PROFILES
+    from wmkit.wm_r1.experiment import SIZES
+
+    configs = {"default": models.TinyModelConfig(), "profile gpu": PROFILES["gpu"].world_model.model,
+               "wm_r1 gpu": SIZES["gpu"].policy}
+    for label, config in configs.items():
+        with torch.device("meta"):
+            model = models.build_tiny_model(tiny_tokenizer, config)
+        linears = [(n, m) for n, m in model.named_modules()
+                   if isinstance(m, torch.nn.Linear) and n != "lm_head"]  # lm_head: tied, never quantised
+        assert linears
+        unfit = [n for n, m in linears if m.in_features % 64 or m.out_features % models.NF4_ROW_BLOCK]
+        assert not unfit, (label, unfit)
+
