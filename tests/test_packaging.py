@@ -55,7 +55,7 @@ def test_notebooks_are_clean_and_parameterised():
         assert "colab.research.google.com" in text and "## Summary" in text and "## Exercises" in text
 
 
-def _floor(specifier: str) -> "Version | None":
+def _floor(specifier: str):
     """The lowest version a specifier set admits through its >= / == / ~= / > clauses."""
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
