@@ -35,11 +35,48 @@ def small_splits():
 
 
 @pytest.fixture(scope="session")
-def tiny_lm(small_splits):
-    """(model, tokenizer): a ~100k-parameter Llama and a tokenizer trained on the small data."""
+def tiny_tokenizer(small_splits):
+    """A byte-level BPE tokenizer trained on the small data."""
     from wmkit.core.build import tokenizer_corpus
-    from wmkit.core.models import TinyModelConfig, build_tiny_model, train_tokenizer
+    from wmkit.core.models import train_tokenizer
 
-    tokenizer = train_tokenizer(tokenizer_corpus(small_splits["train"]), vocab_size=512)
+    return train_tokenizer(tokenizer_corpus(small_splits["train"]), vocab_size=512)
+
+
+@pytest.fixture(scope="session")
+def tiny_lm(tiny_tokenizer):
+    """(model, tokenizer): a ~100k-parameter Llama and a tokenizer trained on the small data."""
+    from wmkit.core.models import TinyModelConfig, build_tiny_model
+
     config = TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64, vocab_size=512)
-    return build_tiny_model(tokenizer, config, seed=0), tokenizer, config
+    return build_tiny_model(tiny_tokenizer, config, seed=0), tiny_tokenizer, config
+
+
+@pytest.fixture(scope="session")
+def nf4_lm(tiny_tokenizer):
+    """Like `tiny_lm`, but wide enough to NF4-quantize on every CPU: each linear layer's
+    in_features a multiple of 64 and out_features a multiple of 32 (see
+    `wmkit.core.models.nf4_unfit_layers`). `tiny_lm`'s 32-wide layers are not."""
+    from wmkit.core.models import TinyModelConfig, build_tiny_model
+
+    config = TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=512)
+    return build_tiny_model(tiny_tokenizer, config, seed=0), tiny_tokenizer, config
+
+
+@pytest.fixture(params=[False, True], ids=["native", "avx512bf16"])
+def packed_cpu_path(request, monkeypatch):
+    """Run an NF4 test twice: on this CPU's own bitsandbytes path, and on the packed CPU path
+    that bitsandbytes takes on Intel Xeons with AVX512-BF16/AMX (True: forced here).
+
+    `Linear4bit.__init__` (bitsandbytes/nn/modules.py) asks `has_avx512bf16()` -- the native
+    library's CPU check, false on AMD -- and, when true, `Linear4bit.forward` repacks the
+    weight for the fused kernel (`_convert_weight_packed_for_cpu`) on a CPU input in eval mode
+    that needs no grad: the repacking that fails for narrow layers. Patched before the model
+    is loaded, the repacking runs here too; the matmul after it then takes the generic kernel
+    (the fused one needs the real instructions), so its numbers are not the Xeon's -- the
+    shapes and the code path up to the kernel are. Skips where bitsandbytes is missing.
+    """
+    bnb_modules = pytest.importorskip("bitsandbytes.nn.modules")
+    if request.param:
+        monkeypatch.setattr(bnb_modules, "has_avx512bf16", lambda: True)
+    return request.param

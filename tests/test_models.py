@@ -67,10 +67,15 @@ def test_smollm2_gguf_is_found_without_importing_llama_cpp():
     assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
 
 
-def test_qlora_code_path_trains_adapters_on_cpu(tiny_lm, tmp_path):
-    """NF4 4-bit base + LoRA: the CUDA path of the kit, exercised on CPU (slow kernels, warnings)."""
-    pytest.importorskip("bitsandbytes")
-    model, tok, config = tiny_lm
+def packed_for_cpu(model) -> list[bool]:
+    return [bool(getattr(m.weight.quant_state, "packing_format_for_cpu", False))
+            for m in model.modules() if type(m).__name__ == "Linear4bit"]
+
+
+def test_qlora_code_path_trains_adapters_on_cpu(nf4_lm, tmp_path, packed_cpu_path):
+    """NF4 4-bit base + LoRA: the CUDA path of the kit, exercised on CPU (slow kernels, warnings),
+    also through the packed path bitsandbytes takes on AVX512-BF16/AMX Xeons."""
+    model, tok, config = nf4_lm
     models.save_model(model, tok, tmp_path / "m", tiny_config=config)
     base, tok = models.load_model(str(tmp_path / "m"), quantization="nf4")
     assert any("4bit" in type(m).__name__ for m in base.modules())
@@ -86,3 +91,37 @@ def test_qlora_code_path_trains_adapters_on_cpu(tiny_lm, tmp_path):
         optimizer.zero_grad()
     changed = [n for n, p in peft_model.named_parameters() if p.requires_grad and not torch.equal(p, trainable[n])]
     assert changed, "LoRA parameters did not move"
+    with torch.no_grad():
+        assert torch.isfinite(peft_model(input_ids=ids).logits).all()
+    if packed_cpu_path:
+        assert all(packed_for_cpu(base)), "the packed CPU path was not taken"
+
+
+def test_nf4_refuses_layers_too_narrow_for_every_cpu(tiny_lm, tmp_path):
+    """tiny_lm's 32-wide layers break bitsandbytes' packed CPU path: one clear error instead."""
+    pytest.importorskip("bitsandbytes")
+    model, tok, config = tiny_lm
+    models.save_model(model, tok, tmp_path / "m", tiny_config=config)
+    with pytest.raises(ValueError, match=r"cannot NF4-quantize .*q_proj \[32 x 32\]") as error:
+        models.load_model(str(tmp_path / "m"), quantization="nf4")
+    assert "\n" not in str(error.value)
+
+
+def test_kit_default_and_gpu_sized_models_fit_nf4_on_every_cpu(tiny_tokenizer):
+    """The model sizes the kit could quantise (TinyModelConfig's defaults; the gpu profile's
+    and WM-R1's gpu policy) have every would-be-quantised linear layer NF4-able everywhere:
+    in_features a multiple of 64, out_features of 32 (`models.nf4_unfit_layers`)."""
+    from wmkit.profiles import PROFILES
+    from wmkit.wm_r1.experiment import SIZES
+
+    configs = {"default": models.TinyModelConfig(), "profile gpu": PROFILES["gpu"].world_model.model,
+               "wm_r1 gpu": SIZES["gpu"].policy}
+    for label, config in configs.items():
+        with torch.device("meta"):
+            model = models.build_tiny_model(tiny_tokenizer, config)
+        linears = [(n, m) for n, m in model.named_modules()
+                   if isinstance(m, torch.nn.Linear) and n != "lm_head"]  # lm_head: tied, never quantised
+        assert linears
+        unfit = [n for n, m in linears if m.in_features % 64 or m.out_features % models.NF4_ROW_BLOCK]
+        assert not unfit, (label, unfit)
+

@@ -53,3 +53,80 @@ def test_notebooks_are_clean_and_parameterised():
             assert re.search(rf"^{name}\s*=", source, re.MULTILINE), (path.name, name)
         text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
         assert "colab.research.google.com" in text and "## Summary" in text and "## Exercises" in text
+
+
+def _floor(specifier: str):
+    """The lowest version a specifier set admits through its >= / == / ~= / > clauses."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    floors = [Version(s.version) for s in SpecifierSet(specifier) if s.operator in (">=", "==", "~=", ">")]
+    return max(floors) if floors else None
+
+
+def _project():
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+
+
+def _direct_requirements() -> dict[str, str]:
+    project = _project()
+    found = {_name(r): r for r in project["dependencies"]}
+    for extra in project["optional-dependencies"].values():
+        found.update({_name(r): r for r in extra if _name(r) not in found})
+    return found
+
+
+def test_requires_python_floor_is_at_least_every_installed_dependencys():
+    """A Python the project admits must be one every direct dependency, as installed, admits:
+    with requires-python below that, pip on the older Python cannot install the pinned set
+    (trl 1.16, the floor itself, needs Python 3.11)."""
+    import importlib.metadata as md
+
+    from packaging.specifiers import SpecifierSet
+
+    project_floor = _floor(_project()["requires-python"])
+    assert project_floor is not None, "requires-python has no floor"
+    checked, too_low = [], []
+    for name in _direct_requirements():
+        try:
+            needs = md.metadata(name).get("Requires-Python")
+        except md.PackageNotFoundError:
+            continue  # not installed here (an optional extra): nothing to read
+        checked.append(name)
+        if needs and not SpecifierSet(needs).contains(str(project_floor), prereleases=True):
+            too_low.append(f"{name} {md.version(name)} needs Python {needs}")
+    assert {"transformers", "trl", "peft", "torch"} <= set(checked)
+    assert not too_low, f"requires-python floor {project_floor} is below: " + "; ".join(too_low)
+
+
+def test_transformers_floor_matches_the_transformers_5_arguments_the_code_uses():
+    """The code passes TrainingArguments arguments that only transformers 5 has
+    (`train_sampling_strategy`; a fractional `warmup_steps`, a ratio): the declared floor must
+    be 5 or more, and the installed transformers must take them."""
+    from packaging.version import Version
+
+    source = {p: p.read_text() for p in (REPO / "wmkit").rglob("*.py")}
+    used = []
+    if any(re.search(r"\btrain_sampling_strategy\s*=", text) for text in source.values()):
+        used.append("train_sampling_strategy")
+    from wmkit.core.sft import SFTConfig
+
+    sft = (REPO / "wmkit" / "core" / "sft.py").read_text()
+    if re.search(r"\bwarmup_steps\s*=\s*config\.warmup\b", sft) and 0 < SFTConfig(output_dir="unused").warmup < 1:
+        used.append("fractional warmup_steps")
+    assert used, "grep found neither transformers-5 argument: update this test"
+    from packaging.requirements import Requirement
+
+    floor = _floor(str(Requirement(_direct_requirements()["transformers"]).specifier))
+    assert floor is not None and floor >= Version("5"), (
+        f"the code uses {', '.join(used)} (transformers 5 only), but pyproject allows transformers {floor}")
+
+    import dataclasses
+
+    from transformers import TrainingArguments
+
+    fields = {f.name: f for f in dataclasses.fields(TrainingArguments)}
+    assert "train_sampling_strategy" in fields
+    args = TrainingArguments(output_dir="unused", warmup_steps=0.05, use_cpu=True, report_to="none",
+                             train_sampling_strategy="group_by_length")
+    assert args.warmup_steps == 0.05

@@ -212,10 +212,48 @@ def _quantization_config(dtype):
     )
 
 
+NF4_ROW_BLOCK = 32
+"""bitsandbytes' packed CPU layout groups output rows in blocks of 32 (`block_n`)."""
+
+
+def nf4_unfit_layers(model) -> list[str]:
+    """The 4-bit linear layers of `model` that bitsandbytes' packed CPU path cannot take.
+
+    bitsandbytes (0.50) repacks a `Linear4bit` weight the first time it runs an inference
+    forward (eval mode, input without grad) on a CPU whose native library reports AVX512-BF16
+    (Intel Xeons with AMX/AVX-512; `Linear4bit.forward` in bitsandbytes/nn/modules.py, via
+    `has_avx512bf16()`). `_convert_weight_packed_for_cpu` (bitsandbytes/functional.py) then
+    reshapes the per-block scales to `[out, in // blocksize]` and asserts `out % 32 == 0`, so
+    a layer fails there unless in_features is a multiple of the quantisation block (64) and
+    out_features a multiple of 32. Returns "name [out x in]" for each layer that does not fit.
+    """
+    unfit = []
+    for name, module in model.named_modules():
+        if type(module).__name__ != "Linear4bit":
+            continue
+        blocksize = getattr(module.weight, "blocksize", None) or 64
+        if module.in_features % blocksize or module.out_features % NF4_ROW_BLOCK:
+            unfit.append(f"{name} [{module.out_features} x {module.in_features}]")
+    return unfit
+
+
+def _refuse_unfit_nf4(model, name_or_path: str) -> None:
+    unfit = nf4_unfit_layers(model)
+    if unfit:
+        shown = ", ".join(unfit[:3]) + (f" and {len(unfit) - 3} more" if len(unfit) > 3 else "")
+        raise ValueError(
+            f"cannot NF4-quantize {name_or_path!r}: every quantized linear layer needs in_features "
+            f"a multiple of 64 and out_features a multiple of {NF4_ROW_BLOCK} (bitsandbytes' packed "
+            f"CPU path on AVX512-BF16/AMX CPUs fails otherwise), and {shown} do not; use wider "
+            "layers (e.g. TinyModelConfig defaults) or quantization=None."
+        )
+
+
 def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
     """Load `(model, tokenizer)` from "smollm2", a saved folder, or a hub id.
 
-    `quantization="nf4"` loads the base weights in 4-bit NF4 (QLoRA). For "tiny", build one
+    `quantization="nf4"` loads the base weights in 4-bit NF4 (QLoRA) and refuses (ValueError)
+    a model with linear layers too narrow for it (see `nf4_unfit_layers`). For "tiny", build one
     with `build_tiny_model` (it needs a tokenizer trained on data) -- or load a saved tiny
     model by its folder.
     """
@@ -268,6 +306,8 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
         tokenizer = AutoTokenizer.from_pretrained(name_or_path)
         model = AutoModelForCausalLM.from_pretrained(name_or_path, **kwargs)
 
+    if quantization == "nf4":
+        _refuse_unfit_nf4(model, name_or_path)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.generation_config.pad_token_id = tokenizer.pad_token_id
