@@ -256,6 +256,8 @@ def test_jsonable():
 
 @pytest.mark.slow
 def test_command_line_runs_check_4(tmp_path):
+    from wmkit.__main__ import main
+
     out = tmp_path / "seeds.json"
-    assert wmrl.main(["--profile", "smoke", "--seeds", "1", "--check", "4", "--out", str(out)]) == 0
+    assert main(["run", "wmrl", "--profile", "smoke", "--seeds", "1", "--check", "4", "--out", str(out)]) == 0
     assert out.exists()

@@ -1,9 +1,8 @@
 """Command line: the same library calls the notebooks make.
 
     python -m wmkit reproduce --profile smoke     run every notebook with papermill
-    python -m wmkit run wm-r1 --profile cpu --seeds 3
-                                                  one paper's experiment over seeds, as JSON
-                                                  (papers: rlvr-world, rwml, wm-r1, wmrl)
+    python -m wmkit run <paper> --profile cpu     one paper's experiment over seeds, as JSON
+                                                  (<paper>: rlvr-world, rwml, wm-r1, wmrl)
     python -m wmkit data [--out data]             regenerate the shipped datasets
     python -m wmkit world-model --profile cpu     build notebook 01's world model
     python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
