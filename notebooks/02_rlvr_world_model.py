@@ -65,7 +65,7 @@ from wmkit.rlvr_world import experiment as rx
 from wmkit.rwml.experiment import rwml_experiment
 
 run = nb.start("02_rlvr_world_model", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
-sizes = rx.sizes_for(run.profile.name)
+sizes = run.profile.rlvr  # the profile's notebook 02 sizes (wmkit/profiles.py)
 sizes
 
 # %% [markdown]
@@ -114,7 +114,7 @@ sizes
 # The authors train every parameter with learning rate 1e-6 (1.5B models). The kit's from-scratch
 # world model has well under a million parameters, so it trains every parameter too; a pretrained
 # `MODEL` gets **LoRA** adapters instead, where 1e-6 would barely move anything. The learning rate
-# was chosen by a sweep on the *validation* split (`python -m wmkit.rlvr_experiments --sweep`),
+# was chosen by a sweep on the *validation* split (`python -m wmkit run rlvr-world --sweep`),
 # never on the test split.
 
 # %%
@@ -359,7 +359,7 @@ print("the MLE model matches RLVR's k=1 accuracy at k =", catch_up)
 # %% [markdown]
 # ## 9. Several seeds
 #
-# One RL run is one sample of a noisy process. `python -m wmkit.rlvr_experiments --profile cpu --seeds 3`
+# One RL run is one sample of a noisy process. `python -m wmkit run rlvr-world --profile cpu --seeds 3`
 # repeats experiment 1 with RL seeds 0, 1, 2 from the same MLE model and writes
 # `runs/<profile>/rlvr_seeds.json`; the table below reads it when it exists.
 
@@ -373,7 +373,7 @@ if seeds:
         print(f"{key:24s} MLE {v['before']:.3f}  ->  RLVR {a['mean']:.3f} ± {a['std']:.3f}  "
               f"({stats.delta_verdict([v['before']] * len(a['values']), a['values'])})")
 else:
-    print(f"no {seeds_file.name} yet: run  python -m wmkit.rlvr_experiments --profile {run.profile.name} --seeds 3")
+    print(f"no {seeds_file.name} yet: run  python -m wmkit run rlvr-world --profile {run.profile.name} --seeds 3")
 
 
 # %% [markdown]

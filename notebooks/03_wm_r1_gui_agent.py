@@ -67,7 +67,7 @@ from wmkit.wm_r1 import experiment as wm_r1
 
 run = nb.start("03_wm_r1_gui_agent", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
 torch.set_num_threads(min(2, torch.get_num_threads()) if not torch.cuda.is_available() else torch.get_num_threads())
-sizes = wm_r1.sizes_for(run.profile.name)
+sizes = run.profile.wm_r1  # the profile's notebook 03 sizes (wmkit/profiles.py)
 notebook_start = time.perf_counter()
 figures = []
 
@@ -150,7 +150,7 @@ for name, (succ, lengths, calls, max_steps) in groups.items():
 # predicts the first step of the reference solution; the real phone's answer is printed beside it.
 
 # %%
-world_model, wm_info = wm_r1.load_world_model_source(run.profile.name, run.runs_dir, 0, sizes.wm_max_new_tokens)
+world_model, wm_info = wm_r1.load_world_model_source(run.profile, run.runs_dir, 0, sizes.wm_max_new_tokens)
 print({k: wm_info.get(k) for k in ("profile", "parameters", "n_transitions", "folder")})
 device = phone.PhoneEnv(); device.reset(task=task)
 real_next = device.step(reference[0]).observation
@@ -178,7 +178,7 @@ print("judge on the predicted screen:", phone.judge_screen(task, predicted_next)
 # | `wm_r1_no_length` | world model only | yes, β = 0 |
 #
 # Which arms run is the profile's choice (`sizes.baselines`): every profile runs all six;
-# `python -m wmkit.wm_r1 --arms ...` runs a subset.
+# `python -m wmkit run wm-r1 --arms ...` runs a subset.
 #
 # GRPO runs through TRL's `GRPOTrainer` with a `rollout_func` that plays whole episodes (batched
 # across the group and the tasks) and returns an `env_mask` that keeps screens out of the loss. The
@@ -189,7 +189,7 @@ print("judge on the predicted screen:", phone.judge_screen(task, predicted_next)
 # and on new tasks of the training templates, with greedy decoding.
 
 # %%
-results = wm_r1.run_experiment(run.profile.name, run.seed, runs_dir=run.runs_dir, out_dir=run.output_dir / "arms",
+results = wm_r1.run_experiment(run.profile, run.seed, runs_dir=run.runs_dir, out_dir=run.output_dir / "arms",
                                model_name=MODEL, world_model=world_model, progress=True)
 models_by_arm, tokenizer = results["_models"], results["_tokenizer"]
 print(f"policy: {results['policy_parameters']:,} parameters | held-out templates: {results['tasks']['heldout_templates']}")
@@ -217,8 +217,8 @@ for name, entry in results["training"].items():
 # ## 5. Results in the real simulator, and the paper beside them
 #
 # Verdicts are computed: WM-R1 must beat an arm by more than one standard error (binomial, from the
-# number of evaluation tasks, with one seed; over seeds use `python -m wmkit.wm_r1 --profile cpu
-# --seeds 3`), otherwise the verdict says *within noise* or *not reproduced*.
+# number of evaluation tasks, with one seed; over seeds use `python -m wmkit run wm-r1 --profile
+# cpu --seeds 3`), otherwise the verdict says *within noise* or *not reproduced*.
 
 # %%
 arms = results["arms"]
@@ -251,7 +251,7 @@ for claim, arm, paper in paper_rows:
     print(f"{claim:40s} {paper:32s} {a:.3f} vs {b:.3f} (n={n_eval})  {v}")
 
 # %% [markdown]
-# One seed is one sample of a noisy process. `python -m wmkit.wm_r1 --profile cpu --seeds 3` repeats
+# One seed is one sample of a noisy process. `python -m wmkit run wm-r1 --profile cpu --seeds 3` repeats
 # this section with training seeds 0, 1, 2 (same world model, same evaluation tasks) and writes
 # `runs/<profile>/wm_r1_seeds.json`; the table below reads it when it exists. Its verdicts compare
 # means over seeds with their standard errors.
@@ -267,7 +267,7 @@ if seeds_file.exists():
         print(f"{arm:18s} {h['mean']:14.3f} ± {h['std']:.3f} {t['mean']:16.3f} ± {t['std']:.3f}  "
               f"{row.get('verdict_wm_r1_vs_this_heldout', '')}")
 else:
-    print(f"no {seeds_file.name} yet: run  python -m wmkit.wm_r1 --profile {run.profile.name} --seeds 3")
+    print(f"no {seeds_file.name} yet: run  python -m wmkit run wm-r1 --profile {run.profile.name} --seeds 3")
 
 # %% [markdown]
 # ## 6. Does the world model cap the agent?

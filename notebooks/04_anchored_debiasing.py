@@ -61,7 +61,7 @@ from wmkit.wmrl import experiment as wmrl
 from wmkit.wmrl import method as wmrl_method
 
 run = nb.start("04_anchored_debiasing", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
-sizes = wmrl.sizes_for(run.profile.name)
+sizes = run.profile.wmrl  # the profile's notebook 04 sizes (wmkit/profiles.py)
 notebook_start = time.perf_counter()
 figures = []
 

@@ -188,10 +188,10 @@ def test_every_notebook_job_is_registered_with_profile_defaults():
     assert {"world-model", "rlvr", "wm-r1", "wmrl"} <= set(jobs.JOBS)
     rlvr = jobs.build_config("rlvr", profile="smoke", overrides=["max_steps=2", "rlvr.prompts_per_step=6"])
     assert (rlvr.rlvr.max_steps, rlvr.rlvr.prompts_per_step, rlvr.rlvr.reward) == (2, 6, "task_specific")
-    from wmkit.rlvr_world.experiment import sizes_for
+    from wmkit.profiles import get_profile
 
-    gpu = jobs.default_config("rlvr", "gpu").rlvr  # notebook 02's sizes
-    assert (gpu.max_steps, gpu.prompts_per_step) == (sizes_for("gpu").steps, sizes_for("gpu").prompts_per_step)
+    gpu, sizes = jobs.default_config("rlvr", "gpu").rlvr, get_profile("gpu").rlvr  # notebook 02's sizes
+    assert (gpu.max_steps, gpu.prompts_per_step) == (sizes.steps, sizes.prompts_per_step)
     wm_r1 = jobs.build_config("wm-r1", profile="smoke", overrides=["arms=[wm_r1]", "seed=2"])
     assert (wm_r1.profile, wm_r1.arms, wm_r1.seed) == ("smoke", ("wm_r1",), 2)
     assert not jobs.JOBS["wm-r1"].distributed and jobs.JOBS["rlvr"].distributed

@@ -11,10 +11,11 @@ pytest.importorskip("wmkit.envs.twx")
 pytest.importorskip("textworld_express")
 
 from wmkit.envs import twx
+from wmkit.profiles import get_profile
 from wmkit.rlvr_world import method as rl
 from wmkit.rwml import policy as rp
 
-TINY = replace(rp.sizes_for("smoke"), games=("simonsays", "sorting"), bc_episodes=2, rl_episodes=2,
+TINY = replace(get_profile("smoke").rwml.policy, games=("simonsays", "sorting"), bc_episodes=2, rl_episodes=2,
                eval_episodes=2, max_episode_steps=2, max_action_tokens=6, rl_steps=1)
 
 
@@ -191,7 +192,7 @@ def test_evaluation_counts_gold_play_as_success_and_garbage_as_invalid(monkeypat
 
 def test_sizes_per_profile():
     for name in ("smoke", "cpu", "gpu"):
-        sizes = rp.sizes_for(name)
+        sizes = get_profile(name).rwml.policy
         assert sizes.rl_steps >= 1 and sizes.num_generations >= 2 and set(sizes.games) <= set(twx.GAMES)
     with pytest.raises(ValueError, match="Unknown profile"):
-        rp.sizes_for("huge")
+        get_profile("huge")

@@ -8,6 +8,7 @@ import torch
 
 from wmkit.core.models import TinyModelConfig
 from wmkit.envs import phone
+from wmkit.profiles import get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig, composite_rewards, group_has_signal
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import experiment as wm_r1
@@ -78,7 +79,7 @@ def test_reference_episode_plays_the_reference_with_imagined_calls():
 
 @pytest.fixture(scope="module")
 def tiny_policy():
-    sizes = wm_r1.SIZES["smoke"]
+    sizes = get_profile("smoke").wm_r1
     sizes = wm_r1.replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2,
                                                         intermediate_size=64, vocab_size=512, max_positions=2048))
     train, _ = wm_r1.task_templates(3)
@@ -135,8 +136,8 @@ def test_verdicts():
 
 def test_sizes_exist_for_every_profile():
     for name in ("smoke", "cpu", "gpu"):
-        sizes = wm_r1.sizes_for(name)
+        sizes = get_profile(name).wm_r1
         assert set(sizes.baselines) <= set(wm_r1.ARMS)
-    assert wm_r1.sizes_for("gpu").eval_heldout >= 300
+    assert get_profile("gpu").wm_r1.eval_heldout >= 300
     with pytest.raises(ValueError):
-        wm_r1.sizes_for("huge")
+        get_profile("huge")

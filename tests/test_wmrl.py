@@ -6,10 +6,10 @@ import pytest
 
 from wmkit import exercises
 from wmkit.envs.research import CostLedger, Head, ResearchEnv, Space
+from wmkit.profiles import get_profile
 from wmkit.wmrl import experiment as wmrl
 from wmkit.wmrl import method as wmrl_method
 from wmkit.wmrl import problems as wmrl_problems
-from wmkit.wmrl.experiment import SIZES
 from wmkit.wmrl.method import FactorisedSoftmaxPolicy, WMRLConfig, compute_to_target, run_grpo
 from wmkit.wmrl.problems import ControlledBandit, HandmadeWorldModel
 
@@ -93,7 +93,7 @@ def test_runs_are_reproducible_with_a_seed(bandit):
 
 def test_learning_moves_toward_the_optimum(bandit):
     env, wm = bandit
-    log = run_grpo(env, wm, replace(SIZES["smoke"].bandit, arm="real"))
+    log = run_grpo(env, wm, replace(get_profile("smoke").wmrl.bandit, arm="real"))
     assert log.values[-1] > log.values[0] + 0.5 * (env.optimum - log.values[0])
 
 
@@ -101,7 +101,7 @@ def test_learning_moves_toward_the_optimum(bandit):
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"], ids=lambda name: f"{name}-sizes")
 def test_debiasing_switches_on_at_the_profiles_sizes(profile):
     """A run of each profile's research size sees enough anchor pairs to refit, and logs each refit."""
-    sizes = SIZES[profile].research
+    sizes = get_profile(profile).wmrl.research
     env = ControlledBandit(seed=0)  # same loop, same anchor pairs per step, no executions needed
     lines = []
     log = run_grpo(env, HandmadeWorldModel(env, seed=0), replace(sizes, arm="wmrl"), log_refits=lines.append)
@@ -122,7 +122,7 @@ def test_no_map_is_fitted_without_debiasing(bandit):
 
 def test_official_sizes_would_not_refit_at_the_kit_scale():
     """Why the profile sizes scale min_pairs: the official 200 pairs are out of reach of a cpu run."""
-    sizes = SIZES["cpu"].research
+    sizes = get_profile("cpu").wmrl.research
     official = replace(sizes, arm="wmrl", debias_min_pairs=200, debias_refit_every=64)
     env = ControlledBandit(seed=0)
     assert run_grpo(env, HandmadeWorldModel(env), replace(official, steps=20)).refits == []
@@ -168,7 +168,7 @@ def test_unknown_arm_and_profile():
     with pytest.raises(ValueError):
         run_grpo(ControlledBandit(), None, replace(TINY, arm="magic"))
     with pytest.raises(ValueError):
-        wmrl.sizes_for("tpu")
+        get_profile("tpu")
 
 
 # ------------------------------------------------------------------ world models
@@ -232,7 +232,7 @@ def test_expected_clip_matches_monte_carlo():
 
 
 def test_controlled_experiment_smoke_and_verdicts():
-    result = wmrl.controlled_experiment(replace(SIZES["smoke"], anchor_sweep=(0.2,)), seeds=[0])
+    result = wmrl.controlled_experiment(replace(get_profile("smoke").wmrl, anchor_sweep=(0.2,)), seeds=[0])
     assert {"real", "pure WM", "WMRL", "anchors only", "no correction", "WMRL @0.2"} <= set(result["arms"])
     assert result["arms"]["real"]["final_gap"]["mean"] < result["predicted_wm_floor"][0] + 0.05
     assert set(wmrl.controlled_verdicts(result)) and all(isinstance(v, bool) for v in wmrl.controlled_verdicts(result).values())
@@ -256,6 +256,8 @@ def test_jsonable():
 
 @pytest.mark.slow
 def test_command_line_runs_check_4(tmp_path):
+    from wmkit.__main__ import main
+
     out = tmp_path / "seeds.json"
-    assert wmrl.main(["--profile", "smoke", "--seeds", "1", "--check", "4", "--out", str(out)]) == 0
+    assert main(["run", "wmrl", "--profile", "smoke", "--seeds", "1", "--check", "4", "--out", str(out)]) == 0
     assert out.exists()

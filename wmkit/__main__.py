@@ -1,6 +1,8 @@
 """Command line: the same library calls the notebooks make.
 
     python -m wmkit reproduce --profile smoke     run every notebook with papermill
+    python -m wmkit run <paper> --profile cpu     one paper's experiment over seeds, as JSON
+                                                  (<paper>: rlvr-world, rwml, wm-r1, wmrl)
     python -m wmkit data [--out data]             regenerate the shipped datasets
     python -m wmkit world-model --profile cpu     build notebook 01's world model
     python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
@@ -16,15 +18,20 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DATA_EPISODES = 60  # episodes per environment in the shipped data/ copy (the smoke size)
-DATA_SEED = 0
+PAPERS = ("rlvr-world", "rwml", "wm-r1", "wmrl")
+"""``python -m wmkit run <paper>``: each is ``run_seeds`` of that paper's experiment module."""
 
 
-def write_data(out: Path, episodes: int = DATA_EPISODES, seed: int = DATA_SEED) -> list[Path]:
-    """Write data/<env>_<split>.jsonl (keys sorted) and SHA256SUMS; byte-identical on rerun."""
+def write_data(out: Path, episodes: int | None = None, seed: int | None = None) -> list[Path]:
+    """Write data/<env>_<split>.jsonl (keys sorted) and SHA256SUMS; byte-identical on rerun.
+    Episodes and seed default to the profiles' ``data`` section."""
     from wmkit.core.build import DEFAULT_ENVS
     from wmkit.core.worldmodel import collect_transitions, split_by_episode, write_jsonl
+    from wmkit.profiles import PROFILES
 
+    data = PROFILES["smoke"].data
+    episodes = data.episodes if episodes is None else episodes
+    seed = data.seed if seed is None else seed
     out.mkdir(parents=True, exist_ok=True)
     # The same call as the smoke profile's data, so data/ holds exactly those transitions.
     splits = split_by_episode(collect_transitions(DEFAULT_ENVS, episodes, seed))
@@ -81,6 +88,64 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
     return out_root
 
 
+def run_paper(args) -> int:
+    """``python -m wmkit run <paper>``: the paper's multi-seed experiment, at the profile's sizes."""
+    from wmkit.profiles import get_profile
+
+    if args.paper not in PAPERS:
+        raise ValueError(f"unknown paper {args.paper!r}: choose one of {', '.join(PAPERS)}")
+    profile = get_profile(args.profile)  # resolved once ('auto' -> gpu / cpu); passed down as a Profile
+    only = {"rlvr-world": ("sweep", "steps", "lora", "runs_dir"), "rwml": ("runs_dir",),
+            "wm-r1": ("arms", "first_seed", "threads"), "wmrl": ("check",)}[args.paper]
+    given = [name for name in ("sweep", "steps", "lora", "runs_dir", "arms", "first_seed", "threads", "check")
+             if getattr(args, name) not in (None, False)]
+    stray = [name for name in given if name not in only]
+    if stray:
+        raise ValueError(f"{', '.join('--' + n.replace('_', '-') for n in stray)} not an option of {args.paper}")
+    if args.paper == "rlvr-world":
+        from wmkit.rlvr_world.experiment import run_seeds
+
+        run_seeds(profile, args.seeds, args.out, runs_dir=args.runs_dir, sweep=args.sweep, steps=args.steps,
+                  lora=args.lora)
+    elif args.paper == "rwml":
+        from wmkit.rwml.experiment import run_seeds
+
+        run_seeds(profile, args.seeds, args.out, runs_dir=args.runs_dir)
+    elif args.paper == "wm-r1":
+        from wmkit.wm_r1.experiment import run_seeds
+
+        run_seeds(profile, args.seeds, args.out, first_seed=args.first_seed or 0, arms=args.arms,
+                  threads=2 if args.threads is None else args.threads)
+    else:
+        from wmkit.wmrl.experiment import run_seeds
+
+        run_seeds(profile, args.seeds, args.out, check=args.check or "all")
+    return 0
+
+
+def add_run_parser(sub) -> None:
+    p = sub.add_parser("run", help="one paper's experiment over seeds, as JSON (rlvr-world, rwml, wm-r1, wmrl)",
+                       description="One paper's experiment over seeds, at the profile's sizes, as JSON under "
+                                   "runs/<profile>/ (rlvr_seeds.json, rwml_seeds.json, wm_r1_seeds.json, "
+                                   "wmrl_seeds.json).")
+    p.add_argument("paper", help="rlvr-world | rwml | wm-r1 | wmrl")
+    p.add_argument("--profile", default="auto", help="smoke | cpu | gpu | auto (default)")
+    p.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (default 3)")
+    p.add_argument("--out", default=None, help="JSON file (default runs/<profile>/<paper>_seeds.json)")
+    g = p.add_argument_group("rlvr-world")
+    g.add_argument("--sweep", action="store_true", help="learning-rate sweep on validation instead of seeds")
+    g.add_argument("--steps", type=int, default=None, help="override GRPO steps")
+    g.add_argument("--lora", action="store_true", help="sweep: LoRA adapters even on the from-scratch model")
+    g.add_argument("--runs-dir", default=None, help="rlvr-world, rwml: where notebook 01's world model is and "
+                                                    "the JSON goes (default runs/<profile>)")
+    g = p.add_argument_group("wm-r1")
+    g.add_argument("--arms", nargs="*", default=None, help="arms to run (default: the profile's)")
+    g.add_argument("--first-seed", type=int, default=None, help="first seed (default 0)")
+    g.add_argument("--threads", type=int, default=None, help="torch threads (default 2)")
+    g = p.add_argument_group("wmrl")
+    g.add_argument("--check", default=None, help="4, 5 or all (default)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wmkit", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -88,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("reproduce", help="run every notebook with papermill")
     p.add_argument("--profile", default="auto")
     p.add_argument("--only", nargs="*", help="notebook name prefixes, e.g. 01 02")
+    add_run_parser(sub)
     p = sub.add_parser("data", help="regenerate the shipped datasets in data/")
     p.add_argument("--out", default=str(REPO / "data"))
     p = sub.add_parser("world-model", help="build notebook 01's world model")
@@ -105,16 +171,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "reproduce":
             reproduce(args.profile, args.only)
+        elif args.command == "run":
+            return run_paper(args)
         elif args.command == "data":
             for path in write_data(Path(args.out)):
                 print(path)
         elif args.command == "world-model":
             from wmkit.core.build import build_world_model
-            from wmkit.profiles import resolve_profile_name
+            from wmkit.profiles import get_profile
 
-            name = resolve_profile_name(args.profile)
-            out = args.out or REPO / "runs" / name / "01_build_world_model" / "world_model"
-            run = build_world_model(name, out, seed=args.seed, model=args.model)
+            profile = get_profile(args.profile)
+            out = args.out or REPO / "runs" / profile.name / "01_build_world_model" / "world_model"
+            run = build_world_model(profile, out, seed=args.seed, model=args.model)
             print(json.dumps(run.info, indent=1))
         elif args.command == "train":
             return train_main(args)

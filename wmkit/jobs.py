@@ -559,10 +559,10 @@ class WorldModelJob:
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> WorldModelJob:
-        from wmkit.profiles import get_profile, resolve_profile_name
+        from wmkit.profiles import get_profile
 
-        name = resolve_profile_name(profile)
-        return cls(profile=name, world_model=get_profile(name).world_model)
+        resolved = get_profile(profile)
+        return cls(profile=resolved.name, world_model=resolved.world_model)
 
 
 def rank_fingerprints(model, tokenizer=None) -> list[str | None]:
@@ -638,10 +638,10 @@ def run_world_model(config: WorldModelJob) -> dict:
 
 @dataclass
 class WMRLJob:
-    """Notebook 04's WMRL experiments over seeds (``python -m wmkit.wmrl``); numpy, one process."""
+    """Notebook 04's WMRL experiments over seeds (``python -m wmkit run wmrl``); numpy, one process."""
 
     profile: str = "cpu"
-    """smoke | cpu | gpu (sizes of wmkit.wmrl.SIZES)."""
+    """smoke | cpu | gpu (sizes: the profile's ``wmrl`` section)."""
     seeds: int = 3
     """Seeds of checks 4 and 5."""
     check: str = "all"
@@ -657,16 +657,16 @@ class WMRLJob:
 
 
 def run_wmrl(config: WMRLJob) -> dict:
-    """`wmkit.wmrl.experiment.main` with these settings; returns where the JSON report went."""
+    """`wmkit.wmrl.experiment.run_seeds` with these settings; returns where the JSON report went."""
+    from wmkit.profiles import get_profile
     from wmkit.wmrl import experiment as wmrl
 
     if config.check not in ("4", "5", "all"):
         raise ValueError(f"check must be 4, 5 or all, not {config.check!r}")
-    wmrl.sizes_for(config.profile)  # one clear line for an unknown profile
-    out = config.out or str(REPO / "runs" / config.profile / "wmrl_seeds.json")
-    status = wmrl.main(["--profile", config.profile, "--seeds", str(config.seeds), "--check", config.check,
-                        "--out", out])
-    return {"job": "wmrl", "status": status, "report": out}
+    profile = get_profile(config.profile)  # one clear line for an unknown profile
+    out = config.out or str(REPO / "runs" / profile.name / "wmrl_seeds.json")
+    wmrl.run_seeds(profile, config.seeds, out, config.check)
+    return {"job": "wmrl", "status": 0, "report": out}
 
 
 @dataclass
@@ -693,23 +693,17 @@ class RLVRJob:
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> RLVRJob:
-        """Notebook 02's sizes for the profile (`wmkit.rlvr_world.experiment.SIZES`), as its text-game arm uses them."""
-        from wmkit.profiles import resolve_profile_name
+        """Notebook 02's sizes for the profile (its ``rlvr`` section), as its text-game arm uses them."""
+        from wmkit.profiles import get_profile
         from wmkit.rlvr_world.method import RLVRConfig
 
-        name = resolve_profile_name(profile)
-        config = RLVRConfig(output_dir="")
-        try:
-            from wmkit.rlvr_world.experiment import sizes_for
-
-            sizes = sizes_for(name)
-            config = RLVRConfig(output_dir="", num_generations=sizes.num_generations,
-                                prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-                                max_completion_length=sizes.max_completion_length, max_steps=sizes.steps,
-                                save_steps=max(5, sizes.steps // 2))
-        except (ImportError, AttributeError, ValueError):  # sizes not there: RLVRConfig's defaults
-            pass
-        return cls(profile=name, rlvr=config)
+        resolved = get_profile(profile)
+        sizes = resolved.rlvr
+        config = RLVRConfig(output_dir="", num_generations=sizes.num_generations,
+                            prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
+                            max_completion_length=sizes.max_completion_length, max_steps=sizes.steps,
+                            save_steps=max(5, sizes.steps // 2))
+        return cls(profile=resolved.name, rlvr=config)
 
 
 def run_rlvr(config: RLVRJob) -> dict:
@@ -752,7 +746,7 @@ class WMR1Job:
     every arm's GRPO (in the world model or the simulator) and its evaluation in the simulator."""
 
     profile: str = "cpu"
-    """smoke | cpu | gpu (sizes of wmkit.wm_r1.SIZES)."""
+    """smoke | cpu | gpu (sizes: the profile's ``wm_r1`` section)."""
     seed: int = 0
     """Seed of tasks, warm start and rollouts."""
     arms: tuple[str, ...] | None = None
@@ -771,10 +765,11 @@ class WMR1Job:
 
 def run_wm_r1(config: WMR1Job) -> dict:
     """`wmkit.wm_r1.experiment.run_experiment` with these settings; returns its public results."""
+    from wmkit.profiles import get_profile
     from wmkit.wm_r1 import experiment as wm_r1
 
-    wm_r1.sizes_for(config.profile)  # one clear line for an unknown profile
-    result = wm_r1.run_experiment(config.profile, config.seed, out_dir=config.out, model_name=config.model,
+    profile = get_profile(config.profile)  # one clear line for an unknown profile
+    result = wm_r1.run_experiment(profile, config.seed, out_dir=config.out, model_name=config.model,
                                   arms=config.arms, progress=is_main_process())
     return {"job": "wm-r1", **wm_r1.public(result)}
 

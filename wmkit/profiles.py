@@ -1,17 +1,99 @@
-"""Named run sizes: ``smoke`` (CI), ``cpu`` (a laptop, about an hour for the series), ``gpu``.
+"""THE size table: named run sizes ``smoke`` (CI), ``cpu`` (a laptop, about an hour for the
+series) and ``gpu``, one `Profile` per name, one section per part of the kit.
 
-``auto`` picks ``gpu`` when CUDA is present, else ``cpu``. Every notebook reads its sizes from
-here, so one word in the `parameters` cell scales the whole series.
+``auto`` picks ``gpu`` when CUDA is present, else ``cpu``. Every notebook, every command line
+and the benchmark read their sizes from here (``get_profile(name).rlvr`` ...), so one word in
+the `parameters` cell scales the whole series, and no other module holds a size table.
+
+Sections of a `Profile`:
+
+* ``world_model`` -- notebook 01: data, the from-scratch world model, its SFT, its evaluation.
+* ``rlvr`` -- notebook 02 (RLVR-World; its ``twx_*`` fields size notebook 02's RWML experiment).
+* ``rwml`` -- RWML: the world-model RL (an `RLVRSizes`) and the policy RL on top (`PolicySizes`).
+* ``wm_r1`` -- notebook 03 (WM-R1), the policy's shape included.
+* ``wmrl`` -- notebook 04 (WMRL), the loop settings as `WMRLConfig`.
+* ``bench`` -- notebook 05's benchmark: the sizes per part it runs at (smaller than the
+  notebooks' in the smoke profile, so the whole benchmark takes minutes).
+* ``data`` -- the shipped ``data/`` copy (``python -m wmkit data``).
+
+Plain data: this module imports no torch (``auto`` asks torch for CUDA only when resolved),
+so ``--help``, job listings and size look-ups stay fast. `TinyModelConfig` and `WMRLConfig`
+are defined here for that reason; `wmkit.core.models` and `wmkit.wmrl.method` import them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
-import torch
-
-from wmkit.core.models import TinyModelConfig
+from dataclasses import dataclass, replace
 
 PROFILE_NAMES = ("smoke", "cpu", "gpu")
+
+
+# ============================================================================ shapes and loop settings
+
+
+@dataclass
+class TinyModelConfig:
+    """Shape of a from-scratch Llama decoder."""
+
+    hidden_size: int = 128
+    """Width of the residual stream."""
+    num_layers: int = 4
+    """Number of decoder blocks."""
+    num_heads: int = 4
+    """Attention heads (key/value heads are the same number: plain multi-head attention)."""
+    intermediate_size: int = 384
+    """Width of the MLP inside each block."""
+    vocab_size: int = 2048
+    """Target size of the byte-level BPE vocabulary trained on the kit's text."""
+    max_positions: int = 1024
+    """Longest sequence the rotary embedding is set up for."""
+
+
+@dataclass
+class WMRLConfig:
+    """Hyperparameters of one WMRL GRPO run (one arm); seeding happens first, in
+    :func:`wmkit.wmrl.method.run_grpo`. Defined here (plain data) so the size table needs no numpy."""
+
+    arm: str = "wmrl"
+    """real | wm | wmrl | anchors_only (see the module docstring of wmkit.wmrl.method)."""
+    steps: int = 40
+    """Policy-gradient steps."""
+    groups_per_step: int = 8
+    """Groups (prompts) per step; each group samples ``group_size`` configs for one task."""
+    group_size: int = 8
+    """Rollouts per group (GRPO's G)."""
+    learning_rate: float = 2.0
+    """Step size γ of plain gradient ascent on the logits (advantages are standardized)."""
+    anchor_fraction: float = 0.1
+    """Share of groups graded for real in wmrl and anchors_only (at least one per step)."""
+    debias: bool = True
+    """wmrl: map world-model scores through the online isotonic map."""
+    denoise: bool = True
+    """wmrl: up-weight anchor-group advantages by the inverse-variance weight w."""
+    debias_min_pairs: int = 200
+    """Anchor pairs before the first isotonic fit (official: 200; scale with the run)."""
+    debias_refit_every: int = 64
+    """New anchor pairs between refits (official: 64)."""
+    debias_buffer: int = 5000
+    """Most recent anchor pairs kept (official: 5000)."""
+    debias_bins: int = 10
+    """Bins of the isotonic fit over [0, 1] (official: 10)."""
+    debias_method: str = "binned"
+    """"binned" (the official binned PAV) or "sklearn" (exact isotonic regression, no bins)."""
+    weight_half_life: float = 64
+    """Half-life of the s² EMA, in anchor groups (official: 64)."""
+    weight_calibrate_after: int = 32
+    """Anchor groups before the weight's constant c is fixed (official: 32)."""
+    weight_max: float = 4.0
+    """Upper clip of the anchor weight (official: 4)."""
+    seed: int = 0
+    """Seeds sampling, anchor choice and world-model noise."""
+
+
+WM_R1_ARMS = ("sft", "wm_r1", "grpo_real", "best_of_k", "wm_r1_no_imagine", "wm_r1_no_length")
+"""WM-R1's comparison arms (``wmkit.wm_r1.experiment.ARMS``)."""
+
+
+# ============================================================================ sections
 
 
 @dataclass(frozen=True)
@@ -43,8 +125,206 @@ class WorldModelProfile:
 
 
 @dataclass(frozen=True)
+class RLVRSizes:
+    """Sizes of notebook 02 (RLVR-World, and its RWML experiment's ``twx_*``) for one profile."""
+
+    steps: int
+    """GRPO optimizer steps per text-game arm."""
+    num_generations: int
+    """Default group size G (RLVR-World used 5)."""
+    prompts_per_step: int
+    """Transitions per step (batch = prompts_per_step × G completions)."""
+    learning_rate: float
+    """LoRA learning rate, chosen by ``python -m wmkit run rlvr-world --sweep`` on the validation split."""
+    max_completion_length: int
+    """Longest sampled prediction during RL (tokens)."""
+    eval_changed: int
+    """Changed test transitions per evaluation."""
+    eval_unchanged: int
+    """Unchanged test transitions per evaluation."""
+    eval_samples: int
+    """Samples per prompt for sampled (T=1) accuracy."""
+    max_new_tokens: int
+    """Generation budget at evaluation."""
+    rewards: tuple[str, ...]
+    """Arms of the reward ablation (text game)."""
+    group_sizes: tuple[int, ...]
+    """Arms of the group-size ablation (same prompts per step, so larger G costs more)."""
+    phone_steps: int
+    """GRPO steps of the phone (screen-diff F1) arm."""
+    best_of_k: int
+    """Largest k of the best-of-k curve."""
+    twx_episodes: int
+    """TextWorldExpress episodes collected (split 80/10/10 by episode)."""
+    twx_warm_fraction: float
+    """Share of the TWX training data given to the warm-up predictor (RWML: ~10%)."""
+    twx_warm_epochs: float
+    """SFT epochs of the warm-up predictor on that share."""
+    twx_steps: int
+    """GRPO steps of the RWML arm."""
+    twx_sft_epochs: float
+    """SFT epochs of the SFT baseline on the filtered data."""
+    twx_max_chars: int
+    """TWX transitions whose next observation is longer are left out (tiny models, short budgets)."""
+    twx_eval: int
+    """TWX test transitions evaluated."""
+    easy_keep_probability: float
+    """Chance an easy transition (warm predictor already right) survives the hard-sample filter."""
+    forgetting_eval: int
+    """Transitions per kit environment in the forgetting check."""
+    lr_sweep: tuple[float, ...] = (3e-5, 1e-4, 3e-4)
+    """Learning rates tried by ``--sweep`` (on the validation split, never the test split)."""
+
+
+@dataclass(frozen=True)
+class PolicySizes:
+    """Sizes of RWML's policy experiment (`wmkit.rwml.policy`) for one profile."""
+
+    games: tuple[str, ...]
+    """TextWorldExpress games played (round-robin over episodes); see wmkit.rwml.policy for why Simon Says."""
+    bc_episodes: int
+    """Train-fold episodes whose states' gold actions make the behaviour-cloning warm-up."""
+    rl_episodes: int
+    """Further train-fold episodes whose states are the GRPO prompts."""
+    random_action_rate: float
+    """Chance of a random valid detour before each gold step while collecting states."""
+    max_collect_steps: int
+    """Steps recorded per collected episode."""
+    bc_epochs: float
+    """Passes over the warm-up states."""
+    bc_learning_rate: float
+    """AdamW learning rate of the warm-up (full parameters)."""
+    rl_steps: int
+    """GRPO optimizer steps."""
+    num_generations: int
+    """Group size G: actions sampled per state."""
+    prompts_per_step: int
+    """States per GRPO step (batch = prompts_per_step × G actions)."""
+    learning_rate: float
+    """GRPO learning rate."""
+    max_action_tokens: int
+    """Longest action sampled or generated (tokens)."""
+    eval_episodes: int
+    """Held-out episodes played greedily per evaluation (round-robin over `games`)."""
+    max_episode_steps: int
+    """Step cap of an evaluation episode (an invalid action uses a step, as in TWX)."""
+    max_observation_chars: int
+    """The prompt keeps the last this many characters of the observation (object lists sit at the end)."""
+
+
+@dataclass(frozen=True)
+class RWMLSizes:
+    """RWML: world-model RL, then policy RL on top."""
+
+    world_model: RLVRSizes
+    """Sizes of the RWML world-model run (notebook 02's experiment 5 reads the ``twx_*`` fields)."""
+    policy: PolicySizes
+    """Sizes of the policy RL from the base and from the RWML model."""
+
+
+@dataclass(frozen=True)
+class WMR1Sizes:
+    """Sizes of notebook 03 (WM-R1) for one profile."""
+
+    policy: TinyModelConfig
+    """Shape of the from-scratch policy."""
+    max_ref_len: int
+    """Templates whose reference solution (finished() included) has at most this many actions."""
+    max_steps: int
+    """Real steps per episode."""
+    sft_tasks: int
+    """Reference trajectories for the SFT warm start."""
+    sft_epochs: float
+    sft_learning_rate: float
+    sft_batch_size: int
+    imagine_rate: float
+    """Share of SFT steps preceded by an imagined call_wm turn."""
+    grpo_steps: int
+    group_size: int
+    prompts_per_step: int
+    learning_rate: float
+    train_tasks: int
+    """Distinct training tasks (prompts) GRPO draws from."""
+    eval_heldout: int
+    """Held-out-template tasks evaluated in the simulator (>= 300 for figures)."""
+    eval_train: int
+    """Unseen tasks of the training templates evaluated in the simulator."""
+    baselines: tuple[str, ...]
+    """Which comparison arms run (see WM_R1_ARMS)."""
+    best_of_k: int = 4
+    throughput_tasks: int = 32
+    lora: bool = False
+    """Train LoRA adapters instead of all weights (always for a pretrained MODEL)."""
+    wm_max_new_tokens: int = 160
+    max_turn_tokens: int = 24
+    max_completion_tokens: int = 1400
+    sampled_eval: bool = True
+    """Also evaluate WM-R1 and SFT with sampling at T=1."""
+    diagnostic_episodes: int = 64
+    """WM rollouts replayed in the simulator to measure imagined-vs-real success agreement."""
+
+
+@dataclass(frozen=True)
+class WMRLSizes:
+    """Notebook 04 (WMRL) sizes for one profile."""
+
+    mc_groups: int
+    """Monte-Carlo groups of check 1."""
+    mc_repeats: int
+    """Repetitions per point of checks 2 and 3."""
+    bandit: WMRLConfig
+    """Loop settings of the controlled problem (check 4)."""
+    bandit_seeds: int
+    """Seeds of check 4 (instances and runs)."""
+    anchor_sweep: tuple[float, ...]
+    """Anchor fractions swept in check 4."""
+    research: WMRLConfig
+    """Loop settings of the research-task run (check 5)."""
+    research_tasks: tuple[str, ...]
+    """Datasets the research policy trains on."""
+    research_seeds: int
+    """Seeds of check 5 inside the notebook."""
+    pool_size: int
+    """Reference-pool configs per dataset."""
+    time_limit_s: float
+    """Time limit of one execution."""
+    learning_rates: tuple[float, ...] = (2.0,)
+    """Step sizes of the research-task learning-rate sweep."""
+    target_fraction: float = 0.8
+    """Research run: compute-to-target uses target = J0 + target_fraction·(J* − J0)."""
+    bandit_target_fraction: float = 0.9
+    """The same for the controlled problem (its optimum is known exactly, so the bar is higher)."""
+    fusion_repeats: int = 4000
+    """Monte-Carlo repetitions per point of check 3."""
+
+
+@dataclass(frozen=True)
+class BenchSizes:
+    """The sizes notebook 05's benchmark runs each part at (one record per experiment and seed)."""
+
+    rlvr: RLVRSizes
+    """rlvr_mle_vs_rl, rlvr_ablations, rlvr_phone."""
+    rwml: RWMLSizes
+    """rwml."""
+    wm_r1: WMR1Sizes
+    """wm_r1 (every comparison arm)."""
+    wmrl: WMRLSizes
+    """wmrl_controlled, wmrl_research."""
+
+
+@dataclass(frozen=True)
+class DataSizes:
+    """The shipped data/ copy: the same transitions as the smoke profile's notebook 01 data."""
+
+    episodes: int
+    """Episodes per environment."""
+    seed: int = 0
+    """Seed of the collection."""
+
+
+@dataclass(frozen=True)
 class Profile:
-    """A named run size."""
+    """A named run size: one section per part of the kit."""
 
     name: str
     """smoke, cpu or gpu."""
@@ -52,50 +332,221 @@ class Profile:
     """One line for the reader."""
     world_model: WorldModelProfile
     """Notebook 01 sizes."""
+    rlvr: RLVRSizes
+    """Notebook 02 sizes (RLVR-World)."""
+    rwml: RWMLSizes
+    """RWML sizes (world model + policy)."""
+    wm_r1: WMR1Sizes
+    """Notebook 03 sizes (WM-R1)."""
+    wmrl: WMRLSizes
+    """Notebook 04 sizes (WMRL)."""
+    bench: BenchSizes
+    """Notebook 05's benchmark sizes per part."""
+    data: DataSizes
+    """The shipped data/ copy."""
     default_model: str = "tiny"
     """Model used when a notebook's MODEL parameter is None."""
-    extra: dict = field(default_factory=dict)
-    """Room for later notebooks' sizes."""
+
+    def section(self, path: str):
+        """A section by dotted name, e.g. ``"rlvr"`` or ``"bench.wm_r1"``."""
+        node = self
+        for part in path.split("."):
+            if not hasattr(node, part):
+                raise ValueError(f"profile {self.name!r} has no section {path!r}")
+            node = getattr(node, part)
+        return node
 
 
-PROFILES: dict[str, Profile] = {
-    "smoke": Profile(
-        name="smoke",
-        description="proves every code path runs; numbers mean nothing",
-        world_model=WorldModelProfile(
-            episodes=60,
-            model=TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128,
-                                  vocab_size=1024),
-            epochs=1.0, learning_rate=2e-3, batch_size=16, max_length=512,
-            eval_transitions=24, eval_samples=2, max_new_tokens=96, rollout_starts=4,
-        ),
+SECTIONS = ("world_model", "rlvr", "rwml", "wm_r1", "wmrl", "bench", "data")
+"""Every Profile has each of these."""
+
+
+# ============================================================================ the table
+
+# ---------------------------------------------------------------- notebook 01: the world model
+
+_WORLD_MODEL = {
+    "smoke": WorldModelProfile(
+        episodes=60,
+        model=TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=1024),
+        epochs=1.0, learning_rate=2e-3, batch_size=16, max_length=512,
+        eval_transitions=24, eval_samples=2, max_new_tokens=96, rollout_starts=4,
     ),
-    "cpu": Profile(
-        name="cpu",
-        description="a laptop's 2 cores: small real effects in minutes",
-        world_model=WorldModelProfile(
-            episodes=300,
-            # Small and many steps beats big and few steps at this compute: what the model
-            # must learn first is to look objects up in the state (an induction-like skill),
-            # which comes with optimizer steps, so the batch is small.
-            model=TinyModelConfig(hidden_size=96, num_layers=3, num_heads=4, intermediate_size=192,
-                                  vocab_size=1024),
-            epochs=3.0, learning_rate=2e-3, batch_size=4, max_length=512,
-            eval_transitions=100, eval_samples=2, max_new_tokens=160, rollout_starts=24,
-        ),
+    "cpu": WorldModelProfile(
+        episodes=300,
+        # Small and many steps beats big and few steps at this compute: what the model
+        # must learn first is to look objects up in the state (an induction-like skill),
+        # which comes with optimizer steps, so the batch is small.
+        model=TinyModelConfig(hidden_size=96, num_layers=3, num_heads=4, intermediate_size=192, vocab_size=1024),
+        epochs=3.0, learning_rate=2e-3, batch_size=4, max_length=512,
+        eval_transitions=100, eval_samples=2, max_new_tokens=160, rollout_starts=24,
     ),
-    "gpu": Profile(
-        name="gpu",
-        description="one CUDA GPU (Colab T4 .. H200): larger model, more data",
-        world_model=WorldModelProfile(
-            episodes=3000,
-            model=TinyModelConfig(hidden_size=384, num_layers=8, num_heads=6, intermediate_size=1152,
-                                  vocab_size=4096),
-            epochs=4.0, learning_rate=1e-3, batch_size=32, max_length=768,
-            eval_transitions=500, eval_samples=8, max_new_tokens=200, rollout_starts=100,
-        ),
+    "gpu": WorldModelProfile(
+        episodes=3000,
+        model=TinyModelConfig(hidden_size=384, num_layers=8, num_heads=6, intermediate_size=1152, vocab_size=4096),
+        epochs=4.0, learning_rate=1e-3, batch_size=32, max_length=768,
+        eval_transitions=500, eval_samples=8, max_new_tokens=200, rollout_starts=100,
     ),
 }
+
+# ---------------------------------------------------------------- notebook 02: RLVR-World (and RWML's twx_*)
+
+_RLVR = {
+    "smoke": RLVRSizes(
+        steps=2, num_generations=2, prompts_per_step=2, learning_rate=1e-4, max_completion_length=24,
+        eval_changed=4, eval_unchanged=2, eval_samples=2, max_new_tokens=32,
+        rewards=("binary", "task_specific"), group_sizes=(2, 4), phone_steps=2, best_of_k=2,
+        twx_episodes=24, twx_warm_fraction=0.3, twx_warm_epochs=1.0, twx_steps=2, twx_sft_epochs=1.0,
+        twx_max_chars=100, twx_eval=4, easy_keep_probability=0.1, forgetting_eval=4),
+    "cpu": RLVRSizes(
+        steps=30, num_generations=8, prompts_per_step=4, learning_rate=1e-4, max_completion_length=128,
+        eval_changed=60, eval_unchanged=30, eval_samples=2, max_new_tokens=160,
+        # Sized for notebook 02 in <= 15 min on 2 CPU cores: each text-game arm costs ~90 s, a phone
+        # step ~10 s (long screens), RWML's generations (filter, evaluation) ~4 min at these sizes;
+        # the repetition-penalty arm runs in the gpu profile.
+        rewards=("binary", "task_specific", "continuous"), group_sizes=(4, 8),
+        phone_steps=12, best_of_k=8,
+        twx_episodes=60, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=16, twx_sft_epochs=2.0,
+        twx_max_chars=160, twx_eval=30, easy_keep_probability=0.1, forgetting_eval=20),
+    "gpu": RLVRSizes(
+        steps=300, num_generations=8, prompts_per_step=16, learning_rate=1e-4, max_completion_length=200,
+        eval_changed=300, eval_unchanged=150, eval_samples=4, max_new_tokens=200,
+        rewards=("binary", "task_specific", "continuous", "continuous_rep"), group_sizes=(2, 4, 8, 16),
+        phone_steps=300, best_of_k=32,
+        twx_episodes=1500, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=300, twx_sft_epochs=2.0,
+        twx_max_chars=400, twx_eval=300, easy_keep_probability=0.1, forgetting_eval=200),
+}
+
+# ---------------------------------------------------------------- RWML's policy RL
+
+_RWML_POLICY = {
+    "smoke": PolicySizes(
+        games=("simonsays",), bc_episodes=4, rl_episodes=3, random_action_rate=0.25, max_collect_steps=6,
+        bc_epochs=1.0, bc_learning_rate=2e-3, rl_steps=1, num_generations=2, prompts_per_step=2,
+        learning_rate=1e-4, max_action_tokens=8, eval_episodes=3, max_episode_steps=3, max_observation_chars=160),
+    "cpu": PolicySizes(
+        games=("simonsays",), bc_episodes=200, rl_episodes=150, random_action_rate=0.25, max_collect_steps=12,
+        bc_epochs=3.0, bc_learning_rate=2e-3, rl_steps=30, num_generations=8, prompts_per_step=4,
+        learning_rate=1e-4, max_action_tokens=12, eval_episodes=30, max_episode_steps=8,
+        max_observation_chars=240),
+    "gpu": PolicySizes(
+        games=("simonsays",), bc_episodes=1000, rl_episodes=2000, random_action_rate=0.25, max_collect_steps=16,
+        bc_epochs=3.0, bc_learning_rate=2e-3, rl_steps=300, num_generations=8, prompts_per_step=16,
+        learning_rate=1e-4, max_action_tokens=16, eval_episodes=150, max_episode_steps=10,
+        max_observation_chars=400),
+}
+
+# ---------------------------------------------------------------- notebook 03: WM-R1
+
+_WM_R1 = {
+    "smoke": WMR1Sizes(
+        policy=TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=768,
+                               max_positions=2048),
+        max_ref_len=4, max_steps=4, sft_tasks=40, sft_epochs=1.0, sft_learning_rate=3e-3,
+        sft_batch_size=8, imagine_rate=0.3, grpo_steps=2, group_size=2, prompts_per_step=2, learning_rate=1e-4,
+        train_tasks=8, eval_heldout=8, eval_train=4, baselines=WM_R1_ARMS, best_of_k=2, throughput_tasks=4,
+        lora=True, wm_max_new_tokens=96, sampled_eval=False, diagnostic_episodes=4,
+    ),
+    # 2 CPU cores, every arm. The SFT warm start is long on purpose: measured greedy success of the
+    # SFT policy (held-out / training templates) after 3 epochs 0.00 / 0.03, after 10 epochs
+    # 0.00 / 0.10, after 30 epochs 0.26 / 0.48 (313 s); RL from a policy that never succeeds has
+    # nothing to reinforce (DESIGN.md §5).
+    "cpu": WMR1Sizes(
+        policy=TinyModelConfig(hidden_size=64, num_layers=3, num_heads=2, intermediate_size=192, vocab_size=1024,
+                               max_positions=2048),
+        max_ref_len=4, max_steps=6, sft_tasks=400, sft_epochs=30.0, sft_learning_rate=3e-3,
+        sft_batch_size=8, imagine_rate=0.3, grpo_steps=20, group_size=8, prompts_per_step=2,
+        learning_rate=1e-4, train_tasks=300, eval_heldout=300, eval_train=60,
+        baselines=WM_R1_ARMS, best_of_k=4, throughput_tasks=8,
+        wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24,
+    ),
+    "gpu": WMR1Sizes(
+        policy=TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=2048,
+                               max_positions=4096),
+        max_ref_len=9, max_steps=12, sft_tasks=4000, sft_epochs=3.0, sft_learning_rate=1e-3,
+        sft_batch_size=32, imagine_rate=0.3, grpo_steps=200, group_size=8, prompts_per_step=16,
+        learning_rate=1e-4, train_tasks=2000, eval_heldout=600, eval_train=300, baselines=WM_R1_ARMS, best_of_k=4,
+        throughput_tasks=128, wm_max_new_tokens=200, max_turn_tokens=32, max_completion_tokens=3000,
+    ),
+}
+
+# ---------------------------------------------------------------- notebook 04: WMRL
+# The research run's isotonic minimum and refit interval are scaled down from the official
+# 200/64 so that debiasing switches on within a run of this size (a cpu run sees 8 anchor pairs
+# per step).
+
+_WMRL_BANDIT = WMRLConfig(steps=150, groups_per_step=16, group_size=8, learning_rate=1.0,
+                          debias_min_pairs=64, debias_refit_every=32, weight_half_life=16, weight_calibrate_after=8)
+_WMRL_RESEARCH = WMRLConfig(steps=40, groups_per_step=8, group_size=8, learning_rate=2.0,
+                            debias_min_pairs=24, debias_refit_every=16, weight_half_life=8, weight_calibrate_after=4)
+
+_WMRL = {
+    "smoke": WMRLSizes(
+        mc_groups=3000, mc_repeats=60, fusion_repeats=2000,
+        bandit=replace(_WMRL_BANDIT, steps=40), bandit_seeds=1, anchor_sweep=(0.05, 0.2, 0.5),
+        research=replace(_WMRL_RESEARCH, steps=8, groups_per_step=4, debias_min_pairs=8, debias_refit_every=8,
+                         weight_calibrate_after=2, weight_half_life=4),
+        research_tasks=("wine", "breast_cancer"), research_seeds=1, pool_size=16, time_limit_s=2.0,
+        learning_rates=(1.0, 4.0),
+    ),
+    "cpu": WMRLSizes(
+        mc_groups=20000, mc_repeats=300, fusion_repeats=10000,
+        bandit=_WMRL_BANDIT, bandit_seeds=10, anchor_sweep=(0.05, 0.1, 0.2, 0.3, 0.5),
+        research=_WMRL_RESEARCH, research_tasks=("digits", "breast_cancer", "wine"), research_seeds=5,
+        pool_size=32, time_limit_s=10.0, learning_rates=(1.0, 2.0, 4.0, 8.0),
+    ),
+    "gpu": WMRLSizes(
+        mc_groups=50000, mc_repeats=1000, fusion_repeats=40000,
+        bandit=replace(_WMRL_BANDIT, steps=300), bandit_seeds=20, anchor_sweep=(0.05, 0.1, 0.2, 0.3, 0.4, 0.5),
+        research=replace(_WMRL_RESEARCH, steps=80), research_tasks=("digits", "breast_cancer", "wine"),
+        research_seeds=10, pool_size=32, time_limit_s=10.0, learning_rates=(0.5, 1.0, 2.0, 4.0, 8.0),
+    ),
+}
+
+# ---------------------------------------------------------------- notebook 05: the benchmark
+# cpu and gpu: the notebooks' sizes, with every WM-R1 comparison arm (the cpu notebook leaves the
+# two ablations to the command line). smoke: ~2 minutes for the whole benchmark.
+
+_BENCH_SMOKE_RLVR = replace(  # one step, a handful of transitions
+    _RLVR["smoke"], steps=1, phone_steps=1, twx_steps=1, eval_changed=2, eval_unchanged=1, eval_samples=2,
+    max_new_tokens=32, max_completion_length=16, best_of_k=2, twx_episodes=24, twx_eval=2, forgetting_eval=2)
+
+_BENCH = {
+    "smoke": BenchSizes(
+        rlvr=_BENCH_SMOKE_RLVR,
+        rwml=RWMLSizes(world_model=_BENCH_SMOKE_RLVR, policy=_RWML_POLICY["smoke"]),
+        wm_r1=replace(_WM_R1["smoke"], sft_tasks=12, grpo_steps=1, group_size=2, prompts_per_step=1, train_tasks=4,
+                      eval_heldout=2, eval_train=2, best_of_k=2, throughput_tasks=2, diagnostic_episodes=1,
+                      wm_max_new_tokens=48, max_completion_tokens=600, baselines=WM_R1_ARMS),
+        # The controlled problem costs ~1 s: run it at the cpu profile's length so WMRL can reach the
+        # compute target; the research tasks are real executions: one dataset, a small pool.
+        wmrl=replace(_WMRL["smoke"], bandit=_WMRL["cpu"].bandit, anchor_sweep=(), research_tasks=("wine",),
+                     pool_size=8),
+    ),
+    **{name: BenchSizes(rlvr=_RLVR[name], rwml=RWMLSizes(world_model=_RLVR[name], policy=_RWML_POLICY[name]),
+                        wm_r1=replace(_WM_R1[name], baselines=WM_R1_ARMS), wmrl=_WMRL[name])
+       for name in ("cpu", "gpu")},
+}
+
+# ---------------------------------------------------------------- data/
+
+_DATA = DataSizes(episodes=60, seed=0)  # the smoke profile's notebook 01 data, whatever the profile
+
+_DESCRIPTIONS = {
+    "smoke": "proves every code path runs; numbers mean nothing",
+    "cpu": "a laptop's 2 cores: small real effects in minutes",
+    "gpu": "one CUDA GPU (Colab T4 .. H200): larger model, more data",
+}
+
+PROFILES: dict[str, Profile] = {
+    name: Profile(name=name, description=_DESCRIPTIONS[name], world_model=_WORLD_MODEL[name], rlvr=_RLVR[name],
+                  rwml=RWMLSizes(world_model=_RLVR[name], policy=_RWML_POLICY[name]), wm_r1=_WM_R1[name],
+                  wmrl=_WMRL[name], bench=_BENCH[name], data=_DATA)
+    for name in PROFILE_NAMES
+}
+
+
+# ============================================================================ look-ups
 
 
 def resolve_profile_name(name: str = "auto") -> str:
@@ -104,15 +555,18 @@ def resolve_profile_name(name: str = "auto") -> str:
         raise TypeError(f"PROFILE must be a string, not {type(name).__name__}")
     name = name.strip().lower()
     if name == "auto":
+        import torch  # only here: looking sizes up needs no torch
+
         return "gpu" if torch.cuda.is_available() else "cpu"
     if name not in PROFILES:
         raise ValueError(f"Unknown profile {name!r}: choose one of auto, {', '.join(PROFILE_NAMES)}")
     return name
 
 
-def get_profile(name: str = "auto", **world_model_overrides) -> Profile:
-    """The profile called `name` ('auto' resolved), optionally with world-model fields overridden."""
-    profile = PROFILES[resolve_profile_name(name)]
+def get_profile(name: str | Profile = "auto", **world_model_overrides) -> Profile:
+    """The profile called `name` ('auto' resolved; a Profile is returned as it is), optionally
+    with world-model fields overridden."""
+    profile = name if isinstance(name, Profile) else PROFILES[resolve_profile_name(name)]
     if world_model_overrides:
         valid = set(WorldModelProfile.__dataclass_fields__)
         unknown = set(world_model_overrides) - valid

@@ -25,7 +25,8 @@ class Experiment:
     run: str | Callable
     """``run(profile, seed, runs_root, sizes) -> dict`` (JSON-able), or ``"module:function"``."""
     sizes: str | Callable
-    """``sizes(profile) -> dataclass`` (hashed into the record key), or ``"module:function"``."""
+    """The section of `wmkit.profiles.Profile` it runs at, e.g. ``"bench.rlvr"`` (hashed into the
+    record key); or ``sizes(profile) -> dataclass``, or ``"module:function"`` naming one."""
     description: str
 
 
@@ -96,20 +97,20 @@ def claim_value(claim: Claim, result: dict) -> float | None:
 
 
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
-    Experiment("rlvr_mle_vs_rl", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_mle_vs_rl", "wmkit.rlvr_world.experiment:_rlvr_sizes",
+    Experiment("rlvr_mle_vs_rl", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_mle_vs_rl", "bench.rlvr",
                "text game: notebook 01's MLE world model vs MLE + GRPO (task-specific reward)"),
-    Experiment("rlvr_ablations", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_ablations", "wmkit.rlvr_world.experiment:_rlvr_sizes",
+    Experiment("rlvr_ablations", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_ablations", "bench.rlvr",
                "text game: reward types, group sizes, best-of-k of the MLE model"),
-    Experiment("rlvr_phone", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_phone", "wmkit.rlvr_world.experiment:_rlvr_sizes",
+    Experiment("rlvr_phone", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_phone", "bench.rlvr",
                "phone screens: screen-diff F1 before and after RLVR"),
-    Experiment("rwml", "RWML", "wmkit.rwml.experiment:run_rwml", "wmkit.rwml.experiment:_rwml_sizes",
+    Experiment("rwml", "RWML", "wmkit.rwml.experiment:run_rwml", "bench.rwml",
                "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
                "policy RL (Simon Says) from the base vs the RWML model"),
-    Experiment("wm_r1", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1", "wmkit.wm_r1.experiment:_wm_r1_sizes",
+    Experiment("wm_r1", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1", "bench.wm_r1",
                "phone agent trained inside the world model vs its baselines and ablations, judged in the simulator"),
-    Experiment("wmrl_controlled", "WMRL", "wmkit.wmrl.experiment:run_wmrl_controlled", "wmkit.wmrl.experiment:_wmrl_sizes",
+    Experiment("wmrl_controlled", "WMRL", "wmkit.wmrl.experiment:run_wmrl_controlled", "bench.wmrl",
                "controlled problem with a known optimum and the paper's error model"),
-    Experiment("wmrl_research", "WMRL", "wmkit.wmrl.experiment:run_wmrl_research", "wmkit.wmrl.experiment:_wmrl_sizes",
+    Experiment("wmrl_research", "WMRL", "wmkit.wmrl.experiment:run_wmrl_research", "bench.wmrl",
                "research tasks executed for real (scikit-learn), learned world model"),
 )}
 

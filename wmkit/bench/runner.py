@@ -4,7 +4,8 @@ Three parts:
 
 * **Registry.** :data:`EXPERIMENTS` names the kit's experiments, each a lazy ``"module:function"``
   that runs *one seed* through the library calls the notebooks make (notebook 01's world model,
-  :mod:`wmkit.rlvr_experiments`, :mod:`wmkit.wm_r1`, :mod:`wmkit.wmrl`) and returns JSON.
+  :mod:`wmkit.rlvr_world.experiment`, :mod:`wmkit.rwml.experiment`, :mod:`wmkit.wm_r1.experiment`,
+  :mod:`wmkit.wmrl.experiment`) at the sizes of the profile's ``bench`` section, and returns JSON.
   :data:`CLAIMS` lists the papers' claims: the claim, the paper's figure (DESIGN.md §6), the
   experiment that measures it, the fields of its result that make the kit's number (a per-seed
   value, optionally minus another field: a paired difference), and the direction that counts as
@@ -102,8 +103,18 @@ def code_version(repo: Path = REPO) -> tuple[str, bool]:
     return f"{tree}+{digest.hexdigest()[:8]}", True
 
 
+def experiment_sizes(experiment: Experiment, profile: str):
+    """The sizes `experiment` runs at in `profile`: its section of the profile (``"bench.rlvr"``),
+    or what its sizes function returns."""
+    if isinstance(experiment.sizes, str) and ":" not in experiment.sizes:
+        from wmkit.profiles import get_profile
+
+        return get_profile(profile).section(experiment.sizes)
+    return _resolve(experiment.sizes)(profile)
+
+
 def experiment_config(experiment: Experiment, profile: str, seed: int) -> dict:
-    sizes = _resolve(experiment.sizes)(profile)
+    sizes = experiment_sizes(experiment, profile)
     return {"experiment": experiment.name, "profile": profile, "seed": seed, "record_version": RECORD_VERSION,
             "sizes": jsonable(dataclasses.asdict(sizes) if dataclasses.is_dataclass(sizes) else sizes)}
 
@@ -181,7 +192,7 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     log(f"{experiment.name} seed {seed}: running")
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
-    sizes = _resolve(experiment.sizes)(profile)
+    sizes = experiment_sizes(experiment, profile)
     result = _resolve(experiment.run)(profile, seed, Path(runs_root), sizes)
     seconds = time.perf_counter() - t0
     record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,

@@ -145,7 +145,7 @@ def ensure_world_model(profile: str | Profile = "auto", out_dir: str | Path = "r
     return build_world_model(profile, out_dir, seed=seed, envs=envs)
 
 
-def series_world_model(profile: str, runs_root: str | Path, seed: int = 0) -> WorldModelRun:
+def series_world_model(profile: str | Profile, runs_root: str | Path, seed: int = 0) -> WorldModelRun:
     """The world model of notebook 01 that the later experiments start from:
     ``runs_root/01_build_world_model/world_model``, built there when missing."""
     return ensure_world_model(profile, Path(runs_root) / "01_build_world_model" / "world_model", seed=seed)

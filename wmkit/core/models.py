@@ -23,10 +23,12 @@ import importlib.util
 import os
 import socket
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
+
+from wmkit.profiles import TinyModelConfig  # defined with the size table (plain data)
 
 # ChatML-style template: simple, and the format TRL's chat helpers know best.
 CHAT_TEMPLATE = (
@@ -51,24 +53,6 @@ OFFLINE_CHOICES = (
 
 class ModelUnavailableError(RuntimeError):
     """A model that cannot be had here (no internet for a hub id, missing offline wheel)."""
-
-
-@dataclass
-class TinyModelConfig:
-    """Shape of a from-scratch Llama decoder."""
-
-    hidden_size: int = 128
-    """Width of the residual stream."""
-    num_layers: int = 4
-    """Number of decoder blocks."""
-    num_heads: int = 4
-    """Attention heads (key/value heads are the same number: plain multi-head attention)."""
-    intermediate_size: int = 384
-    """Width of the MLP inside each block."""
-    vocab_size: int = 2048
-    """Target size of the byte-level BPE vocabulary trained on the kit's text."""
-    max_positions: int = 1024
-    """Longest sequence the rotary embedding is set up for."""
 
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int = 2048):

@@ -12,113 +12,27 @@ Every experiment starts from notebook 01's MLE world model and trains it further
 4. :func:`best_of_k` — the test-time alternative: sample k predictions from the base model
    and keep any exact one.
 
-:data:`SIZES` holds the profile sizes. Command line (several seeds, for the mean ± std the
-notebook and the benchmark report)::
+The sizes are the profile's ``rlvr`` section (`wmkit.profiles`). Command line (several seeds,
+for the mean ± std the notebook and the benchmark report)::
 
-    python -m wmkit.rlvr_experiments --profile cpu --seeds 3
-    python -m wmkit.rlvr_experiments --profile cpu --sweep      # learning rates on validation
+    python -m wmkit run rlvr-world --profile cpu --seeds 3
+    python -m wmkit run rlvr-world --profile cpu --sweep      # learning rates on validation
 """
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from wmkit.core.build import series_world_model
 from wmkit.envs.base import Transition
+from wmkit.profiles import Profile, RLVRSizes, get_profile
 from wmkit.rlvr_world import method as rl
 from wmkit.runs import bench_work_dir, jsonable
 from wmkit.stats import mean_std
-
-
-@dataclass(frozen=True)
-class RLVRSizes:
-    """Sizes of notebook 02 for one profile."""
-
-    steps: int
-    """GRPO optimizer steps per text-game arm."""
-    num_generations: int
-    """Default group size G (RLVR-World used 5)."""
-    prompts_per_step: int
-    """Transitions per step (batch = prompts_per_step × G completions)."""
-    learning_rate: float
-    """LoRA learning rate, chosen by `--sweep` on the validation split (see the module doc)."""
-    max_completion_length: int
-    """Longest sampled prediction during RL (tokens)."""
-    eval_changed: int
-    """Changed test transitions per evaluation."""
-    eval_unchanged: int
-    """Unchanged test transitions per evaluation."""
-    eval_samples: int
-    """Samples per prompt for sampled (T=1) accuracy."""
-    max_new_tokens: int
-    """Generation budget at evaluation."""
-    rewards: tuple[str, ...]
-    """Arms of the reward ablation (text game)."""
-    group_sizes: tuple[int, ...]
-    """Arms of the group-size ablation (same prompts per step, so larger G costs more)."""
-    phone_steps: int
-    """GRPO steps of the phone (screen-diff F1) arm."""
-    best_of_k: int
-    """Largest k of the best-of-k curve."""
-    twx_episodes: int
-    """TextWorldExpress episodes collected (split 80/10/10 by episode)."""
-    twx_warm_fraction: float
-    """Share of the TWX training data given to the warm-up predictor (RWML: ~10%)."""
-    twx_warm_epochs: float
-    """SFT epochs of the warm-up predictor on that share."""
-    twx_steps: int
-    """GRPO steps of the RWML arm."""
-    twx_sft_epochs: float
-    """SFT epochs of the SFT baseline on the filtered data."""
-    twx_max_chars: int
-    """TWX transitions whose next observation is longer are left out (tiny models, short budgets)."""
-    twx_eval: int
-    """TWX test transitions evaluated."""
-    easy_keep_probability: float
-    """Chance an easy transition (warm predictor already right) survives the hard-sample filter."""
-    forgetting_eval: int
-    """Transitions per kit environment in the forgetting check."""
-    lr_sweep: tuple[float, ...] = (3e-5, 1e-4, 3e-4)
-    """Learning rates tried by `--sweep` (on the validation split, never the test split)."""
-
-
-SIZES: dict[str, RLVRSizes] = {
-    "smoke": RLVRSizes(
-        steps=2, num_generations=2, prompts_per_step=2, learning_rate=1e-4, max_completion_length=24,
-        eval_changed=4, eval_unchanged=2, eval_samples=2, max_new_tokens=32,
-        rewards=("binary", "task_specific"), group_sizes=(2, 4), phone_steps=2, best_of_k=2,
-        twx_episodes=24, twx_warm_fraction=0.3, twx_warm_epochs=1.0, twx_steps=2, twx_sft_epochs=1.0,
-        twx_max_chars=100, twx_eval=4, easy_keep_probability=0.1, forgetting_eval=4),
-    "cpu": RLVRSizes(
-        steps=30, num_generations=8, prompts_per_step=4, learning_rate=1e-4, max_completion_length=128,
-        eval_changed=60, eval_unchanged=30, eval_samples=2, max_new_tokens=160,
-        # Sized for notebook 02 in <= 15 min on 2 CPU cores: each text-game arm costs ~90 s, a phone
-        # step ~10 s (long screens), RWML's generations (filter, evaluation) ~4 min at these sizes;
-        # the repetition-penalty arm runs in the gpu profile.
-        rewards=("binary", "task_specific", "continuous"), group_sizes=(4, 8),
-        phone_steps=12, best_of_k=8,
-        twx_episodes=60, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=16, twx_sft_epochs=2.0,
-        twx_max_chars=160, twx_eval=30, easy_keep_probability=0.1, forgetting_eval=20),
-    "gpu": RLVRSizes(
-        steps=300, num_generations=8, prompts_per_step=16, learning_rate=1e-4, max_completion_length=200,
-        eval_changed=300, eval_unchanged=150, eval_samples=4, max_new_tokens=200,
-        rewards=("binary", "task_specific", "continuous", "continuous_rep"), group_sizes=(2, 4, 8, 16),
-        phone_steps=300, best_of_k=32,
-        twx_episodes=1500, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=300, twx_sft_epochs=2.0,
-        twx_max_chars=400, twx_eval=300, easy_keep_probability=0.1, forgetting_eval=200),
-}
-
-
-def sizes_for(profile_name: str) -> RLVRSizes:
-    if profile_name not in SIZES:
-        raise ValueError(f"Unknown profile {profile_name!r}: choose one of {', '.join(SIZES)}")
-    return SIZES[profile_name]
 
 
 def eval_set(transitions: Sequence[Transition], env: str, n_changed: int, n_unchanged: int,
@@ -169,12 +83,13 @@ def strip_models(results: dict) -> dict:
     return {k: strip_models(v) if isinstance(v, dict) else v for k, v in results.items() if k != "model"}
 
 
-def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes: RLVRSizes | None = None,
+def seeds_experiment(profile: str | Profile, seeds: Sequence[int], runs_root: Path, sizes: RLVRSizes | None = None,
                      out_dir: Path | None = None) -> dict:
     """MLE vs MLE+RLVR (task-specific reward) on the text game's test transitions, one RL run per seed
     from the same MLE model (the world model's own seed stays 0: rebuilding it per seed costs more
     than the whole notebook). Checkpoints go to `out_dir` (default runs_root/02_rlvr_seeds)."""
-    sizes = sizes or sizes_for(profile)
+    profile = get_profile(profile)
+    sizes = sizes or profile.rlvr
     run = series_world_model(profile, runs_root)
     evaluation = eval_set(run.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
     train = [t for t in run.splits["train"] if t.env == "textgame"]
@@ -192,7 +107,7 @@ def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes:
         for part in ("changed", "unchanged", "partial_changed"):
             table[f"{mode}_{part}"] = {"before": before[mode][part],
                                        "after": mean_std([a["after"][mode][part] for a in per_seed])}
-    return {"profile": profile, "seeds": list(seeds), "sizes": asdict(sizes), "before": before,
+    return {"profile": profile.name, "seeds": list(seeds), "sizes": asdict(sizes), "before": before,
             "runs": per_seed, "table": table}
 
 
@@ -201,10 +116,11 @@ def uses_lora(info: dict) -> bool:
     return info.get("model", "tiny") != "tiny"
 
 
-def sweep_experiment(profile: str, runs_root: Path, sizes: RLVRSizes | None = None, seed: int = 0,
+def sweep_experiment(profile: str | Profile, runs_root: Path, sizes: RLVRSizes | None = None, seed: int = 0,
                      lora: bool | None = None) -> dict:
     """Learning-rate sweep on the *validation* split (the test split is never used to choose)."""
-    sizes = sizes or sizes_for(profile)
+    profile = get_profile(profile)
+    sizes = sizes or profile.rlvr
     run = series_world_model(profile, runs_root)
     evaluation = eval_set(run.splits["val"], "textgame", sizes.eval_changed, sizes.eval_unchanged, seed)
     train = [t for t in run.splits["train"] if t.env == "textgame"]
@@ -221,55 +137,33 @@ def sweep_experiment(profile: str, runs_root: Path, sizes: RLVRSizes | None = No
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    from wmkit.profiles import resolve_profile_name
+def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, runs_dir: str | Path | None = None,
+              sweep: bool = False, steps: int | None = None, lora: bool = False) -> Path:
+    """``python -m wmkit run rlvr-world``: MLE vs MLE+RLVR over RL seeds 0..seeds-1 (or, with `sweep`,
+    the learning-rate sweep on validation; `lora`: LoRA adapters even on the from-scratch model),
+    as JSON in runs_dir/rlvr_seeds.json (rlvr_lr_sweep[_lora].json) unless `out` names the file.
+    `runs_dir` (default runs/<profile>) holds notebook 01's world model; `steps` overrides GRPO steps."""
     from wmkit.runs import default_runs_root
 
-    parser = argparse.ArgumentParser(prog="python -m wmkit.rlvr_experiments", description=__doc__.split("\n")[0])
-    parser.add_argument("--profile", default="auto")
-    parser.add_argument("--seeds", type=int, default=3, help="RL seeds 0..N-1 (MLE vs RLVR)")
-    parser.add_argument("--sweep", action="store_true", help="learning-rate sweep on validation instead")
-    parser.add_argument("--steps", type=int, default=None, help="override GRPO steps")
-    parser.add_argument("--lora", action="store_true", help="sweep: LoRA adapters even on the from-scratch model")
-    parser.add_argument("--runs-dir", default=None, help="default: runs/<profile>")
-    args = parser.parse_args(argv)
-    try:
-        profile = resolve_profile_name(args.profile)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.seeds < 1 or (args.steps is not None and args.steps < 1):
-        print("error: --seeds and --steps must be at least 1", file=sys.stderr)
-        return 2
-    sizes = sizes_for(profile)
-    if args.steps:
-        sizes = replace(sizes, steps=args.steps)
-    runs_root = Path(args.runs_dir) if args.runs_dir else default_runs_root() / profile
+    if seeds < 1 or (steps is not None and steps < 1):
+        raise ValueError("--seeds and --steps must be at least 1")
+    sizes = profile.rlvr
+    if steps:
+        sizes = replace(sizes, steps=steps)
+    runs_root = Path(runs_dir) if runs_dir else default_runs_root() / profile.name
     runs_root.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    if args.sweep:
-        result = sweep_experiment(profile, runs_root, sizes, lora=True if args.lora else None)
-        name = "rlvr_lr_sweep_lora.json" if args.lora else "rlvr_lr_sweep.json"
+    if sweep:
+        result = sweep_experiment(profile, runs_root, sizes, lora=True if lora else None)
+        name = "rlvr_lr_sweep_lora.json" if lora else "rlvr_lr_sweep.json"
     else:
-        result, name = seeds_experiment(profile, list(range(args.seeds)), runs_root, sizes), "rlvr_seeds.json"
+        result, name = seeds_experiment(profile, list(range(seeds)), runs_root, sizes), "rlvr_seeds.json"
     result["seconds"] = round(time.perf_counter() - start, 1)
-    path = runs_root / name
+    path = Path(out) if out else runs_root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(jsonable(result), indent=1))
     print(f"wrote {path} ({result['seconds']:.0f} s)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
-def _rlvr_sizes(profile: str):
-    sizes = sizes_for(profile)
-    if profile == "smoke":  # ~2 minutes for the whole benchmark: one step, a handful of transitions
-        sizes = replace(sizes, steps=1, phone_steps=1, twx_steps=1, eval_changed=2, eval_unchanged=1,
-                        eval_samples=2, max_new_tokens=32, max_completion_length=16, best_of_k=2,
-                        twx_episodes=24, twx_eval=2, forgetting_eval=2)
-    return sizes
+    return path
 
 
 def run_rlvr_mle_vs_rl(profile: str, seed: int, runs_root: Path, sizes) -> dict:

@@ -4,6 +4,10 @@
 model it made (held-out next-observation quality and forgetting on the kit's own
 environments); :func:`run_rwml` is the benchmark's one-seed run, which also trains a policy
 from the base and from the RWML model (:mod:`wmkit.rwml.policy`).
+
+Sizes: the profile's ``rwml`` section (`wmkit.profiles`). Over seeds::
+
+    python -m wmkit run rwml --profile cpu --seeds 3
 """
 from __future__ import annotations
 
@@ -12,15 +16,14 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from wmkit.core.build import series_world_model
 from wmkit.core.worldmodel import generate
 from wmkit.envs.base import Transition
+from wmkit.profiles import Profile, RLVRSizes, RWMLSizes
 from wmkit.rlvr_world import method as rl
-from wmkit.rlvr_world.experiment import RLVRSizes, _rlvr_sizes
 from wmkit.runs import bench_work_dir
 from wmkit.rwml.method import _prompts, hard_sample_filter, kit_accuracy, twx_quality, twx_splits
 
@@ -107,22 +110,6 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
     return result
 
 
-@dataclass(frozen=True)
-class RWMLBenchSizes:
-    """Sizes of the benchmark's RWML experiment: world-model RL, then policy RL on top."""
-
-    world_model: Any
-    """`wmkit.rlvr_world.experiment.RLVRSizes` of the RWML world-model run (notebook 02's experiment 5)."""
-    policy: Any
-    """`wmkit.rwml.policy.PolicySizes` of the policy RL from the base and from the RWML model."""
-
-
-def _rwml_sizes(profile: str) -> RWMLBenchSizes:
-    from wmkit.rwml import policy as rwml_policy
-
-    return RWMLBenchSizes(world_model=_rlvr_sizes(profile), policy=rwml_policy.sizes_for(profile))
-
-
 _embedder = None
 
 
@@ -136,10 +123,12 @@ def _shared_embedder():
     return _embedder
 
 
-def run_rwml(profile: str, seed: int, runs_root: Path, sizes: RWMLBenchSizes) -> dict:
+def run_rwml(profile: str | Profile, seed: int, runs_root: Path, sizes: RWMLSizes,
+             work_dir: str | Path | None = None) -> dict:
     """RWML on TextWorldExpress: :func:`wmkit.rwml.experiment.rwml_experiment` for this seed, then
     :func:`wmkit.rwml.policy.policy_rl_experiment`: the same policy RL from notebook 01's world model
-    and from the RWML model it produced (under "policy")."""
+    and from the RWML model it produced (under "policy"). Checkpoints go to `work_dir` (default:
+    the benchmark's work folder)."""
     from wmkit.rlvr_world import experiment as rx
     from wmkit.rwml import policy as rwml_policy
 
@@ -148,7 +137,7 @@ def run_rwml(profile: str, seed: int, runs_root: Path, sizes: RWMLBenchSizes) ->
     forgetting = {env: rx.eval_set(wm.splits["test"], env, wm_sizes.forgetting_eval // 2,
                                    wm_sizes.forgetting_eval - wm_sizes.forgetting_eval // 2, 0)
                   for env in ("textgame", "phone")}
-    work = bench_work_dir(runs_root, "rwml", seed)
+    work = Path(work_dir) if work_dir else bench_work_dir(runs_root, "rwml", seed)
     result = rwml_experiment(wm.model, wm.tokenizer, wm_sizes, work, forgetting, seed=seed,
                                 embedder=_shared_embedder(), progress=lambda line: None, show_progress=False,
                                 lora=lora, return_models=True)
@@ -159,3 +148,31 @@ def run_rwml(profile: str, seed: int, runs_root: Path, sizes: RWMLBenchSizes) ->
                                                         work / "policy", seed=seed, lora=lora,
                                                         progress=lambda line: None)
     return result
+
+
+def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None,
+              runs_dir: str | Path | None = None) -> Path:
+    """``python -m wmkit run rwml``: :func:`run_rwml` at the profile's ``rwml`` sizes for seeds
+    0..seeds-1, from notebook 01's world model in `runs_dir` (default runs/<profile>), as JSON in
+    runs_dir/rwml_seeds.json unless `out` names the file (checkpoints: runs_dir/rwml_seeds/seed<N>)."""
+    import json
+
+    from wmkit.runs import default_runs_root, jsonable
+
+    if seeds < 1:
+        raise ValueError("--seeds must be at least 1")
+    runs_root = Path(runs_dir) if runs_dir else default_runs_root() / profile.name
+    runs_root.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    per_seed = {}
+    for seed in range(seeds):
+        per_seed[str(seed)] = run_rwml(profile, seed, runs_root, profile.rwml,
+                                       work_dir=runs_root / "rwml_seeds" / f"seed{seed}")
+        print(f"seed {seed}: done ({time.perf_counter() - start:.0f} s)", flush=True)
+    result = {"profile": profile.name, "seeds": list(range(seeds)), "sizes": asdict(profile.rwml),
+              "per_seed": per_seed, "seconds": round(time.perf_counter() - start, 1)}
+    path = Path(out) if out else runs_root / "rwml_seeds.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(jsonable(result), indent=1))
+    print(f"wrote {path} ({result['seconds']:.0f} s)")
+    return path

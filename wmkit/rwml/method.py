@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from wmkit.core.worldmodel import generate, is_exact, prompt_text, split_by_episode
 from wmkit.envs.base import Transition
+from wmkit.profiles import RLVRSizes
 from wmkit.rewards.text_similarity import repeated_ngram_share, rouge_l_f1
-from wmkit.rlvr_world.experiment import RLVRSizes
 
 
 def twx_splits(sizes: RLVRSizes, seed: int = 0) -> dict[str, list[Transition]]:

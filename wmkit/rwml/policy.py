@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from wmkit.envs import twx
+from wmkit.profiles import PolicySizes
 from wmkit.rewards import extract_completion_text
 
 SYSTEM_PROMPT = "Choose the next action in the text game."
@@ -68,66 +69,6 @@ HELDOUT_SEED = 1_000_000
 
 """First game seed of evaluation episodes on the train fold: the collectors use seed × 10,000 +
 episode, far below it, so no evaluated game was seen in training (here or by RWML)."""
-
-
-@dataclass(frozen=True)
-class PolicySizes:
-    """Sizes of the policy experiment for one profile."""
-
-    games: tuple[str, ...]
-    """TextWorldExpress games played (round-robin over episodes); see the module doc for why Simon Says."""
-    bc_episodes: int
-    """Train-fold episodes whose states' gold actions make the behaviour-cloning warm-up."""
-    rl_episodes: int
-    """Further train-fold episodes whose states are the GRPO prompts."""
-    random_action_rate: float
-    """Chance of a random valid detour before each gold step while collecting states."""
-    max_collect_steps: int
-    """Steps recorded per collected episode."""
-    bc_epochs: float
-    """Passes over the warm-up states."""
-    bc_learning_rate: float
-    """AdamW learning rate of the warm-up (full parameters)."""
-    rl_steps: int
-    """GRPO optimizer steps."""
-    num_generations: int
-    """Group size G: actions sampled per state."""
-    prompts_per_step: int
-    """States per GRPO step (batch = prompts_per_step × G actions)."""
-    learning_rate: float
-    """GRPO learning rate."""
-    max_action_tokens: int
-    """Longest action sampled or generated (tokens)."""
-    eval_episodes: int
-    """Held-out episodes played greedily per evaluation (round-robin over `games`)."""
-    max_episode_steps: int
-    """Step cap of an evaluation episode (an invalid action uses a step, as in TWX)."""
-    max_observation_chars: int
-    """The prompt keeps the last this many characters of the observation (object lists sit at the end)."""
-
-
-SIZES: dict[str, PolicySizes] = {
-    "smoke": PolicySizes(
-        games=("simonsays",), bc_episodes=4, rl_episodes=3, random_action_rate=0.25, max_collect_steps=6,
-        bc_epochs=1.0, bc_learning_rate=2e-3, rl_steps=1, num_generations=2, prompts_per_step=2,
-        learning_rate=1e-4, max_action_tokens=8, eval_episodes=3, max_episode_steps=3, max_observation_chars=160),
-    "cpu": PolicySizes(
-        games=("simonsays",), bc_episodes=200, rl_episodes=150, random_action_rate=0.25, max_collect_steps=12,
-        bc_epochs=3.0, bc_learning_rate=2e-3, rl_steps=30, num_generations=8, prompts_per_step=4,
-        learning_rate=1e-4, max_action_tokens=12, eval_episodes=30, max_episode_steps=8,
-        max_observation_chars=240),
-    "gpu": PolicySizes(
-        games=("simonsays",), bc_episodes=1000, rl_episodes=2000, random_action_rate=0.25, max_collect_steps=16,
-        bc_epochs=3.0, bc_learning_rate=2e-3, rl_steps=300, num_generations=8, prompts_per_step=16,
-        learning_rate=1e-4, max_action_tokens=16, eval_episodes=150, max_episode_steps=10,
-        max_observation_chars=400),
-}
-
-
-def sizes_for(profile_name: str) -> PolicySizes:
-    if profile_name not in SIZES:
-        raise ValueError(f"Unknown profile {profile_name!r}: choose one of {', '.join(SIZES)}")
-    return SIZES[profile_name]
 
 
 @dataclass(frozen=True)

@@ -21,33 +21,31 @@ One readable path:
    WM-R1 without imagined calls, WM-R1 without the length term.
 
 :func:`train_wm_r1` runs one training job from a :class:`WMR1Config`; :func:`run_experiment` runs
-the whole comparison for a profile and seed; ``python -m wmkit.wm_r1 --profile cpu --seeds 3``
-repeats it over seeds and writes JSON.
+the whole comparison for a profile and seed at the profile's ``wm_r1`` sizes (`wmkit.profiles`);
+``python -m wmkit run wm-r1 --profile cpu --seeds 3`` repeats it over seeds and writes JSON.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
-import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from wmkit.core import models
-from wmkit.core.models import TinyModelConfig
 from wmkit.envs import phone
+from wmkit.profiles import WM_R1_ARMS, Profile, WMR1Sizes, get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.runs import bench_work_dir
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1.method import WMR1Config, _make_source, train_wm_r1
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]  # the checkout (this file is wmkit/wm_r1/experiment.py)
 
 
 PAPER = {
@@ -60,94 +58,8 @@ PAPER = {
 """Headline numbers of Han & Qian (2026), DESIGN.md §6."""
 
 
-@dataclass(frozen=True)
-class WMR1Sizes:
-    """Sizes of notebook 03 for one profile."""
-
-    policy: TinyModelConfig
-    """Shape of the from-scratch policy."""
-    max_ref_len: int
-    """Templates whose reference solution (finished() included) has at most this many actions."""
-    max_steps: int
-    """Real steps per episode."""
-    sft_tasks: int
-    """Reference trajectories for the SFT warm start."""
-    sft_epochs: float
-    sft_learning_rate: float
-    sft_batch_size: int
-    imagine_rate: float
-    """Share of SFT steps preceded by an imagined call_wm turn."""
-    grpo_steps: int
-    group_size: int
-    prompts_per_step: int
-    learning_rate: float
-    train_tasks: int
-    """Distinct training tasks (prompts) GRPO draws from."""
-    eval_heldout: int
-    """Held-out-template tasks evaluated in the simulator (>= 300 for figures)."""
-    eval_train: int
-    """Unseen tasks of the training templates evaluated in the simulator."""
-    baselines: tuple[str, ...]
-    """Which comparison arms run (see ARMS)."""
-    best_of_k: int = 4
-    throughput_tasks: int = 32
-    lora: bool = False
-    """Train LoRA adapters instead of all weights (always for a pretrained MODEL)."""
-    wm_max_new_tokens: int = 160
-    max_turn_tokens: int = 24
-    max_completion_tokens: int = 1400
-    sampled_eval: bool = True
-    """Also evaluate WM-R1 and SFT with sampling at T=1."""
-    diagnostic_episodes: int = 64
-    """WM rollouts replayed in the simulator to measure imagined-vs-real success agreement."""
-
-
-ARMS = ("sft", "wm_r1", "grpo_real", "best_of_k", "wm_r1_no_imagine", "wm_r1_no_length")
-
-
-_SMALL = TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=768,
-                         max_positions=2048)
-
-
-_CPU = TinyModelConfig(hidden_size=64, num_layers=3, num_heads=2, intermediate_size=192, vocab_size=1024,
-                       max_positions=2048)
-
-
-_GPU = TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=2048,
-                       max_positions=4096)
-
-
-SIZES: dict[str, WMR1Sizes] = {
-    "smoke": WMR1Sizes(
-        policy=_SMALL, max_ref_len=4, max_steps=4, sft_tasks=40, sft_epochs=1.0, sft_learning_rate=3e-3,
-        sft_batch_size=8, imagine_rate=0.3, grpo_steps=2, group_size=2, prompts_per_step=2, learning_rate=1e-4,
-        train_tasks=8, eval_heldout=8, eval_train=4, baselines=ARMS, best_of_k=2, throughput_tasks=4,
-        lora=True, wm_max_new_tokens=96, sampled_eval=False, diagnostic_episodes=4,
-    ),
-    # 2 CPU cores, every arm. The SFT warm start is long on purpose: measured greedy success of the
-    # SFT policy (held-out / training templates) after 3 epochs 0.00 / 0.03, after 10 epochs
-    # 0.00 / 0.10, after 30 epochs 0.26 / 0.48 (313 s); RL from a policy that never succeeds has
-    # nothing to reinforce (DESIGN.md §5).
-    "cpu": WMR1Sizes(
-        policy=_CPU, max_ref_len=4, max_steps=6, sft_tasks=400, sft_epochs=30.0, sft_learning_rate=3e-3,
-        sft_batch_size=8, imagine_rate=0.3, grpo_steps=20, group_size=8, prompts_per_step=2,
-        learning_rate=1e-4, train_tasks=300, eval_heldout=300, eval_train=60,
-        baselines=ARMS, best_of_k=4, throughput_tasks=8,
-        wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24,
-    ),
-    "gpu": WMR1Sizes(
-        policy=_GPU, max_ref_len=9, max_steps=12, sft_tasks=4000, sft_epochs=3.0, sft_learning_rate=1e-3,
-        sft_batch_size=32, imagine_rate=0.3, grpo_steps=200, group_size=8, prompts_per_step=16,
-        learning_rate=1e-4, train_tasks=2000, eval_heldout=600, eval_train=300, baselines=ARMS, best_of_k=4,
-        throughput_tasks=128, wm_max_new_tokens=200, max_turn_tokens=32, max_completion_tokens=3000,
-    ),
-}
-
-
-def sizes_for(profile_name: str) -> WMR1Sizes:
-    if profile_name not in SIZES:
-        raise ValueError(f"Unknown profile {profile_name!r}: choose one of {', '.join(SIZES)}")
-    return SIZES[profile_name]
+ARMS = WM_R1_ARMS
+"""The comparison arms (defined with the size table, whose ``baselines`` name them)."""
 
 
 def task_templates(max_ref_len: int, seed: int = 0) -> tuple[list[str], list[str]]:
@@ -368,7 +280,7 @@ def throughput(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: 
     return rows
 
 
-def load_world_model_source(profile: str, runs_dir: str | Path, seed: int = 0,
+def load_world_model_source(profile: str | Profile, runs_dir: str | Path, seed: int = 0,
                             max_new_tokens: int = 160) -> tuple[ag.WorldModelSource, dict]:
     """Notebook 01's world model (built at the profile's size when missing) as a transition source."""
     from wmkit.core.build import series_world_model
@@ -385,7 +297,7 @@ def _clone(model):
     return copy.deepcopy(model)
 
 
-def run_experiment(profile: str = "cpu", seed: int = 0, runs_dir: str | Path | None = None,
+def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str | Path | None = None,
                    out_dir: str | Path | None = None, model_name: str | None = None,
                    arms: Sequence[str] | None = None, device_latency: float = 0.0,
                    world_model: ag.WorldModelSource | None = None, progress: bool = True,
@@ -394,8 +306,9 @@ def run_experiment(profile: str = "cpu", seed: int = 0, runs_dir: str | Path | N
     `sizes` overrides the profile's sizes (the profile still names the world model to load)."""
     from wmkit.runs import seed_everything
 
-    sizes = sizes or sizes_for(profile)
-    runs_dir = Path(runs_dir) if runs_dir else REPO / "runs" / profile
+    profile = get_profile(profile)
+    sizes = sizes or profile.wm_r1
+    runs_dir = Path(runs_dir) if runs_dir else REPO / "runs" / profile.name
     out_dir = Path(out_dir) if out_dir else runs_dir / "03_wm_r1_gui_agent" / f"seed{seed}"
     out_dir.mkdir(parents=True, exist_ok=True)
     arms = tuple(arms or sizes.baselines)
@@ -509,7 +422,7 @@ def run_experiment(profile: str = "cpu", seed: int = 0, runs_dir: str | Path | N
     for entry in results["arms"].values():
         entry.pop("_episodes", None)
     results.update({
-        "profile": profile, "seed": seed, "sizes": asdict(sizes), "world_model": wm_info,
+        "profile": profile.name, "seed": seed, "sizes": asdict(sizes), "world_model": wm_info,
         "policy_parameters": models.count_parameters(base_model),
         "tasks": {"train_templates": train_templates, "heldout_templates": held_templates,
                   "n_sft": len(sft_tasks), "n_rl": len(rl_tasks), "n_eval_heldout": len(eval_held),
@@ -554,35 +467,35 @@ def verdict(wm_r1: Sequence[float], other: Sequence[float], n_eval: int = 300) -
     return "within noise"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m wmkit.wm_r1 --profile cpu --seeds 3``: every arm over seeds, as JSON."""
-    parser = argparse.ArgumentParser(prog="python -m wmkit.wm_r1", description=main.__doc__)
-    parser.add_argument("--profile", default="cpu", choices=sorted(SIZES))
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--arms", nargs="*", default=None, choices=ARMS)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--out", default=None, help="JSON file (default runs/<profile>/wm_r1_seeds.json)")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    out = Path(args.out) if args.out else REPO / "runs" / args.profile / "wm_r1_seeds.json"
+def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, first_seed: int = 0,
+              arms: Sequence[str] | None = None, threads: int | None = 2) -> Path:
+    """``python -m wmkit run wm-r1 --profile cpu --seeds 3``: every arm (or `arms`) over seeds, as JSON in
+    runs/<profile>/wm_r1_seeds.json unless `out` names the file; resumable (finished seeds are kept)."""
+    if seeds < 1:
+        raise ValueError("--seeds must be at least 1")
+    unknown = [a for a in arms or () if a not in ARMS]
+    if unknown:
+        raise ValueError(f"unknown arm(s) {', '.join(unknown)}: choose from {', '.join(ARMS)}")
+    if threads:
+        torch.set_num_threads(threads)
+    out = Path(out) if out else REPO / "runs" / profile.name / "wm_r1_seeds.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    report: dict[str, Any] = {"profile": args.profile, "seeds": [], "per_seed": {}}
+    report: dict[str, Any] = {"profile": profile.name, "seeds": [], "per_seed": {}}
     if out.exists():  # resumable: finished seeds are kept
         report = json.loads(out.read_text())
     world_model = None
-    for seed in range(args.first_seed, args.first_seed + args.seeds):
+    for seed in range(first_seed, first_seed + seeds):
         if str(seed) in report["per_seed"]:
             print(f"seed {seed}: already in {out}")
             continue
-        res = run_experiment(args.profile, seed, arms=args.arms, world_model=world_model, progress=False)
+        res = run_experiment(profile, seed, arms=arms, world_model=world_model, progress=False)
         report["per_seed"][str(seed)] = public(res)
         report["seeds"] = sorted(int(s) for s in report["per_seed"])
         report["summary"] = summarize_seeds(report["per_seed"])
         out.write_text(json.dumps(_jsonable(report), indent=1))
         print(json.dumps(report["summary"], indent=1))
     print(f"wrote {out}")
-    return 0
+    return out
 
 
 def summarize_seeds(per_seed: dict[str, dict]) -> dict:
@@ -610,22 +523,6 @@ def _jsonable(obj):
     from wmkit.runs import jsonable
 
     return jsonable(obj)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
-def _wm_r1_sizes(profile: str):
-    sizes = sizes_for(profile)
-    if profile == "smoke":
-        sizes = replace(sizes, sft_tasks=12, grpo_steps=1, group_size=2, prompts_per_step=1, train_tasks=4,
-                        eval_heldout=2, eval_train=2, best_of_k=2, throughput_tasks=2, diagnostic_episodes=1,
-                        wm_max_new_tokens=48, max_completion_tokens=600)
-    # Every comparison arm, also where the notebook's profile runs fewer (the cpu notebook leaves
-    # the two ablations to the command line).
-    return replace(sizes, baselines=ARMS)
-
 
 
 def run_wm_r1(profile: str, seed: int, runs_root: Path, sizes) -> dict:

@@ -8,20 +8,18 @@ Here:
 * :func:`controlled_experiment`, :func:`research_experiment` — checks 4 and 5, every arm
   (``real``, ``wm``, ``wmrl``, ``anchors_only``) over seeds, with compute to a target.
 * :func:`run_wmrl_controlled`, :func:`run_wmrl_research` — the benchmark's one-seed runs.
-* :data:`SIZES` — the profile sizes (smoke / cpu / gpu).
+* The sizes: the profile's ``wmrl`` section (`wmkit.profiles`).
 
-Command line: ``python -m wmkit.wmrl.experiment --profile cpu --seeds 3`` runs checks 4 and 5 over seeds.
+Command line: ``python -m wmkit run wmrl --profile cpu --seeds 3`` runs checks 4 and 5 over seeds.
 """
 from __future__ import annotations
 
-import argparse
 import atexit
 import json
 import math
-import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +28,7 @@ import numpy as np
 from wmkit.envs.research import (
     ResearchEnv,
 )
+from wmkit.profiles import Profile, WMRLSizes
 from wmkit.runs import jsonable
 from wmkit.wmrl.method import (
     RunLog,
@@ -80,83 +79,6 @@ def fmt(summary: dict[str, Any], digits: int = 3) -> str:
         return f"not reached (0/{summary['of']})"
     text = f"{summary['mean']:.{digits}f} ± {summary['std']:.{digits}f}"
     return text + (f" ({summary['n']}/{summary['of']})" if summary["n"] != summary["of"] else "")
-
-
-@dataclass(frozen=True)
-class WMRLSizes:
-    """Notebook 04 sizes for one profile."""
-
-    mc_groups: int
-    """Monte-Carlo groups of check 1."""
-    mc_repeats: int
-    """Repetitions per point of checks 2 and 3."""
-    bandit: WMRLConfig
-    """Loop settings of the controlled problem (check 4)."""
-    bandit_seeds: int
-    """Seeds of check 4 (instances and runs)."""
-    anchor_sweep: tuple[float, ...]
-    """Anchor fractions swept in check 4."""
-    research: WMRLConfig
-    """Loop settings of the research-task run (check 5)."""
-    research_tasks: tuple[str, ...]
-    """Datasets the research policy trains on."""
-    research_seeds: int
-    """Seeds of check 5 inside the notebook."""
-    pool_size: int
-    """Reference-pool configs per dataset."""
-    time_limit_s: float
-    """Time limit of one execution."""
-    learning_rates: tuple[float, ...] = (2.0,)
-    """Step sizes of the research-task learning-rate sweep."""
-    target_fraction: float = 0.8
-    """Research run: compute-to-target uses target = J0 + target_fraction·(J* − J0)."""
-    bandit_target_fraction: float = 0.9
-    """The same for the controlled problem (its optimum is known exactly, so the bar is higher)."""
-    fusion_repeats: int = 4000
-    """Monte-Carlo repetitions per point of check 3."""
-
-
-_BANDIT = WMRLConfig(steps=150, groups_per_step=16, group_size=8, learning_rate=1.0,
-                     debias_min_pairs=64, debias_refit_every=32, weight_half_life=16, weight_calibrate_after=8)
-
-
-_RESEARCH = WMRLConfig(steps=40, groups_per_step=8, group_size=8, learning_rate=2.0,
-                       debias_min_pairs=24, debias_refit_every=16, weight_half_life=8, weight_calibrate_after=4)
-
-
-SIZES: dict[str, WMRLSizes] = {
-    "smoke": WMRLSizes(
-        mc_groups=3000, mc_repeats=60, fusion_repeats=2000,
-        bandit=replace(_BANDIT, steps=40), bandit_seeds=1, anchor_sweep=(0.05, 0.2, 0.5),
-        research=replace(_RESEARCH, steps=8, groups_per_step=4, debias_min_pairs=8, debias_refit_every=8,
-                         weight_calibrate_after=2, weight_half_life=4),
-        research_tasks=("wine", "breast_cancer"), research_seeds=1, pool_size=16, time_limit_s=2.0,
-        learning_rates=(1.0, 4.0),
-    ),
-    "cpu": WMRLSizes(
-        mc_groups=20000, mc_repeats=300, fusion_repeats=10000,
-        bandit=_BANDIT, bandit_seeds=10, anchor_sweep=(0.05, 0.1, 0.2, 0.3, 0.5),
-        research=_RESEARCH, research_tasks=("digits", "breast_cancer", "wine"), research_seeds=5,
-        pool_size=32, time_limit_s=10.0, learning_rates=(1.0, 2.0, 4.0, 8.0),
-    ),
-    "gpu": WMRLSizes(
-        mc_groups=50000, mc_repeats=1000, fusion_repeats=40000,
-        bandit=replace(_BANDIT, steps=300), bandit_seeds=20, anchor_sweep=(0.05, 0.1, 0.2, 0.3, 0.4, 0.5),
-        research=replace(_RESEARCH, steps=80), research_tasks=("digits", "breast_cancer", "wine"),
-        research_seeds=10, pool_size=32, time_limit_s=10.0, learning_rates=(0.5, 1.0, 2.0, 4.0, 8.0),
-    ),
-}
-
-
-"""Sizes per profile name (``run.profile.name``). The research run's isotonic minimum and
-refit interval are scaled down from the official 200/64 so that debiasing switches on
-within a run of this size (a cpu run sees 8 anchor pairs per step)."""
-
-
-def sizes_for(profile_name: str) -> WMRLSizes:
-    if profile_name not in SIZES:
-        raise ValueError(f"Unknown profile {profile_name!r}: choose one of {', '.join(SIZES)}")
-    return SIZES[profile_name]
 
 
 def _agree(measured: Any, predicted: Any, se: Any, k: float) -> bool:
@@ -683,25 +605,24 @@ def controlled_verdicts(controlled: dict[str, Any]) -> dict[str, bool]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m wmkit.wmrl --profile cpu --seeds 3``: checks 4 and 5 over seeds, as JSON."""
-    parser = argparse.ArgumentParser(prog="python -m wmkit.wmrl", description=main.__doc__)
-    parser.add_argument("--profile", default="cpu", choices=sorted(SIZES))
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--check", default="all", choices=["4", "5", "all"])
-    parser.add_argument("--out", default=None, help="JSON file (default runs/<profile>/wmrl_seeds.json)")
-    args = parser.parse_args(argv)
-    sizes = sizes_for(args.profile)
-    out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent / "runs" / args.profile / "wmrl_seeds.json"
+def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, check: str = "all") -> Path:
+    """``python -m wmkit run wmrl --profile cpu --seeds 3``: checks 4 and 5 (or `check` "4" / "5") over
+    seeds, as JSON in runs/<profile>/wmrl_seeds.json unless `out` names the file."""
+    if check not in ("4", "5", "all"):
+        raise ValueError(f"--check must be 4, 5 or all, not {check!r}")
+    if seeds < 1:
+        raise ValueError("--seeds must be at least 1")
+    sizes = profile.wmrl
+    out = Path(out) if out else Path(__file__).resolve().parents[2] / "runs" / profile.name / "wmrl_seeds.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    report: dict[str, Any] = {"profile": args.profile, "seeds": args.seeds}
+    report: dict[str, Any] = {"profile": profile.name, "seeds": seeds}
 
     def say(line: str) -> None:
         print(f"[{time.perf_counter() - start:6.0f} s] {line}", flush=True)
 
-    if args.check in ("4", "all"):
-        controlled = controlled_experiment(sizes, seeds=list(range(args.seeds)), progress=say)
+    if check in ("4", "all"):
+        controlled = controlled_experiment(sizes, seeds=list(range(seeds)), progress=say)
         report["controlled"] = _brief(controlled)
         for name in ("real", "pure WM", "WMRL", "anchors only", "no correction", "denoise only", "debias only"):
             arm = controlled["arms"][name]
@@ -709,9 +630,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{fmt(mean_std(arm['executions_to_target']), 0)}")
         say(f"check 4 predicted pure-WM floor {fmt(controlled['predicted_wm_floor_summary'], 4)}; "
             f"compute to target real/WMRL {fmt(controlled['ratio_real_over_wmrl'], 2)}")
-    if args.check in ("5", "all"):
+    if check in ("5", "all"):
         setup = research_setup(sizes, progress=say)
-        research = research_experiment(sizes, setup, seeds=list(range(args.seeds)), progress=say)
+        research = research_experiment(sizes, setup, seeds=list(range(seeds)), progress=say)
         report["research"] = _brief(research)
         report["verdicts"] = {wm: verdicts(research, wm) for wm in setup["world_models"]}
         for name, arm in research["arms"].items():
@@ -724,7 +645,7 @@ def main(argv: list[str] | None = None) -> int:
     report["wall_seconds"] = time.perf_counter() - start
     out.write_text(json.dumps(jsonable(report), indent=1))
     say(f"wrote {out}")
-    return 0
+    return out
 
 
 def _brief(result: dict[str, Any]) -> dict[str, Any]:
@@ -733,20 +654,6 @@ def _brief(result: dict[str, Any]) -> dict[str, Any]:
                                                               "executions")}
             for name, arm in result["arms"].items()}
     return {**{k: v for k, v in result.items() if k != "arms"}, "arms": arms}
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
-def _wmrl_sizes(profile: str):
-    sizes = sizes_for(profile)
-    if profile == "smoke":
-        # The controlled problem costs ~1 s: run it at the cpu profile's length so WMRL can reach the
-        # compute target; the research tasks are real executions: one dataset, a small pool.
-        sizes = replace(sizes, bandit=sizes_for("cpu").bandit, anchor_sweep=(), research_tasks=("wine",),
-                        pool_size=8)
-    return sizes
 
 
 def _without_curves(result: dict) -> dict:

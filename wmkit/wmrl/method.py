@@ -72,6 +72,7 @@ from wmkit.envs.research import (
     CostLedger,
     Space,
 )
+from wmkit.profiles import WMRLConfig  # defined with the size table (plain data, no numpy)
 
 __all__ = [
     "AnchorWeighter",
@@ -581,46 +582,6 @@ class FactorisedSoftmaxPolicy:
             if self.active_mask(choice, head)[0]:
                 choice[0, head] = int(np.argmax(self.probs(task, head)))
         return tuple(choice[0])
-
-
-@dataclass
-class WMRLConfig:
-    """Hyperparameters of one GRPO run (one arm); seeding happens first, in :func:`run_grpo`."""
-
-    arm: str = "wmrl"
-    """real | wm | wmrl | anchors_only (see the module docstring)."""
-    steps: int = 40
-    """Policy-gradient steps."""
-    groups_per_step: int = 8
-    """Groups (prompts) per step; each group samples ``group_size`` configs for one task."""
-    group_size: int = 8
-    """Rollouts per group (GRPO's G)."""
-    learning_rate: float = 2.0
-    """Step size γ of plain gradient ascent on the logits (advantages are standardized)."""
-    anchor_fraction: float = 0.1
-    """Share of groups graded for real in wmrl and anchors_only (at least one per step)."""
-    debias: bool = True
-    """wmrl: map world-model scores through the online isotonic map."""
-    denoise: bool = True
-    """wmrl: up-weight anchor-group advantages by the inverse-variance weight w."""
-    debias_min_pairs: int = 200
-    """Anchor pairs before the first isotonic fit (official: 200; scale with the run)."""
-    debias_refit_every: int = 64
-    """New anchor pairs between refits (official: 64)."""
-    debias_buffer: int = 5000
-    """Most recent anchor pairs kept (official: 5000)."""
-    debias_bins: int = 10
-    """Bins of the isotonic fit over [0, 1] (official: 10)."""
-    debias_method: str = "binned"
-    """"binned" (the official binned PAV) or "sklearn" (exact isotonic regression, no bins)."""
-    weight_half_life: float = 64
-    """Half-life of the s² EMA, in anchor groups (official: 64)."""
-    weight_calibrate_after: int = 32
-    """Anchor groups before the weight's constant c is fixed (official: 32)."""
-    weight_max: float = 4.0
-    """Upper clip of the anchor weight (official: 4)."""
-    seed: int = 0
-    """Seeds sampling, anchor choice and world-model noise."""
 
 
 @dataclass
