@@ -32,19 +32,21 @@ def test_summary_drops_missing_values_and_has_no_interval_for_one_seed():
 
 
 @pytest.mark.parametrize("values, direction, threshold, expected", [
-    ([1.0, 2.0, 3.0], "higher", 0.0, "same direction, not significant"),  # interval [-0.48, 4.48] crosses 0
+    ([1.0, 2.0, 3.0], "higher", 0.0, "inconclusive"),  # interval [-0.48, 4.48] covers 0
     ([1.0, 1.1, 0.9], "higher", 0.0, "reproduced"),  # interval [0.75, 1.25]
-    ([-1.0, -2.0, -3.0], "higher", 0.0, "not reproduced"),
-    ([0.0, 0.0], "higher", 0.0, "not reproduced"),  # on the line is not the paper's side
+    ([-1.0, -2.0, -3.0], "higher", 0.0, "inconclusive"),  # [-4.48, 0.48] covers 0 (was "not reproduced")
+    ([-1.0, -1.1, -0.9], "higher", 0.0, "contradicted"),  # [-1.25, -0.75]
+    ([0.0, 0.0], "higher", 0.0, "not measured"),  # identical seeds: a zero-width interval
     ([-1.0, -1.1, -0.9], "lower", 0.0, "reproduced"),
-    ([-1.0, -2.0, -3.0], "lower", 0.0, "same direction, not significant"),
-    ([0.3], "higher", 0.0, "same direction, not significant"),  # one seed: never significant
+    ([-1.0, -2.0, -3.0], "lower", 0.0, "inconclusive"),
+    ([0.3], "higher", 0.0, "not measured"),  # one seed: no interval
     ([3.0, 3.2, 2.8], "higher", 1.0, "reproduced"),  # a ratio that must exceed 1
-    ([0.9, 0.8, 0.7], "higher", 1.0, "not reproduced"),
+    ([0.9, 0.8, 0.7], "higher", 1.0, "inconclusive"),  # [0.55, 1.05] reaches 1
+    ([0.5, 0.6, 0.7], "higher", 1.0, "contradicted"),  # [0.35, 0.85]
     ([], "higher", 0.0, "not measured"),
 ])
 def test_verdict_logic(values, direction, threshold, expected):
-    assert stats.verdict(stats.summarize(values), direction, threshold) == expected
+    assert stats.verdict(stats.summarize(values), direction, threshold).verdict == expected
 
 
 def test_verdict_rejects_unknown_direction():
