@@ -11,7 +11,7 @@ import pytest
 from wmkit import stats
 from wmkit.bench import claims as bench_claims
 from wmkit.bench import runner as bench
-from wmkit.bench.claims import Claim, Experiment
+from wmkit.bench.claims import CLAIMS, Claim, Experiment
 from wmkit.wmrl import experiment as wmrl_experiment
 
 # ---------------------------------------------------------------------------- statistics
@@ -203,6 +203,7 @@ def test_a_row_cannot_exist_without_its_run_record(tmp_path, fresh):
     # a rebuilt report counts only the records on disk
     report = bench.build_report(tmp_path, "smoke", [0, 1], experiments=FAKE, claims=FAKE_CLAIMS, plots=False)
     assert report["rows"][0]["seeds"] == [0] and report["rows"][0]["kit"]["n"] == 1
+    assert report["rows"][0]["verdict"] == "not measured" and "one seed" in report["rows"][0]["reason"]
     records[0].unlink()
     report = bench.build_report(tmp_path, "smoke", [0, 1], experiments=FAKE, claims=FAKE_CLAIMS, plots=False)
     row = report["rows"][0]
@@ -222,8 +223,45 @@ def test_report_files_and_figures(tmp_path, fresh):
     report = run(tmp_path, 2).report
     text = (tmp_path / "report.md").read_text()
     assert "after beats before" in text and "python -m wmkit bench --profile smoke --seeds 2 --only fake" in text
-    assert report["machine"]["versions"]["torch"] and report["counts"]["same direction, not significant"] == 1  # t(1 dof) = 12.7
+    assert report["machine"]["versions"]["torch"] and report["counts"]["inconclusive"] == 1  # t(1 dof) = 12.7
     assert all(Path(f).exists() for f in report["figures"])
+
+
+def test_a_failed_precondition_makes_the_row_not_measured_and_keeps_the_number(tmp_path, fresh):
+    def moved(results):
+        frozen = [s for s, r in results.items() if r["steps"] < 2]
+        return f"nothing moved in seeds {frozen}" if frozen else None
+
+    claims = (Claim("fake.gain", "WMRL", "after beats before", "+1", "fake", "after", "before", precondition=moved),)
+    report = bench.run_bench("smoke", 3, runs_root=tmp_path, experiments=FAKE, claims=claims, log=lambda line: None).report
+    row = report["rows"][0]
+    assert row["verdict"] == "not measured" and row["reason"] == "nothing moved in seeds [0, 1, 2]"
+    assert row["kit"]["values"] == pytest.approx([0.3, 0.4, 0.5])  # the number stays, the verdict is withheld
+    assert "not measured — nothing moved" in (tmp_path / "report.md").read_text()
+
+
+def test_forgetting_claim_needs_rl_to_have_moved_the_model():
+    claim = next(c for c in CLAIMS if c.id == "rwml.forgetting")
+    assert bench_claims.precondition_failure(claim, {0: {"rwml_param_change": 0.01}, 1: {"rwml_param_change": 0.02}}) is None
+    reason = bench_claims.precondition_failure(claim, {0: {"rwml_param_change": 0.01}, 1: {"rwml_param_change": 0.0}})
+    assert "did not change the model in seed(s) [1]" in reason
+    assert "does not say" in bench_claims.precondition_failure(claim, {0: {}})
+    assert [c.id for c in CLAIMS if c.precondition] == ["rwml.forgetting"]
+
+
+def test_parameter_change_of_a_model():
+    import torch
+
+    from wmkit.rwml.experiment import parameter_change
+
+    a = torch.nn.Linear(2, 2)
+    b = torch.nn.Linear(2, 2)
+    b.load_state_dict(a.state_dict())
+    assert parameter_change(a, b) == 0.0
+    with torch.no_grad():
+        b.weight.add_(1.0)
+    assert parameter_change(a, b) > 0
+    assert parameter_change(a, torch.nn.Linear(3, 3)) is None
 
 
 def test_cli_errors_are_one_line(capsys):

@@ -33,7 +33,7 @@ from wmkit.core.build import series_world_model
 from wmkit.envs.base import Transition
 from wmkit.rlvr_world import method as rl
 from wmkit.runs import bench_work_dir, jsonable
-from wmkit.stats import mean_std
+from wmkit.stats import summarize
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ def seeds_experiment(profile: str, seeds: Sequence[int], runs_root: Path, sizes:
     for mode in ("greedy", "sampled"):
         for part in ("changed", "unchanged", "partial_changed"):
             table[f"{mode}_{part}"] = {"before": before[mode][part],
-                                       "after": mean_std([a["after"][mode][part] for a in per_seed])}
+                                       "after": summarize([a["after"][mode][part] for a in per_seed])}
     return {"profile": profile, "seeds": list(seeds), "sizes": asdict(sizes), "before": before,
             "runs": per_seed, "table": table}
 
