@@ -47,6 +47,7 @@ def test_hand_computed_interval_edges():
     ([-0.3, None], "one seed"),
     ([0.0, 0.0], "zero-width"),  # identical seeds: not evidence either way
     ([0.25, 0.25, 0.25], "zero-width"),
+    ([0.82 - 0.80, 0.83 - 0.81, 0.84 - 0.82], "zero-width"),  # equal up to rounding (std ~1e-16)
 ])
 def test_not_measured(values, why):
     v = stats.verdict(values)

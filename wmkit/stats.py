@@ -27,6 +27,10 @@ from typing import Any
 
 VERDICTS = ("reproduced", "inconclusive", "contradicted", "not measured")
 
+ZERO_WIDTH = 1e-12
+"""A sample std at most this (relative to max(1, |mean|)) is a zero-width interval: identical seeds
+whose paired differences differ only by floating-point rounding (0.82 − 0.80 vs 0.83 − 0.81)."""
+
 
 def t_quantile(confidence: float, dof: int) -> float:
     """Two-sided Student-t quantile, e.g. t(0.95, 2) = 4.3027."""
@@ -120,7 +124,7 @@ def verdict(values: Sequence[float | None] | Mapping[str, Any], direction: str =
     if n == 1 or summary.get("ci_low") is None:
         return Verdict("not measured", f"one seed ({summary['mean']:+.3f}) has no interval: run more seeds", **made)
     low, high = summary["ci_low"], summary["ci_high"]
-    if summary["std"] == 0 or low == high:
+    if summary["std"] <= ZERO_WIDTH * max(1.0, abs(summary["mean"])) or low == high:
         return Verdict("not measured", f"all {n} seeds gave {summary['mean']:+.3f}: a zero-width interval is "
                        "not evidence", **made)
     interval = f"the {summary.get('confidence', confidence):.0%} interval [{low:+.3f}, {high:+.3f}]"
