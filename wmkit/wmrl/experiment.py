@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import itertools
 import json
 import math
 import sys
@@ -41,10 +42,10 @@ from typing import Any
 
 import numpy as np
 
+from wmkit import stats
 from wmkit.envs.research import (
     ResearchEnv,
 )
-from wmkit import stats
 from wmkit.runs import jsonable
 from wmkit.stats import summarize
 from wmkit.wmrl.method import (
@@ -605,11 +606,10 @@ def _row(claim: str, paper: str, kit: str, judged: stats.Verdict | tuple[str, st
 def _ablation_order(finals: dict[str, dict[str, Any]]) -> tuple[str, str]:
     """The ablation's order no correction < denoise < debias < both, judged step by step on the
     per-seed differences (each step with :func:`wmkit.stats.verdict`, then :func:`wmkit.stats.all_of`)."""
-    cells = list(ABLATION)
-    steps = [stats.verdict(final_differences(finals[hi], finals[lo])) for lo, hi in zip(cells, cells[1:])]
+    pairs = list(itertools.pairwise(ABLATION))
+    steps = [stats.verdict(final_differences(finals[hi], finals[lo])) for lo, hi in pairs]
     verdict, reason = stats.all_of(steps)
-    return verdict, " | ".join(f"{hi} − {lo}: {v.verdict}" for (lo, hi), v in zip(zip(cells, cells[1:]), steps)) \
-        + f" ({reason})"
+    return verdict, " | ".join(f"{hi} − {lo}: {v.verdict}" for (lo, hi), v in zip(pairs, steps)) + f" ({reason})"
 
 
 def verdicts(research: dict[str, Any], wm_name: str = "learned") -> list[dict[str, str]]:
