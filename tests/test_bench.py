@@ -211,6 +211,17 @@ def test_a_row_cannot_exist_without_its_run_record(tmp_path, fresh):
     assert "not measured" in (tmp_path / "report.md").read_text()
 
 
+def test_a_report_written_under_the_old_rule_is_judged_again_on_load(tmp_path, fresh):
+    run(tmp_path, 3)
+    bench_json = tmp_path / "bench.json"
+    saved = json.loads(bench_json.read_text())
+    saved["rows"][0]["verdict"] = "same direction, not significant"  # an older rule's label
+    bench_json.write_text(json.dumps(saved))
+    loaded = bench.load_report(bench_json)
+    assert loaded["rows"][0]["verdict"] == "reproduced" and loaded["counts"]["reproduced"] == 1
+    assert loaded["rows"][1]["verdict"] == "not measured"  # the unmeasurable claim stays so
+
+
 def test_a_changed_config_is_a_new_record(tmp_path, fresh):
     run(tmp_path, 1)
     other = {"fake": Experiment("fake", "WMRL", fake_run, lambda profile: FakeSizes(steps=7), "changed sizes")}

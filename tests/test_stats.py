@@ -98,3 +98,13 @@ def test_all_of():
     assert stats.all_of([rep, inc, con])[0] == "contradicted"
     assert stats.all_of([rep, nm])[0] == "not measured"
     assert stats.all_of([])[0] == "not measured"
+
+
+def test_notebook_05_verdict_exercise_uses_the_rule(capsys):
+    from wmkit import exercises
+
+    # 0.10, 0.30, 0.20: mean 0.2, s 0.1, 95% interval [-0.048, +0.448] covers 0
+    assert exercises.check_verdict_answer("inconclusive", [0.10, 0.30, 0.20]) is True
+    assert exercises.check_verdict_answer("reproduced", [0.10, 0.30, 0.20]) is False
+    assert exercises.check_verdict_answer("not measured", [0.3]) is True
+    assert exercises.check_verdict_answer(None, [0.3]) is None

@@ -276,12 +276,25 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
 
 def check_report(report: dict) -> dict:
     """A loaded bench.json with every row whose run records are gone turned into "not measured"
-    (a number is shown only while the record that made it exists)."""
+    (a number is shown only while the record that made it exists), and every other row with a
+    number judged again by :func:`wmkit.stats.verdict` (a report written under an older rule gets
+    today's labels; the claim's precondition is checked on the records)."""
+    claims = {c.id: c for c in CLAIMS}
     for row in report["rows"]:
         missing = [p for p in row.get("records", []) if not Path(p).exists()]
         if missing and row["verdict"] != "not measured":
             row.update({"verdict": "not measured", "kit": summarize([]),
                         "reason": f"run record missing: {Path(missing[0]).name}"})
+        elif row.get("records") and row.get("kit", {}).get("n"):
+            claim = claims.get(row["id"])
+            failed = None
+            if claim is not None and claim.precondition is not None:
+                failed = precondition_failure(claim, {s: json.loads(Path(p).read_text())["result"]
+                                                      for s, p in zip(row["seeds"], row["records"])})
+            judged = verdict(row["kit"], row["direction"], row["threshold"], not_measured=failed)
+            row.update({"verdict": judged.verdict, "verdict_reason": judged.reason})
+            if judged.verdict == "not measured":
+                row["reason"] = judged.reason
     report["counts"] = {v: sum(r["verdict"] == v for r in report["rows"]) for v in VERDICTS}
     return report
 
