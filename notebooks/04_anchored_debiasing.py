@@ -620,7 +620,7 @@ save(fig, "check5_diagnosis.png")
 # the direction, not the magnitude; each verdict says why.
 
 # %%
-table = {wm_name: wmrl.verdicts(research_run, wm_name) for wm_name in setup["world_models"]}
+table = {wm_name: wmrl.claim_table(research_run, wm_name) for wm_name in setup["world_models"]}
 for wm_name, rows in table.items():
     print(f"--- world model: {wm_name}")
     for row in rows:

@@ -302,7 +302,7 @@ def test_research_verdicts_rows_use_the_one_rule():
     research = {"arms": arms, "target": 0.85,
                 "ratios": {"learned": {"real_over_wmrl": summarize([3.0, 2.9, 2.8]),
                                        "anchors_over_wmrl": summarize([1.2, 0.9])}}}
-    rows = {r["claim"]: r for r in wmrl.verdicts(research, "learned")}
+    rows = {r["claim"]: r for r in wmrl.claim_table(research, "learned")}
     assert all(r["verdict"] in ("reproduced", "inconclusive", "contradicted", "not measured") and r["reason"]
                for r in rows.values())
     assert rows["less training compute than real-execution GRPO"]["verdict"] == "reproduced"

@@ -612,7 +612,7 @@ def _ablation_order(finals: dict[str, dict[str, Any]]) -> tuple[str, str]:
     return verdict, " | ".join(f"{hi} − {lo}: {v.verdict}" for (lo, hi), v in zip(pairs, steps)) + f" ({reason})"
 
 
-def verdicts(research: dict[str, Any], wm_name: str = "learned") -> list[dict[str, str]]:
+def claim_table(research: dict[str, Any], wm_name: str = "learned") -> list[dict[str, str]]:
     """The reproduction table: each paper claim, the paper's number, the kit's, and its verdict by
     :func:`wmkit.stats.verdict` over seeds (with the reason)."""
     arms = research["arms"]
@@ -747,13 +747,13 @@ def main(argv: list[str] | None = None) -> int:
         setup = research_setup(sizes, progress=say)
         research = research_experiment(sizes, setup, seeds=list(range(args.seeds)), progress=say)
         report["research"] = _brief(research)
-        report["verdicts"] = {wm: verdicts(research, wm) for wm in setup["world_models"]}
+        report["verdicts"] = {wm: claim_table(research, wm) for wm in setup["world_models"]}
         for name, arm in research["arms"].items():
             say(f"check 5 {name:28s} final {fmt(arm['final'])}  compute to target "
                 f"{fmt(summarize(arm['compute_to_target']), 1)} s")
         for wm, rows in report["verdicts"].items():
             for row in rows:
-                say(f"[{wm}] {row['claim']}: paper {row['paper']} | kit {row['kit']} | {row['verdict']} ({row['reason']})")
+                say(f"[{wm}] {row['claim']}: paper {row['paper']} | kit {row['kit']} | {row['verdict']}")
         setup["env"].close()
     report["wall_seconds"] = time.perf_counter() - start
     out.write_text(json.dumps(jsonable(report), indent=1))
