@@ -58,7 +58,7 @@ import time
 import matplotlib.pyplot as plt
 import torch
 
-from wmkit import exercises
+from wmkit import exercises, stats
 from wmkit import notebook as nb
 from wmkit.envs import phone
 from wmkit.rewards.wm_r1 import composite_rewards, group_has_signal
@@ -216,9 +216,13 @@ for name, entry in results["training"].items():
 # %% [markdown]
 # ## 5. Results in the real simulator, and the paper beside them
 #
-# Verdicts are computed: WM-R1 must beat an arm by more than one standard error (binomial, from the
-# number of evaluation tasks, with one seed; over seeds use `python -m wmkit run wm-r1 --profile
-# cpu --seeds 3`), otherwise the verdict says *within noise* or *not reproduced*.
+# Verdicts follow the kit's one rule (`wmkit.stats.verdict`, the same as notebook 05's benchmark): the
+# 95% t-interval over training seeds of WM-R1's success minus the arm's. *reproduced*: the interval
+# lies above 0; *inconclusive*: it covers 0; *contradicted*: it lies below 0; *not measured*: one
+# seed (no interval) or identical seeds. This section runs one seed, so every verdict here is *not
+# measured*; over seeds use `python -m wmkit run wm-r1 --profile cpu --seeds 3` (next cell).
+# Beside it, the difference in binomial standard errors of the evaluation tasks says how large it is against the
+# *evaluation* noise of this one agent — not against the spread between training seeds.
 
 # %%
 arms = results["arms"]
@@ -241,20 +245,21 @@ paper_rows = [
 ]
 verdicts = {}
 n_eval = results["tasks"]["n_eval_heldout"]
-print(f"{'claim':40s} {'paper':32s} {'kit (held-out)':>22s}  verdict")
+print(f"{'claim':40s} {'paper':32s} {'kit (held-out)':>22s} {'eval SE':>8s}  verdict")
 for claim, arm, paper in paper_rows:
     if arm not in arms or "wm_r1" not in arms:
         continue
     a, b = arms["wm_r1"]["heldout"]["success"], arms[arm]["heldout"]["success"]
-    v = wm_r1.verdict([a], [b], n_eval)
-    verdicts[arm] = v
-    print(f"{claim:40s} {paper:32s} {a:.3f} vs {b:.3f} (n={n_eval})  {v}")
+    v = stats.verdict(stats.differences([a], [b]))
+    verdicts[arm] = v.text
+    print(f"{claim:40s} {paper:32s} {a:.3f} vs {b:.3f} (n={n_eval}) {(a - b) / wm_r1.evaluation_se(a, b, n_eval):+7.1f}  "
+          f"{v.text}")
 
 # %% [markdown]
 # One seed is one sample of a noisy process. `python -m wmkit run wm-r1 --profile cpu --seeds 3` repeats
 # this section with training seeds 0, 1, 2 (same world model, same evaluation tasks) and writes
-# `runs/<profile>/wm_r1_seeds.json`; the table below reads it when it exists. Its verdicts compare
-# means over seeds with their standard errors.
+# `runs/<profile>/wm_r1_seeds.json`; the table below reads it when it exists. Its verdicts apply the
+# rule above to the per-seed differences WM-R1 − arm (the arms of a seed share its SFT start).
 
 # %%
 seeds_file = run.runs_dir / "wm_r1_seeds.json"
@@ -265,7 +270,8 @@ if seeds_file.exists():
     for arm, row in over_seeds["summary"].items():
         h, t = row["heldout"], row["train_templates"]
         print(f"{arm:18s} {h['mean']:14.3f} ± {h['std']:.3f} {t['mean']:16.3f} ± {t['std']:.3f}  "
-              f"{row.get('verdict_wm_r1_vs_this_heldout', '')}")
+              f"{row.get('verdict_wm_r1_vs_this_heldout', '')}"
+              + (f" ({row['verdict_reason_wm_r1_vs_this_heldout']})" if "verdict_reason_wm_r1_vs_this_heldout" in row else ""))
 else:
     print(f"no {seeds_file.name} yet: run  python -m wmkit run wm-r1 --profile {run.profile.name} --seeds 3")
 

@@ -31,13 +31,14 @@
 #
 # This notebook **loads** `runs/<profile>/bench.json` when it exists; otherwise it runs the `smoke`
 # benchmark for one seed (about two minutes on two CPU cores once notebook 01's world model exists),
-# which proves the pipeline and shows the table's shape — smoke numbers mean nothing.
+# which proves the pipeline and shows the table's shape — smoke numbers mean nothing, and with one
+# seed every verdict is *not measured* (no interval).
 #
 # **Learning objectives.** After this notebook you can
 #
 # 1. say what a 95% t-interval over 3 seeds is, and why one seed can never be "significant";
-# 2. read a verdict — *reproduced*, *same direction, not significant*, *not reproduced*, *not
-#    measured* — and say what evidence would change it;
+# 2. read a verdict — *reproduced*, *inconclusive*, *contradicted*, *not measured* — and say what
+#    evidence would change it;
 # 3. trace any number in the table back to its run record (experiment, seed, commit, config) and the
 #    command that reproduces it;
 # 4. say which claims the kit cannot measure at all yet, and what scale the papers' absolute numbers
@@ -118,20 +119,22 @@ print("verdicts:", report["counts"])
 # \bar v \pm t_{0.975,\,n-1}\,\frac{s}{\sqrt n}.$$
 #
 # With 3 seeds $t_{0.975,2} = 4.30$: the interval is wide, and only a consistent effect clears it.
-# With one seed there is no interval at all. The verdict:
+# With one seed there is no interval at all. The verdict (`wmkit.stats.verdict`, the kit's one rule:
+# notebooks 02-04 use it too):
 #
 # | verdict | means |
 # |---|---|
 # | reproduced | the whole 95% interval lies on the paper's side of the line (0 for a difference, 1 for a compute ratio) |
-# | same direction, not significant | the mean does, the interval does not (or one seed only) |
-# | not reproduced | the mean is on the other side, or exactly on the line |
-# | not measured | no run record — or the kit cannot run that experiment yet (the row says why) |
+# | inconclusive | the interval covers the line (touching it counts) |
+# | contradicted | the whole interval lies on the other side |
+# | not measured | no run record; the kit cannot run that experiment yet; one seed (no interval); every seed gave the same value (a zero-width interval is not evidence); or a precondition of the claim failed — e.g. "RL forgets less" when RL did not change the model (the row says why) |
 
 # %%
 rows = report["rows"]
 table = pd.DataFrame([{
     "paper": r["paper"], "claim": r["claim"], "paper figure": r["paper_figure"],
     "kit measures": r["kit_label"] or "—", "kit": bench.fmt_kit(r["kit"]), "verdict": r["verdict"],
+    "why": r.get("verdict_reason") or r.get("reason", ""),
 } for r in rows])
 display(table)
 
@@ -139,8 +142,8 @@ display(table)
 # ## 3. Plots
 #
 # One figure per paper: every seed's value (dots), the mean (diamond), the 95% interval (bar) and
-# the line the claim must clear (black tick); green = reproduced, olive = same direction but not
-# significant, red = not reproduced, grey = not measured. The rows mix units (accuracy points,
+# the line the claim must clear (black tick); green = reproduced, olive = inconclusive, red =
+# contradicted, grey = not measured. The rows mix units (accuracy points,
 # success rates, compute ratios): read each against its own tick.
 
 # %%
@@ -155,8 +158,7 @@ for path in map(Path, report.get("figures", [])):
 papers = list(bench_claims.PAPERS)
 fig, ax = plt.subplots(figsize=(7, 3))
 left = [0] * len(papers)
-colors = {"reproduced": "tab:green", "same direction, not significant": "tab:olive",
-          "not reproduced": "tab:red", "not measured": "tab:gray"}
+colors = bench.VERDICT_COLORS
 for verdict_name in stats.VERDICTS:
     counts = [sum(r["paper"] == p and r["verdict"] == verdict_name for r in rows) for p in papers]
     ax.barh(papers, counts, left=left, color=colors[verdict_name], label=verdict_name)
@@ -170,32 +172,31 @@ nb.save_figure(fig, run, "verdicts.png"); figures.append("verdicts.png"); plt.sh
 # ## 4. Each verdict, explained
 #
 # The sentences below are computed from the rows: what was measured, on how many seeds, how wide the
-# interval is, and what would change the verdict. A row without a number says why — either its run
-# record is missing (run the command shown), or the kit has no experiment for it yet.
+# interval is, and what would change the verdict. A row that is not measured says why — its run
+# record is missing (run the command shown), the kit has no experiment for it yet, one seed or
+# identical seeds give no interval, or a precondition of the claim failed.
 
 # %%
 def explain(r):
     k = r["kit"]
     head = f"**{r['paper']} — {r['claim']}.** Paper: {r['paper_figure']}."
+    run_it = f" Run: `{r['command']}`." if r.get("command") else ""
     if r["verdict"] == "not measured":
-        return f"{head} Not measured: {r.get('reason', '')}." + (f" Run: `{r['command']}`." if r.get("command") else "")
-    line = 1.0 if r["threshold"] == 1.0 else 0.0
+        number = f" Kit ({r['kit_label']}): {bench.fmt_kit(k)}." if k.get("n") else ""
+        return f"{head}{number} Not measured: {r.get('reason', '')}.{run_it}"
     side = "above" if r["direction"] == "higher" else "below"
+    line = r["threshold"] if abs(r["threshold"]) > 1e-6 else 0.0
     text = f"{head} Kit ({r['kit_label']}): {bench.fmt_kit(k)}; the claim needs it {side} {line:g}. "
     if r["verdict"] == "reproduced":
         text += "The whole 95% interval is on the paper's side: the direction reproduces at this scale."
-    elif r["verdict"] == "not reproduced":
-        text += (f"The mean is on the other side (or on the line){' over ' + str(k['n']) + ' seeds' if k['n'] > 1 else ''}: "
-                 "at this scale the kit does not see the effect. A larger profile, more steps or a tuned learning rate "
-                 "may change that; the row says what the kit saw, not what the paper got wrong.")
-    elif k["n"] == 1:
-        text += "One seed: the direction agrees, but a single run cannot separate an effect from noise — run more seeds."
+    elif r["verdict"] == "contradicted":
+        text += (f"The whole 95% interval over {k['n']} seeds is on the other side: at this scale the kit sees the "
+                 "opposite. A larger profile, more steps or a tuned learning rate may change that; the row says what "
+                 "the kit saw, not what the paper got wrong.")
     else:
-        text += (f"The mean agrees but the interval [{k['ci_low']:+.3f}, {k['ci_high']:+.3f}] reaches the other side: "
-                 "more seeds (the interval shrinks like t/√n) or a larger profile (a larger effect) would decide it.")
-    if r.get("command"):
-        text += f" Reproduce: `{r['command']}`."
-    return text
+        text += (f"The interval [{k['ci_low']:+.3f}, {k['ci_high']:+.3f}] covers the line: more seeds (the interval "
+                 "shrinks like t/√n) or a larger profile (a larger effect) would decide it.")
+    return text + (f" Reproduce: `{r['command']}`." if r.get("command") else "")
 
 display(Markdown("\n\n".join(explain(r) for r in rows)))
 
@@ -236,8 +237,10 @@ results_path = nb.write_results(run, {
     "bench_command": report["command"],
     "counts": report["counts"],
     "rows": [{k: r.get(k) for k in ("id", "paper", "claim", "paper_figure", "experiment", "kit_label", "verdict",
-                                    "reason", "command", "seeds", "records")} | {"kit": r["kit"]} for r in rows],
-    "measured": [r["id"] for r in rows if r["verdict"] != "not measured"],
+                                    "verdict_reason", "reason", "command", "seeds", "records")} | {"kit": r["kit"]}
+             for r in rows],
+    "measured": [r["id"] for r in rows if r["kit"].get("n")],
+    "judged": [r["id"] for r in rows if r["verdict"] != "not measured"],
     "figures": figures, "wall_seconds": time.perf_counter() - notebook_start,
 })
 print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
@@ -250,7 +253,8 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #   and a hash of its config; rerunning the command redoes only what is missing, and a number
 #   exists only while its record does.
 # * Verdicts come from a 95% t-interval over seeds: with 3 seeds it is wide (t = 4.30), so
-#   "reproduced" needs a consistent effect; one seed can only say "same direction".
+#   "reproduced" needs a consistent effect; one seed gives no interval, so it is "not measured"
+#   whatever its sign, and so is a claim whose precondition failed.
 # * The kit reproduces directions and mechanisms with tiny models; the papers' magnitudes need
 #   their scale (section 5). Claims the kit cannot run yet are listed as "not measured" with the reason.
 #
@@ -260,7 +264,7 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #    ($t_{0.975,2} = 4.303$) and set `ANSWER_1 = (low, high)`.
 # 2. With those three values, what is the verdict of a claim whose kit number must be above 0?
 #    Set `ANSWER_2` to one of the four verdicts.
-# 3. Pick a row that is "same direction, not significant". If the spread over seeds stayed the
+# 3. Pick a row that is "inconclusive" with its mean on the paper's side. If the spread over seeds stayed the
 #    same, about how many seeds would make its interval clear the line? (Hint: the half-width is
 #    $t_{0.975,n-1}\,s/\sqrt n$.) Check by running the benchmark with more seeds.
 # 4. (Open) Delete one run record under `runs/<profile>/bench/` and run the loading cell again. What
@@ -268,6 +272,6 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 
 # %%
 ANSWER_1 = None  # (low, high)
-ANSWER_2 = None  # "reproduced" | "same direction, not significant" | "not reproduced" | "not measured"
+ANSWER_2 = None  # "reproduced" | "inconclusive" | "contradicted" | "not measured"
 exercises.check_interval_answer(ANSWER_1, [0.10, 0.30, 0.20])
 exercises.check_verdict_answer(ANSWER_2, [0.10, 0.30, 0.20])

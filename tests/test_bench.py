@@ -11,7 +11,7 @@ import pytest
 from wmkit import stats
 from wmkit.bench import claims as bench_claims
 from wmkit.bench import runner as bench
-from wmkit.bench.claims import Claim, Experiment
+from wmkit.bench.claims import CLAIMS, Claim, Experiment
 from wmkit.wmrl import experiment as wmrl_experiment
 
 # ---------------------------------------------------------------------------- statistics
@@ -32,19 +32,21 @@ def test_summary_drops_missing_values_and_has_no_interval_for_one_seed():
 
 
 @pytest.mark.parametrize("values, direction, threshold, expected", [
-    ([1.0, 2.0, 3.0], "higher", 0.0, "same direction, not significant"),  # interval [-0.48, 4.48] crosses 0
+    ([1.0, 2.0, 3.0], "higher", 0.0, "inconclusive"),  # interval [-0.48, 4.48] covers 0
     ([1.0, 1.1, 0.9], "higher", 0.0, "reproduced"),  # interval [0.75, 1.25]
-    ([-1.0, -2.0, -3.0], "higher", 0.0, "not reproduced"),
-    ([0.0, 0.0], "higher", 0.0, "not reproduced"),  # on the line is not the paper's side
+    ([-1.0, -2.0, -3.0], "higher", 0.0, "inconclusive"),  # [-4.48, 0.48] covers 0 (was "not reproduced")
+    ([-1.0, -1.1, -0.9], "higher", 0.0, "contradicted"),  # [-1.25, -0.75]
+    ([0.0, 0.0], "higher", 0.0, "not measured"),  # identical seeds: a zero-width interval
     ([-1.0, -1.1, -0.9], "lower", 0.0, "reproduced"),
-    ([-1.0, -2.0, -3.0], "lower", 0.0, "same direction, not significant"),
-    ([0.3], "higher", 0.0, "same direction, not significant"),  # one seed: never significant
+    ([-1.0, -2.0, -3.0], "lower", 0.0, "inconclusive"),
+    ([0.3], "higher", 0.0, "not measured"),  # one seed: no interval
     ([3.0, 3.2, 2.8], "higher", 1.0, "reproduced"),  # a ratio that must exceed 1
-    ([0.9, 0.8, 0.7], "higher", 1.0, "not reproduced"),
+    ([0.9, 0.8, 0.7], "higher", 1.0, "inconclusive"),  # [0.55, 1.05] reaches 1
+    ([0.5, 0.6, 0.7], "higher", 1.0, "contradicted"),  # [0.35, 0.85]
     ([], "higher", 0.0, "not measured"),
 ])
 def test_verdict_logic(values, direction, threshold, expected):
-    assert stats.verdict(stats.summarize(values), direction, threshold) == expected
+    assert stats.verdict(stats.summarize(values), direction, threshold).verdict == expected
 
 
 def test_verdict_rejects_unknown_direction():
@@ -201,11 +203,23 @@ def test_a_row_cannot_exist_without_its_run_record(tmp_path, fresh):
     # a rebuilt report counts only the records on disk
     report = bench.build_report(tmp_path, "smoke", [0, 1], experiments=FAKE, claims=FAKE_CLAIMS, plots=False)
     assert report["rows"][0]["seeds"] == [0] and report["rows"][0]["kit"]["n"] == 1
+    assert report["rows"][0]["verdict"] == "not measured" and "one seed" in report["rows"][0]["reason"]
     records[0].unlink()
     report = bench.build_report(tmp_path, "smoke", [0, 1], experiments=FAKE, claims=FAKE_CLAIMS, plots=False)
     row = report["rows"][0]
     assert row["verdict"] == "not measured" and row["kit"]["mean"] is None and row["records"] == []
     assert "not measured" in (tmp_path / "report.md").read_text()
+
+
+def test_a_report_written_under_the_old_rule_is_judged_again_on_load(tmp_path, fresh):
+    run(tmp_path, 3)
+    bench_json = tmp_path / "bench.json"
+    saved = json.loads(bench_json.read_text())
+    saved["rows"][0]["verdict"] = "same direction, not significant"  # an older rule's label
+    bench_json.write_text(json.dumps(saved))
+    loaded = bench.load_report(bench_json)
+    assert loaded["rows"][0]["verdict"] == "reproduced" and loaded["counts"]["reproduced"] == 1
+    assert loaded["rows"][1]["verdict"] == "not measured"  # the unmeasurable claim stays so
 
 
 def test_a_changed_config_is_a_new_record(tmp_path, fresh):
@@ -220,8 +234,45 @@ def test_report_files_and_figures(tmp_path, fresh):
     report = run(tmp_path, 2).report
     text = (tmp_path / "report.md").read_text()
     assert "after beats before" in text and "python -m wmkit bench --profile smoke --seeds 2 --only fake" in text
-    assert report["machine"]["versions"]["torch"] and report["counts"]["same direction, not significant"] == 1  # t(1 dof) = 12.7
+    assert report["machine"]["versions"]["torch"] and report["counts"]["inconclusive"] == 1  # t(1 dof) = 12.7
     assert all(Path(f).exists() for f in report["figures"])
+
+
+def test_a_failed_precondition_makes_the_row_not_measured_and_keeps_the_number(tmp_path, fresh):
+    def moved(results):
+        frozen = [s for s, r in results.items() if r["steps"] < 2]
+        return f"nothing moved in seeds {frozen}" if frozen else None
+
+    claims = (Claim("fake.gain", "WMRL", "after beats before", "+1", "fake", "after", "before", precondition=moved),)
+    report = bench.run_bench("smoke", 3, runs_root=tmp_path, experiments=FAKE, claims=claims, log=lambda line: None).report
+    row = report["rows"][0]
+    assert row["verdict"] == "not measured" and row["reason"] == "nothing moved in seeds [0, 1, 2]"
+    assert row["kit"]["values"] == pytest.approx([0.3, 0.4, 0.5])  # the number stays, the verdict is withheld
+    assert "not measured — nothing moved" in (tmp_path / "report.md").read_text()
+
+
+def test_forgetting_claim_needs_rl_to_have_moved_the_model():
+    claim = next(c for c in CLAIMS if c.id == "rwml.forgetting")
+    assert bench_claims.precondition_failure(claim, {0: {"rwml_param_change": 0.01}, 1: {"rwml_param_change": 0.02}}) is None
+    reason = bench_claims.precondition_failure(claim, {0: {"rwml_param_change": 0.01}, 1: {"rwml_param_change": 0.0}})
+    assert "did not change the model in seed(s) [1]" in reason
+    assert "does not say" in bench_claims.precondition_failure(claim, {0: {}})
+    assert [c.id for c in CLAIMS if c.precondition] == ["rwml.forgetting"]
+
+
+def test_parameter_change_of_a_model():
+    import torch
+
+    from wmkit.rwml.experiment import parameter_change
+
+    a = torch.nn.Linear(2, 2)
+    b = torch.nn.Linear(2, 2)
+    b.load_state_dict(a.state_dict())
+    assert parameter_change(a, b) == 0.0
+    with torch.no_grad():
+        b.weight.add_(1.0)
+    assert parameter_change(a, b) > 0
+    assert parameter_change(a, torch.nn.Linear(3, 3)) is None
 
 
 def test_cli_errors_are_one_line(capsys):

@@ -1,6 +1,7 @@
 """WM-R1: rewards on hand-computed groups, SFT data, GRPO inside a world model without the simulator."""
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -127,11 +128,31 @@ def test_wm_r1_training_never_steps_the_simulator(tiny_policy, tmp_path, monkeyp
     assert result.world_model_queries >= 0
 
 
-def test_verdicts():
-    assert wm_r1.verdict([0.5, 0.52, 0.51], [0.3, 0.31, 0.29]) == "reproduced"
-    assert wm_r1.verdict([0.3, 0.31, 0.29], [0.5, 0.52, 0.51]).startswith("not reproduced")
-    assert wm_r1.verdict([0.3, 0.4, 0.35], [0.36, 0.3, 0.4]) == "within noise"
-    assert wm_r1.verdict([], [0.3]) == "not measured"
+def _per_seed(wm_r1_values, other_values):
+    return {str(i): {"arms": {"wm_r1": {"heldout": {"success": a}, "train_templates": {"success": a}},
+                              "sft": {"heldout": {"success": b}, "train_templates": {"success": b}}}}
+            for i, (a, b) in enumerate(zip(wm_r1_values, other_values))}
+
+
+@pytest.mark.parametrize("ours, theirs, expected", [
+    ([0.5, 0.52, 0.51], [0.3, 0.31, 0.29], "reproduced"),  # paired differences 0.20, 0.21, 0.22
+    ([0.3, 0.31, 0.29], [0.5, 0.52, 0.51], "contradicted"),  # -0.20, -0.21, -0.22 (was "not reproduced (worse)")
+    ([0.3, 0.4, 0.35], [0.36, 0.3, 0.4], "inconclusive"),  # -0.06, +0.10, -0.05 (was "within noise")
+    ([0.5], [0.3], "not measured"),  # one seed: no interval (the binomial check is reported, not judged)
+    ([0.5, 0.5], [0.3, 0.3], "not measured"),  # identical seeds
+])
+def test_verdicts_over_seeds(ours, theirs, expected):
+    summary = wm_r1.summarize_seeds(_per_seed(ours, theirs))
+    assert summary["sft"]["verdict_wm_r1_vs_this_heldout"] == expected
+    assert summary["sft"]["verdict_reason_wm_r1_vs_this_heldout"]
+    assert summary["wm_r1"]["heldout"]["mean"] == pytest.approx(sum(ours) / len(ours))
+    assert summary["sft"]["wm_r1_minus_this_heldout"]["n"] == len(ours)
+
+
+def test_evaluation_se_is_binomial():
+    # 0.5 and 0.3 over 100 tasks: sqrt(0.25/100 + 0.21/100) = 0.06782
+    assert wm_r1.evaluation_se(0.5, 0.3, 100) == pytest.approx(0.0678233, abs=1e-6)
+    assert wm_r1.evaluation_se(0.0, 0.0, 100) == pytest.approx(math.sqrt(2e-6))
 
 
 def test_sizes_exist_for_every_profile():

@@ -114,8 +114,9 @@ def check_verdict_answer(answer: Any, values: Sequence[float], direction: str = 
     if answer is None:
         print("not answered yet")
         return None
-    return _verdict(answer == verdict(summarize(values), direction, threshold),
-                "is the mean on the paper's side? Is the whole interval?")
+    return _verdict(answer == verdict(values, direction, threshold).verdict,
+                "where is the 95% interval: wholly on the paper's side, across the line, wholly on the "
+                "other side — or is there no interval at all?")
 
 
 def _verdict(ok: bool, hint: str) -> bool:

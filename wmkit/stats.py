@@ -1,33 +1,35 @@
-"""stats."""
+"""stats: one summary over seeds and one verdict rule, used by every notebook and the benchmark.
+
+* :func:`summarize` — mean, sample std (n − 1, as TRL's ``torch.std``), n and a 95% t-interval
+  over seeds. It is the kit's only mean ± std: every table and JSON summary uses its dict.
+* :func:`verdict` — the reproduction verdict of one claim from its per-seed values (or their
+  summary). Four outcomes a reader can tell apart:
+
+  ============== ==============================================================================
+  reproduced     the whole 95% interval lies on the paper's side of the threshold
+  inconclusive   the interval covers the threshold (touching it counts as covering)
+  contradicted   the whole interval lies on the other side
+  not measured   no values; fewer than two (one seed has no interval); a zero-width interval
+                 (every seed gave the same value: that is not evidence); or a precondition
+                 failed (the caller says which, e.g. "RL did not change the model")
+  ============== ==============================================================================
+
+  A paired claim (RL after − before in each seed, arm A − arm B in each seed) is judged with the
+  same rule on the per-seed differences (:func:`differences`).
+"""
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+VERDICTS = ("reproduced", "inconclusive", "contradicted", "not measured")
 
-def mean_std(values: Sequence[float]) -> dict:
-    values = [float(v) for v in values]
-    return {"mean": statistics.fmean(values) if values else float("nan"),
-            "std": statistics.stdev(values) if len(values) > 1 else 0.0, "n": len(values), "values": values}
-
-
-def delta_verdict(before: Sequence[float], after: Sequence[float], k: float = 2.0) -> str:
-    """'improved' / 'worse' when the mean paired change is beyond k standard errors, else 'no clear change'."""
-    diffs = [a - b for a, b in zip(after, before)]
-    if not diffs:
-        return "not measured"
-    mean = statistics.fmean(diffs)
-    se = statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else float("inf")
-    if len(diffs) > 1 and mean > k * se and mean > 0:
-        return "improved"
-    if len(diffs) > 1 and mean < -k * se and mean < 0:
-        return "worse"
-    return "no clear change" if len(diffs) > 1 else ("higher" if mean > 0 else "lower" if mean < 0 else "equal")
-
-
-VERDICTS = ("reproduced", "same direction, not significant", "not reproduced", "not measured")
+ZERO_WIDTH = 1e-12
+"""A sample std at most this (relative to max(1, |mean|)) is a zero-width interval: identical seeds
+whose paired differences differ only by floating-point rounding (0.82 − 0.80 vs 0.83 − 0.81)."""
 
 
 def t_quantile(confidence: float, dof: int) -> float:
@@ -38,9 +40,11 @@ def t_quantile(confidence: float, dof: int) -> float:
 
 
 def summarize(values: Sequence[float | None], confidence: float = 0.95) -> dict[str, Any]:
-    """Mean, sample std, and a `confidence` t-interval over seeds of the values that are not None.
+    """Mean, sample std, and a `confidence` t-interval over seeds of the values that are not None (or NaN).
 
-    With one value the interval is unknown (None): one seed says nothing about the spread.
+    Keys: n (values kept), of (values given), values (kept), mean, std, ci_low, ci_high, confidence.
+    No value: mean and std are None. One value: std 0.0 and no interval (None): one seed says
+    nothing about the spread.
     """
     kept = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
     out: dict[str, Any] = {"n": len(kept), "of": len(values), "values": kept, "mean": None, "std": None,
@@ -57,22 +61,93 @@ def summarize(values: Sequence[float | None], confidence: float = 0.95) -> dict[
     return out
 
 
-def verdict(summary: dict[str, Any], direction: str = "higher", threshold: float = 0.0) -> str:
-    """The reproduction verdict of one claim from its per-seed summary.
+def differences(after: Sequence[float | None], before: Sequence[float | None] | float) -> list[float | None]:
+    """Per-seed paired differences ``after[i] − before[i]`` (None where either is missing); a single
+    number `before` is subtracted from every seed (e.g. RL seeds that all start from one model)."""
+    if isinstance(before, (int, float)):
+        before = [before] * len(after)
+    if len(after) != len(before):
+        raise ValueError(f"paired values need as many seeds on both sides ({len(after)} vs {len(before)})")
+    return [None if a is None or b is None else float(a) - float(b) for a, b in zip(after, before)]
 
-    * "not measured": no value;
-    * "not reproduced": the mean is on the wrong side of `threshold` (or on it);
-    * "reproduced": the whole 95% interval is on the paper's side (needs ≥ 2 seeds);
-    * "same direction, not significant": the mean is, the interval is not (or one seed).
+
+def describe(summary: Mapping[str, Any], digits: int = 3) -> str:
+    """'+0.002 ± 0.006 [-0.014, +0.018] (n=3)', '+0.300 (n=1)', '+0.1 … (n=2/3)', or '—' (no value)."""
+    if not summary.get("n"):
+        return "—"
+    text = f"{summary['mean']:+.{digits}f}"
+    if summary["n"] > 1:
+        text += (f" ± {summary['std']:.{digits}f} [{summary['ci_low']:+.{digits}f}, "
+                 f"{summary['ci_high']:+.{digits}f}]")
+    return text + f" (n={summary['n']}" + (f"/{summary['of']})" if summary["n"] != summary["of"] else ")")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A claim's verdict (one of :data:`VERDICTS`), why, and the summary it was computed from."""
+
+    verdict: str
+    reason: str
+    summary: dict[str, Any] = field(default_factory=dict)
+    direction: str = "higher"
+    threshold: float = 0.0
+
+    def __str__(self) -> str:
+        return self.verdict
+
+    @property
+    def text(self) -> str:
+        """'inconclusive: the 95% interval [-0.014, +0.018] covers 0 — +0.002 ± 0.006 … (n=3)'."""
+        return f"{self.verdict}: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def verdict(values: Sequence[float | None] | Mapping[str, Any], direction: str = "higher", threshold: float = 0.0,
+            *, not_measured: str | None = None, confidence: float = 0.95) -> Verdict:
+    """The reproduction verdict of one claim from its per-seed values (or a :func:`summarize` dict).
+
+    The claim says the values lie above (`direction` "higher") or below ("lower") `threshold`
+    (0 for a difference, 1 for a ratio). `not_measured`: the reason a precondition of the claim
+    failed (None: every precondition holds); the verdict is then "not measured" whatever the values.
     """
     if direction not in ("higher", "lower"):
         raise ValueError(f"direction must be 'higher' or 'lower', not {direction!r}")
-    if not summary.get("n"):
-        return "not measured"
+    summary = dict(values) if isinstance(values, Mapping) else summarize(values, confidence)
+    made = {"summary": summary, "direction": direction, "threshold": threshold}
+    if not_measured:
+        return Verdict("not measured", not_measured, **made)
+    n = summary.get("n") or 0
+    if n == 0:
+        return Verdict("not measured", "no value", **made)
+    if n == 1 or summary.get("ci_low") is None:
+        return Verdict("not measured", f"one seed ({summary['mean']:+.3f}) has no interval: run more seeds", **made)
+    low, high = summary["ci_low"], summary["ci_high"]
+    if summary["std"] <= ZERO_WIDTH * max(1.0, abs(summary["mean"])) or low == high:
+        return Verdict("not measured", f"all {n} seeds gave {summary['mean']:+.3f}: a zero-width interval is "
+                       "not evidence", **made)
+    interval = f"the {summary.get('confidence', confidence):.0%} interval [{low:+.3f}, {high:+.3f}]"
+    paper_side = "above" if direction == "higher" else "below"
+    other_side = "below" if direction == "higher" else "above"
     sign = 1.0 if direction == "higher" else -1.0
-    if sign * (summary["mean"] - threshold) <= 0:
-        return "not reproduced"
-    bound = summary["ci_low"] if direction == "higher" else summary["ci_high"]
-    if bound is not None and sign * (bound - threshold) > 0:
-        return "reproduced"
-    return "same direction, not significant"
+    near, far = (low, high) if direction == "higher" else (high, low)
+    if sign * (near - threshold) > 0:
+        return Verdict("reproduced", f"{interval} lies {paper_side} {threshold:g}, the paper's side", **made)
+    if sign * (far - threshold) < 0:
+        return Verdict("contradicted", f"{interval} lies {other_side} {threshold:g}; the paper's side is "
+                       f"{paper_side}", **made)
+    return Verdict("inconclusive", f"{interval} covers {threshold:g}", **made)
+
+
+def all_of(verdicts: Sequence[Verdict]) -> tuple[str, str]:
+    """(verdict, reason) of a claim that is the conjunction of several (e.g. an order of four means,
+    judged step by step): contradicted if any part is, reproduced if every part is, not measured if
+    a part is not measured, else inconclusive."""
+    names = [v.verdict for v in verdicts]
+    for outcome, test in (("contradicted", any), ("reproduced", all), ("not measured", any)):
+        if names and test(n == outcome for n in names):
+            return outcome, "; ".join(v.reason for v in verdicts if v.verdict == outcome)
+    if not names:
+        return "not measured", "no part measured"
+    return "inconclusive", "; ".join(v.reason for v in verdicts if v.verdict == "inconclusive")

@@ -52,6 +52,10 @@ class Claim:
     """What the kit's number is, in words (units included)."""
     not_measured: str = ""
     """Why the kit cannot measure the claim (with `experiment` None)."""
+    precondition: str | Callable | None = None
+    """``precondition(results) -> str | None`` (or ``"module:function"``): what must hold in the
+    per-seed results (seed -> result) for the claim's number to be evidence at all; it returns
+    None when it holds, else the reason, and the verdict is then "not measured" (the number is kept)."""
 
 
 def _resolve(target: str | Any) -> Any:
@@ -94,6 +98,28 @@ def claim_value(claim: Claim, result: dict) -> float | None:
         return value
     minus = _field_value(result, claim.minus)
     return None if minus is None else value - minus
+
+
+def precondition_failure(claim: Claim, results: dict[int, dict]) -> str | None:
+    """None when `claim` has no precondition or it holds in `results` (seed -> result); else the reason."""
+    return None if claim.precondition is None else _resolve(claim.precondition)(results)
+
+
+def rl_changed_rwml_model(results: dict[int, dict]) -> str | None:
+    """Precondition of a "forgets less" claim: RWML's RL changed the model in every seed.
+
+    With an all-zero embedding reward every GRPO group has zero advantage and RL leaves the
+    warm-up model exactly where it was; it then "forgets less than SFT" trivially, which is no
+    evidence for the claim. The experiment records the relative parameter change of the RL model
+    from its warm-up start (``rwml_param_change``)."""
+    unknown = [s for s, r in sorted(results.items()) if not isinstance(get_path(r, "rwml_param_change"), (int, float))]
+    if unknown:
+        return f"the record of seed(s) {unknown} does not say whether RL changed the model (no rwml_param_change)"
+    frozen = [s for s, r in sorted(results.items()) if not get_path(r, "rwml_param_change") > 0]
+    if frozen:
+        return (f"RL did not change the model in seed(s) {frozen} (parameters identical to the warm-up start), "
+                "so it cannot have forgotten anything: no evidence that RL forgets less")
+    return None
 
 
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
@@ -166,7 +192,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("rwml.forgetting", "RWML", "RL forgets less than SFT (accuracy kept on tasks it did not train on)",
           "— (paper: RL forgets less than SFT)", "rwml",
           "forgetting_mean/RWML (embedding RL)", "forgetting_mean/SFT on next observations",
-          kit_label="RWML − SFT, exact accuracy on the kit's text game and phone"),
+          kit_label="RWML − SFT, exact accuracy on the kit's text game and phone",
+          precondition=rl_changed_rwml_model),
     Claim("rwml.mid_training", "RWML", "world-model mid-training, then policy RL, beats policy RL alone",
           "+6.9 ALFWorld, +5.7 τ²-Bench", "rwml",
           "policy/arms/rwml/after/success", "policy/arms/base/after/success",

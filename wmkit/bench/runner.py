@@ -54,9 +54,10 @@ from wmkit.bench.claims import (
     _check_registry,
     _resolve,
     claim_value,
+    precondition_failure,
 )
 from wmkit.runs import jsonable
-from wmkit.stats import VERDICTS, summarize, verdict
+from wmkit.stats import VERDICTS, describe, summarize, verdict
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -68,6 +69,10 @@ RECORD_VERSION = 1
 
 
 _check_registry()
+
+VERDICT_COLORS = {"reproduced": "tab:green", "inconclusive": "tab:olive", "contradicted": "tab:red",
+                  "not measured": "tab:gray"}
+"""One colour per verdict (report figures and notebook 05)."""
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -238,14 +243,18 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
                 "seeds": [], "kit": summarize([])}
     seeds = sorted(records)
     values = [claim_value(claim, records[s]["result"]) for s in seeds]
-    stats = summarize(values)
+    judged = verdict(values, claim.direction, claim.threshold,
+                     not_measured=precondition_failure(claim, {s: records[s]["result"] for s in seeds}))
+    stats = judged.summary
     row.update({"seeds": seeds, "records": [records[s]["_path"] for s in seeds], "kit": stats,
-                "verdict": verdict(stats, claim.direction, claim.threshold), "paper_of_experiment": paper,
+                "verdict": judged.verdict, "verdict_reason": judged.reason, "paper_of_experiment": paper,
                 "record_seconds": [records[s]["wall_seconds"] for s in seeds]})
     if not stats["n"]:
         row["reason"] = "the fields are missing or undefined in every record (e.g. target never reached)"
-    elif stats["n"] < len(seeds):
-        row["reason"] = f"defined in {stats['n']} of {len(seeds)} seeds"
+    elif judged.verdict == "not measured":
+        row["reason"] = judged.reason
+    if 0 < stats["n"] < len(seeds):
+        row["reason"] = "; ".join(filter(None, [row.get("reason"), f"defined in {stats['n']} of {len(seeds)} seeds"]))
     return row
 
 
@@ -278,12 +287,25 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
 
 def check_report(report: dict) -> dict:
     """A loaded bench.json with every row whose run records are gone turned into "not measured"
-    (a number is shown only while the record that made it exists)."""
+    (a number is shown only while the record that made it exists), and every other row with a
+    number judged again by :func:`wmkit.stats.verdict` (a report written under an older rule gets
+    today's labels; the claim's precondition is checked on the records)."""
+    claims = {c.id: c for c in CLAIMS}
     for row in report["rows"]:
         missing = [p for p in row.get("records", []) if not Path(p).exists()]
         if missing and row["verdict"] != "not measured":
             row.update({"verdict": "not measured", "kit": summarize([]),
                         "reason": f"run record missing: {Path(missing[0]).name}"})
+        elif row.get("records") and row.get("kit", {}).get("n"):
+            claim = claims.get(row["id"])
+            failed = None
+            if claim is not None and claim.precondition is not None:
+                failed = precondition_failure(claim, {s: json.loads(Path(p).read_text())["result"]
+                                                      for s, p in zip(row["seeds"], row["records"])})
+            judged = verdict(row["kit"], row["direction"], row["threshold"], not_measured=failed)
+            row.update({"verdict": judged.verdict, "verdict_reason": judged.reason})
+            if judged.verdict == "not measured":
+                row["reason"] = judged.reason
     report["counts"] = {v: sum(r["verdict"] == v for r in report["rows"]) for v in VERDICTS}
     return report
 
@@ -295,13 +317,8 @@ def load_report(path: Path) -> dict:
 
 
 def fmt_kit(stats: dict, digits: int = 3) -> str:
-    if not stats.get("n"):
-        return "—"
-    text = f"{stats['mean']:+.{digits}f}"
-    if stats["n"] > 1:
-        text += f" ± {stats['std']:.{digits}f} [{stats['ci_low']:+.{digits}f}, {stats['ci_high']:+.{digits}f}]"
-    text += f" (n={stats['n']}" + (f"/{stats['of']})" if stats["n"] != stats["of"] else ")")
-    return text
+    """A row's kit number: :func:`wmkit.stats.describe`."""
+    return describe(stats, digits)
 
 
 def report_markdown(report: dict, runs_root: Path | None = None) -> str:
@@ -321,10 +338,11 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
         "* verdicts: " + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "",
         ("Kit number: mean over seeds ± sample std [95% t-interval] of the per-seed value in the second "
         "column (a paired difference where it says Δ / −). *reproduced*: the interval lies on the paper's "
-        "side; *same direction, not significant*: the mean does, the interval (or a single seed) does not; "
-        "*not reproduced*: the mean is on the other side; *not measured*: no run record, or the kit "
-        "cannot run that experiment yet (reason given). The kit's models are tiny: directions, not the "
-        "papers' magnitudes."), "",
+        "side of the line; *inconclusive*: the interval covers the line; *contradicted*: the interval lies "
+        "on the other side; *not measured* (reason given): no run record, the kit cannot run that "
+        "experiment yet, one seed (no interval), every seed gave the same value (a zero-width interval "
+        "is not evidence), or a precondition of the claim failed. The kit's models are tiny: "
+        "directions, not the papers' magnitudes."), "",
         "| paper | claim | paper figure | kit measures | kit (mean ± std [95% CI]) | verdict | command |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -356,8 +374,7 @@ def plot_report(report: dict, out_dir: Path) -> list[str]:
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    colors = {"reproduced": "tab:green", "same direction, not significant": "tab:olive",
-              "not reproduced": "tab:red", "not measured": "tab:gray"}
+    colors = VERDICT_COLORS
     paths = []
     for paper in PAPERS:
         rows = [r for r in report["rows"] if r["paper"] == paper]

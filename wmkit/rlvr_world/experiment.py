@@ -32,7 +32,7 @@ from wmkit.envs.base import Transition
 from wmkit.profiles import Profile, RLVRSizes, get_profile
 from wmkit.rlvr_world import method as rl
 from wmkit.runs import bench_work_dir, jsonable
-from wmkit.stats import mean_std
+from wmkit.stats import summarize
 
 
 def eval_set(transitions: Sequence[Transition], env: str, n_changed: int, n_unchanged: int,
@@ -106,7 +106,7 @@ def seeds_experiment(profile: str | Profile, seeds: Sequence[int], runs_root: Pa
     for mode in ("greedy", "sampled"):
         for part in ("changed", "unchanged", "partial_changed"):
             table[f"{mode}_{part}"] = {"before": before[mode][part],
-                                       "after": mean_std([a["after"][mode][part] for a in per_seed])}
+                                       "after": summarize([a["after"][mode][part] for a in per_seed])}
     return {"profile": profile.name, "seeds": list(seeds), "sizes": asdict(sizes), "before": before,
             "runs": per_seed, "table": table}
 

@@ -12,6 +12,7 @@ Sizes: the profile's ``rwml`` section (`wmkit.profiles`). Over seeds::
 from __future__ import annotations
 
 import copy
+import math
 import random
 import statistics
 import time
@@ -84,6 +85,8 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
                            unchanged_ratio=0.0, seed=seed, save_steps=max(5, sizes.twx_steps // 2),
                            show_progress=show_progress, lora=lora)
     rwml = rl.train_rlvr(warm, tokenizer, kept, config, embedding_reward=reward)
+    rwml_param_change = parameter_change(warm, rwml.model)
+    progress(f"RWML moved the warm-up model's parameters by {rwml_param_change} (relative L2)")
 
     # 5. the SFT baseline: the same warm model, SFT on the same kept transitions' next observations.
     sft = copy.deepcopy(warm)
@@ -103,11 +106,34 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
         "n": {"train": len(train), "warm": n_warm, "kept": len(kept), "test": len(test)},
         "threshold": asdict(choice), "similarities": [float(s) for s in sims], "exact": exact,
         "filter": filter_stats, "rwml_curve": rwml.curve("reward"), "rwml_seconds": round(rwml.seconds, 1),
+        "rwml_param_change": rwml_param_change,
         "quality": quality, "forgetting": forgetting_scores, "seconds": round(time.perf_counter() - start, 1),
     }
     if return_models:
         result["models"] = {"warm": warm, "rwml": rwml.model, "sft": sft}
     return result
+
+
+def parameter_change(before, after) -> float | None:
+    """Relative L2 change ‖θ_after − θ_before‖ / ‖θ_before‖ over the parameters both models name
+    (0.0: RL left the model exactly where it was; None: no parameter in common to compare)."""
+    import torch
+
+    after_params = dict(after.named_parameters())
+    num = den = 0.0
+    matched = 0
+    with torch.no_grad():
+        for name, p in before.named_parameters():
+            q = after_params.get(name)
+            if q is None or q.shape != p.shape:
+                continue
+            matched += 1
+            p32 = p.detach().float().cpu()
+            num += float((q.detach().float().cpu() - p32).pow(2).sum())
+            den += float(p32.pow(2).sum())
+    if not matched:
+        return None
+    return math.sqrt(num / den) if den else math.sqrt(num)
 
 
 _embedder = None

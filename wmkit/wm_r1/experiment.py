@@ -37,6 +37,7 @@ from typing import Any
 
 import torch
 
+from wmkit import stats
 from wmkit.core import models
 from wmkit.envs import phone
 from wmkit.profiles import WM_R1_ARMS, Profile, WMR1Sizes, get_profile
@@ -439,32 +440,12 @@ def public(results: dict) -> dict:
     return {k: v for k, v in results.items() if not k.startswith("_")}
 
 
-def mean_std(values: Sequence[float]) -> tuple[float, float]:
-    values = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
-    if not values:
-        return float("nan"), float("nan")
-    m = sum(values) / len(values)
-    s = math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
-    return m, s
-
-
-def verdict(wm_r1: Sequence[float], other: Sequence[float], n_eval: int = 300) -> str:
-    """'reproduced' when WM-R1's mean beats the other arm by more than one pooled standard
-    error (over seeds; with one seed, the binomial SE of `n_eval` evaluation tasks), 'not
-    reproduced' when it is worse by as much, else 'within noise'."""
-    m1, s1 = mean_std(wm_r1)
-    m2, s2 = mean_std(other)
-    if math.isnan(m1) or math.isnan(m2):
-        return "not measured"
-    se = math.sqrt((s1 ** 2 / max(1, len(wm_r1))) + (s2 ** 2 / max(1, len(other))))
-    if se == 0:
-        se = math.sqrt(max(m1 * (1 - m1), 1e-4) / n_eval + max(m2 * (1 - m2), 1e-4) / n_eval)
-    diff = m1 - m2
-    if diff > se:
-        return "reproduced"
-    if diff < -se:
-        return "not reproduced (worse)"
-    return "within noise"
+def evaluation_se(p1: float, p2: float, n_eval: int) -> float:
+    """Binomial standard error of the difference of two success rates, each measured on `n_eval`
+    evaluation tasks (each variance floored at 1e-4). It is the *evaluation* noise of one trained
+    agent, not the spread over training seeds, so it is reported beside a one-seed result and never
+    makes a verdict (see :func:`wmkit.stats.verdict`: one seed is "not measured")."""
+    return math.sqrt(max(p1 * (1 - p1), 1e-4) / n_eval + max(p2 * (1 - p2), 1e-4) / n_eval)
 
 
 def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, first_seed: int = 0,
@@ -499,23 +480,28 @@ def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, f
 
 
 def summarize_seeds(per_seed: dict[str, dict]) -> dict:
-    """Mean ± std over seeds of each arm's held-out and train-template success, with verdicts."""
+    """:func:`wmkit.stats.summarize` over seeds of each arm's held-out and train-template success,
+    and the verdict of "WM-R1 beats this arm": :func:`wmkit.stats.verdict` on the per-seed paired
+    differences WM-R1 − arm (the arms of one seed share its SFT start and evaluation tasks)."""
     arms = sorted({a for r in per_seed.values() for a in r["arms"]})
     summary: dict[str, Any] = {}
     for arm in arms:
         row = {}
         for split in ("heldout", "train_templates"):
-            vals = [r["arms"][arm][split]["success"] for r in per_seed.values() if arm in r["arms"]]
-            m, s = mean_std(vals)
-            row[split] = {"mean": m, "std": s, "n_seeds": len(vals), "values": vals}
+            row[split] = stats.summarize([r["arms"][arm][split]["success"] for r in per_seed.values()
+                                          if arm in r["arms"]])
         summary[arm] = row
     if "wm_r1" in summary:
         for arm in arms:
             if arm == "wm_r1":
                 continue
             for split in ("heldout", "train_templates"):
-                summary[arm][f"verdict_wm_r1_vs_this_{split}"] = verdict(summary["wm_r1"][split]["values"],
-                                                                        summary[arm][split]["values"])
+                pairs = [(r["arms"]["wm_r1"][split]["success"], r["arms"][arm][split]["success"])
+                         for r in per_seed.values() if "wm_r1" in r["arms"] and arm in r["arms"]]
+                judged = stats.verdict(stats.differences([a for a, _ in pairs], [b for _, b in pairs]))
+                summary[arm][f"verdict_wm_r1_vs_this_{split}"] = judged.verdict
+                summary[arm][f"verdict_reason_wm_r1_vs_this_{split}"] = judged.reason
+                summary[arm][f"wm_r1_minus_this_{split}"] = judged.summary
     return summary
 
 

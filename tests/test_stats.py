@@ -1,0 +1,110 @@
+"""The kit's one verdict rule (wmkit.stats.verdict), on hand-computed cases."""
+import math
+
+import pytest
+
+from wmkit import stats
+
+T2 = 4.302652729749464  # t(0.975, 2 dof)
+
+
+@pytest.mark.parametrize("values, direction, threshold, expected", [
+    # [1, 2, 3]: mean 2, s 1, half-width 4.3027/√3 = 2.4841 -> [-0.484, +4.484] covers 0
+    ([1.0, 2.0, 3.0], "higher", 0.0, "inconclusive"),
+    ([-1.0, -2.0, -3.0], "lower", 0.0, "inconclusive"),
+    # [0.9, 1.0, 1.1]: mean 1, s 0.1, half 0.2484 -> [0.752, 1.248]
+    ([1.0, 1.1, 0.9], "higher", 0.0, "reproduced"),
+    ([-1.0, -1.1, -0.9], "lower", 0.0, "reproduced"),
+    ([-1.0, -1.1, -0.9], "higher", 0.0, "contradicted"),
+    ([1.0, 1.1, 0.9], "lower", 0.0, "contradicted"),
+    ([3.0, 3.2, 2.8], "higher", 1.0, "reproduced"),  # a ratio that must exceed 1: [2.503, 3.497]
+    ([0.9, 0.8, 0.7], "higher", 1.0, "inconclusive"),  # s 0.1: [0.552, 1.048] reaches 1
+    ([0.5, 0.6, 0.7], "higher", 1.0, "contradicted"),  # [0.352, 0.848]
+])
+def test_four_outcomes(values, direction, threshold, expected):
+    assert stats.verdict(values, direction, threshold).verdict == expected
+
+
+def test_hand_computed_interval_edges():
+    # [0, 1]: mean 0.5, s 1/√2, t(0.975, 1) = 12.706 -> half 6.353: [-5.853, 6.853]
+    v = stats.verdict([0.0, 1.0])
+    assert v.verdict == "inconclusive" and v.summary["ci_low"] == pytest.approx(-5.8531, abs=1e-3)
+    # [2, 4, 6], threshold 1: s 2, interval 4 ∓ 2·T2/√3 = [-0.968, 8.968] covers 1
+    assert stats.verdict([2.0, 4.0, 6.0], "higher", 1.0).verdict == "inconclusive"
+    # just clear: [1, 1.2, 1.4] mean 1.2 s 0.2 half 0.4968 -> [0.703, 1.697] > 0.7 reproduced, > 0.71 not
+    assert stats.verdict([1.0, 1.2, 1.4], "higher", 0.7).verdict == "reproduced"
+    assert stats.verdict([1.0, 1.2, 1.4], "higher", 0.71).verdict == "inconclusive"
+    # the interval touching the threshold covers it
+    s = stats.summarize([1.0, 1.2, 1.4])
+    assert stats.verdict(s, "higher", s["ci_low"]).verdict == "inconclusive"
+    assert stats.verdict(s, "lower", s["ci_low"] - 1e-9).verdict == "contradicted"
+
+
+@pytest.mark.parametrize("values, why", [
+    ([], "no value"),
+    ([None, float("nan")], "no value"),
+    ([0.3], "one seed"),  # one seed: no interval, whatever its sign
+    ([-0.3, None], "one seed"),
+    ([0.0, 0.0], "zero-width"),  # identical seeds: not evidence either way
+    ([0.25, 0.25, 0.25], "zero-width"),
+    ([0.82 - 0.80, 0.83 - 0.81, 0.84 - 0.82], "zero-width"),  # equal up to rounding (std ~1e-16)
+])
+def test_not_measured(values, why):
+    v = stats.verdict(values)
+    assert v.verdict == "not measured" and why in v.reason
+
+
+def test_precondition_failure_is_not_measured_with_its_reason():
+    v = stats.verdict([1.0, 1.1, 0.9], not_measured="RL did not change the model")
+    assert v.verdict == "not measured" and v.reason == "RL did not change the model"
+    assert v.summary["n"] == 3  # the numbers are kept, only the verdict is withheld
+    assert stats.verdict([1.0, 1.1, 0.9], not_measured=None).verdict == "reproduced"
+
+
+def test_verdict_accepts_a_summary_and_carries_it():
+    s = stats.summarize([1.0, 2.0, 3.0])
+    v = stats.verdict(s)
+    assert v.summary == s and str(v) == "inconclusive" and v.text.startswith("inconclusive: the 95% interval")
+    assert v.to_dict()["verdict"] == "inconclusive" and set(stats.VERDICTS) == {
+        "reproduced", "inconclusive", "contradicted", "not measured"}
+
+
+def test_verdict_rejects_unknown_direction():
+    with pytest.raises(ValueError):
+        stats.verdict([1.0, 2.0], "up")
+
+
+def test_paired_differences():
+    assert stats.differences([0.5, 0.7, None], [0.25, 0.5, 0.1]) == pytest.approx([0.25, 0.2, None])
+    assert stats.differences([0.5, 0.7], 0.5) == pytest.approx([0.0, 0.2])
+    with pytest.raises(ValueError):
+        stats.differences([1.0], [1.0, 2.0])
+    # after − before per seed: +0.1, +0.2, +0.3 -> mean 0.2, s 0.1, [-0.048, +0.448]: inconclusive
+    d = stats.differences([0.6, 0.7, 0.8], [0.5, 0.5, 0.5])
+    assert stats.verdict(d).verdict == "inconclusive"
+    assert stats.verdict(d).summary["ci_low"] == pytest.approx(0.2 - 0.1 * T2 / math.sqrt(3))
+
+
+def test_describe():
+    assert stats.describe(stats.summarize([])) == "—"
+    assert stats.describe(stats.summarize([0.3])) == "+0.300 (n=1)"
+    assert stats.describe(stats.summarize([1.0, 2.0, 3.0, None])) == "+2.000 ± 1.000 [-0.484, +4.484] (n=3/4)"
+
+
+def test_all_of():
+    rep, inc, con, nm = (stats.verdict(v) for v in ([1.0, 1.1, 0.9], [1.0, 2.0, 3.0], [-1.0, -1.1, -0.9], [0.3]))
+    assert stats.all_of([rep, rep])[0] == "reproduced"
+    assert stats.all_of([rep, inc])[0] == "inconclusive"
+    assert stats.all_of([rep, inc, con])[0] == "contradicted"
+    assert stats.all_of([rep, nm])[0] == "not measured"
+    assert stats.all_of([])[0] == "not measured"
+
+
+def test_notebook_05_verdict_exercise_uses_the_rule(capsys):
+    from wmkit import exercises
+
+    # 0.10, 0.30, 0.20: mean 0.2, s 0.1, 95% interval [-0.048, +0.448] covers 0
+    assert exercises.check_verdict_answer("inconclusive", [0.10, 0.30, 0.20]) is True
+    assert exercises.check_verdict_answer("reproduced", [0.10, 0.30, 0.20]) is False
+    assert exercises.check_verdict_answer("not measured", [0.3]) is True
+    assert exercises.check_verdict_answer(None, [0.3]) is None
