@@ -112,10 +112,9 @@ def test_kit_default_and_gpu_sized_models_fit_nf4_on_every_cpu(tiny_tokenizer):
     and WM-R1's gpu policy) have every would-be-quantised linear layer NF4-able everywhere:
     in_features a multiple of 64, out_features of 32 (`models.nf4_unfit_layers`)."""
     from wmkit.profiles import PROFILES
-    from wmkit.wm_r1.experiment import SIZES
 
     configs = {"default": models.TinyModelConfig(), "profile gpu": PROFILES["gpu"].world_model.model,
-               "wm_r1 gpu": SIZES["gpu"].policy}
+               "wm_r1 gpu": PROFILES["gpu"].wm_r1.policy}
     for label, config in configs.items():
         with torch.device("meta"):
             model = models.build_tiny_model(tiny_tokenizer, config)

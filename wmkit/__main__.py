@@ -17,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from wmkit.runs import REPO
+
 PAPERS = ("rlvr-world", "rwml", "wm-r1", "wmrl")
 """``python -m wmkit run <paper>``: each is ``run_seeds`` of that paper's experiment module."""
 

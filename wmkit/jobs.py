@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wmkit.runs import REPO
+
 ACCELERATE_CONFIG_DIR = Path(__file__).resolve().parent / "configs" / "accelerate"
-REPO = Path(__file__).resolve().parent.parent
 
 
 # ============================================================================ registry

@@ -21,6 +21,7 @@ def bench_work_dir(runs_root: Path, experiment: str, seed: int) -> Path:
 
 
 REPO = Path(__file__).resolve().parent.parent
+"""The checkout (or site-packages when the kit is installed from a wheel): the one place that says where."""
 
 
 def default_runs_root() -> Path:

@@ -56,11 +56,8 @@ from wmkit.bench.claims import (
     claim_value,
     precondition_failure,
 )
-from wmkit.runs import jsonable
+from wmkit.runs import REPO, jsonable
 from wmkit.stats import VERDICTS, describe, summarize, verdict
-
-REPO = Path(__file__).resolve().parent.parent
-
 
 RECORD_VERSION = 1
 

@@ -42,12 +42,9 @@ from wmkit.core import models
 from wmkit.envs import phone
 from wmkit.profiles import WM_R1_ARMS, Profile, WMR1Sizes, get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
-from wmkit.runs import bench_work_dir
+from wmkit.runs import REPO, bench_work_dir
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1.method import WMR1Config, _make_source, train_wm_r1
-
-REPO = Path(__file__).resolve().parents[2]  # the checkout (this file is wmkit/wm_r1/experiment.py)
-
 
 PAPER = {
     "wm_r1_7b_androidworld": 39.8, "ui_r1_7b_androidworld": 30.8, "gain_7b": 9.0,

@@ -31,7 +31,7 @@ from wmkit.envs.research import (
     ResearchEnv,
 )
 from wmkit.profiles import Profile, WMRLSizes
-from wmkit.runs import jsonable
+from wmkit.runs import REPO, jsonable
 from wmkit.stats import summarize
 from wmkit.wmrl.method import (
     RunLog,
@@ -633,7 +633,7 @@ def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, c
     if seeds < 1:
         raise ValueError("--seeds must be at least 1")
     sizes = profile.wmrl
-    out = Path(out) if out else Path(__file__).resolve().parents[2] / "runs" / profile.name / "wmrl_seeds.json"
+    out = Path(out) if out else REPO / "runs" / profile.name / "wmrl_seeds.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     report: dict[str, Any] = {"profile": profile.name, "seeds": seeds}
