@@ -394,8 +394,8 @@ else:
 # usual suspects were checked on the validation split: the learning rate (LoRA at 3e-5, 1e-4 and
 # 3e-4, and full-parameter at 1e-4 and 3e-4, 40-60 steps: no clear change), the reward (the binary
 # reward leaves most groups without any signal; the task-specific one gives every group signal but
-# still does not move greedy accuracy), and the starting point: DESIGN's prototype saw the reward
-# stay flat from a 21%-exact SFT model and rise from a 48% one, and notebook 01's model gets only
+# still does not move greedy accuracy), and the starting point: a prototype outside the kit (a 1M-parameter
+# world model of a toy world) saw the reward stay flat from a 21%-exact SFT model and rise from a 48% one, and notebook 01's model gets only
 # a few percent of changed transitions exactly right. RL sharpens what a model can nearly do; this
 # model can nearly do too little, with too few steps. The `gpu` profile (a bigger model, 300 steps
 # of 16 prompts) is where the paper's direction should appear.

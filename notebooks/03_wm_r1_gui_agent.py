@@ -182,7 +182,7 @@ print("judge on the predicted screen:", phone.judge_screen(task, predicted_next)
 #
 # GRPO runs through TRL's `GRPOTrainer` with a `rollout_func` that plays whole episodes (batched
 # across the group and the tasks) and returns an `env_mask` that keeps screens out of the loss. The
-# settings follow what worked in the kit's prototype (DESIGN.md §5): lr 1e-4, temperature 1,
+# settings follow what worked in a CPU prototype of this experiment: lr 1e-4, temperature 1,
 # `scale_rewards="none"` (group-std scaling turns the small constant penalties of all-fail groups
 # into full-size advantages and collapsed runs), predictions cached by (screen, action).
 # Evaluation is in the **real simulator** on held-out templates (goal structures never trained on)

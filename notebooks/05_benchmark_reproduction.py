@@ -210,8 +210,8 @@ display(Markdown("\n\n".join(explain(r) for r in rows)))
 # * **RLVR-World**: the +44.8 / +9.6 points (unchanged / changed) are for a 1.5B model on the text
 #   game, after SFT, with LoRA GRPO at lr 1e-6, group size 5 and KL 0.001; the web-page F1 and video
 #   LPIPS results need a web-page and a video world model (the kit has neither video nor web pages:
-#   phone screens stand in for web pages). At the kit's size, the GRPO guidance of DESIGN §3 applies:
-#   a competent SFT start is needed before RL moves anything, and sampled accuracy moves before greedy.
+#   phone screens stand in for web pages). At the kit's size a competent SFT start is needed before
+#   RL moves anything (RLVR-World also runs SFT first), and sampled accuracy moves before greedy.
 # * **RWML**: +19.6 (ALFWorld) and +7.9 (τ²-Bench) are *agent task success* after world-model
 #   training; the kit measures the world model's next-state predictions on TextWorldExpress, and the
 #   mid-training-then-policy-RL result (+6.9 / +5.7) with a one-step policy-RL loop on Simon Says

@@ -1,4 +1,4 @@
-"""WM-R1 composite reward (DESIGN.md §5)."""
+"""WM-R1 composite reward (Han & Qian, 2026; genalyu/WM-R1): hand-computed groups."""
 
 import pytest
 

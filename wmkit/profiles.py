@@ -450,7 +450,7 @@ _WM_R1 = {
     # 2 CPU cores, every arm. The SFT warm start is long on purpose: measured greedy success of the
     # SFT policy (held-out / training templates) after 3 epochs 0.00 / 0.03, after 10 epochs
     # 0.00 / 0.10, after 30 epochs 0.26 / 0.48 (313 s); RL from a policy that never succeeds has
-    # nothing to reinforce (DESIGN.md §5).
+    # nothing to reinforce.
     "cpu": WMR1Sizes(
         policy=TinyModelConfig(hidden_size=64, num_layers=3, num_heads=2, intermediate_size=192, vocab_size=1024,
                                max_positions=2048),

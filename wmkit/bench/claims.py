@@ -38,7 +38,7 @@ class Claim:
     paper: str
     text: str
     paper_figure: str
-    """The paper's number (DESIGN.md §6) or '—' where it gives none."""
+    """The paper's headline number or '—' where it gives none."""
     experiment: str | None = None
     """Name in :data:`EXPERIMENTS`; None when the kit cannot measure the claim yet."""
     value: str | tuple[str, ...] | None = None

@@ -6,7 +6,7 @@ Three parts:
   that runs *one seed* through the library calls the notebooks make (notebook 01's world model,
   :mod:`wmkit.rlvr_world.experiment`, :mod:`wmkit.rwml.experiment`, :mod:`wmkit.wm_r1.experiment`,
   :mod:`wmkit.wmrl.experiment`) at the sizes of the profile's ``bench`` section, and returns JSON.
-  :data:`CLAIMS` lists the papers' claims: the claim, the paper's figure (DESIGN.md §6), the
+  :data:`CLAIMS` lists the papers' claims: the claim, the paper's figure, the
   experiment that measures it, the fields of its result that make the kit's number (a per-seed
   value, optionally minus another field: a paired difference), and the direction that counts as
   reproduced. A claim the kit cannot measure yet says so, with the reason, and never carries a

@@ -32,8 +32,8 @@ calls ``compute_group_stats`` for ``p``, ``L_ref`` and ``N_WM_ref``, then
 ``compute_wm_r1_reward(..., p, L_ref, n_wm, n_wm_max, N_WM_ref)``; the launch
 script sets ``reward.alpha=1.0 reward.beta=0.5 reward.gamma=0.1`` and
 ``env.n_wm_max`` defaults to 5. The body of that newest ``compute_group_stats`` is
-not in the stored snapshot, so the group statistics follow DESIGN.md §5, which
-matches the paper. The stored (older) versions of
+not in the stored snapshot, so the group statistics follow the paper's
+definitions (p, L_ref, N_ref per group, as written out below). The stored (older) versions of
 ``verl/utils/reward_score/wm_r1.py`` show how the reward evolved: ``p`` was once
 a training-progress schedule (episode / total episodes) with a fixed
 ``avg_len_ref``, and ``R_WM`` once was ``max(0, 1 − n_wm / n_max)``; the kit

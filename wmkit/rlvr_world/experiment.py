@@ -1,4 +1,4 @@
-"""Notebook 02's experiments: RLVR-World and RWML on the kit's world model.
+"""RLVR-World's experiments on the kit's world model (shown in notebook 02).
 
 Every experiment starts from notebook 01's MLE world model and trains it further with GRPO
 (`wmkit.rlvr_world.method.train_rlvr`), then measures the same thing before and after:
@@ -6,11 +6,12 @@ Every experiment starts from notebook 01's MLE world model and trains it further
 1. :func:`reward_arm` on the text game: MLE vs MLE+RLVR, greedy and sampled, changed and
    unchanged transitions (also the arms of the reward-type and group-size ablations).
 2. the same on the phone with the screen-diff F1 reward.
-3. :func:`rwml_experiment` on TextWorldExpress: RWML's embedding reward with the threshold
-   chosen on held-out pairs and hard-sample filtering, against SFT on the same next
-   observations, plus a forgetting check on the kit's own environments.
-4. :func:`best_of_k` — the test-time alternative: sample k predictions from the base model
+3. :func:`best_of_k` — the test-time alternative: sample k predictions from the base model
    and keep any exact one.
+
+:func:`run_rlvr_mle_vs_rl`, :func:`run_rlvr_ablations` and :func:`run_rlvr_phone` are the
+benchmark's one-seed runs. RWML's experiment, which reuses this GRPO step with an embedding
+reward, is in :mod:`wmkit.rwml.experiment`.
 
 The sizes are the profile's ``rlvr`` section (`wmkit.profiles`). Command line (several seeds,
 for the mean ± std the notebook and the benchmark report)::

@@ -53,7 +53,7 @@ PAPER = {
 }
 
 
-"""Headline numbers of Han & Qian (2026), DESIGN.md §6."""
+"""Headline numbers of Han & Qian (2026), shown beside the kit's."""
 
 
 ARMS = WM_R1_ARMS

@@ -64,7 +64,7 @@ PAPER = {
 }
 
 
-"""Headline numbers of the WMRL paper (DESIGN.md §6), shown beside the kit's."""
+"""Headline numbers of the WMRL paper (Yang et al., 2026), shown beside the kit's."""
 
 
 def fmt(summary: dict[str, Any], digits: int = 3) -> str:
