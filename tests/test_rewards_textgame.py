@@ -310,6 +310,11 @@ def test_truncated_output_is_closed():
     # Cut inside the score, after '"gameWon": false, ': the score lacks its "score" field,
     # so it is not recognised as the score entry -> 0/3 score fields.
     assert both(full[:-12]) == (0.0, pytest.approx(0.09 + 1.0))
+    # Cut inside the score's first key: json_repair (official) reads {"ga as the list ["ga"],
+    # a non-empty score that is not a score entry -> 0/3 score fields.
+    cut_key = full[:full.index('"gameOver"') + 3]
+    assert cut_key.endswith('{"ga')
+    assert both(cut_key) == (0.0, pytest.approx(0.09 + 1.0))
     # Cut inside "modified": no "removed" key -> 0.
     assert both(full[:full.index('"removed"')]) == (0.0, 0.0)
 

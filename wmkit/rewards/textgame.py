@@ -37,10 +37,16 @@ By default both rewards equal ``compute_score`` in
   at least 10 characters; else the whole text. ``True``, ``False`` and ``None`` are
   then replaced by ``true``, ``false`` and ``null`` *everywhere in that text,
   string values included*, and the first JSON object in it is parsed leniently:
-  truncated output is closed, single quotes and trailing commas are accepted (the
-  official code uses the ``json_repair`` and ``dirtyjson`` packages; here
-  :func:`wmkit.envs.textgame.parse_json_lenient`, standard library only, does
-  that job; their rarer repairs are not reproduced one for one).
+  single quotes and trailing commas are accepted, and output cut off by the length
+  limit is closed as the official code's ``json_repair`` closes it (an open string
+  or list is closed; an object cut inside its first key becomes a one-item list,
+  ``{"score": {"ga`` -> ``{"score": ["ga"]}``, so that score is not recognised; a
+  dangling key gets ``""``; a later unfinished member is dropped). The official
+  code uses the ``json_repair`` and ``dirtyjson`` packages (versions not pinned);
+  here :func:`wmkit.envs.textgame.parse_json_lenient` (standard library only) does
+  that job. Not reproduced: when the answer text holds *several* JSON values,
+  recent ``json_repair`` versions return them as a list (reward 0) or keep the
+  last of several same-shaped objects; here the first object is used.
 - **Applying the diff** to the current state: an entry of ``modified`` replaces the
   current object with the same uuid; an entry whose uuid is not in the current
   state is dropped (so a created object is always "missing"); entries without a
@@ -158,10 +164,28 @@ def extract_answer(completion: Any) -> str:
     return text
 
 
+# Output cut off by the length limit right after an object's first key ({"ga or {"gameOver"),
+# or right after a key's colon: json_repair, which the official code uses, reads the first
+# as a one-item list ["ga"] and gives the second the value "" (parse_json_lenient would
+# drop the member, or write null).
+_CUT_IN_FIRST_KEY = re.compile(r'\{\s*"((?:[^"\\]|\\.)*)"?\s*$')
+_CUT_AFTER_COLON = re.compile(r'"\s*:\s*$')
+
+
+def _close_cut_tail(answer: str) -> str:
+    match = _CUT_IN_FIRST_KEY.search(answer)
+    if match:
+        key = match.group(1)
+        return answer[:match.start()] + (f'["{key}"]' if key else "{}")
+    if _CUT_AFTER_COLON.search(answer):
+        return answer + '""'
+    return answer
+
+
 def _parse_diff(answer: str) -> Any:
     # As the official code: Python literals are replaced everywhere, string values included.
     answer = answer.replace("True", "true").replace("False", "false").replace("None", "null")
-    return parse_json_lenient(answer)
+    return parse_json_lenient(_close_cut_tail(answer))
 
 
 # --------------------------------------------------------------------------- state layout
