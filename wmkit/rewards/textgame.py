@@ -109,6 +109,7 @@ true), which matters when "binary = 1" is read as "exact next state".
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -219,31 +220,40 @@ def _objects_and_score(game_state: list[Any]) -> tuple[dict[Any, Any], Any]:
     return objects, score
 
 
+def _modified_by_uuid(entries: Any) -> dict[Any, Any]:
+    """The ``modified`` entries by uuid; entries without a usable uuid are skipped, and a
+    ``modified`` that is not iterable modifies nothing (official rules)."""
+    by_uuid: dict[Any, Any] = {}
+    try:
+        entries = list(entries)
+    except TypeError:
+        return by_uuid
+    for entry in entries:
+        with contextlib.suppress(Exception):
+            by_uuid[entry["uuid"]] = entry
+    return by_uuid
+
+
+def _is_removed(uuid: Any, removed: Any) -> bool:
+    """uuid in removed, or removed is the uuid; False when the test raises (e.g. a number)."""
+    try:
+        return uuid in removed or uuid == removed
+    except Exception:  # noqa: BLE001 -- as the official try: such a "removed" removes nothing
+        return False
+
+
 def _apply(current: list[Any], diff: dict[str, Any], keep_new: bool = False) -> list[Any]:
     """The predicted ``game_state``: the diff applied to the current one (official rules).
 
     ``keep_new`` (the strict variant) also adds modified objects whose uuid is new;
     the official code drops them.
     """
-    modified: dict[Any, Any] = {}
-    try:
-        for entry in diff["modified"]:
-            try:
-                modified[entry["uuid"]] = entry
-            except Exception:  # noqa: BLE001 -- an entry without a usable uuid is skipped
-                pass
-    except Exception:  # noqa: BLE001 -- "modified" is not a list: nothing is modified
-        modified = {}
-    removed = diff["removed"]
+    modified = _modified_by_uuid(diff["modified"])
     predicted: list[Any] = []
     for obj in current[:-1]:
         uuid = obj["uuid"]
-        try:
-            if uuid in removed or uuid == removed:
-                continue
-        except Exception:  # noqa: BLE001 -- e.g. "removed" is a number: removes nothing
-            pass
-        predicted.append(modified[uuid] if uuid in modified else obj)
+        if not _is_removed(uuid, diff["removed"]):
+            predicted.append(modified.get(uuid, obj))
     if keep_new:
         known = {obj["uuid"] for obj in current[:-1]}
         predicted.extend(entry for uuid, entry in modified.items() if uuid not in known)
