@@ -30,10 +30,10 @@ By default both rewards equal ``compute_score`` in
 ``thuml/RLVR-World`` (with ``text_game_reward_type`` "binary" or
 "task_specific"). In detail:
 
-- **Answer**: the text after the last "The final answer is:"; failing that, the
-  first of "the final answer is:", "The final state is:", "the final state is:",
-  "The final game state is:", "the final game state is:" that occurs (exact case,
-  in that order); failing that, the last fenced block tagged ``json`` if it holds
+- **Answer**: the text after the last occurrence of the first of these markers
+  that occurs, tried in this order and in this exact case: "The final answer
+  is:", "the final answer is:", "The final state is:", "the final state is:",
+  "The final game state is:", "the final game state is:"; failing that, the last fenced block tagged ``json`` if it holds
   at least 10 characters; else the whole text. ``True``, ``False`` and ``None`` are
   then replaced by ``true``, ``false`` and ``null`` *everywhere in that text,
   string values included*, and the first JSON object in it is parsed leniently:
@@ -53,9 +53,10 @@ By default both rewards equal ``compute_score`` in
   uuid are skipped; a uuid in ``removed`` (a list) deletes the object, and so does
   a ``removed`` equal to the uuid; when an object is both modified and removed it
   is removed. Objects the diff leaves out stay as they are. The score: a non-empty
-  ``score`` replaces it, an empty or non-sized one keeps the current score, and a
-  diff **without** a ``score`` key leaves the prediction with no score at all, so
-  every score field counts as wrong.
+  ``score`` replaces it (a dict without a "score" field is then not recognised as
+  the score), an empty or non-sized one keeps the current score, and a diff
+  **without** a ``score`` key leaves the prediction with no score at all, so every
+  score field counts as wrong.
 - **item_accuracy** = correct checks / all checks, over the *gold* objects: one
   check per gold property and one for ``contains`` (a missing object is a single
   failed check). The object's ``name`` is never checked. What the prediction has
@@ -101,11 +102,12 @@ The strict option
 official reward does not: with it, every field is checked (``name`` too), each
 extra property, extra score field and object that should not be there is one more
 failed check, a modified object with a new uuid is added (so created objects can
-be predicted), values compare by JSON type (``true`` is not ``1``; ``1.0``
-still equals ``1``), and an invented property is an item error instead of a
-task-specific 0. Comparing the two on the same predictions shows how much the
-official binary reward forgives (undeleted objects, invented properties, 1 for
-true), which matters when "binary = 1" is read as "exact next state".
+be predicted, its ``contains`` counting as a changed field), values compare by
+JSON type (``true`` is not ``1``; ``1.0`` still equals ``1``), and an invented
+property is an item error instead of a task-specific 0. Comparing the two on the
+same predictions shows how much the official binary reward forgives (undeleted
+objects, invented properties, renamed objects, 1 for true), which matters when
+"binary = 1" is read as "exact next state".
 """
 from __future__ import annotations
 
