@@ -138,9 +138,11 @@ print("RL trains", "LoRA adapters" if LORA else "every parameter", "| learning r
 # (else the last JSON block); the predicted diff is applied to the current state and compared object
 # by object with the real next state.
 #
-# * `binary` = 1 iff the whole next state is right;
+# * `binary` = 1 iff every property, `contains` list and score field of the next state is right (names,
+#   and anything the prediction adds, are not checked: the official rule);
 # * `task_specific` = 0.09·item accuracy + 0.01·score accuracy + 0.2·[all right] + the share of the
-#   properties that *change* which were predicted right (left out on unchanged transitions), 0..1.3.
+#   properties that *change* which were predicted right (left out when none is checked, e.g. on
+#   unchanged transitions), 0..1.3. `strict=True` checks for the exact next state instead.
 #
 # Below: one changed test transition, scored for the right answer, "nothing changes", the right
 # answer with one property the action did not touch flipped, and garbage.

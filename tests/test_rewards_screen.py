@@ -85,6 +85,22 @@ def test_padding_with_extra_lines_costs_precision():
     assert screen_diff_counts(padded, GOLD) == (3, 9, 3)
 
 
+def test_lines_split_at_newline_only():
+    # Official parser: log.split("\n"), so "\r", "\f" and U+2028 stay inside one item.
+    gold = "New items:\n[7] text 'a\rb'\nDeleted items:\nNone\nUpdated items:\nNone\n"
+    assert parse_screen_diff(gold)["new"] == {"[7] text 'a\rb'"}
+    # Same characters in the prediction: 3 items, 3 matches -> F1 1.0 (splitlines gave 4 items).
+    assert screen_diff_counts(gold, gold) == (3, 3, 3)
+    # A prediction that writes the two halves on separate lines matches neither:
+    # new {"[7] text 'a", "b'"} vs {"[7] text 'a\rb'"}: matches 2 (the Nones), predicted 4, gold 3.
+    split = "New items:\n[7] text 'a\nb'\nDeleted items:\nNone\nUpdated items:\nNone\n"
+    assert screen_diff_counts(split, gold) == (2, 4, 3)
+    assert screen_diff_f1(split, gold) == pytest.approx(2 * (2 / 4) * (2 / 3) / (2 / 4 + 2 / 3))  # 4/7
+    # U+2028 and a form feed inside a line: still one item (stripped only at its ends).
+    odd = "Updated items:\n[1] a\u2028b\x0cc \r\n"
+    assert parse_screen_diff(odd)["updated"] == {"[1] a\u2028b\x0cc"}
+
+
 def test_extract_completion_text():
     assert extract_completion_text("plain") == "plain"
     assert extract_completion_text([{"role": "assistant", "content": "hi"}]) == "hi"

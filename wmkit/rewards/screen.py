@@ -1,4 +1,4 @@
-"""RLVR-World's web-page / GUI reward: F1 between predicted and real screen diffs.
+r"""RLVR-World's web-page / GUI reward: F1 between predicted and real screen diffs.
 
 A world model of a web page or a phone screen does not write the whole next
 screen; it writes what changed, in three sections, one accessibility-tree item per
@@ -25,25 +25,32 @@ screen as "updated"; precision makes padding cost something.
 
 Where this follows the authors' code
 ------------------------------------
-Read from ``lang_wm/verl/verl/utils/reward_score/web_agent.py`` in the public
-repository ``yfpeng1234/rl-world`` (the language-world-model code of RLVR-World; its
-README points to thuml's ``webarena-world-model-cot`` data; the stored snapshot of
-``thuml/RLVR-World`` itself holds only the project page and the video part):
+By default this equals ``compute_score`` in
+``lang_wm/verl/verl/utils/reward_score/web_agent.py`` of the public repository
+``thuml/RLVR-World`` (the reward of its web-page world model):
 
+- The text is split into lines at ``"\n"`` only, as the official parser does,
+  and each line is stripped. ``str.splitlines`` would also break at ``\r``, form
+  feeds, ``\x1c``-``\x1e``, ``\x85`` and U+2028/U+2029, so an item holding one
+  of those would become two items (or lose a part); here, as there, it stays one
+  item.
 - A header is recognised when a stripped line *starts with* ``New items:``,
   ``Deleted items:`` or ``Updated items:``; anything after the colon on that line
   is ignored, and lines before the first header are ignored (so reasoning text
   before the diff costs nothing). A header seen twice switches back to its
   section.
-- An unchanged section holds the literal line ``None``, and the code keeps it as an
+- An unchanged section holds the literal line ``None``, and it is kept as an
   ordinary item: ``{"None"}``. Predicting "nothing new" correctly is therefore a
   match worth as much as any other line, and an unchanged transition predicted as
   unchanged scores 1.0.
-- Matching is a Hungarian assignment on exact equality (strictness ``p=0``); on
-  sets that is exactly the size of the intersection, which is what is used here.
-- The code returns empty sections when no header is present; here
+- The official matching is a Hungarian assignment on exact equality (strictness
+  ``p=0``); on sets that is exactly the size of the intersection, which is what is
+  used here (no SciPy needed).
+- Empty prediction or empty gold: precision or recall is 0, so the reward is 0.
+- The official parser returns empty sections when no header is present; here
   :func:`parse_screen_diff` returns ``None`` instead, so callers can tell
   "unparseable" from "parsed, all empty". The reward is the same (0.0) either way.
+  Non-string input gives 0.0 here (the official code would raise).
 """
 
 from __future__ import annotations
@@ -83,7 +90,7 @@ def parse_screen_diff(text: Any) -> dict[str, set[str]] | None:
     sections: dict[str, set[str]] = {key: set() for key in SECTION_HEADERS}
     current: str | None = None
     saw_header = False
-    for raw_line in text.splitlines():
+    for raw_line in text.split("\n"):  # "\n" only, as the official parser (not splitlines)
         line = raw_line.strip()
         if not line:
             continue
