@@ -69,3 +69,36 @@ def test_run_resolves_the_profile_once_and_calls_the_papers_run_seeds(monkeypatc
     (args, kwargs), = calls
     assert args == (PROFILES["smoke"], 2, "x.json")
     assert kwargs == expected
+
+
+def test_reproduce_only_rejects_an_unknown_notebook_and_writes_nothing(tmp_path):
+    from wmkit.__main__ import main, reproduce
+
+    with pytest.raises(ValueError, match=r"--only 09: no such notebook"):
+        reproduce("smoke", only=["09"], out_root=tmp_path)
+    assert not (tmp_path / "results.json").exists()
+    assert main(["reproduce", "--profile", "smoke", "--only", "09"]) == 2
+
+
+def test_reproduce_only_keeps_the_other_notebooks_entries(tmp_path, monkeypatch):
+    """`--only 02` reruns notebook 02 and merges it into runs/<profile>/results.json instead of
+    replacing the file (which dropped every other notebook's entry)."""
+    import json
+
+    import papermill
+
+    from wmkit.__main__ import reproduce
+
+    def fake_execute(source, output, parameters, **kwargs):  # writes what a notebook would
+        out_dir = tmp_path / parameters["OUTPUT_DIR"].split("/")[-1]
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "results.json").write_text(json.dumps({"notebook": out_dir.name, "value": 2}))
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    earlier = {"profile": "smoke", "notebooks": {"01_build_world_model": {"value": 1},
+                                                 "02_rlvr_world_model": {"value": 0}}}
+    (tmp_path / "results.json").write_text(json.dumps(earlier))
+    reproduce("smoke", only=["02"], out_root=tmp_path)
+    combined = json.loads((tmp_path / "results.json").read_text())
+    assert combined["notebooks"]["01_build_world_model"] == {"value": 1}
+    assert combined["notebooks"]["02_rlvr_world_model"]["value"] == 2

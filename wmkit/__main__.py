@@ -66,12 +66,26 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
     from wmkit.profiles import resolve_profile_name
 
     name = resolve_profile_name(profile)
+    chosen = notebooks()
+    if only:
+        unknown = [o for o in only if not any(nb.name.startswith(o) for nb in chosen)]
+        if unknown:
+            raise ValueError(f"--only {' '.join(unknown)}: no such notebook; choose among "
+                             f"{', '.join(nb.name[:2] for nb in chosen)}")
+        chosen = [nb for nb in chosen if any(nb.name.startswith(o) for o in only)]
     out_root = out_root or REPO / "runs" / name
     out_root.mkdir(parents=True, exist_ok=True)
+    combined_file = out_root / "results.json"
+    # --only reruns some notebooks: the entries of the others stay (they are still on disk).
     combined: dict = {"profile": name, "notebooks": {}}
-    for nb in notebooks():
-        if only and not any(nb.name.startswith(o) for o in only):
-            continue
+    if combined_file.exists():
+        try:
+            previous = json.loads(combined_file.read_text())
+        except ValueError:
+            previous = {}
+        if previous.get("profile") == name and isinstance(previous.get("notebooks"), dict):
+            combined["notebooks"] = previous["notebooks"]
+    for nb in chosen:
         out_dir = out_root / nb.stem
         print(f"== {nb.name} (profile {name}) -> {out_dir}", flush=True)
         start = time.perf_counter()
@@ -84,8 +98,9 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
         entry["wall_seconds"] = round(seconds, 1)
         combined["notebooks"][nb.stem] = entry
         print(f"   done in {seconds:.0f} s", flush=True)
-    (out_root / "results.json").write_text(json.dumps(combined, indent=1))
-    print(f"Combined results: {out_root / 'results.json'}")
+    combined["notebooks"] = dict(sorted(combined["notebooks"].items()))
+    combined_file.write_text(json.dumps(combined, indent=1))
+    print(f"Combined results: {combined_file}")
     return out_root
 
 
