@@ -22,3 +22,31 @@ def test_bad_environment_and_seed_are_clear_errors(tmp_path):
         pipeline.build_world_model("smoke", tmp_path, envs=("chess",))
     with pytest.raises(TypeError, match="seed"):
         pipeline.build_world_model("smoke", tmp_path, seed="0")
+
+
+def test_a_new_seed_never_resumes_another_seeds_checkpoints(tmp_path):
+    """Seed 1 into seed 0's folder used to resume seed 0's last checkpoint, train 0 steps and save
+    seed 0's weights as seed 1's model. Now it is refused with one line naming the folder, and
+    seed 0's model stays as it was; rerunning seed 0 itself still resumes."""
+    profile = pipeline.get_profile("smoke", episodes=6, epochs=0.5, eval_transitions=2)
+    first = pipeline.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
+    assert list((tmp_path / "checkpoints").glob("checkpoint-*"))
+    saved = (first.folder / "model.safetensors").read_bytes()
+    with pytest.raises(ValueError, match=r"checkpoints of another run \(seed 0.*not of profile smoke seed 1") as error:
+        pipeline.build_world_model(profile, tmp_path, seed=1, envs=("textgame",), show_progress=False)
+    assert str(tmp_path / "checkpoints") in str(error.value) and "\n" not in str(error.value)
+    assert (first.folder / "model.safetensors").read_bytes() == saved
+    again = pipeline.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
+    assert again.info["seed"] == 0
+
+
+def test_checkpoints_without_a_run_key_are_refused_and_removed_when_not_resuming(tmp_path):
+    folder = tmp_path / "checkpoints"
+    (folder / "checkpoint-3").mkdir(parents=True)
+    key = {"profile": "smoke", "seed": 2, "sizes": {"episodes": (1, 2)}}
+    with pytest.raises(ValueError, match="an unknown run"):
+        pipeline.claim_checkpoints(folder, key)
+    pipeline.claim_checkpoints(folder, key, resume=False)
+    assert not (folder / "checkpoint-3").exists()
+    (folder / "checkpoint-5").mkdir()
+    pipeline.claim_checkpoints(folder, key)  # its own run: fine (the tuple reads back as a list)

@@ -7,6 +7,7 @@ notebook opened alone in Colab, say), rebuilds it with the same call at the prof
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -103,6 +104,9 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
         net, tokenizer = models.load_model(model_name)
         net = models.add_lora(net)
         learning_rate, lora = 2e-4, True
+    run_key = {"profile": profile.name, "seed": seed, "envs": list(envs), "model": model_name,
+               "sizes": asdict(wm)}
+    claim_checkpoints(out_dir / "checkpoints", run_key, resume)
     config = SFTConfig(output_dir=str(out_dir / "checkpoints"), epochs=wm.epochs,
                        learning_rate=learning_rate, batch_size=wm.batch_size,
                        max_length=wm.max_length, seed=seed, resume=resume, show_progress=show_progress)
@@ -121,6 +125,40 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
     (folder / "wmkit_info.json").write_text(json.dumps(info, indent=1))
     (folder / "sft_log.json").write_text(json.dumps(sft.log_history))
     return WorldModelRun(folder=folder, model=net, tokenizer=tokenizer, splits=splits, sft=sft, info=info)
+
+
+RUN_KEY_FILE = "wmkit_run.json"
+"""Written beside the checkpoints: which run (profile, seed, envs, model, sizes) they belong to."""
+
+
+def claim_checkpoints(folder: str | Path, run_key: dict, resume: bool = True) -> None:
+    """Let checkpoints in `folder` resume only the run that wrote them.
+
+    A checkpoint holds weights, not the settings that made them: without this check a build with
+    another seed (or any setting that keeps tensor shapes) resumed the old run's last checkpoint,
+    trained 0 steps and saved the old weights under the new seed's name. With `resume`, checkpoints
+    of another run (or of an unknown one) are refused with one line naming the folder; without it
+    they are removed, since the caller asked to start over there.
+    """
+    folder = Path(folder)
+    stamp = folder / RUN_KEY_FILE
+    key = json.loads(json.dumps(run_key))  # as it reads back from disk (tuples become lists)
+    stale = sorted(folder.glob("checkpoint-*"))
+    if stale and resume:
+        try:
+            stored = json.loads(stamp.read_text())
+        except (OSError, ValueError):
+            stored = None
+        if stored != key:
+            which = (f"seed {stored.get('seed')}, profile {stored.get('profile')}, model {stored.get('model')}"
+                     if isinstance(stored, dict) else "an unknown run")
+            raise ValueError(f"{folder} holds checkpoints of another run ({which}), not of profile "
+                             f"{key['profile']} seed {key['seed']}: delete that folder or choose another output folder")
+    elif stale:
+        for checkpoint in stale:
+            shutil.rmtree(checkpoint)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(json.dumps(key, indent=1))
 
 
 def load_world_model(folder: str | Path) -> tuple[object, object, dict]:
