@@ -50,3 +50,22 @@ def test_checkpoints_without_a_run_key_are_refused_and_removed_when_not_resuming
     assert not (folder / "checkpoint-3").exists()
     (folder / "checkpoint-5").mkdir()
     pipeline.claim_checkpoints(folder, key)  # its own run: fine (the tuple reads back as a list)
+
+
+def test_an_interrupted_checkpoint_is_skipped_and_a_weightless_final_is_rebuilt(tmp_path, monkeypatch):
+    from wmkit.runs import latest_checkpoint
+
+    for step, complete in ((2, True), (4, True), (6, False)):  # checkpoint-6: killed mid-save
+        folder = tmp_path / "checkpoints" / f"checkpoint-{step}"
+        folder.mkdir(parents=True)
+        if complete:
+            (folder / "trainer_state.json").write_text("{}")
+    (tmp_path / "checkpoints" / "checkpoint-x").mkdir()  # not a step number: never chosen, never a crash
+    assert latest_checkpoint(tmp_path / "checkpoints").endswith("checkpoint-4")
+
+    final = tmp_path / pipeline.FINAL
+    final.mkdir()
+    (final / "wmkit_info.json").write_text(json.dumps({"seed": 0}))  # the weights never made it
+    calls = []
+    monkeypatch.setattr(pipeline, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
+    assert pipeline.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1

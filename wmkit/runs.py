@@ -10,8 +10,14 @@ import numpy as np
 
 
 def latest_checkpoint(output_dir: str | Path) -> str | None:
-    """The newest `checkpoint-N` folder in output_dir, or None."""
-    folders = sorted(Path(output_dir).glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
+    """The newest complete `checkpoint-N` folder in output_dir, or None.
+
+    The Trainer writes `trainer_state.json` last, so a folder without it is a save that was
+    interrupted (a kill, a full disk): it is skipped and the run resumes from the one before.
+    """
+    folders = [p for p in Path(output_dir).glob("checkpoint-*")
+               if p.name.split("-", 1)[1].isdigit() and (p / "trainer_state.json").is_file()]
+    folders.sort(key=lambda p: int(p.name.split("-", 1)[1]))
     return str(folders[-1]) if folders else None
 
 

@@ -127,6 +127,8 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
     return WorldModelRun(folder=folder, model=net, tokenizer=tokenizer, splits=splits, sft=sft, info=info)
 
 
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+"""What a saved model folder holds its weights in (one of them)."""
 RUN_KEY_FILE = "wmkit_run.json"
 """Written beside the checkpoints: which run (profile, seed, envs, model, sizes) they belong to."""
 
@@ -175,11 +177,16 @@ def ensure_world_model(profile: str | Profile = "auto", out_dir: str | Path = "r
     """Load the world model saved in `out_dir`, or build it there if it is missing."""
     profile = get_profile(profile) if isinstance(profile, str) else profile
     folder = Path(out_dir) / FINAL
-    if (folder / "wmkit_info.json").exists():
+    has_info = (folder / "wmkit_info.json").exists()
+    if has_info and any((folder / name).exists() for name in WEIGHT_FILES):
         model, tokenizer, info = load_world_model(folder)
         splits = make_splits(profile, info.get("envs", envs), info.get("seed", seed))
         return WorldModelRun(folder=folder, model=model, tokenizer=tokenizer, splits=splits, info=info)
-    print(f"No world model in {folder}: building one (profile {profile.name}, seed {seed}).")
+    if has_info:
+        print(f"{folder} has no weights (an interrupted save?): building it again "
+              "(training resumes from its checkpoints).")
+    else:
+        print(f"No world model in {folder}: building one (profile {profile.name}, seed {seed}).")
     return build_world_model(profile, out_dir, seed=seed, envs=envs)
 
 
