@@ -580,7 +580,7 @@ from dataclasses import replace
 diagnostic = wmrl_method.run_grpo(tasks, setup["world_models"]["learned"], replace(sizes.research, arm="wmrl", seed=run.seed),
                            build_cost=setup["build_costs"]["learned"])
 debiaser = diagnostic.debiaser
-pairs = np.asarray(debiaser._buffer)
+pairs = debiaser.pairs
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
 axes[0].scatter(pairs[:, 0], pairs[:, 1], s=10, alpha=0.4, label="anchor pairs (learned WM, real)")
 grid = np.linspace(0, 1, 200)

@@ -95,6 +95,7 @@ def test_online_debiaser_skips_ungraded_pairs():
     debiaser = OnlineDebiaser(min_pairs=2, refit_every=2)
     debiaser.add_pairs([0.1, None, 0.9, float("nan")], [0.0, 0.5, 1.0, 0.3])
     assert debiaser.n_pairs == 2 and debiaser.n_pairs_seen == 2 and debiaser.refits == 1
+    np.testing.assert_array_equal(debiaser.pairs, [[0.1, 0.0], [0.9, 1.0]])
     with pytest.raises(ValueError):
         debiaser.add_pairs([0.1], [0.1, 0.2])
 
@@ -106,6 +107,7 @@ def test_online_debiaser_fifo_buffer_is_bounded():
     debiaser.add_pairs(x, np.zeros_like(x))
     debiaser.add_pairs(x, x)  # new behaviour: the world model is right
     assert debiaser.n_pairs == 20 and debiaser.n_pairs_seen == 60 and debiaser.refits == 3
+    np.testing.assert_array_equal(debiaser.pairs, np.stack([x, x], axis=1))  # the newest 20 only
     # only the 20 newest pairs are left, so the map is the identity on them
     np.testing.assert_allclose(debiaser([0.2, 0.5, 0.8]), [0.2, 0.5, 0.8], atol=1e-12)
 

@@ -274,6 +274,11 @@ class OnlineDebiaser:
         return len(self._buffer)
 
     @property
+    def pairs(self) -> np.ndarray:
+        """The anchor pairs in the buffer, one (world-model score, real score) row each (a copy)."""
+        return np.asarray(self._buffer, dtype=float).reshape(-1, 2)
+
+    @property
     def fitted(self) -> bool:
         """False while the map is still the identity."""
         return self.mapping is not None
