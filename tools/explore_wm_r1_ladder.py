@@ -131,7 +131,7 @@ def cmd_train(args) -> None:
           "eval_seconds": round(time.perf_counter() - t1, 1), "simulator_steps": res.simulator_steps,
           "judged_success_first_quarter": mean(h[:k], "success"), "judged_success_last_quarter": mean(h[-k:], "success"),
           "signal_groups_mean": mean(h, "signal_groups"), "wm_calls_first_last": [h[0]["wm_calls"], h[-1]["wm_calls"]],
-          "corrupted": oracle.corrupted, "queries": res.world_model_queries,
+          "imagined_corrupted": oracle.corrupted, "queries": res.world_model_queries,
           "reward_std_mean": round(sum(r.get("reward_std", 0.0) for r in res.log_history if "reward_std" in r)
                                    / max(1, sum("reward_std" in r for r in res.log_history)), 4),
           **result})
@@ -161,13 +161,45 @@ def cmd_fidelity(args) -> None:
 
 
 def cmd_table(args) -> None:
+    """Per run, then mean over seeds per arm; with matplotlib, runs/ladder/ladder.png (success against p)."""
     rows = [json.loads(line) for line in (OUT / "results.jsonl").read_text().splitlines() if line]
-    for row in rows:
-        if "arm" in row:
-            print(f"{row['arm']:14s} seed {row['seed']}  train-templates {row['eval_train']['success']:.3f}  "
-                  f"held-out {row.get('eval_held', {}).get('success', float('nan')):.3f}  "
-                  f"judged {row.get('judged_success_first_quarter', '')}->{row.get('judged_success_last_quarter', '')}"
-                  f"  signal {row.get('signal_groups_mean', '')}  train {row.get('train_seconds', row.get('sft_seconds'))} s")
+    runs = [r for r in rows if "arm" in r]
+    by_arm: dict[str, list[dict]] = {}
+    for row in runs:
+        by_arm.setdefault(row["arm"], []).append(row)  # the latest row per (arm, seed) wins below
+    print(f"{'arm':14s} {'seeds':6s} {'train-templ':>11s} {'held-out':>9s}   per seed (train-templ / held-out)")
+    summary = {}
+    for arm, arm_rows in by_arm.items():
+        latest = {r["seed"]: r for r in arm_rows}
+        tr = [r["eval_train"]["success"] for r in latest.values()]
+        he = [r["eval_held"]["success"] for r in latest.values() if "eval_held" in r]
+        summary[arm] = (sum(tr) / len(tr), sum(he) / len(he) if he else float("nan"))
+        per = ", ".join(f"s{s}: {r['eval_train']['success']:.2f}/{r.get('eval_held', {}).get('success', float('nan')):.2f}"
+                        for s, r in sorted(latest.items()))
+        print(f"{arm:14s} {len(latest):<6d} {summary[arm][0]:11.3f} {summary[arm][1]:9.3f}   {per}")
+    ladder = sorted((r["p"], arm) for arm, rs in by_arm.items() for r in rs[:1] if arm.startswith("wm_r1_p"))
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    if not ladder:
+        return
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ps = [p for p, _ in ladder]
+    for k, label in ((0, "training-template tasks"), (1, "held-out templates")):
+        ax.plot(ps, [summary[a][k] for _, a in ladder], "o-", label=f"WM-R1 in noisy oracle, {label}")
+        for ref, style in (("grpo_real", "--"), ("sft", ":")):
+            if ref in summary:
+                ax.axhline(summary[ref][k], ls=style, lw=1, color=f"C{k}", label=f"{ref}, {label}")
+    ax.set_xlabel("oracle error rate p")
+    ax.set_ylabel("greedy success in the real simulator")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(OUT / "ladder.png", dpi=120)
+    print(f"wrote {OUT / 'ladder.png'}")
 
 
 def main(argv=None) -> int:
