@@ -151,3 +151,25 @@ def test_unprimed_predict_is_unresolved_and_screens_alone_are_refused():
         oracle.predictor([(screen, "tap(1)")])
     with pytest.raises(ValueError):
         NoisyOracle(p=1.5)
+
+
+def test_wm_r1_in_the_exact_oracle_is_grpo_on_the_simulator(tmp_path):
+    import copy
+
+    from wmkit.core.models import TinyModelConfig
+    from wmkit.wm_r1 import method
+
+    sizes = wm_r1.replace(wm_r1.SIZES["smoke"], policy=TinyModelConfig(
+        hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, vocab_size=512, max_positions=2048))
+    train, _ = wm_r1.task_templates(3)
+    tasks = wm_r1.unique_tasks(8, 0, train)
+    model, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
+    runs = {}
+    for transitions in ("world_model", "simulator"):
+        config = method.WMR1Config(output_dir=str(tmp_path / transitions), transitions=transitions, steps=2,
+                                   group_size=2, prompts_per_step=2, max_steps=2, max_turn_tokens=8, progress=False)
+        result = method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, NoisyOracle(0.0))
+        runs[transitions] = ([{k: v for k, v in h.items() if k != "seconds"} for h in result.history],
+                             [row.get("loss") for row in result.log_history], result.simulator_steps)
+    assert runs["world_model"][:2] == runs["simulator"][:2]
+    assert runs["world_model"][2] == 0  # the oracle is a world model: no simulator steps counted
