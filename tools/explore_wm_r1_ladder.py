@@ -101,6 +101,10 @@ def cmd_eval_sft(args) -> None:
     model, tokenizer = models.load_model(str(OUT / f"sft_seed{args.seed}"))
     t1 = time.perf_counter()
     result = _evaluate(model, tokenizer, tasks, NoisyOracle(0.0), args.seed)
+    r = ex.evaluate(model, tokenizer, tasks["eval_train"], NoisyOracle(0.0), SIZES.max_steps, greedy=False,
+                    max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
+                    seed=args.seed)
+    result["eval_train_sampled"] = {"success": r["success"]}
     _log({"arm": "sft", "seed": args.seed, "eval_seconds": round(time.perf_counter() - t1, 1), **result})
 
 
@@ -123,6 +127,11 @@ def cmd_train(args) -> None:
     t1 = time.perf_counter()
     result = _evaluate(res.model, tokenizer, tasks, oracle, args.seed,
                        splits=("eval_train",) if args.train_only else ("eval_train", "eval_held"))
+    if args.sampled:  # the policy GRPO trains is the sampled one: its success at T=1 on the same tasks
+        r = ex.evaluate(res.model, tokenizer, tasks["eval_train"], oracle, SIZES.max_steps, greedy=False,
+                        max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
+                        seed=args.seed)
+        result["eval_train_sampled"] = {"success": r["success"]}
     h = res.history
     k = max(1, len(h) // 4)
     mean = lambda rows, key: round(sum(r[key] for r in rows) / len(rows), 3)
@@ -166,7 +175,8 @@ def cmd_table(args) -> None:
     runs = [r for r in rows if "arm" in r]
     by_arm: dict[str, list[dict]] = {}
     for row in runs:
-        by_arm.setdefault(row["arm"], []).append(row)  # the latest row per (arm, seed) wins below
+        arm = row["arm"] if row.get("lr", 2e-4) == 2e-4 else f"{row['arm']}_lr{row['lr']:g}"
+        by_arm.setdefault(arm, []).append(row)  # the latest row per (arm, seed) wins below
     print(f"{'arm':14s} {'seeds':6s} {'train-templ':>11s} {'held-out':>9s}   per seed (train-templ / held-out)")
     summary = {}
     for arm, arm_rows in by_arm.items():
@@ -218,6 +228,7 @@ def main(argv=None) -> int:
     t.add_argument("--lr", type=float, default=1e-4)
     t.add_argument("--group-size", type=int, default=8)
     t.add_argument("--prompts", type=int, default=2)
+    t.add_argument("--sampled", action="store_true", help="also evaluate sampled (T=1) success on training templates")
     t.add_argument("--train-only", action="store_true", help="evaluate on training-template tasks only")
     f = sub.add_parser("fidelity")
     f.add_argument("--seed", type=int, default=0)
