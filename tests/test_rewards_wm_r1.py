@@ -91,6 +91,31 @@ def test_composite_hand_computed():
     assert weighted == pytest.approx([2.0, 2.0, 0.0])
 
 
+def test_no_thinking_ablation_config_skips_the_call_term():
+    # The authors' no-thinking ablation: env.n_wm_max=0 and reward.gamma left at its default 0
+    # (examples/run_ablation_wm_no_think.slurm, verl/trainer/config.py); their reward computes
+    # R_WM only when gamma > 0 (verl/utils/reward_score/wm_r1.py).
+    # success [1, 0, 1, 0], lengths [4, 10, 6, 20], max_steps 15: p = 0.5, L_ref = 5,
+    # budget = 2.5 + 7.5 = 10; lambda = -0.6, 0, -0.4, 1.0 -> R_L = 0.8, -0.1, 0.7, -0.1
+    successes, lengths, calls = [1, 0, 1, 0], [4, 10, 6, 20], [2, 5, 0, 3]
+    expected = [1.4, -0.05, 1.35, -0.05]
+    assert composite_rewards(successes, lengths, calls, max_steps=15, gamma=0.0, n_max=0) == pytest.approx(expected)
+    assert WMR1RewardConfig(gamma=0.0, n_max=0, max_steps=15).rewards(successes, lengths, calls) == \
+        pytest.approx(expected)
+    # gamma = 0 ignores the call counts altogether (n_max 5 or 0, any counts)
+    assert composite_rewards(successes, lengths, [0, 0, 0, 0], max_steps=15, gamma=0.0) == pytest.approx(expected)
+
+
+def test_zero_call_budget_with_positive_gamma_follows_the_authors_code():
+    # n_max = 0, gamma = 0.1: N_ref = mean(2, 0) = 1, budget = 0.5 * 1 + 0.5 * 0 = 0.5;
+    # mu = 3, 9, -1, 5 -> R_WM = max(-1.0, 0.1) = 0.1, -0.1, max(1.0, 0.1) = 1.0, -0.1
+    assert wm_call_rewards([1, 0, 1, 0], [2, 5, 0, 3], n_max=0) == pytest.approx([0.1, -0.1, 1.0, -0.1])
+    total = composite_rewards([1, 0, 1, 0], [4, 10, 6, 20], [2, 5, 0, 3], max_steps=15, gamma=0.1, n_max=0)
+    assert total == pytest.approx([1.41, -0.06, 1.45, -0.06])
+    # every call budget 0 (p = 1, N_ref = 0) -> 1
+    assert wm_call_rewards([1, 1], [0, 0], n_max=0) == pytest.approx([1.0, 1.0])
+
+
 def test_group_has_signal():
     assert not group_has_signal([1.0, 1.0, 1.0])
     assert not group_has_signal([0.5])
@@ -111,7 +136,7 @@ def test_empty_group():
         lambda: length_rewards([1, 0], [3, -1], max_steps=20),
         lambda: length_rewards([1], [3], max_steps=0),
         lambda: wm_call_rewards([1, 0], [1, -2]),
-        lambda: wm_call_rewards([1], [1], n_max=0),
+        lambda: wm_call_rewards([1], [1], n_max=-1),
         lambda: composite_rewards([1, 0], [3, 4], [1]),
         lambda: composite_rewards([1, 0], [3, float("nan")], [1, 1]),
     ],

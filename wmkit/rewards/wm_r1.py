@@ -26,20 +26,21 @@ There is no format term: an unparseable turn is simply a failed action.
 
 Where this follows the authors' code
 ------------------------------------
-Public repository ``genalyu/WM-R1``. The newest stored trainer
-(``verl/trainer/ray_trainer.py``, commit ab1778c) groups rollouts by task id and
-calls ``compute_group_stats`` for ``p``, ``L_ref`` and ``N_WM_ref``, then
-``compute_wm_r1_reward(..., p, L_ref, n_wm, n_wm_max, N_WM_ref)``; the launch
-script sets ``reward.alpha=1.0 reward.beta=0.5 reward.gamma=0.1`` and
-``env.n_wm_max`` defaults to 5. The body of that newest ``compute_group_stats`` is
-not in the stored snapshot, so the group statistics follow the paper's
-definitions (p, L_ref, N_ref per group, as written out below). The stored (older) versions of
-``verl/utils/reward_score/wm_r1.py`` show how the reward evolved: ``p`` was once
-a training-progress schedule (episode / total episodes) with a fixed
-``avg_len_ref``, and ``R_WM`` once was ``max(0, 1 − n_wm / n_max)``; the kit
-implements the final, per-group form. The length shape, the ``max``/``min``
-clips and the "budget 0 → 1" rule are as in the code. Success is
-``eval_result > 0.5`` there; here any truthy value or number above 0.5 counts.
+Public repository ``genalyu/WM-R1``. The trainer (``verl/trainer/ray_trainer.py``) groups
+rollouts by task id, calls ``compute_group_stats`` for ``p``, ``L_ref`` and ``N_WM_ref``, then
+``compute_wm_r1_reward(..., p, L_ref, n_wm, n_wm_max, N_WM_ref)`` per rollout; both live in
+``verl/utils/reward_score/wm_r1.py`` (snapshot e64b260). The main launch script sets
+``reward.alpha=1.0 reward.beta=0.5 reward.gamma=0.1`` and ``env.n_wm_max=5``; the code's own
+default is ``gamma = 0`` (``verl/trainer/config.py``), which the no-thinking ablation
+(``examples/run_ablation_wm_no_think.slurm``: ``env.n_wm_max=0``, no ``reward.gamma``) runs with.
+The group statistics, the length shape, the ``max``/``min`` clips and the "budget 0 → 1" rule
+are as in the code, and so is the gate on the call term: ``R_WM`` is only computed when
+``gamma > 0`` (otherwise it is 0, whatever ``n_max`` is), and ``n_max = 0`` with ``gamma > 0``
+is not an error (the budget is ``p·N_ref``, 0 → 1). Older stored versions of that file show
+how the reward evolved: ``p`` was once a training-progress schedule with a fixed
+``avg_len_ref``, and ``R_WM`` once was ``max(0, 1 − n_wm / n_max)``; the kit implements the
+final, per-group form. Success is ``eval_result > 0.5`` there; here any truthy value or number
+above 0.5 counts.
 """
 
 from __future__ import annotations
@@ -152,9 +153,12 @@ def length_rewards(successes: Sequence[float], lengths: Sequence[float], max_ste
 
 
 def wm_call_rewards(successes: Sequence[float], n_calls: Sequence[float], n_max: int = 5) -> list[float]:
-    """R_WM of each rollout of one group (``n_calls`` = imagined world-model turns)."""
-    if n_max <= 0:
-        raise ValueError(f"n_max must be positive, got {n_max}")
+    """R_WM of each rollout of one group (``n_calls`` = imagined world-model turns).
+
+    ``n_max = 0`` (no imagined calls allowed) is accepted as the authors' code accepts it: the
+    budget is then ``p·N_ref`` (0 → 1)."""
+    if n_max < 0:
+        raise ValueError(f"n_max must be >= 0, got {n_max}")
     flags, numbers = _check_group(successes, n_calls, "n_calls")
     if not numbers:
         return []
@@ -171,12 +175,16 @@ def composite_rewards(
     gamma: float = 0.1,
     n_max: int = 5,
 ) -> list[float]:
-    """``α·R_succ + β·R_L + γ·R_WM`` for each rollout of one group (one task)."""
+    """``α·R_succ + β·R_L + γ·R_WM`` for each rollout of one group (one task).
+
+    As in the authors' code, the call term is skipped (R_WM = 0, ``n_calls`` and ``n_max`` are not
+    looked at) unless ``gamma > 0``: their no-thinking ablation runs with ``n_wm_max = 0`` and
+    ``gamma = 0``."""
     if len(lengths) != len(n_calls):
         raise ValueError(f"lengths has {len(lengths)} entries but n_calls has {len(n_calls)}")
     flags, _ = _check_group(successes, lengths, "lengths")
     r_length = length_rewards(successes, lengths, max_steps)
-    r_calls = wm_call_rewards(successes, n_calls, n_max)
+    r_calls = wm_call_rewards(successes, n_calls, n_max) if gamma > 0 else [0.0] * len(flags)
     return [
         alpha * (1.0 if ok else 0.0) + beta * r_l + gamma * r_wm
         for ok, r_l, r_wm in zip(flags, r_length, r_calls)

@@ -272,6 +272,16 @@ class WorldModelSource(TransitionSource):
                 self.cache[(screen, action)] = phone.apply_diff(screen, diff) or screen
         return [self.cache[p] for p in pairs]
 
+    def imagine(self, source: TransitionSource, indices: Sequence[int], actions: Sequence[str]) -> list[str]:
+        """Imagined next screens for a call_wm turn in episode `indices[k]` of `source` (batched).
+        A learned world model only sees the screen: ``predict`` on (screen, action)."""
+        return self.predict([(source.screens[i], a) for i, a in zip(indices, actions)])
+
+    def episode_source(self) -> WorldModelSource:
+        """A fresh transition source for one batch of episodes that shares this one's predictor,
+        judge and prediction cache (its counters are its own)."""
+        return WorldModelSource(self.predictor, judge=self.judge, cache=self.cache)
+
     def _next(self, indices, actions):
         return self.predict([(self.screens[i], a) for i, a in zip(indices, actions)])
 
@@ -488,7 +498,7 @@ def run_episodes(policy: Policy, tasks: Sequence[phone.PhoneTask], source: Trans
         for i, screen in zip(real_idx, source.step(real_idx, real_actions)):
             episodes[i].add(policy.encode(observation_text(screen)), from_agent=False)
         if imag_idx:
-            imagined = imaginer.predict([(source.screens[i], a) for i, a in zip(imag_idx, imag_actions)])
+            imagined = imaginer.imagine(source, imag_idx, imag_actions)
             for i, screen in zip(imag_idx, imagined):
                 episodes[i].add(policy.encode(observation_text(screen, imagined=True)), from_agent=False)
         for i in active:

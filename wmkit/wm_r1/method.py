@@ -76,9 +76,9 @@ def _make_source(kind: str, wm_source: ag.WorldModelSource | None, device_latenc
     if kind == "world_model":
         if wm_source is None:
             raise ValueError("transitions='world_model' needs a world model")
-        # A fresh episode state that shares the prediction cache and the counters' owner.
-        source = ag.WorldModelSource(wm_source.predictor, judge=wm_source.judge, cache=wm_source.cache)
-        return source
+        # A fresh episode state that shares the prediction cache and the counters' owner (a noisy
+        # oracle, wmkit.wm_r1.oracle, returns one of its own kind).
+        return wm_source.episode_source()
     if kind == "simulator":
         return ag.SimulatorSource(device_latency=device_latency)
     raise ValueError(f"Unknown transitions {kind!r}: choose 'world_model' or 'simulator'")

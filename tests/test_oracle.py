@@ -1,0 +1,175 @@
+"""The noisy-oracle world model (wmkit.wm_r1.oracle): p = 0 is the simulator, p > 0 is seeded noise."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from wmkit.envs import phone
+from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import experiment as wm_r1
+from wmkit.wm_r1.oracle import NoisyOracle, corrupt_screen
+
+
+class CharTokenizer:
+    eos_token_id = 0
+    pad_token_id = 1
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [ord(c) + 2 for c in text]}
+
+    def decode(self, ids, skip_special_tokens=True):
+        return "".join(chr(i - 2) for i in ids if i > 1)
+
+
+class ScriptedPolicy(ag.Policy):
+    """Plays a fixed list of turns per task instruction (then repeats the last one)."""
+
+    def __init__(self, scripts):
+        self.tokenizer, self.scripts, self.eos = CharTokenizer(), scripts, 0
+
+    def turns(self, contexts, num_samples=1):
+        out = []
+        for context in contexts:
+            text = self.tokenizer.decode(context)
+            script = self.scripts[text.split("\n", 1)[0][len("Task: "):]]
+            turn = script[min(text.count("Thought:"), len(script) - 1)]
+            out.append([self.encode(turn) + [0] for _ in range(num_samples)])
+        return out
+
+
+def _tasks(n=12, seed=0):
+    tasks, seen = [], set()
+    for task in phone.sample_tasks(4 * n, seed):
+        if task.instruction not in seen and len(tasks) < n:
+            seen.add(task.instruction)
+            tasks.append(task)
+    return tasks
+
+
+def _scripts(tasks, seed=0, imagine=True):
+    """Per task: the reference with a few random valid actions and imagined calls mixed in,
+    and for every other task a finished() halfway (some episodes fail)."""
+    rng = random.Random(seed)
+    scripts = {}
+    for k, task in enumerate(tasks):
+        env = phone.PhoneEnv(max_steps=10_000)
+        env.reset(task=task)
+        turns = []
+        for action in phone.reference_solution(task):
+            if action == "finished()" and k % 2:
+                break
+            if imagine and rng.random() < 0.3:
+                turns.append(ag.format_turn("x.", imagine=action))
+            if rng.random() < 0.2:
+                detour = rng.choice([a for a in env.valid_actions() if a != "finished()"])
+                turns.append(ag.format_turn("d.", action=detour))
+                turns.append(ag.format_turn("b.", action="back()"))
+            turns.append(ag.format_turn("go.", action=action))
+        turns.append(ag.format_turn("end.", action="finished()"))
+        scripts[task.instruction] = turns
+    return scripts
+
+
+def _play(source, tasks, scripts, imaginer):
+    policy = ScriptedPolicy(scripts)
+    episodes = ag.run_episodes(policy, tasks, source, imaginer=imaginer, config=ag.AgentConfig(max_steps=30))
+    return [(policy.tokenizer.decode(e.completion_ids), e.success, e.steps, e.wm_calls) for e in episodes], episodes
+
+
+def test_p_zero_is_exactly_the_simulator():
+    tasks = _tasks()
+    scripts = _scripts(tasks)
+    oracle = NoisyOracle(p=0.0)
+    imagined_by_oracle, _ = _play(oracle.episode_source(), tasks, scripts, imaginer=oracle)
+    # the reference: the simulator, its imagined calls answered by the true next screen
+    truth_imaginer = NoisyOracle(p=0.0)
+    real, _ = _play(ag.SimulatorSource(), tasks, scripts, imaginer=truth_imaginer)
+    assert imagined_by_oracle == real
+    assert {s for _, s, _, _ in real} == {True, False}  # both outcomes are covered
+    assert sum(w for *_, w in real) > 0 and oracle.corrupted == 0 and oracle.flipped == 0
+
+
+def test_corruption_is_seeded_deterministic_and_at_rate_p():
+    tasks = _tasks(24, seed=1)
+    scripts = _scripts(tasks, seed=1)
+    runs = []
+    for _ in range(2):
+        oracle = NoisyOracle(p=0.3, seed=7)
+        source = oracle.episode_source()
+        runs.append((_play(source, tasks, scripts, imaginer=oracle)[0], source.corrupted, source.transitions))
+    assert runs[0] == runs[1]
+    other = NoisyOracle(p=0.3, seed=8)
+    assert _play(other.episode_source(), tasks, scripts, imaginer=other)[0] != runs[0][0]
+    _, corrupted, transitions = runs[0]
+    assert transitions > 100 and 0.18 < corrupted / transitions < 0.42
+
+
+def test_flip_and_corrupt_everything_at_p_one():
+    tasks = _tasks()
+    scripts = _scripts(tasks, imagine=False)
+    real, _ = _play(ag.SimulatorSource(), tasks, scripts, imaginer=None)
+    oracle = NoisyOracle(p=1.0)
+    source = oracle.episode_source()
+    noisy, _ = _play(source, tasks, scripts, imaginer=oracle)
+    assert [s for _, s, _, _ in noisy] == [not s for _, s, _, _ in real]
+    assert source.corrupted == source.transitions > 0
+    assert NoisyOracle(p=1.0, flip_success=False).episode_source().flip_success is False
+
+
+@pytest.mark.parametrize("kind", ["element", "value"])
+def test_corrupt_screen_changes_one_line(kind):
+    task = _tasks(1)[0]
+    env = phone.PhoneEnv()
+    screens = [env.reset(task=task)]
+    for action in phone.reference_solution(task)[:-1]:
+        screens.append(env.step(action).observation)
+    for k, screen in enumerate(screens):
+        bad = corrupt_screen(screen, kind, ("t", k))
+        assert bad != screen and bad == corrupt_screen(screen, kind, ("t", k))
+        changed = [a for a, b in zip(screen.split("\n"), bad.split("\n")) if a != b]
+        assert len(changed) == 1 and len(bad.split("\n")) == len(screen.split("\n"))
+
+
+def test_world_model_error_of_the_oracle_through_the_kits_measure():
+    tasks = _tasks()
+    _, episodes = _play(ag.SimulatorSource(), tasks, _scripts(tasks), imaginer=NoisyOracle(0.0))
+    exact = NoisyOracle(p=0.0)
+    assert exact.prime(episodes) > 0
+    result = wm_r1.world_model_error(exact, episodes)
+    assert result["exact"] == 1.0 and exact.unresolved == 0
+    noisy = NoisyOracle(p=0.5, seed=3)
+    noisy.prime(episodes)
+    assert 0.25 < wm_r1.world_model_error(noisy, episodes)["exact"] < 0.75
+
+
+def test_unprimed_predict_is_unresolved_and_screens_alone_are_refused():
+    oracle = NoisyOracle(p=0.0)
+    screen = ag.initial_screen(_tasks(1)[0])
+    assert oracle.predict([(screen, "tap(1)")]) == [screen] and oracle.unresolved == 1
+    with pytest.raises(TypeError):
+        oracle.predictor([(screen, "tap(1)")])
+    with pytest.raises(ValueError):
+        NoisyOracle(p=1.5)
+
+
+def test_wm_r1_in_the_exact_oracle_is_grpo_on_the_simulator(tmp_path):
+    import copy
+
+    from wmkit.core.models import TinyModelConfig
+    from wmkit.wm_r1 import method
+
+    sizes = wm_r1.replace(wm_r1.SIZES["smoke"], policy=TinyModelConfig(
+        hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, vocab_size=512, max_positions=2048))
+    train, _ = wm_r1.task_templates(3)
+    tasks = wm_r1.unique_tasks(8, 0, train)
+    model, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
+    runs = {}
+    for transitions in ("world_model", "simulator"):
+        config = method.WMR1Config(output_dir=str(tmp_path / transitions), transitions=transitions, steps=2,
+                                   group_size=2, prompts_per_step=2, max_steps=2, max_turn_tokens=8, progress=False)
+        result = method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, NoisyOracle(0.0))
+        runs[transitions] = ([{k: v for k, v in h.items() if k != "seconds"} for h in result.history],
+                             [row.get("loss") for row in result.log_history], result.simulator_steps)
+    assert runs["world_model"][:2] == runs["simulator"][:2]
+    assert runs["world_model"][2] == 0  # the oracle is a world model: no simulator steps counted
