@@ -155,11 +155,13 @@ def test_unprimed_predict_is_unresolved_and_screens_alone_are_refused():
 
 def test_wm_r1_in_the_exact_oracle_is_grpo_on_the_simulator(tmp_path):
     import copy
+    from dataclasses import replace
 
     from wmkit.core.models import TinyModelConfig
+    from wmkit.profiles import get_profile
     from wmkit.wm_r1 import method
 
-    sizes = wm_r1.replace(wm_r1.SIZES["smoke"], policy=TinyModelConfig(
+    sizes = replace(get_profile("smoke").wm_r1, policy=TinyModelConfig(
         hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, vocab_size=512, max_positions=2048))
     train, _ = wm_r1.task_templates(3)
     tasks = wm_r1.unique_tasks(8, 0, train)

@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO))
 
 from wmkit.core import models
 from wmkit.envs import phone
+from wmkit.profiles import get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.wm_r1 import experiment as ex
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
@@ -45,7 +46,7 @@ OUT = REPO / "runs" / "ladder"
 
 # The cpu profile's policy and task sizes, with a shorter SFT (20 instead of 30 epochs) so that
 # one step fits the time box and the start leaves room to improve.
-SIZES = replace(ex.sizes_for("cpu"), sft_epochs=20.0, eval_train=100, eval_heldout=100)
+SIZES = replace(get_profile("cpu").wm_r1, sft_epochs=20.0, eval_train=100, eval_heldout=100)
 
 
 def _log(row: dict) -> None:
