@@ -4,38 +4,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_agent import ScriptedPolicy  # the agent tests' scripted policy and character tokenizer
 
 from wmkit.envs import phone
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import experiment as wm_r1
 from wmkit.wm_r1.oracle import NoisyOracle, corrupt_screen
-
-
-class CharTokenizer:
-    eos_token_id = 0
-    pad_token_id = 1
-
-    def __call__(self, text, add_special_tokens=False):
-        return {"input_ids": [ord(c) + 2 for c in text]}
-
-    def decode(self, ids, skip_special_tokens=True):
-        return "".join(chr(i - 2) for i in ids if i > 1)
-
-
-class ScriptedPolicy(ag.Policy):
-    """Plays a fixed list of turns per task instruction (then repeats the last one)."""
-
-    def __init__(self, scripts):
-        self.tokenizer, self.scripts, self.eos = CharTokenizer(), scripts, 0
-
-    def turns(self, contexts, num_samples=1):
-        out = []
-        for context in contexts:
-            text = self.tokenizer.decode(context)
-            script = self.scripts[text.split("\n", 1)[0][len("Task: "):]]
-            turn = script[min(text.count("Thought:"), len(script) - 1)]
-            out.append([self.encode(turn) + [0] for _ in range(num_samples)])
-        return out
 
 
 def _tasks(n=12, seed=0):
