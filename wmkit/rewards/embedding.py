@@ -50,6 +50,18 @@ def _torch_threads(n: int):
         torch.set_num_threads(old)
 
 
+def _safe_text(text: Any) -> str:
+    """`text` as valid UTF-8 text ("" for a non-string): a lone surrogate ("a\\ud800b"), which model
+    output can hold, becomes "?" instead of making the tokenizer raise for the whole batch."""
+    if not isinstance(text, str):
+        return ""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace").decode("utf-8")
+    return text
+
+
 class Embedder:
     """Unit-normalized sentence embeddings, batched and cached by text.
 
@@ -84,7 +96,7 @@ class Embedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text (rows), in order."""
-        texts = [t if isinstance(t, str) else "" for t in texts]
+        texts = [_safe_text(t) for t in texts]
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
             vectors = self._raw_encode(missing)
