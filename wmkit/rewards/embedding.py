@@ -105,9 +105,11 @@ class Embedder:
             vectors = vectors / np.maximum(norms, 1e-12)
             for text, vector in zip(missing, vectors):
                 self._cache[text] = vector
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+        out = np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+        # Evict only now: a full cache used to drop a hit of this very batch first (KeyError).
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return out
 
     def cosine(self, predictions: Sequence[str], truths: Sequence[str]) -> np.ndarray:
         """cos(E(prediction_i), E(truth_i)) for each pair; an empty prediction gets 0."""
