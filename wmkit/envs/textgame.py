@@ -964,7 +964,7 @@ def _strip_fence_end(text: str) -> str:
     if not body.endswith("```"):
         return text
     body = body[:-3].rstrip(" \t")
-    return body[:-1] if body.endswith("\n") else body
+    return body.removesuffix("\n")
 _VALID_ESCAPES = set('"\\/bfnrt')
 _HEX = set("0123456789abcdefABCDEF")
 
