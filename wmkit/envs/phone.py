@@ -413,7 +413,9 @@ def _apply(w: World, screen: _Screen, action: tuple) -> World | str:
 
 # --------------------------------------------------------------------------- actions
 
-_ACTION_RE = re.compile(r"^\s*`?\s*([A-Za-z_]+)\s*\((.*)\)\s*;?\s*`?\s*$", re.DOTALL)
+# Possessive quantifiers: the old backtracking form took minutes on "tap()" + 4000 spaces + "x"
+# (the three whitespace runs after the parenthesis backtrack against each other); this is linear.
+_ACTION_RE = re.compile(r"^\s*+`?\s*+([A-Za-z_]++)\s*+\((.*)\)\s*+;?\s*+`?\s*+$", re.DOTALL)
 
 
 def parse_action(action: Any) -> tuple | None:
@@ -1422,12 +1424,17 @@ def apply_diff(before: str, diff: str) -> str | None:
     for line in updated + new:
         items[_line_key(line)] = line
 
-    def order(entry: tuple[int, str]) -> tuple[int, int, int]:
+    def order(entry: tuple[int, str]) -> tuple[int, int, str, int]:
         position, key = entry
         if key == "header":
-            return (0, 0, position)
+            return (0, 0, "", position)
         match = _ELEMENT_RE.match(items[key])
-        return (1, int(match[1]), position) if match else (2, 0, position)
+        if not match:
+            return (2, 0, "", position)
+        # Numeric order without int(): a model may write an id of thousands of digits, which
+        # int() refuses (and would convert in quadratic time); length then digits is the same order.
+        digits = match[1].lstrip("0")
+        return (1, len(digits), digits, position)
 
     keys = sorted(enumerate(items), key=order)
     return "\n".join(items[key] for _, key in keys)

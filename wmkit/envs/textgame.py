@@ -948,7 +948,23 @@ def is_no_change(diff: str) -> bool:
 
 # --------------------------------------------------------------------------- lenient JSON
 _FENCE_START = re.compile(r"^\s*```[A-Za-z0-9_+-]*[ \t]*\n?")
-_FENCE_END = re.compile(r"\n?[ \t]*```\s*$")
+REPAIR_MAX_CHARS = 4096
+"""`parse_json_lenient` repairs at most this many characters from the first ``{`` (well-formed JSON of
+any length parses whole): the repair is a Python loop over characters, and model answers are far shorter
+(text-game diffs run to a few hundred characters)."""
+REPAIR_BUDGET_CHARS = 16384
+"""Characters `parse_json_lenient` repairs in all its cut-back retries together (a retry re-reads the
+text; this bounds a call to tens of milliseconds)."""
+
+
+def _strip_fence_end(text: str) -> str:
+    """`text` without a closing code fence (and the blanks before it). String scanning: the regex form
+    ``\\n?[ \\t]*```\\s*$`` rescanned a run of blanks from each of its positions (quadratic)."""
+    body = text.rstrip()
+    if not body.endswith("```"):
+        return text
+    body = body[:-3].rstrip(" \t")
+    return body.removesuffix("\n")
 _VALID_ESCAPES = set('"\\/bfnrt')
 _HEX = set("0123456789abcdefABCDEF")
 
@@ -998,7 +1014,7 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 def _json_number(token: str) -> str:
     """A JSON spelling of a number token ("+1" -> "1", ".5" -> "0.5", "007" -> "7")."""
     token = token.lstrip("+")
-    if re.fullmatch(r"-?\d+", token):
+    if re.fullmatch(r"-?\d+", token) and len(token) <= 4000:  # int() refuses 4300+ digits
         return str(int(token))
     value = float(token)
     return repr(value) if math.isfinite(value) else "null"
@@ -1078,24 +1094,29 @@ def parse_json_lenient(text: Any) -> dict[str, Any] | None:
     Strips code fences and text around the object; accepts single quotes, Python
     literals (True/False/None), unquoted keys, trailing commas, and truncated output
     (missing closing quotes and brackets; an unfinished last item is dropped).
-    Returns the dict, or None when no JSON object can be recovered.
+    Returns the dict, or None when no JSON object can be recovered. Repairs read at most
+    `REPAIR_MAX_CHARS` characters from the first ``{`` (`REPAIR_BUDGET_CHARS` over all retries).
     """
     try:
         if isinstance(text, (bytes, bytearray)):
             text = bytes(text).decode("utf-8", errors="replace")
         if not isinstance(text, str):
             return None
-        candidate = _FENCE_END.sub("", _FENCE_START.sub("", text.strip()))
+        candidate = _strip_fence_end(_FENCE_START.sub("", text.strip()))
         parsed = _loads_dict(candidate)
         if parsed is not None:
             return parsed
         start = candidate.find("{")
         if start < 0:
             return None
-        candidate = candidate[start:start + 100_000]
+        candidate = candidate[start:start + REPAIR_MAX_CHARS]
         # An unfinished last item ("...", "b") makes the closed text invalid: cut back
         # to the previous comma and try again, a bounded number of times.
+        budget = REPAIR_BUDGET_CHARS
         for _ in range(30):
+            budget -= len(candidate)
+            if budget < 0:
+                return None
             parsed = _loads_dict(_repair_json(candidate))
             if parsed is not None:
                 return parsed

@@ -50,6 +50,18 @@ def _torch_threads(n: int):
         torch.set_num_threads(old)
 
 
+def _safe_text(text: Any) -> str:
+    """`text` as valid UTF-8 text ("" for a non-string): a lone surrogate ("a\\ud800b"), which model
+    output can hold, becomes "?" instead of making the tokenizer raise for the whole batch."""
+    if not isinstance(text, str):
+        return ""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace").decode("utf-8")
+    return text
+
+
 class Embedder:
     """Unit-normalized sentence embeddings, batched and cached by text.
 
@@ -84,7 +96,7 @@ class Embedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text (rows), in order."""
-        texts = [t if isinstance(t, str) else "" for t in texts]
+        texts = [_safe_text(t) for t in texts]
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
             vectors = self._raw_encode(missing)
@@ -93,9 +105,11 @@ class Embedder:
             vectors = vectors / np.maximum(norms, 1e-12)
             for text, vector in zip(missing, vectors):
                 self._cache[text] = vector
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+        out = np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+        # Evict only now: a full cache used to drop a hit of this very batch first (KeyError).
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return out
 
     def cosine(self, predictions: Sequence[str], truths: Sequence[str]) -> np.ndarray:
         """cos(E(prediction_i), E(truth_i)) for each pair; an empty prediction gets 0."""

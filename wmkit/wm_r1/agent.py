@@ -69,7 +69,24 @@ IMAGINED_NOTE = ("The result of your imagined action is shown below. "
 _ACTION_LINE = re.compile(r"Action\s*:\s*(.+)", re.IGNORECASE)
 
 
-_CALL_WM = re.compile(r"call_wm\s*\(\s*(?:action\s*=\s*)?(['\"])(.*?)\1\s*\)", re.IGNORECASE | re.DOTALL)
+_CALL_WM_OPEN = re.compile(r"call_wm\s*+\(\s*+(?:action\s*+=\s*+)?+(['\"])", re.IGNORECASE)
+_CALL_WM_CLOSE = {quote: re.compile(quote + r"\s*+\)") for quote in "'\""}
+
+
+def _find_call_wm(text: str) -> tuple[int, str] | None:
+    """(start, action) of the first ``call_wm(action='...')``: the action runs to the first matching
+    quote that is followed by ``)``. Linear time: the regex form ``(['"])(.*?)\\1\\s*\\)`` rescanned
+    the rest of the text from every unclosed ``call_wm('`` (quadratic)."""
+    closes: dict[str, re.Match | None] = {}
+    for opened in _CALL_WM_OPEN.finditer(text):
+        quote, begin = opened[1], opened.end()
+        close = closes.get(quote, False)
+        if close is False or (close is not None and close.start() < begin):
+            close = closes[quote] = _CALL_WM_CLOSE[quote].search(text, begin)
+        if close is None:
+            continue  # no closing quote after this call, nor after any later one of this quote
+        return opened.start(), text[begin:close.start()]
+    return None
 
 
 @dataclass(frozen=True)
@@ -101,10 +118,10 @@ def parse_turn(text: Any) -> ParsedTurn:
         if match is not None:
             action = match[1].strip().split("\n")[0].strip()
             return ParsedTurn("action" if phone.parse_action(action) else "invalid", action, thought)
-        call = _CALL_WM.search(text)
+        call = _find_call_wm(text)
         if call is not None:
-            action = call[2].strip()
-            thought = text[:call.start()].strip()
+            action = call[1].strip()
+            thought = text[:call[0]].strip()
             if thought.lower().startswith("thought:"):
                 thought = thought[len("thought:"):].strip()
             return ParsedTurn("imagine" if phone.parse_action(action) else "invalid", action, thought)
@@ -269,7 +286,11 @@ class WorldModelSource(TransitionSource):
             self.predictions += len(missing)
             diffs = self.predictor(missing)
             for (screen, action), diff in zip(missing, diffs):
-                self.cache[(screen, action)] = phone.apply_diff(screen, diff) or screen
+                try:
+                    after = phone.apply_diff(screen, diff)
+                except Exception:  # noqa: BLE001 -- untrusted prediction: a failed transition, as garbage
+                    after = None
+                self.cache[(screen, action)] = after or screen
         return [self.cache[p] for p in pairs]
 
     def imagine(self, source: TransitionSource, indices: Sequence[int], actions: Sequence[str]) -> list[str]:
