@@ -190,14 +190,21 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "run":
             return run_paper(args)
         elif args.command == "data":
-            for path in write_data(Path(args.out)):
+            from wmkit.runs import make_folder
+
+            for path in write_data(make_folder(args.out, "--out folder")):
                 print(path)
         elif args.command == "world-model":
             from wmkit.core.build import build_world_model
             from wmkit.profiles import get_profile
 
+            from wmkit.profiles import check_seed
+            from wmkit.runs import make_folder
+
+            check_seed(args.seed, "--seed")
             profile = get_profile(args.profile)
-            out = args.out or REPO / "runs" / profile.name / "01_build_world_model" / "world_model"
+            out = make_folder(args.out or REPO / "runs" / profile.name / "01_build_world_model" / "world_model",
+                              "--out folder")
             run = build_world_model(profile, out, seed=args.seed, model=args.model)
             print(json.dumps(run.info, indent=1))
         elif args.command == "train":
@@ -206,10 +213,41 @@ def main(argv: list[str] | None = None) -> int:
             from wmkit.bench.runner import bench_main
 
             return bench_main(args)
-    except (ValueError, TypeError) as err:  # bad parameters: one clear line, no traceback
-        print(f"wmkit: error: {err}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        return interrupted()
+    except Exception as err:  # noqa: BLE001
+        from wmkit.core.models import ModelUnavailableError
+
+        # Bad parameters, a model out of reach, a path the OS refuses: one clear line, no traceback.
+        if isinstance(err, (ValueError, TypeError, ModelUnavailableError, OSError)):
+            print(f"wmkit: error: {err}", file=sys.stderr)
+            return 2
+        raise
     return 0
+
+
+def interrupted() -> int:
+    """Ctrl-C: one line on stderr and status 130, nothing else.
+
+    The work already done is on disk (checkpoints, the benchmark's per-run JSON), so the same
+    command resumes. Further Ctrl-C are ignored, and the process ends at once (os._exit) so that
+    threads and exit handlers still running (py4j gateways, half-written pipes) print no tracebacks.
+    """
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 -- a closed pipe: nothing to flush
+            pass
+    try:
+        print("wmkit: interrupted; rerun the same command to resume", file=sys.stderr, flush=True)
+    except Exception:  # noqa: BLE001
+        pass
+    os._exit(130)
+    return 130  # only where os._exit is replaced (tests)
 
 
 if __name__ == "__main__":

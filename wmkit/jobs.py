@@ -311,14 +311,34 @@ def build_config(job_or_name: Job | str, profile: str | None = None, config_file
     entry = get_job(job_or_name) if isinstance(job_or_name, str) else job_or_name
     from_file = load_yaml(config_file) if config_file else {}
     parsed = [parse_override(o) for o in overrides]
-    name = profile or dict(parsed).get("profile") or from_file.get("profile") or "auto"
+    given = dict(parsed).get("profile")
+    if profile and given is not None and str(given).strip().lower() != profile.strip().lower():
+        raise ValueError(f"profile={given} contradicts --profile {profile}; give the profile once")
+    name = profile or given or from_file.get("profile") or "auto"
     if not isinstance(name, str):
         raise TypeError(f"profile: expected a name, got {name!r}")
     config = default_config(entry, name)  # the profile picks the defaults; it is not set again below
     for key, value in list(from_file.items()) + parsed:
         if key != "profile":
             config = set_value(config, key, value)
+    validate_config(config)
     return config
+
+
+def validate_config(config: Any, prefix: str = "") -> None:
+    """Check a built config before anything runs: every seed in 0 .. 2**32 - 1 and every profile
+    size section (``world_model`` ...) by `wmkit.profiles.check_sizes`; one ValueError naming the key."""
+    from wmkit.profiles import check_seed, check_sizes
+
+    for f in dataclasses.fields(config):
+        value, key = getattr(config, f.name), prefix + f.name
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            if type(value).__module__ == "wmkit.profiles":
+                check_sizes(value, key + ".")
+            else:
+                validate_config(value, key + ".")
+        elif f.name.endswith("seed") and value is not None:
+            check_seed(value, key)
 
 
 def config_to_dict(config: Any) -> dict:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import torch
 
-from wmkit.profiles import Profile, get_profile
-from wmkit.runs import default_runs_root, jsonable, seed_everything
+from wmkit.profiles import Profile, check_seed, get_profile
+from wmkit.runs import default_runs_root, jsonable, make_folder, seed_everything
 
 
 @dataclass
@@ -29,13 +29,21 @@ class NotebookRun:
 
 def start(name: str, profile: str = "auto", seed: int = 0, output_dir: str | None = None,
           runs_dir: str | None = None) -> NotebookRun:
-    """Check the parameters cell, seed everything, make the output folder, say where we are."""
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise TypeError(f"SEED must be an int, not {seed!r}")
-    prof = get_profile(profile)
-    runs = Path(runs_dir) if runs_dir else default_runs_root() / prof.name
-    out = Path(output_dir) if output_dir else runs / name
-    out.mkdir(parents=True, exist_ok=True)
+    """Check the parameters cell, seed everything, make the output folder, say where we are.
+
+    A bad parameter fails here, in the first code cell, with one ValueError / TypeError whose
+    message says which parameter and what it may be (the frames below this one are not shown)."""
+    __tracebackhide__ = True  # IPython: hide this frame; the message is the whole story
+    try:
+        check_seed(seed, "SEED")
+        prof = get_profile(profile)
+        for value, label in ((output_dir, "OUTPUT_DIR"), (runs_dir, "RUNS_DIR")):
+            if value is not None and not isinstance(value, (str, Path)):
+                raise TypeError(f"{label} must be None or a folder path, not {value!r}")
+        runs = Path(runs_dir) if runs_dir else default_runs_root() / prof.name
+        out = make_folder(Path(output_dir) if output_dir else runs / name, "OUTPUT_DIR")
+    except (ValueError, TypeError) as err:
+        raise type(err)(str(err).replace("Unknown profile", "PROFILE: unknown profile")) from None
     seed_everything(seed)
     # TRL 1.16 still uses transformers' deprecated `gradient_checkpointing` names; the warnings are
     # nothing a reader can act on and they bury every training cell's output.

@@ -573,4 +573,49 @@ def get_profile(name: str | Profile = "auto", **world_model_overrides) -> Profil
         if unknown:
             raise ValueError(f"Unknown world-model setting(s) {sorted(unknown)}; valid: {sorted(valid)}")
         profile = replace(profile, world_model=replace(profile.world_model, **world_model_overrides))
+        check_sizes(profile.world_model, "world_model.")
     return profile
+
+
+# ============================================================================ validation
+
+SEED_MAX = 2**32 - 1
+"""NumPy's seeds are 0 .. 2**32 - 1; every seed of the kit is checked against that range up front."""
+
+POSITIVE_SIZES = frozenset({
+    "episodes", "epochs", "batch_size", "max_length", "eval_transitions", "eval_samples", "max_new_tokens",
+    "rollout_starts", "rollout_k", "learning_rate", "steps", "num_generations", "prompts_per_step",
+    "max_completion_length", "hidden_size", "num_layers", "num_heads", "intermediate_size", "vocab_size",
+    "max_positions", "groups_per_step", "group_size",
+})
+"""Size fields that must be above zero; every other number in a section must be finite and at least zero."""
+
+
+def check_seed(seed, name: str = "seed") -> int:
+    """`seed` if it is an int in 0 .. 2**32 - 1, else one clear TypeError / ValueError naming `name`."""
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"{name} must be an int, not {seed!r}")
+    if not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"{name} must be between 0 and 2**32 - 1, not {seed}")
+    return seed
+
+
+def check_sizes(section, prefix: str = "") -> None:
+    """Check every number of a size section (recursively): finite, not negative, above zero for
+    the `POSITIVE_SIZES`, seeds in range. One ValueError naming the dotted key of the first bad one."""
+    import dataclasses
+    import math
+
+    for f in dataclasses.fields(section):
+        value, key = getattr(section, f.name), prefix + f.name
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            check_sizes(value, key + ".")
+        elif f.name.endswith("seed"):
+            check_seed(value, key)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise ValueError(f"{key} must be a finite number, not {value}")
+            if f.name in POSITIVE_SIZES and value <= 0:
+                raise ValueError(f"{key} must be above 0, not {value}")
+            if value < 0:
+                raise ValueError(f"{key} must not be negative, not {value}")

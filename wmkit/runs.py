@@ -30,6 +30,21 @@ REPO = Path(__file__).resolve().parent.parent
 """The checkout (or site-packages when the kit is installed from a wheel): the one place that says where."""
 
 
+def make_folder(path: str | Path, what: str = "output folder") -> Path:
+    """Create `path` (and its parents) and check it is writable, up front; a ValueError naming
+    `what` and the path otherwise (an unwritable --out is one clear line, not a traceback later)."""
+    import os
+
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"cannot create {what} {str(path)!r}: {err.strerror or err}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write to {what} {str(path)!r}: permission denied")
+    return path
+
+
 def default_runs_root() -> Path:
     """runs/ of the repository checkout, or of the working folder when the kit was installed
     from a wheel (Colab), where the package sits in site-packages."""

@@ -32,7 +32,8 @@ from wmkit.core.worldmodel import (
 )
 from wmkit.envs import ENVIRONMENTS
 from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, get_profile
+from wmkit.profiles import Profile, check_seed, check_sizes, get_profile
+from wmkit.runs import make_folder
 
 DEFAULT_ENVS = ("textgame", "phone")
 
@@ -86,15 +87,16 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
     `model` None or "tiny": a from-scratch Llama with a tokenizer trained on the training
     split. Anything else ("smollm2", a folder, a hub id) is loaded and trained with LoRA.
     """
-    if not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    check_seed(seed)
     profile = get_profile(profile) if isinstance(profile, str) else profile
     envs = _check_envs(envs)
     wm = profile.world_model
-    out_dir = Path(out_dir)
+    check_sizes(wm, "world_model.")
+    model_name = model or profile.default_model
+    models.check_model(model_name)  # an unknown or unreachable model fails before the data is collected
+    out_dir = make_folder(out_dir)
     start = time.perf_counter()
     splits = make_splits(profile, envs, seed)
-    model_name = model or profile.default_model
     torch.manual_seed(seed)
     if model_name == "tiny":
         tokenizer = models.train_tokenizer(tokenizer_corpus(splits["train"]), wm.model.vocab_size)

