@@ -18,6 +18,14 @@ predicts the *diff* between two states::
 
     {"modified": [full objects after the change], "removed": [uuids], "score": {...}}
 
+A `Difficulty` sizes the world (``TextGameEnv(difficulty=...)``,
+``collect_transitions(..., difficulty=...)``): which themes, how many distractors, whether the
+nouns are fixed and whether uuids are shuffled. The default ("full") is the game above, drawn
+from exactly the same random numbers as before the knob existed; "medium", "small" and "tiny"
+are smaller worlds (`DIFFICULTIES`). "tiny" (the lamp theme, no distractors, fixed nouns, uuids
+in role order) is the one a cpu-size world model can nearly learn in a few minutes: what is left
+to predict is which battery goes where and what the containers then hold.
+
 Invalid actions never raise: they return a message, leave the state unchanged and
 report ``info["valid"] = False``. Valid actions always go through ``_tick`` (in the
 tea theme a full kettle on a lit stove heats up by 40 degrees per step), so a
@@ -38,7 +46,9 @@ from wmkit.envs.base import StepResult, Transition
 
 __all__ = [
     "ACTION_TYPES",
+    "DIFFICULTIES",
     "THEMES",
+    "Difficulty",
     "TextGameEnv",
     "action_type",
     "apply_diff",
@@ -47,6 +57,7 @@ __all__ = [
     "is_no_change",
     "parse_action",
     "parse_json_lenient",
+    "resolve_difficulty",
     "state_text",
 ]
 
@@ -63,6 +74,72 @@ MAX_OBJECTS = 8  # agent included; keeps a state text near 500-700 characters
 BOIL_TEMPERATURE = 100
 ROOM_TEMPERATURE = 20
 HEAT_PER_STEP = 40
+
+
+# --------------------------------------------------------------------------- difficulty
+@dataclass(frozen=True)
+class Difficulty:
+    """How big a world the games are drawn from; the default is the kit's full game.
+
+    Smaller worlds are easier for a small world model: fewer themes means fewer kinds of
+    objects and rules to learn, fewer distractors means shorter states and fewer objects to
+    look up. The default (all themes, each theme's own 1-3 distractors) draws exactly the
+    games it always drew: same random numbers, byte-identical transitions.
+    """
+
+    themes: tuple[str, ...] = tuple(THEMES)
+    """Themes a game may have (a subset of `THEMES`, in `THEMES` order for reproducibility)."""
+    max_distractors: int | None = None
+    """At most this many distractor objects per game (None: each theme's own count, 1-3)."""
+    fixed_names: bool = False
+    """Every game of a theme uses the same nouns (always "lamp", "drawer", a red working and a blue
+    dead battery, never "lantern" or "box"); the second dish and distractors stay random."""
+    shuffle_uuids: bool = True
+    """Shuffle the uuids of the objects (False: uuids follow the order the theme adds its objects,
+    so a uuid gives its object's role away and a model need not look it up in the state)."""
+
+    def __post_init__(self) -> None:
+        unknown = [t for t in self.themes if t not in THEMES]
+        if unknown or not self.themes:
+            raise ValueError(f"Difficulty.themes must be a non-empty subset of {THEMES}, not {self.themes!r}")
+        if self.max_distractors is not None and (not isinstance(self.max_distractors, int)
+                                                 or isinstance(self.max_distractors, bool)
+                                                 or self.max_distractors < 0):
+            raise ValueError(f"Difficulty.max_distractors must be None or an int >= 0, "
+                             f"not {self.max_distractors!r}")
+        for name in ("fixed_names", "shuffle_uuids"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"Difficulty.{name} must be True or False, not {getattr(self, name)!r}")
+
+
+DIFFICULTIES: dict[str, Difficulty] = {
+    "full": Difficulty(),
+    "medium": Difficulty(themes=("wash", "plant", "lamp"), max_distractors=1),
+    "small": Difficulty(themes=("lamp",), max_distractors=0),
+    "tiny": Difficulty(themes=("lamp",), max_distractors=0, fixed_names=True, shuffle_uuids=False),
+}
+"""Named difficulty levels; "full" is the default game. Measured at cpu size (0.32M-parameter model,
+300 episodes, 3 SFT epochs; tools/explore_rlvr_regime.py), greedy exact on changed test
+transitions: full ~0.10 (notebook 01), small 0.05, small with uuids in role order 0.03,
+tiny 0.40 (sampled pass@1 0.08, pass@8 0.42). "medium" is not measured yet."""
+
+
+def resolve_difficulty(difficulty: str | Difficulty | dict | None) -> Difficulty:
+    """A `Difficulty` from a name in `DIFFICULTIES`, a dict of its fields, an instance, or None (full)."""
+    if difficulty is None:
+        return DIFFICULTIES["full"]
+    if isinstance(difficulty, Difficulty):
+        return difficulty
+    if isinstance(difficulty, str):
+        if difficulty not in DIFFICULTIES:
+            raise ValueError(f"unknown difficulty {difficulty!r}; choose one of {', '.join(DIFFICULTIES)}")
+        return DIFFICULTIES[difficulty]
+    if isinstance(difficulty, dict):
+        fields = dict(difficulty)
+        if "themes" in fields:
+            fields["themes"] = tuple(fields["themes"])
+        return Difficulty(**fields)
+    raise TypeError(f"difficulty must be a name, a dict, a Difficulty or None, not {type(difficulty).__name__}")
 
 
 # --------------------------------------------------------------------------- kinds
@@ -134,13 +211,21 @@ DISTRACTORS: list[tuple[str, str]] = [
 class _GameBuilder:
     """Collects the objects of one game, then numbers them."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, max_distractors: int | None = None, fixed_names: bool = False,
+                 shuffle_uuids: bool = True) -> None:
         self.rng = rng
+        self.max_distractors = max_distractors
+        self.fixed_names = fixed_names
+        self.shuffle_uuids = shuffle_uuids
         self.specs: list[tuple[str, str, dict[str, Any], str | None]] = []
 
     def add(self, name: str, kind: str, inside: str | None = None, **props: Any) -> str:
         self.specs.append((name, kind, props, inside))
         return name
+
+    def pick(self, options: list[str]) -> str:
+        """A noun for a role: random, or the first option in a world with fixed names."""
+        return options[0] if self.fixed_names else self.rng.choice(options)
 
     def names(self) -> set[str]:
         return {spec[0] for spec in self.specs}
@@ -149,6 +234,8 @@ class _GameBuilder:
         """Add up to `count` distractors, some inside closable `hosts` (if they accept them)."""
         free = [d for d in DISTRACTORS if d[0] not in self.names()]
         count = min(count, MAX_OBJECTS - len(self.specs))
+        if self.max_distractors is not None:  # None keeps the default games' random stream as it was
+            count = min(count, self.max_distractors)
         for name, kind in self.rng.sample(free, k=max(0, count)):
             inside = None
             if hosts and self.rng.random() < 0.4 and not KINDS[kind].big:
@@ -161,7 +248,8 @@ class _GameBuilder:
     def build(self) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
         """Objects (name -> visible dict) and kinds (name -> kind); agent is uuid 0."""
         others = [spec for spec in self.specs if spec[1] != "agent"]
-        self.rng.shuffle(others)  # uuids should not give away roles
+        if self.shuffle_uuids:
+            self.rng.shuffle(others)  # uuids should not give away roles
         ordered = [spec for spec in self.specs if spec[1] == "agent"] + others
         objects: dict[str, dict[str, Any]] = {}
         kinds: dict[str, str] = {}
@@ -187,9 +275,9 @@ class _Game:
 
 def _build_cook(b: _GameBuilder) -> _Game:
     rng = b.rng
-    veg = rng.choice(["carrot", "potato", "onion", "tomato", "pepper", "leek"])
-    storage = rng.choice(["fridge", "cupboard"])
-    cookware = rng.choice(["pan", "pot"])
+    veg = b.pick(["carrot", "potato", "onion", "tomato", "pepper", "leek"])
+    storage = b.pick(["fridge", "cupboard"])
+    cookware = b.pick(["pan", "pot"])
     b.add("agent", "agent")
     b.add(storage, "storage")
     b.add(veg, "food", storage)
@@ -210,7 +298,7 @@ def _build_cook(b: _GameBuilder) -> _Game:
 
 def _build_wash(b: _GameBuilder) -> _Game:
     rng = b.rng
-    dish = rng.choice(["plate", "bowl", "mug", "cup"])
+    dish = b.pick(["plate", "bowl", "mug", "cup"])
     b.add("agent", "agent")
     b.add("sink", "sink")
     b.add(dish, "dish", "sink" if rng.random() < 0.5 else None)
@@ -235,8 +323,8 @@ def _build_wash(b: _GameBuilder) -> _Game:
 
 def _build_plant(b: _GameBuilder) -> _Game:
     rng = b.rng
-    plant = rng.choice(["fern", "cactus", "tulip", "basil", "orchid", "rose"])
-    source = rng.choice(["sink", "tap"])
+    plant = b.pick(["fern", "cactus", "tulip", "basil", "orchid", "rose"])
+    source = b.pick(["sink", "tap"])
     b.add("agent", "agent")
     b.add(plant, "plant")
     b.add(source, "tap" if source == "tap" else "sink")
@@ -255,9 +343,10 @@ def _build_plant(b: _GameBuilder) -> _Game:
 
 def _build_lamp(b: _GameBuilder) -> _Game:
     rng = b.rng
-    lamp = rng.choice(["lamp", "lantern", "flashlight"])
-    holder = rng.choice(["drawer", "box"])
-    good_color, bad_color = rng.sample(["red", "blue", "green", "yellow"], k=2)
+    lamp = b.pick(["lamp", "lantern", "flashlight"])
+    holder = b.pick(["drawer", "box"])
+    colors = ["red", "blue", "green", "yellow"]
+    good_color, bad_color = colors[:2] if b.fixed_names else rng.sample(colors, k=2)
     good, bad = f"{good_color} battery", f"{bad_color} battery"
     b.add("agent", "agent")
     b.add(lamp, "lamp")
@@ -276,7 +365,7 @@ def _build_lamp(b: _GameBuilder) -> _Game:
 
 def _build_tea(b: _GameBuilder) -> _Game:
     rng = b.rng
-    mug = rng.choice(["mug", "teacup"])
+    mug = b.pick(["mug", "teacup"])
     b.add("agent", "agent")
     b.add("kettle", "kettle")
     b.add("sink", "sink")
@@ -378,8 +467,9 @@ class TextGameEnv:
     name = "textgame"
     THEMES = THEMES
 
-    def __init__(self, max_steps: int = 30) -> None:
+    def __init__(self, max_steps: int = 30, difficulty: str | Difficulty | dict | None = None) -> None:
         self.max_steps = max_steps
+        self.difficulty = resolve_difficulty(difficulty)
         self._next_seed = 0
         self.reset(seed=0)
 
@@ -388,17 +478,18 @@ class TextGameEnv:
         """Start a new game; returns the first observation (room description and task).
 
         `seed=None` takes the next seed of this instance's own counter (0, 1, 2, ...),
-        `theme=None` lets the seed pick one of `THEMES`.
+        `theme=None` lets the seed pick one of the difficulty's themes (default: `THEMES`).
         """
         if seed is None:
             seed = self._next_seed
         self._next_seed = seed + 1
         rng = random.Random(seed)
         if theme is None:
-            theme = rng.choice(THEMES)
+            theme = rng.choice(list(self.difficulty.themes))
         if theme not in _BUILDERS:
             raise ValueError(f"unknown theme {theme!r}; choose one of {THEMES}")
-        builder = _GameBuilder(rng)
+        level = self.difficulty
+        builder = _GameBuilder(rng, level.max_distractors, level.fixed_names, level.shuffle_uuids)
         game = _BUILDERS[theme](builder)
         self._objects, self._kinds = builder.build()
         self.seed = seed
@@ -1151,7 +1242,8 @@ def _invalid_or_noop_action(env: TextGameEnv, rng: random.Random) -> str:
 
 def collect_transitions(n_episodes: int, seed: int, themes: list[str] | None = None,
                         p_random: float = 0.35, p_invalid: float = 0.1,
-                        max_steps: int = 30) -> list[Transition]:
+                        max_steps: int = 30,
+                        difficulty: str | Difficulty | dict | None = None) -> list[Transition]:
     """Play `n_episodes` games and record every (state, action, next state, diff).
 
     Per step: with probability `p_invalid` an invalid or no-op action, with
@@ -1160,10 +1252,15 @@ def collect_transitions(n_episodes: int, seed: int, themes: list[str] | None = N
     or acts randomly when none is. Episodes stop when the game ends or after
     `max_steps`. Deterministic in `seed` (its own `random.Random`). About 60% of
     the transitions change the state.
+
+    `difficulty` (a name in `DIFFICULTIES`, a dict of `Difficulty` fields, or a `Difficulty`)
+    sizes the world: its themes (unless `themes` is given) and distractors. None is the full
+    game, byte-identical to the transitions collected before the knob existed.
     """
     rng = random.Random(seed)
-    themes = list(themes) if themes else list(THEMES)
-    env = TextGameEnv(max_steps=max_steps)
+    level = resolve_difficulty(difficulty)
+    themes = list(themes) if themes else list(level.themes)
+    env = TextGameEnv(max_steps=max_steps, difficulty=level)
     transitions: list[Transition] = []
     for episode in range(n_episodes):
         env.reset(seed=rng.randrange(2**31), theme=rng.choice(themes))
