@@ -175,3 +175,14 @@ def check_max_unchanged_task_reward(answer) -> bool | None:
         return None
     return _verdict(abs(float(answer) - 0.3) < 1e-9,
                     "0.09 + 0.01 + 0.2: the changed-properties term is left out when nothing changes.")
+
+
+def check_group_spread(answer, p: float, group_size: int) -> bool | None:
+    """Exercise (notebook 02): the chance that a group of `group_size` samples, each right with
+    probability `p`, holds both a right and a wrong one (so a binary reward gives it a gradient)."""
+    if answer is None:
+        print("not answered yet")
+        return None
+    truth = 1.0 - p ** group_size - (1.0 - p) ** group_size
+    return _verdict(abs(float(answer) - truth) < 1e-3,
+                    "a group teaches nothing when all G are right (p^G) or all are wrong ((1-p)^G).")

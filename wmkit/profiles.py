@@ -125,6 +125,45 @@ class WorldModelProfile:
 
 
 @dataclass(frozen=True)
+class RegimeSizes:
+    """Notebook 02's regime study: RLVR on text-game worlds of several sizes, each from its own MLE
+    world model, to show where RL has something to sharpen (`wmkit.rlvr_world.experiment.regime_experiment`)."""
+
+    levels: tuple[str, ...]
+    """Text-game difficulty levels (`wmkit.envs.textgame.DIFFICULTIES`), the working one first;
+    "full" is notebook 01's world and model, the others get a text-game-only MLE model of the
+    world_model section's shape and training."""
+    seeds: int
+    """RL seeds at the first (working) level, all from the same MLE model."""
+    other_level_seeds: int
+    """RL seeds at every other level (the contrast: 1 shows the point, more give it an interval)."""
+    steps: int
+    """GRPO optimizer steps per RL run."""
+    learning_rate: float
+    """AdamW lr (every parameter of the tiny model), chosen on the validation split of the working level."""
+    reward: str
+    """RL reward ("binary": exact next state; the task-specific reward pays partial edits, see notebook 02)."""
+    num_generations: int
+    """Group size G."""
+    prompts_per_step: int
+    """Transitions per optimizer step."""
+    max_completion_length: int
+    """Longest sampled prediction during RL (tokens)."""
+    eval_changed: int
+    """Changed held-out (test) transitions measured per level."""
+    eval_unchanged: int
+    """Unchanged held-out transitions measured per level."""
+    eval_samples: int
+    """Samples per prompt at T=1: sampled pass@1 and the pass@k curve, k = 1..eval_samples."""
+    max_new_tokens: int
+    """Generation budget at evaluation."""
+    sanity_transitions: int
+    """Transitions of the sanity run (RL on a handful until they are predicted exactly)."""
+    sanity_steps: int
+    """GRPO steps of the sanity run."""
+
+
+@dataclass(frozen=True)
 class RLVRSizes:
     """Sizes of notebook 02 (RLVR-World, and its RWML experiment's ``twx_*``) for one profile."""
 
@@ -172,6 +211,8 @@ class RLVRSizes:
     """Chance an easy transition (warm predictor already right) survives the hard-sample filter."""
     forgetting_eval: int
     """Transitions per kit environment in the forgetting check."""
+    regime: RegimeSizes | None = None
+    """The regime study (None: not run at this profile)."""
     lr_sweep: tuple[float, ...] = (3e-5, 1e-4, 3e-4)
     """Learning rates tried by ``--sweep`` (on the validation split, never the test split)."""
 
@@ -397,7 +438,11 @@ _RLVR = {
         eval_changed=4, eval_unchanged=2, eval_samples=2, max_new_tokens=32,
         rewards=("binary", "task_specific"), group_sizes=(2, 4), phone_steps=2, best_of_k=2,
         twx_episodes=24, twx_warm_fraction=0.3, twx_warm_epochs=1.0, twx_steps=2, twx_sft_epochs=1.0,
-        twx_max_chars=100, twx_eval=4, easy_keep_probability=0.1, forgetting_eval=4),
+        twx_max_chars=100, twx_eval=4, easy_keep_probability=0.1, forgetting_eval=4,
+        regime=RegimeSizes(levels=("tiny", "full"), seeds=2, other_level_seeds=1, steps=2, learning_rate=5e-4,
+                           reward="binary", num_generations=2, prompts_per_step=2, max_completion_length=24,
+                           eval_changed=4, eval_unchanged=2, eval_samples=2, max_new_tokens=32,
+                           sanity_transitions=2, sanity_steps=2)),
     "cpu": RLVRSizes(
         steps=30, num_generations=8, prompts_per_step=4, learning_rate=1e-4, max_completion_length=128,
         eval_changed=60, eval_unchanged=30, eval_samples=2, max_new_tokens=160,
@@ -407,14 +452,24 @@ _RLVR = {
         rewards=("binary", "task_specific", "continuous"), group_sizes=(4, 8),
         phone_steps=12, best_of_k=8,
         twx_episodes=60, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=16, twx_sft_epochs=2.0,
-        twx_max_chars=160, twx_eval=30, easy_keep_probability=0.1, forgetting_eval=20),
+        twx_max_chars=160, twx_eval=30, easy_keep_probability=0.1, forgetting_eval=20,
+        # lr 5e-4, binary reward, 120 steps: chosen on the validation split of "tiny" (task-specific
+        # at 1e-3 collapses to "no change"; at 5e-4 it raises its own reward but not exact match).
+        regime=RegimeSizes(levels=("tiny", "small", "full"), seeds=3, other_level_seeds=1, steps=120,
+                           learning_rate=5e-4, reward="binary", num_generations=8, prompts_per_step=4,
+                           max_completion_length=96, eval_changed=60, eval_unchanged=10, eval_samples=16,
+                           max_new_tokens=128, sanity_transitions=4, sanity_steps=30)),
     "gpu": RLVRSizes(
         steps=300, num_generations=8, prompts_per_step=16, learning_rate=1e-4, max_completion_length=200,
         eval_changed=300, eval_unchanged=150, eval_samples=4, max_new_tokens=200,
         rewards=("binary", "task_specific", "continuous", "continuous_rep"), group_sizes=(2, 4, 8, 16),
         phone_steps=300, best_of_k=32,
         twx_episodes=1500, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=300, twx_sft_epochs=2.0,
-        twx_max_chars=400, twx_eval=300, easy_keep_probability=0.1, forgetting_eval=200),
+        twx_max_chars=400, twx_eval=300, easy_keep_probability=0.1, forgetting_eval=200,
+        regime=RegimeSizes(levels=("tiny", "small", "medium", "full"), seeds=3, other_level_seeds=3, steps=300,
+                           learning_rate=5e-4, reward="binary", num_generations=8, prompts_per_step=16,
+                           max_completion_length=200, eval_changed=300, eval_unchanged=50, eval_samples=16,
+                           max_new_tokens=200, sanity_transitions=8, sanity_steps=50)),
 }
 
 # ---------------------------------------------------------------- RWML's policy RL
@@ -586,7 +641,7 @@ POSITIVE_SIZES = frozenset({
     "episodes", "epochs", "batch_size", "max_length", "eval_transitions", "eval_samples", "max_new_tokens",
     "rollout_starts", "rollout_k", "learning_rate", "steps", "num_generations", "prompts_per_step",
     "max_completion_length", "hidden_size", "num_layers", "num_heads", "intermediate_size", "vocab_size",
-    "max_positions", "groups_per_step", "group_size",
+    "max_positions", "groups_per_step", "group_size", "seeds", "sanity_transitions", "sanity_steps",
 })
 """Size fields that must be above zero; every other number in a section must be finite and at least zero."""
 

@@ -125,6 +125,9 @@ def rl_changed_rwml_model(results: dict[int, dict]) -> str | None:
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
     Experiment("rlvr_mle_vs_rl", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_mle_vs_rl", "bench.rlvr",
                "text game: notebook 01's MLE world model vs MLE + GRPO (task-specific reward)"),
+    Experiment("rlvr_regime", "RLVR-World", "wmkit.rlvr_world.regime:run_rlvr_regime", "bench.rlvr",
+               "text game, a small world the MLE model can nearly predict (notebook 02's working level): "
+               "MLE vs MLE + GRPO (binary reward)"),
     Experiment("rlvr_ablations", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_ablations", "bench.rlvr",
                "text game: reward types, group sizes, best-of-k of the MLE model"),
     Experiment("rlvr_phone", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_phone", "bench.rlvr",
@@ -147,16 +150,28 @@ def _rl(mode: str, part: str) -> tuple[str, str]:
 
 CLAIMS: tuple[Claim, ...] = (
     # ---------------------------------------------------------------- RLVR-World
-    Claim("rlvr.changed", "RLVR-World", "RLVR raises accuracy on changed transitions (sampled, T=1)",
+    Claim("rlvr.regime_changed", "RLVR-World", "RLVR raises sampled accuracy on changed transitions where the "
+          "MLE model can nearly predict them (small text-game world)", "1.5B: +9.6 points on changed",
+          "rlvr_regime", "runs/0/after/changed/sampled", "before/changed/sampled",
+          kit_label="Δ exact accuracy, changed (sampled), working level"),
+    Claim("rlvr.regime_reward", "RLVR-World", "RLVR raises the task-specific reward on changed transitions "
+          "where the MLE model can nearly predict them", "text game: +30.7% accuracy", "rlvr_regime",
+          "runs/0/after/changed/reward", "before/changed/reward",
+          kit_label="Δ task-specific reward of samples, changed (0..1.3), working level"),
+    Claim("rlvr.regime_pass_at_k", "RLVR-World", "limitation: RL sharpens what the model can already do "
+          "(MLE pass@k at the largest k stays at or above RLVR's pass@1)", "— (stated limitation)", "rlvr_regime",
+          "before/changed/pass_at/-1", "runs/0/after/changed/pass_at/0", direction="higher", threshold=-1e-9,
+          kit_label="MLE pass@k_max − RLVR pass@1, changed, working level (≥ 0: within reach)"),
+    Claim("rlvr.changed", "RLVR-World", "RLVR raises accuracy on changed transitions (sampled, T=1), full world",
           "1.5B: +9.6 points on changed", "rlvr_mle_vs_rl", *_rl("sampled", "changed"),
           kit_label="Δ exact accuracy, changed (sampled)"),
-    Claim("rlvr.unchanged", "RLVR-World", "RLVR raises accuracy on unchanged transitions (sampled, T=1)",
+    Claim("rlvr.unchanged", "RLVR-World", "RLVR raises accuracy on unchanged transitions (sampled, T=1), full world",
           "1.5B: +44.8 points on unchanged", "rlvr_mle_vs_rl", *_rl("sampled", "unchanged"),
           kit_label="Δ exact accuracy, unchanged (sampled)"),
-    Claim("rlvr.changed_greedy", "RLVR-World", "RLVR raises greedy accuracy on changed transitions",
+    Claim("rlvr.changed_greedy", "RLVR-World", "RLVR raises greedy accuracy on changed transitions, full world",
           "1.5B: +9.6 points on changed", "rlvr_mle_vs_rl", *_rl("greedy", "changed"),
           kit_label="Δ exact accuracy, changed (greedy)"),
-    Claim("rlvr.partial", "RLVR-World", "RLVR raises the task-specific reward on changed transitions",
+    Claim("rlvr.partial", "RLVR-World", "RLVR raises the task-specific reward on changed transitions, full world",
           "text game: +30.7% accuracy", "rlvr_mle_vs_rl", *_rl("greedy", "partial_changed"),
           kit_label="Δ task-specific reward, changed (greedy, 0..1.3)"),
     Claim("rlvr.web_f1", "RLVR-World", "RLVR raises screen-diff F1 (web pages in the paper, phone screens here)",

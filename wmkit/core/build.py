@@ -74,29 +74,46 @@ def _check_envs(envs: Sequence[str]) -> tuple[str, ...]:
     return tuple(envs)
 
 
-def make_splits(profile: Profile, envs: Sequence[str] = DEFAULT_ENVS, seed: int = 0):
-    """Collect the profile's transitions and split them by episode."""
-    return split_by_episode(collect_transitions(_check_envs(envs), profile.world_model.episodes, seed))
+def make_splits(profile: Profile, envs: Sequence[str] = DEFAULT_ENVS, seed: int = 0,
+                difficulty: str | None = None):
+    """Collect the profile's transitions (the text game at `difficulty`) and split them by episode."""
+    return split_by_episode(collect_transitions(_check_envs(envs), profile.world_model.episodes, seed,
+                                                difficulty=difficulty))
+
+
+def _check_difficulty(difficulty: str | None) -> str | None:
+    """A difficulty name of the text game (None and "full": the full game, recorded as None)."""
+    from wmkit.envs.textgame import DIFFICULTIES
+
+    if difficulty is None or difficulty == "full":
+        return None
+    if not isinstance(difficulty, str) or difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)} (the text game's world size), "
+                         f"not {difficulty!r}")
+    return difficulty
 
 
 def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "runs/world_model",
                       seed: int = 0, envs: Sequence[str] = DEFAULT_ENVS, model: str | None = None,
-                      resume: bool = True, show_progress: bool = True) -> WorldModelRun:
+                      resume: bool = True, show_progress: bool = True,
+                      difficulty: str | None = None) -> WorldModelRun:
     """Collect data, make the model, train it by MLE (completion-only SFT) and save it.
 
     `model` None or "tiny": a from-scratch Llama with a tokenizer trained on the training
     split. Anything else ("smollm2", a folder, a hub id) is loaded and trained with LoRA.
+    `difficulty` names the text game's world size (`wmkit.envs.textgame.DIFFICULTIES`; None: full).
     """
     check_seed(seed)
     profile = get_profile(profile) if isinstance(profile, str) else profile
     envs = _check_envs(envs)
+    difficulty = _check_difficulty(difficulty)
     wm = profile.world_model
     check_sizes(wm, "world_model.")
     model_name = model or profile.default_model
     models.check_model(model_name)  # an unknown or unreachable model fails before the data is collected
     out_dir = make_folder(out_dir)
     start = time.perf_counter()
-    splits = make_splits(profile, envs, seed)
+    splits = make_splits(profile, envs, seed, difficulty)
     torch.manual_seed(seed)
     if model_name == "tiny":
         tokenizer = models.train_tokenizer(tokenizer_corpus(splits["train"]), wm.model.vocab_size)
@@ -108,6 +125,8 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
         learning_rate, lora = 2e-4, True
     run_key = {"profile": profile.name, "seed": seed, "envs": list(envs), "model": model_name,
                "sizes": asdict(wm)}
+    if difficulty is not None:  # absent for the full game: checkpoints of older runs stay claimable
+        run_key["difficulty"] = difficulty
     claim_checkpoints(out_dir / "checkpoints", run_key, resume)
     config = SFTConfig(output_dir=str(out_dir / "checkpoints"), epochs=wm.epochs,
                        learning_rate=learning_rate, batch_size=wm.batch_size,
@@ -116,7 +135,7 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
     if lora:
         net = net.merge_and_unload()
     info = {
-        "profile": profile.name, "seed": seed, "envs": list(envs), "model": model_name,
+        "profile": profile.name, "seed": seed, "envs": list(envs), "model": model_name, "difficulty": difficulty,
         "parameters": models.count_parameters(net), "vocab_size": len(tokenizer),
         "n_transitions": {k: len(v) for k, v in splits.items()},
         "n_dropped_for_length": sft.n_dropped, "sft_steps": sft.steps,
@@ -175,21 +194,26 @@ def load_world_model(folder: str | Path) -> tuple[object, object, dict]:
 
 
 def ensure_world_model(profile: str | Profile = "auto", out_dir: str | Path = "runs/world_model",
-                       seed: int = 0, envs: Sequence[str] = DEFAULT_ENVS) -> WorldModelRun:
+                       seed: int = 0, envs: Sequence[str] = DEFAULT_ENVS, difficulty: str | None = None,
+                       show_progress: bool = True) -> WorldModelRun:
     """Load the world model saved in `out_dir`, or build it there if it is missing."""
     profile = get_profile(profile) if isinstance(profile, str) else profile
     folder = Path(out_dir) / FINAL
     has_info = (folder / "wmkit_info.json").exists()
     if has_info and any((folder / name).exists() for name in WEIGHT_FILES):
         model, tokenizer, info = load_world_model(folder)
-        splits = make_splits(profile, info.get("envs", envs), info.get("seed", seed))
+        if info.get("difficulty") != _check_difficulty(difficulty):
+            raise ValueError(f"{folder} holds a world model of the text game at difficulty "
+                             f"{info.get('difficulty') or 'full'}, not {difficulty or 'full'}: choose another folder")
+        splits = make_splits(profile, info.get("envs", envs), info.get("seed", seed), info.get("difficulty"))
         return WorldModelRun(folder=folder, model=model, tokenizer=tokenizer, splits=splits, info=info)
     if has_info:
         print(f"{folder} has no weights (an interrupted save?): building it again "
               "(training resumes from its checkpoints).")
     else:
         print(f"No world model in {folder}: building one (profile {profile.name}, seed {seed}).")
-    return build_world_model(profile, out_dir, seed=seed, envs=envs)
+    return build_world_model(profile, out_dir, seed=seed, envs=envs, difficulty=difficulty,
+                             show_progress=show_progress)
 
 
 def series_world_model(profile: str | Profile, runs_root: str | Path, seed: int = 0) -> WorldModelRun:

@@ -52,11 +52,16 @@ def prompt_text(tokenizer, env: str, state: str, action: str) -> str:
                                          add_generation_prompt=True)
 
 
-def collect_transitions(envs: Sequence[str], episodes: int, seed: int = 0) -> list[Transition]:
-    """Play `episodes` episodes in each environment and return every transition."""
+def collect_transitions(envs: Sequence[str], episodes: int, seed: int = 0,
+                        difficulty: str | None = None) -> list[Transition]:
+    """Play `episodes` episodes in each environment and return every transition.
+
+    `difficulty` (a name in `wmkit.envs.textgame.DIFFICULTIES`; None is the full game) sizes the
+    text game's world; the other environments have no such knob and ignore it."""
     transitions: list[Transition] = []
     for i, env in enumerate(envs):
-        transitions += get_env_module(env).collect_transitions(episodes, seed=seed + 1000 * i)
+        extra = {"difficulty": difficulty} if env == "textgame" and difficulty is not None else {}
+        transitions += get_env_module(env).collect_transitions(episodes, seed=seed + 1000 * i, **extra)
     return transitions
 
 

@@ -259,6 +259,12 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
                           reward_funcs=list(reward_funcs or reward_functions(
                               config.reward, embedding_reward, config.repetition_weight)),
                           processing_class=tokenizer, callbacks=list(callbacks or []))
+    if not config.show_progress:
+        # Without a progress bar transformers prints every log dict instead: hundreds of lines of
+        # numbers in a notebook. The logs are still kept (result.log_history).
+        from transformers import PrinterCallback
+
+        trainer.remove_callback(PrinterCallback)
     resume_from = latest_checkpoint(settings.output_dir) if config.resume else None
     trainer.train(resume_from_checkpoint=resume_from)
     merged = trainer.model.merge_and_unload() if config.lora and not config.quantized else trainer.model
@@ -291,3 +297,17 @@ def best_of_k_curve(model, tokenizer, transitions: Sequence[Transition], k_max: 
     samples = generate(model, tokenizer, prompts, max_new_tokens, do_sample=True, num_samples=k_max, seed=seed)
     hits = [[is_exact(t.env, t.state, p, t.next_state) for p in preds] for t, preds in zip(transitions, samples)]
     return [sum(any(h[:k]) for h in hits) / max(1, len(hits)) for k in range(1, k_max + 1)]
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from n samples of which c are right (Chen et al., 2021): the chance that k
+    samples drawn without replacement from the n hold at least one right one, 1 − C(n−c, k)/C(n, k).
+    Averaging it over prompts estimates pass@k with less variance than "any of the first k"."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, not n={n}, c={c}, k={k}")
+    if n - c < k:
+        return 1.0
+    miss = 1.0
+    for i in range(n - c + 1, n + 1):  # C(n−c, k)/C(n, k) as a product: no huge binomials
+        miss *= 1.0 - k / i
+    return 1.0 - miss

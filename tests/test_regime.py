@@ -1,0 +1,109 @@
+"""Notebook 02's regime study: pass@k, the group-spread formula, difficulty levels through the
+world-model build, and the per-level measurement on a tiny model."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from wmkit import exercises
+from wmkit.core import build
+from wmkit.core.worldmodel import collect_transitions
+from wmkit.profiles import get_profile
+from wmkit.rlvr_world import regime
+from wmkit.rlvr_world.method import pass_at_k
+
+
+def test_pass_at_k_hand_computed():
+    # 4 samples, 1 right: k = 1 -> 1/4; k = 2 -> 1 - C(3,2)/C(4,2) = 1 - 3/6.
+    assert pass_at_k(4, 1, 1) == pytest.approx(0.25)
+    assert pass_at_k(4, 1, 2) == pytest.approx(0.5)
+    # 4 samples, 2 right, k = 2: 1 - C(2,2)/C(4,2) = 5/6.
+    assert pass_at_k(4, 2, 2) == pytest.approx(5 / 6)
+    assert pass_at_k(8, 0, 8) == 0.0
+    assert pass_at_k(8, 1, 8) == 1.0  # every sample drawn: the right one is among them
+    for n, c, k in ((16, 3, 5), (10, 4, 7)):
+        assert pass_at_k(n, c, k) == pytest.approx(1 - math.comb(n - c, k) / math.comb(n, k))
+    with pytest.raises(ValueError):
+        pass_at_k(4, 5, 1)
+    with pytest.raises(ValueError):
+        pass_at_k(4, 1, 0)
+
+
+def test_group_spread_exercise_checks_the_formula():
+    # p = 0.1, G = 8: 1 - 0.1^8 - 0.9^8 = 0.56953...
+    assert exercises.check_group_spread(0.5695, p=0.1, group_size=8) is True
+    assert exercises.check_group_spread(0.43, p=0.1, group_size=8) is False  # 0.9^8: the all-wrong share itself
+    assert exercises.check_group_spread(None, p=0.1, group_size=8) is None
+
+
+def test_difficulty_reaches_the_text_game_only():
+    small = collect_transitions(("textgame", "phone"), 2, seed=0, difficulty="tiny")
+    full = collect_transitions(("textgame", "phone"), 2, seed=0)
+    game_small = [t for t in small if t.env == "textgame"]
+    game_full = [t for t in full if t.env == "textgame"]
+    assert all('"lamp"' in t.state for t in game_small)
+    assert [t.state for t in game_small] != [t.state for t in game_full]
+    assert [t.state for t in small if t.env == "phone"] == [t.state for t in full if t.env == "phone"]
+
+
+@pytest.fixture(scope="module")
+def tiny_level(tmp_path_factory):
+    """A 'tiny'-level world model at the smallest sizes (a few seconds)."""
+    profile = get_profile("smoke", episodes=8, epochs=0.2)
+    root = tmp_path_factory.mktemp("runs")
+    return profile, root, regime.level_world_model(profile, "tiny", root)
+
+
+def test_level_world_model_is_built_once_and_knows_its_level(tiny_level):
+    profile, root, run = tiny_level
+    assert run.info["difficulty"] == "tiny" and run.info["envs"] == ["textgame"]
+    again = regime.level_world_model(profile, "tiny", root)
+    assert again.sft is None  # loaded, not trained again
+    assert [t.state for t in again.splits["test"]] == [t.state for t in run.splits["test"]]
+    # The same folder asked for as another level: a clear refusal, not a silently wrong model.
+    with pytest.raises(ValueError, match="difficulty tiny"):
+        build.ensure_world_model(profile, root / regime.LEVELS_FOLDER / "tiny" / "world_model", envs=("textgame",))
+    with pytest.raises(ValueError, match="difficulty must be one of"):
+        build.build_world_model(profile, root / "other", envs=("textgame",), difficulty="huge")
+
+
+def test_measure_level_rows_and_summaries_agree(tiny_level):
+    profile, _, run = tiny_level
+    sizes = replace(profile.rlvr.regime, eval_samples=4, max_new_tokens=8)
+    transitions = [t for t in run.splits["train"] if t.env == "textgame"][:6]
+    measured = regime.measure_level(run.model, run.tokenizer, transitions, sizes)
+    rows = measured["rows"]
+    assert len(rows) == len(transitions)
+    assert all(0 <= r["right"] <= r["n"] == 4 for r in rows)
+    for part in ("changed", "unchanged"):
+        if part not in measured:
+            continue
+        summary = measured[part]
+        assert len(summary["pass_at"]) == 4
+        # unbiased pass@1 is the mean share of right samples; pass@k never falls with k
+        assert summary["pass_at"][0] == pytest.approx(summary["sampled"])
+        assert all(a <= b + 1e-12 for a, b in zip(summary["pass_at"], summary["pass_at"][1:]))
+
+
+def test_level_experiment_trains_and_reports_per_seed_gains(tiny_level):
+    profile, root, run = tiny_level
+    sizes = replace(profile.rlvr.regime, steps=1, eval_changed=2, eval_unchanged=1, eval_samples=2,
+                    max_new_tokens=8, max_completion_length=8)
+    result = regime.level_experiment(profile, "tiny", [0, 1], root, sizes, progress=lambda line: None)
+    assert [r["seed"] for r in result["runs"]] == [0, 1]
+    assert all(r["steps"] == 1 for r in result["runs"])
+    for key in regime.GAIN_KEYS:
+        assert result["gain"][key]["of"] == 2
+    # The gain is after − before of the same transitions.
+    first = result["runs"][0]
+    assert first["gain"]["sampled"] == pytest.approx(first["after"]["changed"]["sampled"]
+                                                      - result["before"]["changed"]["sampled"])
+    # A second call with other settings does not resume the first one's checkpoints.
+    other = regime.level_experiment(profile, "tiny", [0], root, replace(sizes, reward="task_specific"),
+                                    progress=lambda line: None, before=result["before"])
+    assert other["before"] is result["before"]
+    folders = sorted(p.name for p in (root / "02_regime" / "tiny").iterdir())
+    assert any(name.startswith("rl_binary") for name in folders)
+    assert any(name.startswith("rl_task_specific") for name in folders)

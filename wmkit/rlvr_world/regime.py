@@ -1,0 +1,226 @@
+"""Where RLVR can act: the same GRPO recipe on text-game worlds of several sizes (notebook 02).
+
+RL with a verifiable reward can only reinforce predictions the model already samples: a group
+whose G predictions are all wrong (or all right) has zero reward spread, hence zero advantage
+and no gradient. So the gain RLVR can give depends on where the MLE model starts. This module
+measures that:
+
+1. :func:`level_world_model` — the MLE world model of one difficulty level (a smaller world of
+   the kit's text game, `wmkit.envs.textgame.DIFFICULTIES`; "full" is notebook 01's model);
+2. :func:`measure_level` — greedy exact, sampled exact (pass@1), unbiased pass@k for
+   k = 1..n and the task-specific reward, per held-out transition and summarised;
+3. :func:`level_experiment` — MLE, then one RL run per seed from that same MLE model, each
+   measured on the same held-out transitions, with per-seed gains;
+4. :func:`regime_experiment` — every level of the profile's ``rlvr.regime`` section, the
+   working level (first) with ``seeds`` RL seeds, the others with ``other_level_seeds``;
+5. :func:`sanity_run` — RL on a handful of training transitions until it predicts them
+   exactly: the pipeline can move the model at all.
+
+Sizes: the profile's ``rlvr.regime`` section (`wmkit.profiles.RegimeSizes`).
+"""
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from wmkit.core.build import WorldModelRun, ensure_world_model, series_world_model
+from wmkit.core.worldmodel import generate, is_exact, prompt_text
+from wmkit.envs.base import Transition
+from wmkit.profiles import Profile, RegimeSizes, get_profile
+from wmkit.rewards.textgame import textgame_task_specific_reward
+from wmkit.rlvr_world import method as rl
+from wmkit.rlvr_world.experiment import eval_set, uses_lora
+from wmkit.stats import differences, summarize
+
+LEVELS_FOLDER = "levels"
+"""Subfolder of a profile's runs folder holding the MLE world model of each smaller level."""
+
+
+def level_world_model(profile: str | Profile, level: str, runs_root: str | Path,
+                      show_progress: bool = False) -> WorldModelRun:
+    """The MLE world model of text-game level `level`: "full" is notebook 01's model (both
+    environments); any other level gets a text-game-only model of the same shape and training,
+    built once under ``runs_root/levels/<level>/world_model`` and loaded after that."""
+    profile = get_profile(profile)
+    if level == "full":
+        return series_world_model(profile, runs_root)
+    return ensure_world_model(profile, Path(runs_root) / LEVELS_FOLDER / level / "world_model",
+                              envs=("textgame",), difficulty=level, show_progress=show_progress)
+
+
+def measure_level(model, tokenizer, transitions: Sequence[Transition], sizes: RegimeSizes, seed: int = 0) -> dict:
+    """Greedy and sampled predictions of `model` on `transitions`, per transition and summarised.
+
+    Per transition ("rows"): changed, greedy exact (0/1), right samples c of n = ``eval_samples``
+    (T = 1), the sampled and greedy task-specific reward. Summaries ("changed", "unchanged"):
+    greedy, sampled (mean c/n: sampled pass@1), pass_at (unbiased pass@k, k = 1..n), reward
+    (mean task-specific reward of the samples) and greedy_reward."""
+    start = time.perf_counter()
+    prompts = [prompt_text(tokenizer, t.env, t.state, t.action) for t in transitions]
+    greedy = [g[0] for g in generate(model, tokenizer, prompts, sizes.max_new_tokens)]
+    samples = generate(model, tokenizer, prompts, sizes.max_new_tokens, do_sample=True,
+                       num_samples=sizes.eval_samples, seed=seed)
+    rows = []
+    for t, g, preds in zip(transitions, greedy, samples):
+        rows.append({
+            "changed": t.changed,
+            "greedy": float(is_exact(t.env, t.state, g, t.next_state)),
+            "right": sum(is_exact(t.env, t.state, p, t.next_state) for p in preds), "n": len(preds),
+            "reward": statistics.fmean(textgame_task_specific_reward(p, t.state, t.next_state) for p in preds),
+            "greedy_reward": textgame_task_specific_reward(g, t.state, t.next_state),
+        })
+    out: dict = {"rows": rows, "seconds": round(time.perf_counter() - start, 1)}
+    for part, keep in (("changed", True), ("unchanged", False)):
+        sel = [r for r in rows if r["changed"] == keep]
+        if not sel:
+            continue
+        n = sizes.eval_samples
+        out[part] = {
+            "n": len(sel),
+            "greedy": statistics.fmean(r["greedy"] for r in sel),
+            "sampled": statistics.fmean(r["right"] / r["n"] for r in sel),
+            "pass_at": [statistics.fmean(rl.pass_at_k(n, r["right"], k) for r in sel) for k in range(1, n + 1)],
+            "reward": statistics.fmean(r["reward"] for r in sel),
+            "greedy_reward": statistics.fmean(r["greedy_reward"] for r in sel),
+        }
+    return out
+
+
+GAIN_KEYS = ("sampled", "reward", "greedy", "unchanged_sampled")
+"""RL − MLE gains reported per seed: on changed transitions sampled exact, task-specific reward of
+the samples and greedy exact; on unchanged ones sampled exact."""
+
+
+def _gain_figure(measured: dict, key: str) -> float | None:
+    if key == "unchanged_sampled":
+        return measured["unchanged"]["sampled"] if "unchanged" in measured else None
+    return measured["changed"][key]
+
+
+def rl_run(run: WorldModelRun, train: Sequence[Transition], sizes: RegimeSizes, out_dir: str | Path, seed: int,
+           steps: int | None = None, show_progress: bool = False) -> rl.RLVRResult:
+    """One GRPO run of the regime recipe from `run`'s MLE model (resumes from its checkpoints)."""
+    config = rl.RLVRConfig(
+        output_dir=str(out_dir), reward=sizes.reward, num_generations=sizes.num_generations,
+        prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
+        max_completion_length=sizes.max_completion_length, max_steps=steps or sizes.steps, seed=seed,
+        save_steps=max(10, (steps or sizes.steps) // 4), show_progress=show_progress, lora=uses_lora(run.info))
+    return rl.train_rlvr(run.model, run.tokenizer, rl.rl_transitions(train, seed=seed), config)
+
+
+def level_experiment(profile: str | Profile, level: str, seeds: Sequence[int], runs_root: str | Path,
+                     sizes: RegimeSizes | None = None, progress: Callable[[str], None] = print,
+                     show_progress: bool = False, work_dir: str | Path | None = None,
+                     before: dict | None = None) -> dict:
+    """MLE vs MLE + RLVR at one level: the MLE model measured once, then one RL run per seed
+    from it, each measured on the same held-out (test) transitions. Gains are per seed.
+    RL checkpoints go to `work_dir` (default runs_root/02_regime/<level>), one folder per settings
+    and seed. `before`: the MLE model's measurement from an earlier call at the same level and
+    sizes (it is then not measured again)."""
+    profile = get_profile(profile)
+    sizes = sizes or profile.rlvr.regime
+    if sizes is None:
+        raise ValueError(f"profile {profile.name} has no rlvr.regime section")
+    start = time.perf_counter()
+    run = level_world_model(profile, level, runs_root, show_progress=show_progress)
+    test = [t for t in run.splits["test"] if t.env == "textgame"]
+    evaluation = eval_set(test, "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
+    train = [t for t in run.splits["train"] if t.env == "textgame"]
+    before = before or measure_level(run.model, run.tokenizer, evaluation, sizes)
+    progress(f"[{level}] MLE: greedy {before['changed']['greedy']:.3f}, sampled {before['changed']['sampled']:.3f}, "
+             f"pass@{sizes.eval_samples} {before['changed']['pass_at'][-1]:.3f} on {before['changed']['n']} "
+             f"changed test transitions ({before['seconds']:.0f} s)")
+    runs = []
+    for seed in seeds:
+        work = Path(work_dir) if work_dir else Path(runs_root) / "02_regime" / level
+        # The folder names the settings: a run resumes only its own checkpoints.
+        name = f"rl_{sizes.reward}_lr{sizes.learning_rate:g}_G{sizes.num_generations}_steps{sizes.steps}_seed{seed}"
+        result = rl_run(run, train, sizes, work / name, seed,
+                        show_progress=show_progress)
+        after = measure_level(result.model, run.tokenizer, evaluation, sizes)
+        gain = {key: differences([_gain_figure(after, key)], [_gain_figure(before, key)])[0] for key in GAIN_KEYS}
+        runs.append({"seed": seed, "steps": result.steps, "seconds": round(result.seconds, 1),
+                     "reward_curve": result.curve("reward"), "zero_std_share": result.curve("frac_reward_zero_std"),
+                     "after": after, "gain": gain})
+        progress(f"[{level}] RL seed {seed}: sampled {after['changed']['sampled']:.3f} ({gain['sampled']:+.3f}), "
+                 f"task reward {gain['reward']:+.3f}, greedy {gain['greedy']:+.3f} ({result.seconds:.0f} s)")
+    summary = {key: summarize([r["gain"][key] for r in runs]) for key in GAIN_KEYS}
+    # Pooled over RL seeds and held-out transitions: how much of the sampled gain is spread over
+    # transitions (an interval also for a level run with one seed).
+    per_transition = [r_after["right"] / r_after["n"] - r_before["right"] / r_before["n"]
+                      for run_ in runs
+                      for r_after, r_before in zip(run_["after"]["rows"], before["rows"]) if r_before["changed"]]
+    return {"level": level, "seeds": list(seeds), "sizes": asdict(sizes), "world_model": dict(run.info),
+            "n_train": len(train), "before": before, "runs": runs, "gain": summary,
+            "gain_per_transition": summarize(per_transition),
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def regime_experiment(profile: str | Profile, runs_root: str | Path, progress: Callable[[str], None] = print,
+                      show_progress: bool = False) -> dict:
+    """Every level of the profile's ``rlvr.regime`` section: the first with ``seeds`` RL seeds, the
+    others with ``other_level_seeds`` (0: the MLE model is measured, RL not run)."""
+    profile = get_profile(profile)
+    sizes = profile.rlvr.regime
+    if sizes is None:
+        raise ValueError(f"profile {profile.name} has no rlvr.regime section")
+    levels = {}
+    for i, level in enumerate(sizes.levels):
+        n = sizes.seeds if i == 0 else sizes.other_level_seeds
+        levels[level] = level_experiment(profile, level, list(range(n)), runs_root, sizes, progress, show_progress)
+    return {"profile": profile.name, "working_level": sizes.levels[0], "levels": levels}
+
+
+def sanity_run(profile: str | Profile, runs_root: str | Path, level: str | None = None, seed: int = 0,
+               show_progress: bool = False) -> dict:
+    """RL on ``sanity_transitions`` changed training transitions (the same few every step) for
+    ``sanity_steps`` steps: sampled exact on exactly those transitions before and after. A pipeline
+    that cannot raise it has a bug (a reward that never pays, a learning rate of zero, frozen weights).
+    The few are chosen among transitions the MLE model sometimes predicts exactly, where a binary
+    reward has something to reinforce."""
+    profile = get_profile(profile)
+    sizes = profile.rlvr.regime
+    if sizes is None:
+        raise ValueError(f"profile {profile.name} has no rlvr.regime section")
+    level = level or sizes.levels[0]
+    run = level_world_model(profile, level, runs_root, show_progress=show_progress)
+    changed = [t for t in run.splits["train"] if t.env == "textgame" and t.changed]
+    candidates = random.Random(seed).sample(changed, min(8 * sizes.sanity_transitions, len(changed)))
+    scored = measure_level(run.model, run.tokenizer, candidates, sizes, seed)["rows"]
+    # Transitions the model sometimes gets right: a binary reward then has spread within the group
+    # (all-wrong groups give no gradient, see the module docstring); then the rest, to fill up.
+    order = sorted(range(len(candidates)), key=lambda i: not 0 < scored[i]["right"] < scored[i]["n"])
+    chosen = [candidates[i] for i in order[:sizes.sanity_transitions]]
+    before = measure_level(run.model, run.tokenizer, chosen, sizes, seed)
+    # The dataset is the same few transitions repeated, so every step sees them.
+    repeated = chosen * max(1, sizes.sanity_steps * sizes.prompts_per_step // max(1, len(chosen)))
+    config = rl.RLVRConfig(
+        output_dir=str(Path(runs_root) / "02_regime" / "sanity"), reward=sizes.reward,
+        num_generations=sizes.num_generations, prompts_per_step=sizes.prompts_per_step,
+        learning_rate=sizes.learning_rate, max_completion_length=sizes.max_completion_length,
+        max_steps=sizes.sanity_steps, unchanged_ratio=0.0, seed=seed, save_steps=10**9, resume=False,
+        show_progress=show_progress, lora=uses_lora(run.info))
+    result = rl.train_rlvr(run.model, run.tokenizer, repeated, config)
+    after = measure_level(result.model, run.tokenizer, chosen, sizes, seed)
+    return {"level": level, "n": len(chosen), "steps": result.steps, "seconds": round(result.seconds, 1),
+            "before": before["changed"], "after": after["changed"], "reward_curve": result.curve("reward"),
+            "transitions": [{"action": t.action, "diff": t.diff} for t in chosen]}
+
+
+def run_rlvr_regime(profile: str | Profile, seed: int, runs_root: str | Path, sizes) -> dict:
+    """The benchmark's one-seed run of the working level (the first of ``sizes.regime.levels``):
+    MLE vs MLE + RLVR from that level's MLE model, RL seed `seed`."""
+    from wmkit.runs import bench_work_dir
+
+    regime = sizes.regime
+    if regime is None:
+        raise ValueError("this profile's rlvr sizes have no regime section")
+    result = level_experiment(profile, regime.levels[0], [seed], runs_root, regime, progress=lambda line: None,
+                              work_dir=bench_work_dir(Path(runs_root), "rlvr_regime", seed))
+    for measured in [result["before"]] + [r["after"] for r in result["runs"]]:
+        measured.pop("rows")  # per-transition rows: the notebook's, too long for the benchmark's records
+    return result
