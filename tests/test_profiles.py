@@ -25,13 +25,13 @@ def test_overrides_apply_and_profiles_grow():
 
 # ---------------------------------------------------------------- one size table
 
-import dataclasses  # noqa: E402
-import re  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
+import dataclasses
+import re
+import subprocess
+import sys
+from pathlib import Path
 
-from wmkit.profiles import PROFILE_NAMES, SECTIONS, Profile  # noqa: E402
+from wmkit.profiles import PROFILE_NAMES, SECTIONS, Profile
 
 WMKIT = Path(__file__).resolve().parent.parent / "wmkit"
 

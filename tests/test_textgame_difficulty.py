@@ -92,7 +92,7 @@ def test_smaller_worlds_give_shorter_states_and_different_data():
     full = collect_transitions(40, seed=3)
     easy = collect_transitions(40, seed=3, difficulty="small")
     assert _digest(full) != _digest(easy)
-    mean = lambda ts: sum(len(t.state) for t in ts) / len(ts)  # noqa: E731
+    mean = lambda ts: sum(len(t.state) for t in ts) / len(ts)
     assert mean(easy) < mean(full)
     assert {t.task.split(":")[0] for t in easy} <= {t.task.split(":")[0] for t in full}
     # deterministic

@@ -196,9 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(path)
         elif args.command == "world-model":
             from wmkit.core.build import build_world_model
-            from wmkit.profiles import get_profile
-
-            from wmkit.profiles import check_seed
+            from wmkit.profiles import check_seed, get_profile
             from wmkit.runs import make_folder
 
             check_seed(args.seed, "--seed")
@@ -215,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             return bench_main(args)
     except KeyboardInterrupt:
         return interrupted()
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         from wmkit.core.models import ModelUnavailableError
 
         # Bad parameters, a model out of reach, a path the OS refuses: one clear line, no traceback.

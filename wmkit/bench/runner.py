@@ -192,7 +192,7 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
         log(f"{experiment.name} seed {seed}: cached ({path.name})")
         return path, False
     log(f"{experiment.name} seed {seed}: running")
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
     sizes = experiment_sizes(experiment, profile)
     result = _resolve(experiment.run)(profile, seed, Path(runs_root), sizes)
@@ -268,7 +268,7 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
             for c in claims]
     report = {
         "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(), "dirty": "+" in code,
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "command": command,
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "command": command,
         "wall_seconds": wall_seconds, "machine": machine(), "rows": rows,
         "experiments": {name: {"paper": e.paper, "description": e.description,
                                "seeds": sorted(records.get(name, {})),
