@@ -28,11 +28,13 @@
 #    and `scale_rewards` mean in TRL;
 # 2. compute RLVR-World's rewards (binary, task-specific, screen-diff F1) and RWML's embedding
 #    reward by hand on small examples;
-# 3. train a world model with GRPO from its MLE checkpoint and measure it honestly: changed and
-#    unchanged transitions, greedy *and* sampled decoding, before and after;
-# 4. run RWML on a real third-party text game (TextWorldExpress), with the threshold chosen on
-#    held-out pairs, hard-sample filtering, and a forgetting check;
-# 5. judge when RL is worth it against simply sampling k times (best-of-k).
+# 3. say when GRPO can learn at all (a group needs both right and wrong samples), check that the
+#    pipeline moves a model (a sanity run), and find the regime where RLVR acts;
+# 4. train a world model with GRPO from its MLE checkpoint and measure it honestly: changed and
+#    unchanged transitions, greedy *and* sampled decoding, several RL seeds with 95% intervals;
+# 5. read pass@k curves: RL sharpens what the MLE model can nearly do, it does not extend it;
+# 6. run RWML on a real third-party text game (TextWorldExpress), with the threshold chosen on
+#    held-out pairs, hard-sample filtering, and a forgetting check.
 
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
@@ -191,74 +193,209 @@ looping = "You take the coin. You take the coin. You take the coin."
 print("repetition share of a looping answer:", round(text_similarity.repeated_ngram_share(looping), 3))
 
 # %% [markdown]
-# ## 3. Experiment 1 — MLE vs MLE + RLVR on the text game
+# ### When can GRPO learn at all?
 #
-# RLVR-World's training set: every changed transition plus a sample of unchanged ones. We evaluate
-# on a fixed set of changed and unchanged **test** transitions, greedy and sampled (T=1), before
-# and after RL. The paper (1.5B model): **+44.8 points on unchanged, +9.6 on changed** transitions.
+# Take one transition the model predicts exactly with probability p per sample, and the binary
+# reward. A group of G samples teaches something only when it holds both a right and a wrong
+# prediction; otherwise every advantage is 0. That happens with probability
+#
+# $$P(\text{signal}) = 1 - p^{G} - (1-p)^{G}.$$
+#
+# With G = 8: p = 0.01 gives 0.08, p = 0.1 gives 0.57, p = 0.5 gives 0.99. A model that almost never
+# samples the right next state gives GRPO almost nothing to reinforce, however long it trains.
+# RLVR-World starts from MLE models that already get a fair share right; the question for a small
+# model is therefore *which world* it can nearly predict. The kit's text game has a difficulty knob
+# (`wmkit.envs.textgame.DIFFICULTIES`): "full" is notebook 01's game (four themes, random names,
+# distractor objects); "small" keeps one theme (a lamp, batteries, a drawer) without distractors;
+# "tiny" also fixes the nouns and numbers the objects in the order the theme adds them, so a
+# prediction needs no name or id copied from the state.
 
 # %%
-textgame_train = [t for t in splits["train"] if t.env == "textgame"]
-textgame_eval = rx.eval_set(splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, run.seed)
-before = rx.measure(model, tokenizer, textgame_eval, sizes, run.seed)
-arms = {}
-arms["task_specific"] = rx.reward_arm(model, tokenizer, textgame_train, textgame_eval, sizes,
-                                       run.output_dir / "rl_task_specific", "task_specific", seed=run.seed, lora=LORA)
-rlvr_model = arms["task_specific"]["model"]
+from wmkit.envs import textgame
+from wmkit.rlvr_world import regime
 
-def row(name, m):
-    return (f"{name:28s} greedy changed {m['greedy']['changed']:.3f} unchanged {m['greedy']['unchanged']:.3f} "
-            f"partial {m['greedy']['partial_changed']:.3f} | sampled changed {m['sampled']['changed']:.3f} "
-            f"unchanged {m['sampled']['unchanged']:.3f} partial {m['sampled']['partial_changed']:.3f}")
-print(row("MLE (notebook 01)", before)); print(row("MLE + RLVR (task-specific)", arms["task_specific"]["after"]))
-
-# %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
-curve = arms["task_specific"]["reward_curve"]
-axes[0].plot(range(1, len(curve) + 1), curve, alpha=0.5, label="per step")
-if len(curve) >= 5:
-    axes[0].plot(range(5, len(curve) + 1), np.convolve(curve, np.ones(5) / 5, mode="valid"), label="5-step mean")
-axes[0].set(title="GRPO reward during training", xlabel="step", ylabel="mean task-specific reward"); axes[0].legend()
-labels = ["greedy\nchanged", "greedy\nunchanged", "sampled\nchanged", "sampled\nunchanged"]
-keys = [("greedy", "changed"), ("greedy", "unchanged"), ("sampled", "changed"), ("sampled", "unchanged")]
-x = np.arange(len(keys))
-axes[1].bar(x - 0.2, [before[a][b] for a, b in keys], 0.4, label="MLE")
-axes[1].bar(x + 0.2, [arms["task_specific"]["after"][a][b] for a, b in keys], 0.4, label="MLE + RLVR")
-axes[1].set_xticks(x, labels); axes[1].set(ylabel="exact match", ylim=(0, 1.05), title="test transitions"); axes[1].legend()
-nb.save_figure(fig, run, "mle_vs_rlvr.png"); plt.show()
+regime_sizes = sizes.regime
+for level in regime_sizes.levels:
+    print(f"{level:6s}", textgame.DIFFICULTIES[level])
+p_grid = np.array([0.01, 0.05, 0.1, 0.3, 0.5])
+print("P(signal) with G =", regime_sizes.num_generations, ":",
+      dict(zip(p_grid.tolist(), np.round(1 - p_grid ** regime_sizes.num_generations
+                                          - (1 - p_grid) ** regime_sizes.num_generations, 3).tolist())))
+tiny_example = next(t for t in textgame.collect_transitions(3, seed=0, difficulty="tiny") if t.changed)
+print("\na 'tiny' transition — state:", tiny_example.state[:400], "\naction:", tiny_example.action,
+      "\ndiff:", tiny_example.diff)
 
 # %% [markdown]
-# ## 4. Experiment 2 — which reward?
+# ## 3. A sanity run: can RL move this model at all?
 #
-# Same start, same data, same steps; only the verifier changes. The binary reward is the strictest:
-# on a weak model most groups are all-zero and carry no gradient (the share of such groups is logged
-# as `frac_reward_zero_std`). The task-specific reward gives partial credit where it matters; ROUGE-L
-# gives partial credit for any overlapping words, right or not.
+# Before the real experiment, the smallest test that the pipeline works: GRPO on a handful of
+# training transitions (the same few at every step) that the working level's MLE model sometimes
+# predicts exactly. If sampled accuracy on exactly those transitions does not rise, something is
+# broken (a reward that never pays, frozen weights, a learning rate of zero) and no result below
+# would mean anything. The first call also trains that level's MLE world model (same shape and
+# training as notebook 01's, text game only) and saves it under `runs/<profile>/levels/`.
 
 # %%
-for reward in sizes.rewards:
-    if reward not in arms:
-        arms[reward] = rx.reward_arm(model, tokenizer, textgame_train, textgame_eval, sizes,
-                                     run.output_dir / f"rl_{reward}", reward, seed=run.seed, lora=LORA)
-print(row("MLE", before))
-for reward in sizes.rewards:
-    a = arms[reward]
-    zero = np.mean(a["zero_std_share"]) if a["zero_std_share"] else float("nan")
-    print(row(f"RLVR {reward}", a["after"]), f"| groups without signal {zero:.0%}")
-fig, ax = plt.subplots(figsize=(8, 3.5))
-names = ["MLE"] + [f"RLVR\n{r}" for r in sizes.rewards]
-values = [before] + [arms[r]["after"] for r in sizes.rewards]
-x = np.arange(len(names))
-ax.bar(x - 0.2, [v["greedy"]["partial_changed"] for v in values], 0.4, label="greedy")
-ax.bar(x + 0.2, [v["sampled"]["partial_changed"] for v in values], 0.4, label="sampled")
-ax.set_xticks(x, names); ax.set(ylabel="task-specific reward, changed", title="reward ablation (test)"); ax.legend()
-nb.save_figure(fig, run, "reward_ablation.png"); plt.show()
+sanity = regime.sanity_run(run.profile, run.runs_dir, seed=run.seed)
+print(f"{sanity['n']} transitions, {sanity['steps']} GRPO steps ({sanity['seconds']:.0f} s): sampled exact "
+      f"{sanity['before']['sampled']:.3f} -> {sanity['after']['sampled']:.3f}, "
+      f"greedy {sanity['before']['greedy']:.3f} -> {sanity['after']['greedy']:.3f}")
 
 # %% [markdown]
-# ## 5. Experiment 3 — screens: F1 before and after RLVR on the phone
+# ## 4. Experiment 1 — RLVR where the model can nearly predict (the working level)
+#
+# The same recipe as RLVR-World on the first level of `regime_sizes.levels`: the MLE model is
+# measured once on held-out test transitions, then GRPO runs from it with `regime_sizes.seeds`
+# different RL seeds (data order and sampling), each measured again on the same transitions.
+# Reward: exact next state (every field checked; experiment 3 tries RLVR-World's more lenient
+# binary check). Measures, on changed transitions:
+#
+# * **sampled exact** (pass@1 at T = 1, averaged over `eval_samples` samples per transition);
+# * the **task-specific reward** of those samples (partial credit);
+# * **greedy exact**;
+# * **pass@k**, k = 1..`eval_samples`: the chance that at least one of k samples is exact, computed
+#   with the unbiased estimator 1 − C(n−c, k)/C(n, k) from c right out of n samples (Chen et al., 2021).
+#
+# The gain is after − before per RL seed; the verdict uses the 95% t-interval over seeds.
+
+# %%
+working = regime.level_experiment(run.profile, regime_sizes.levels[0], list(range(regime_sizes.seeds)), run.runs_dir)
+gain = working["gain"]
+print()
+for key, label in (("sampled", "sampled exact, changed"), ("reward", "task-specific reward, changed"),
+                   ("greedy", "greedy exact, changed"), ("unchanged_sampled", "sampled exact, unchanged")):
+    print(f"RLVR − MLE {label:32s} {stats.describe(gain[key])}   {stats.verdict(gain[key]).verdict}")
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+for r in working["runs"]:
+    c = np.array(r["reward_curve"]); k = min(10, len(c))
+    axes[0].plot(range(k, len(c) + 1), np.convolve(c, np.ones(k) / k, mode="valid"), label=f"RL seed {r['seed']}")
+axes[0].set(title=f"GRPO training reward ({regime_sizes.reward}), {k}-step mean", xlabel="step",
+            ylabel="share of exact samples"); axes[0].legend(fontsize=8)
+ks = np.arange(1, regime_sizes.eval_samples + 1)
+mle_pass = np.array(working["before"]["changed"]["pass_at"])
+rl_pass = np.array([r["after"]["changed"]["pass_at"] for r in working["runs"]])
+axes[1].plot(ks, mle_pass, "o-", label="MLE")
+rl_summary = [stats.summarize(rl_pass[:, j]) for j in range(len(ks))]
+rl_mean = np.array([s_["mean"] for s_ in rl_summary])
+if len(working["runs"]) > 1:
+    low = np.array([s_["ci_low"] for s_ in rl_summary]); high = np.array([s_["ci_high"] for s_ in rl_summary])
+    axes[1].fill_between(ks, low, high, color="C1", alpha=0.25, label="MLE + RLVR, 95% interval over seeds")
+axes[1].plot(ks, rl_mean, "s-", color="C1", label=f"MLE + RLVR (mean of {len(working['runs'])} seeds)")
+axes[1].set(xscale="log", xlabel="k (samples)", ylabel="pass@k, changed test transitions",
+            title=f"pass@k at level '{working['level']}'"); axes[1].set_xticks(ks[[0, 1, 3, 7, -1]] if len(ks) >= 8 else ks, labels=None)
+axes[1].get_xaxis().set_major_formatter(plt.ScalarFormatter()); axes[1].legend(fontsize=8)
+nb.save_figure(fig, run, "working_level.png"); plt.show()
+print("pass@1  MLE", round(mle_pass[0], 3), " RLVR", np.round(rl_pass[:, 0], 3))
+print(f"pass@{ks[-1]} MLE", round(mle_pass[-1], 3), " RLVR", np.round(rl_pass[:, -1], 3))
+
+# %% [markdown]
+# Read the two panels together. RL raises the share of exact samples (pass@1): it moves probability
+# onto predictions the MLE model already produced sometimes. At large k the curves meet or cross:
+# among many samples the MLE model already had the right answer about as often, and RL, by making
+# the model surer, also narrows what it samples. RLVR-World names this limitation (RL sharpens
+# rather than extends what the model can do); the same picture is reported for RLVR on language
+# models generally. Greedy accuracy need not rise with pass@1: the greedy answer was already the
+# model's favourite, and RL reorders the rest.
+#
+# ## 5. Experiment 2 — the regime curve: the same recipe on larger worlds
+#
+# The other levels run the same RL recipe from their own MLE model ("full": notebook 01's). One
+# RL seed each at the `cpu` profile (`regime_sizes.other_level_seeds`); their error bars are the
+# 95% interval over held-out transitions (per-transition gains), not over seeds. The x-axis is the
+# MLE model's starting point, its sampled exact accuracy on changed transitions.
+
+# %%
+levels = {working["level"]: working}
+for level in regime_sizes.levels[1:]:
+    levels[level] = regime.level_experiment(run.profile, level, list(range(regime_sizes.other_level_seeds)),
+                                            run.runs_dir)
+print(f"\n{'level':7s} {'MLE greedy':>10s} {'sampled':>8s} {'pass@' + str(regime_sizes.eval_samples):>8s} "
+      f"{'task reward':>11s} {'RL gain (sampled)':>36s} {'groups without signal':>22s}")
+for level, res in levels.items():
+    b = res["before"]["changed"]
+    zero = [np.mean(r["zero_std_share"]) for r in res["runs"] if r["zero_std_share"]]
+    print(f"{level:7s} {b['greedy']:10.3f} {b['sampled']:8.3f} {b['pass_at'][-1]:8.3f} {b['reward']:11.3f} "
+          f"{stats.describe(res['gain_per_transition']):>36s} {np.mean(zero) if zero else float('nan'):22.0%}")
+# One wrong greedy prediction of the largest world's MLE model, next to the truth:
+wrong = next((r for r in levels[regime_sizes.levels[-1]]["before"]["rows"] if r["changed"] and not r["greedy"]), None)
+if wrong:
+    print(f"\nlevel '{regime_sizes.levels[-1]}', action: {wrong['action']}\n  gold:      {wrong['gold'][:300]}"
+          f"\n  predicted: {wrong['greedy_text'][:300]}")
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+for i, (level, res) in enumerate(levels.items()):
+    x0 = res["before"]["changed"]["sampled"]
+    g = res["gain_per_transition"]
+    if g["mean"] is None:
+        continue
+    err = [[g["mean"] - g["ci_low"]], [g["ci_high"] - g["mean"]]] if g["ci_low"] is not None else None
+    axes[0].errorbar([x0], [g["mean"]], yerr=err, fmt="o", capsize=4, color=f"C{i}",
+                     label=f"{level} ({len(res['runs'])} RL seed{'s' if len(res['runs']) != 1 else ''})")
+axes[0].axhline(0, color="grey", lw=0.8)
+axes[0].set(xlabel="MLE sampled exact, changed (start)", ylabel="RLVR − MLE, sampled exact",
+            title="RL gain against the starting point"); axes[0].legend(fontsize=8)
+for i, (level, res) in enumerate(levels.items()):
+    rows = [r for r in res["before"]["rows"] if r["changed"]]
+    p_hat = np.array([r["right"] / r["n"] for r in rows])
+    axes[1].hist(p_hat, bins=np.linspace(0, 1, 11), alpha=0.5, color=f"C{i}", label=level)
+axes[1].set(xlabel="per-transition share of exact samples (MLE)", ylabel="changed test transitions",
+            title="what each MLE model can nearly do"); axes[1].legend(fontsize=8)
+nb.save_figure(fig, run, "regime_curve.png"); plt.show()
+for level, res in levels.items():
+    p_hat = np.array([r["right"] / r["n"] for r in res["before"]["rows"] if r["changed"]])
+    signal = np.mean(1 - p_hat ** regime_sizes.num_generations - (1 - p_hat) ** regime_sizes.num_generations)
+    print(f"{level:6s}: changed transitions the MLE model never samples right: {np.mean(p_hat == 0):.0%}; "
+          f"expected share of groups with signal (formula above): {signal:.0%}")
+
+# %% [markdown]
+# **Why each level behaves as it does.** The right panel is the explanation. At the working level
+# the MLE model samples the right next state for a good share of transitions some of the time, so
+# many GRPO groups hold both right and wrong predictions and the exact-match reward has something
+# to push on. On the larger worlds the MLE model almost never samples an exact next state: most
+# transitions sit in the leftmost bin, the formula above then predicts few groups with any signal,
+# and the logged share of groups without signal confirms it. Their predictions are not nonsense —
+# the task-specific reward column gives them partial credit — but, as the printed example shows,
+# an exact next state needs the right object names and uuids copied from the state into the diff,
+# and a model this small rarely gets all of them; RL cannot reinforce a copy it never makes. This
+# is the regime notebook 01's model is in, and why the same GRPO steps leave it where it was.
+
+# %% [markdown]
+# ## 6. Experiment 3 — which verifier? (working level)
+#
+# Experiment 1 rewarded an *exact* next state: every field checked. RLVR-World's own binary check
+# for the text game is more lenient: it compares every property, `contains` list and score field of
+# the objects the gold state has, but not object names and not objects a prediction adds (section
+# 2's example). Same start, data and steps at the working level; only the verifier changes to
+# RLVR-World's check. One RL seed (the first of experiment 1). Each model is measured both ways.
+
+# %%
+lenient = regime.level_experiment(run.profile, regime_sizes.levels[0], [working["runs"][0]["seed"]], run.runs_dir,
+                                  dataclasses.replace(regime_sizes, reward="binary"), before=working["before"])
+print(f"\n{'model':34s} {'greedy exact':>12s} {'greedy, binary check':>21s} {'sampled exact':>14s} "
+      f"{'sampled, binary check':>22s}")
+for name, m in (("MLE", working["before"]["changed"]),
+                ("RL on exact (experiment 1, seed 0)", working["runs"][0]["after"]["changed"]),
+                ("RL on RLVR-World's binary check", lenient["runs"][0]["after"]["changed"])):
+    print(f"{name:34s} {m['greedy']:12.3f} {m['greedy_binary']:21.3f} {m['sampled']:14.3f} {m['sampled_binary']:22.3f}")
+
+# %% [markdown]
+# Compare the two columns of each model. For the MLE model they agree: its predictions are right or
+# wrong on both checks alike. RL rewarded by the lenient check learns predictions that the check
+# accepts and exact match rejects (a wrong uuid or name, an extra object): the gap between the
+# binary-check and exact columns opens. The verifier is the specification: RL optimises exactly
+# what it checks, including its loopholes. RLVR-World's models were large pretrained LMs evaluated
+# with the same check they trained on; a small model finds the loophole quickly.
+
+# %% [markdown]
+# ## 7. Experiment 4 — screens: F1 before and after RLVR on the phone (full world)
 #
 # RLVR-World's web-page world model gained **+15.1 F1** from RL on the screen-diff F1 reward. The
-# kit's phone screens are the analogue: the reward is the F1 of the predicted screen diff.
+# kit's phone screens are the analogue: the reward is the F1 of the predicted screen diff. This
+# runs on notebook 01's model, whose phone predictions are in the weak regime of experiment 2 (it
+# rarely gets a screen diff exactly right), so F1's partial credit is what there is to push on.
 
 # %%
 phone_train = [t for t in splits["train"] if t.env == "phone"]
@@ -271,30 +408,7 @@ for name, m in (("MLE", phone_before), ("MLE + RLVR (F1)", phone_arm["after"])):
           f" | exact changed greedy {m['greedy']['changed']:.3f}")
 
 # %% [markdown]
-# ## 6. Experiment 4 — group size
-#
-# The paper: larger groups converge faster and higher. Here the prompts per step stay fixed, so a
-# larger G costs proportionally more generation.
-
-# %%
-group_arms = {}
-for g in sizes.group_sizes:
-    if g == sizes.num_generations:
-        group_arms[g] = arms["task_specific"]
-    else:
-        group_arms[g] = rx.reward_arm(model, tokenizer, textgame_train, textgame_eval, sizes,
-                                      run.output_dir / f"rl_group{g}", "task_specific", num_generations=g, seed=run.seed, lora=LORA)
-fig, ax = plt.subplots(figsize=(7, 3.5))
-for g, a in group_arms.items():
-    c = np.array(a["reward_curve"]); k = min(5, len(c))
-    ax.plot(range(k, len(c) + 1), np.convolve(c, np.ones(k) / k, mode="valid"), label=f"G = {g} ({a['seconds']:.0f} s)")
-ax.set(xlabel="step", ylabel="training reward (moving mean)", title="group size"); ax.legend()
-nb.save_figure(fig, run, "group_size.png"); plt.show()
-for g, a in group_arms.items():
-    print(row(f"G = {g}", a["after"]))
-
-# %% [markdown]
-# ## 7. Experiment 5 — RWML on a real text game (TextWorldExpress)
+# ## 8. Experiment 5 — RWML on a real text game (TextWorldExpress)
 #
 # TextWorldExpress (Jansen & Côté) is a fast reimplementation of text games the kit did not write.
 # Its observations are free text ("You take the 25g of oak."), so an exact match is rare and
@@ -338,119 +452,63 @@ nb.save_figure(fig, run, "rwml.png"); plt.show()
 print("MiniLM truncates inputs at 256 word pieces; TWX observations here are at most", sizes.twx_max_chars, "characters.")
 
 # %% [markdown]
-# ## 8. Experiment 6 — RL or just sample more? (best-of-k)
-#
-# RLVR-World names a limitation of RL: it mostly sharpens what the model can already do, so the MLE
-# model sampled k times, with a verifier picking a right sample, catches up as k grows. Here: the
-# share of changed test transitions with at least one exact prediction among k samples of the MLE
-# model, against the RLVR model at k = 1.
-
-# %%
-changed_eval = [t for t in textgame_eval if t.changed]
-bok_base = rx.best_of_k(model, tokenizer, changed_eval, sizes, run.seed)
-bok_rl = rx.best_of_k(rlvr_model, tokenizer, changed_eval, sizes, run.seed)
-fig, ax = plt.subplots(figsize=(6, 3.5))
-ks = range(1, len(bok_base) + 1)
-ax.plot(ks, bok_base, "o-", label="MLE, best of k"); ax.plot(ks, bok_rl, "s-", label="MLE + RLVR, best of k")
-ax.axhline(bok_rl[0], color="C1", ls=":", label="MLE + RLVR at k = 1")
-ax.set(xlabel="k", ylabel="any exact among k (changed)", title="test-time sampling vs RL"); ax.legend()
-nb.save_figure(fig, run, "best_of_k.png"); plt.show()
-catch_up = next((k for k, v in zip(ks, bok_base) if v >= bok_rl[0]), None)
-print("MLE best-of-k:", [round(v, 3) for v in bok_base]); print("RLVR best-of-k:", [round(v, 3) for v in bok_rl])
-print("the MLE model matches RLVR's k=1 accuracy at k =", catch_up)
-
-# %% [markdown]
-# ## 9. Several seeds
-#
-# One RL run is one sample of a noisy process. `python -m wmkit run rlvr-world --profile cpu --seeds 3`
-# repeats experiment 1 with RL seeds 0, 1, 2 from the same MLE model and writes
-# `runs/<profile>/rlvr_seeds.json`; the table below reads it when it exists.
-
-# %%
-seeds_file = run.runs_dir / "rlvr_seeds.json"
-seeds = json.loads(seeds_file.read_text()) if seeds_file.exists() else None
-if seeds:
-    print(f"RL seeds {seeds['seeds']} ({seeds['profile']} profile, {seeds['sizes']['steps']} steps)")
-    for key, v in seeds["table"].items():
-        a = v["after"]
-        print(f"{key:24s} MLE {v['before']:.3f}  ->  RLVR {a['mean']:.3f} ± {a['std']:.3f}  "
-              f"({stats.verdict(stats.differences(a['values'], v['before'])).text})")
-else:
-    print(f"no {seeds_file.name} yet: run  python -m wmkit run rlvr-world --profile {run.profile.name} --seeds 3")
-
-
-# %% [markdown]
-# ## 10. What the papers report, and what we see
+# ## 9. What the papers report, and what we see
 #
 # The verdicts follow the kit's one rule (`wmkit.stats.verdict`, the same as notebook 05's benchmark)
 # on the per-seed differences after − before: the 95% t-interval over RL seeds is *reproduced* when it
 # lies on the paper's side of 0, *inconclusive* when it covers 0, *contradicted* when it lies on the
 # other side, and *not measured* with one seed (no interval), identical seeds, or a failed
-# precondition — e.g. "RL forgets less than SFT" needs RL to have changed the model at all. This
-# notebook runs one RL seed, so its own rows are *not measured* (the difference is still shown); the
-# text-game rows use the RL seeds of `rlvr_seeds.json` (section 9) when it exists.
-#
-# What to expect at `cpu` size, and why (the measurements behind this are in
-# `tutorials/rlvr_and_rwml.md`): 30 GRPO steps on a 0.4M-parameter world model move its test
-# accuracy by about one transition either way — within noise. The training reward stays flat. The
-# usual suspects were checked on the validation split: the learning rate (LoRA at 3e-5, 1e-4 and
-# 3e-4, and full-parameter at 1e-4 and 3e-4, 40-60 steps: no clear change), the reward (the binary
-# reward leaves most groups without any signal; the task-specific one gives every group signal but
-# still does not move greedy accuracy), and the starting point: a prototype outside the kit (a 1M-parameter
-# world model of a toy world) saw the reward stay flat from a 21%-exact SFT model and rise from a 48% one, and notebook 01's model gets only
-# a few percent of changed transitions exactly right. RL sharpens what a model can nearly do; this
-# model can nearly do too little, with too few steps. The `gpu` profile (a bigger model, 300 steps
-# of 16 prompts) is where the paper's direction should appear.
+# precondition — e.g. "RL forgets less than SFT" needs RL to have changed the model at all. Rows
+# from the working level have `regime_sizes.seeds` RL seeds; the contrast levels and
+# the phone have one at the `cpu` profile, so they show their number with the verdict
+# *not measured*.
 
 # %%
-def judge(paper, claim, b, a, seeds_key=None, threshold=0.0, not_measured=None):
-    """One claim: after − before, over the RL seeds of rlvr_seeds.json where it has the claim's key, else this run's one seed."""
-    diffs, source = [a - b], "this run"
-    if seeds_key and seeds:
-        row = seeds["table"][seeds_key]
-        diffs, source = stats.differences(row["after"]["values"], row["before"]), f"{seeds_file.name}, RL seeds {seeds['seeds']}"
-    v = stats.verdict(diffs, "higher", threshold, not_measured=not_measured)
-    return {"paper": paper, "claim": claim, "before": b, "after": a, "source": source, "kit": stats.describe(v.summary),
+def judge(paper, claim, values, source, threshold=0.0, not_measured=None):
+    v = stats.verdict(values, "higher", threshold, not_measured=not_measured)
+    return {"paper": paper, "claim": claim, "source": source, "kit": stats.describe(v.summary),
             "verdict": v.verdict, "reason": v.reason}
 
-ts = arms["task_specific"]["after"]
-claims = [
-    ("RLVR-World", "RL raises accuracy on unchanged transitions (1.5B: +44.8)", before["greedy"]["unchanged"], ts["greedy"]["unchanged"], "greedy_unchanged"),
-    ("RLVR-World", "RL raises accuracy on changed transitions (1.5B: +9.6)", before["greedy"]["changed"], ts["greedy"]["changed"], "greedy_changed"),
-    ("RLVR-World", "RL raises sampled accuracy on changed transitions", before["sampled"]["changed"], ts["sampled"]["changed"], "sampled_changed"),
-    ("RLVR-World", "RL raises the task-specific reward on changed transitions", before["greedy"]["partial_changed"], ts["greedy"]["partial_changed"], "greedy_partial_changed"),
-    ("RLVR-World", "RL raises screen-diff F1 (web: +15.1)", phone_before["greedy"]["partial_changed"], phone_arm["after"]["greedy"]["partial_changed"]),
-    ("RWML", "embedding-reward RL beats the warm-up model on held-out games",
-     rwml["quality"]["warm-up (10% SFT)"]["embedding_reward"], rwml["quality"]["RWML (embedding RL)"]["embedding_reward"]),
+level0, n_seeds = working["level"], len(working["runs"])
+src = f"level '{level0}', {n_seeds} RL seed(s)"
+verdicts = [
+    judge("RLVR-World", "RL raises sampled accuracy on changed transitions (1.5B: +9.6)", gain["sampled"]["values"], src),
+    judge("RLVR-World", "RL raises the task-specific reward on changed transitions (text game: +30.7%)",
+          gain["reward"]["values"], src),
+    judge("RLVR-World", "RL raises greedy accuracy on changed transitions (1.5B: +9.6)", gain["greedy"]["values"], src),
+    judge("RLVR-World", "RL raises accuracy on unchanged transitions (1.5B: +44.8)",
+          gain["unchanged_sampled"]["values"], src),
+    # RLVR-World's stated limitation: RL sharpens; the MLE model's pass@k at the largest k stays at or
+    # above RLVR's pass@1 (≥ 0 counts: the per-seed difference must not be negative).
+    judge("RLVR-World", f"limitation: MLE pass@{regime_sizes.eval_samples} ≥ RLVR pass@1 (RL sharpens)",
+          [mle_pass[-1] - r for r in rl_pass[:, 0]], src, threshold=-1e-9),
 ]
-g_small, g_large = min(group_arms), max(group_arms)
-claims.append(("RLVR-World", f"larger groups end higher (G={g_large} vs G={g_small}, task-specific, changed)",
-               group_arms[g_small]["after"]["greedy"]["partial_changed"], group_arms[g_large]["after"]["greedy"]["partial_changed"]))
-verdicts = [judge(*c) for c in claims]
+for level, res in list(levels.items())[1:]:
+    verdicts.append(judge("RLVR-World", f"RL raises sampled accuracy on changed transitions, level '{level}' (contrast)",
+                          res["gain"]["sampled"]["values"], f"level '{level}', {len(res['runs'])} RL seed(s)"))
+verdicts.append(judge("RLVR-World", "RL raises screen-diff F1 (web: +15.1)",
+                      [phone_arm["after"]["greedy"]["partial_changed"] - phone_before["greedy"]["partial_changed"]],
+                      "phone, notebook 01's model, 1 RL seed"))
+verdicts.append(judge("RWML", "embedding-reward RL beats the warm-up model on held-out games",
+                      [rwml["quality"]["RWML (embedding RL)"]["embedding_reward"]
+                       - rwml["quality"]["warm-up (10% SFT)"]["embedding_reward"]], "TWX, 1 seed"))
 forget = {n: np.mean(list(v.values())) for n, v in rwml["forgetting"].items()}
-rwml_drop = forget["warm-up (10% SFT)"] - forget["RWML (embedding RL)"]
-sft_drop = forget["warm-up (10% SFT)"] - forget["SFT on next observations"]
 # The benchmark's precondition for this claim (wmkit.bench.claims): RL must have changed the model.
-verdicts.append(judge("RWML", "RL forgets less than SFT (drop on the kit's envs)", -sft_drop, -rwml_drop,
+verdicts.append(judge("RWML", "RL forgets less than SFT (accuracy kept on the kit's envs)",
+                      [forget["RWML (embedding RL)"] - forget["SFT on next observations"]], "TWX, 1 seed",
                       not_measured=rl_changed_rwml_model({run.seed: rwml})))
-# RLVR-World's stated limitation: the MLE model's best of k (perfect verifier) reaches RLVR's k = 1 (≥ 0 counts).
-verdicts.append(judge("RLVR-World", f"limitation: MLE best-of-{len(bok_base)} catches up with RLVR at k = 1 "
-                      f"(first at k = {catch_up})", bok_rl[0], bok_base[-1], threshold=-1e-9))
 for v in verdicts:
-    print(f"{v['paper']:10s} {v['claim']:78s} {v['before']:.3f} -> {v['after']:.3f}  Δ {v['kit']:34s} "
-          f"[{v['source']}]  {v['verdict']}: {v['reason']}")
+    print(f"{v['paper']:10s} {v['claim']:84s} Δ {v['kit']:36s} [{v['source']}]  {v['verdict']}: {v['reason']}")
 
 # %%
 results_path = nb.write_results(run, {
     "world_model": {k: info.get(k) for k in ("profile", "model", "parameters", "seed")},
     "sizes": dataclasses.asdict(sizes),
-    "textgame": {"before": before, "arms": {k: rx.strip_models(v) for k, v in arms.items()}},
+    "sanity": sanity,
+    "regime": {"working_level": level0, "levels": levels},
+    "verifier_ablation": {"exact": working["runs"][0], "binary": lenient["runs"][0]},
     "phone": {"before": phone_before, "after": rx.strip_models(phone_arm)},
-    "group_size": {str(g): rx.strip_models(a) for g, a in group_arms.items()},
     "rwml": rwml,
-    "best_of_k": {"mle": bok_base, "rlvr": bok_rl, "catch_up_k": catch_up},
-    "seeds": seeds["table"] if seeds else None,
-    "seeds_used": {"notebook": run.seed, "rl_seeds_file": seeds["seeds"] if seeds else None},
     "verdicts": verdicts,
 })
 print("wrote", results_path)
@@ -461,14 +519,18 @@ print("wrote", results_path)
 # * RLVR trains a world model on the metric we care about: sample G predictions, score each with a
 #   verifier, raise the better ones (GRPO). The verifier can be strict (binary), structured
 #   (task-specific, F1) or soft (ROUGE-L, an embedding threshold).
-# * Start RL from a competent MLE model: rewards only teach where some samples in a group are better
-#   than others. Watch the share of groups without signal.
-# * RL can sharpen *sampled* predictions without moving *greedy* ones: always report both.
+# * A group teaches only when its rewards differ: with a binary reward and per-sample success p, the
+#   chance is 1 − p^G − (1 − p)^G. RL therefore acts where the MLE model can *nearly* predict; the
+#   regime curve shows the gain where the start has spread, and none where it has not.
+# * Check that the pipeline can move the model at all (a sanity run) before reading a null result
+#   as a property of the method.
+# * RL raises pass@1 and leaves pass@k at large k where it was or lower: it sharpens. Best-of-k with
+#   a verifier is the test-time alternative where sampling many times is affordable.
+# * The verifier is the specification: RL optimises what it checks, loopholes included (experiment
+#   3). Always report greedy *and* sampled, changed *and* unchanged, with a check stricter than or
+#   equal to the one trained on.
 # * RWML turns free-text observations into a reward with an embedder and a threshold chosen on
 #   held-out pairs; hard-sample filtering spends RL on what the model does not know yet.
-# * Best-of-k with a verifier is the test-time alternative; RL's gain is worth most where sampling
-#   many times is not an option.
-# * Read the verdicts above for this run, and `rlvr_seeds.json` for the spread over seeds.
 #
 # ## Exercises
 #
@@ -476,9 +538,14 @@ print("wrote", results_path)
 #    one with `scale_rewards="group"`? (TRL uses `torch.std`, the unbiased estimate.) Set `ANSWER_1`.
 # 2. What is the largest task-specific reward a prediction can get on an **unchanged** transition?
 #    Set `ANSWER_2`.
-# 3. Re-run experiment 2 with `sizes = dataclasses.replace(sizes, steps=...)` twice as long: does the
-#    binary reward start to learn? Look at the share of groups without signal.
-# 4. (Open) Set `beta=0.001` (RLVR-World's KL) in `rl.RLVRConfig` and compare forgetting in
+# 3. A transition the MLE model predicts exactly in 5% of samples: what is the chance that a group of
+#    G = 8 gives the binary reward any gradient? Set `ANSWER_3`. Which G would make it above one half?
+# 4. Run the "full" level of experiment 2 again with `dataclasses.replace(regime_sizes, steps=...)`
+#    three times as long. Does the share of groups without signal fall? What does that predict?
+# 5. Run the working level with `reward="task_specific"` (partial credit: 1.0 × the share of changed
+#    properties right, 0.2 for an all-correct state). Which of sampled exact and the task-specific
+#    reward rises? Why can the second rise while the first does not?
+# 6. (Open) Set `beta=0.001` (RLVR-World's KL) in `rl.RLVRConfig` and compare forgetting in
 #    experiment 5. Why might a KL term reduce forgetting?
 
 # %%
@@ -486,5 +553,7 @@ from wmkit import exercises
 
 ANSWER_1 = None  # a number
 ANSWER_2 = None  # a number
+ANSWER_3 = None  # a number
 exercises.check_group_advantage(ANSWER_1, [1, 0, 0, 1], index=0)
 exercises.check_max_unchanged_task_reward(ANSWER_2)
+exercises.check_group_spread(ANSWER_3, p=0.05, group_size=8)

@@ -142,7 +142,8 @@ class RegimeSizes:
     learning_rate: float
     """AdamW lr (every parameter of the tiny model), chosen on the validation split of the working level."""
     reward: str
-    """RL reward ("binary": exact next state; the task-specific reward pays partial edits, see notebook 02)."""
+    """RL reward ("exact": every field of the next state checked; RLVR-World's "binary" check leaves
+    names and added objects unchecked, and RL learns to exploit that, see notebook 02)."""
     num_generations: int
     """Group size G."""
     prompts_per_step: int
@@ -440,7 +441,7 @@ _RLVR = {
         twx_episodes=24, twx_warm_fraction=0.3, twx_warm_epochs=1.0, twx_steps=2, twx_sft_epochs=1.0,
         twx_max_chars=100, twx_eval=4, easy_keep_probability=0.1, forgetting_eval=4,
         regime=RegimeSizes(levels=("tiny", "full"), seeds=2, other_level_seeds=1, steps=2, learning_rate=5e-4,
-                           reward="binary", num_generations=2, prompts_per_step=2, max_completion_length=24,
+                           reward="exact", num_generations=2, prompts_per_step=2, max_completion_length=24,
                            eval_changed=4, eval_unchanged=2, eval_samples=2, max_new_tokens=32,
                            sanity_transitions=2, sanity_steps=2)),
     "cpu": RLVRSizes(
@@ -453,10 +454,10 @@ _RLVR = {
         phone_steps=12, best_of_k=8,
         twx_episodes=60, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=16, twx_sft_epochs=2.0,
         twx_max_chars=160, twx_eval=30, easy_keep_probability=0.1, forgetting_eval=20,
-        # lr 5e-4, binary reward, 120 steps: chosen on the validation split of "tiny" (task-specific
+        # lr 5e-4, exact reward, 120 steps: chosen on the validation split of "tiny" (task-specific
         # at 1e-3 collapses to "no change"; at 5e-4 it raises its own reward but not exact match).
         regime=RegimeSizes(levels=("tiny", "small", "full"), seeds=3, other_level_seeds=1, steps=120,
-                           learning_rate=5e-4, reward="binary", num_generations=8, prompts_per_step=4,
+                           learning_rate=5e-4, reward="exact", num_generations=8, prompts_per_step=4,
                            max_completion_length=96, eval_changed=60, eval_unchanged=10, eval_samples=16,
                            max_new_tokens=128, sanity_transitions=4, sanity_steps=30)),
     "gpu": RLVRSizes(
@@ -467,7 +468,7 @@ _RLVR = {
         twx_episodes=1500, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=300, twx_sft_epochs=2.0,
         twx_max_chars=400, twx_eval=300, easy_keep_probability=0.1, forgetting_eval=200,
         regime=RegimeSizes(levels=("tiny", "small", "medium", "full"), seeds=3, other_level_seeds=3, steps=300,
-                           learning_rate=5e-4, reward="binary", num_generations=8, prompts_per_step=16,
+                           learning_rate=5e-4, reward="exact", num_generations=8, prompts_per_step=16,
                            max_completion_length=200, eval_changed=300, eval_unchanged=50, eval_samples=16,
                            max_new_tokens=200, sanity_transitions=8, sanity_steps=50)),
 }

@@ -39,7 +39,7 @@ from wmkit.rewards.text_similarity import rouge_l_f1, rouge_reward_fn, with_repe
 from wmkit.rewards.textgame import textgame_binary_reward, textgame_task_specific_reward
 from wmkit.runs import latest_checkpoint
 
-REWARD_NAMES = ("binary", "task_specific", "continuous", "continuous_rep", "embedding")
+REWARD_NAMES = ("binary", "exact", "task_specific", "continuous", "continuous_rep", "embedding")
 
 
 def _exact_reward(env: str, completion: str, state: str, next_state: str) -> float:
@@ -60,8 +60,19 @@ def _task_reward(env: str, completion: str, state: str, next_state: str, diff: s
 
 def binary_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
                   next_state: Sequence[str], **kwargs: Any) -> list[float]:
-    """1 iff the predicted next state is exactly the real one (any environment)."""
+    """RLVR-World's binary reward: on the text game its official check (every property, `contains`
+    list and score field; names and objects the prediction adds are not checked); elsewhere 1 iff
+    the predicted next state is exactly the real one."""
     return [_exact_reward(e, extract_completion_text(c), s, n)
+            for c, e, s, n in zip(completions, env, state, next_state)]
+
+
+def exact_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
+                 next_state: Sequence[str], **kwargs: Any) -> list[float]:
+    """1 iff the predicted next state is exactly the real one, every field checked (the kit's
+    evaluation). On the text game this is stricter than RLVR-World's binary reward, which does not
+    check object names or objects the prediction adds; notebook 02 shows RL exploiting that gap."""
+    return [float(is_exact(e, s, extract_completion_text(c).strip(), n))
             for c, e, s, n in zip(completions, env, state, next_state)]
 
 
@@ -77,6 +88,8 @@ def reward_functions(name: str, embedding_reward: Callable | None = None,
     """TRL reward functions for reward `name` (one of REWARD_NAMES)."""
     if name == "binary":
         return [binary_reward]
+    if name == "exact":
+        return [exact_reward]
     if name == "task_specific":
         return [task_specific_reward]
     if name == "continuous":
@@ -123,7 +136,8 @@ class RLVRConfig:
     output_dir: str
     """Checkpoints and the final merged model go here."""
     reward: str = "task_specific"
-    """binary | task_specific | continuous (ROUGE-L) | continuous_rep (ROUGE-L minus repetition) | embedding."""
+    """binary (RLVR-World's check) | exact (every field) | task_specific | continuous (ROUGE-L) |
+    continuous_rep (ROUGE-L minus repetition) | embedding."""
     num_generations: int = 8
     """Group size G: predictions sampled per transition; advantages are relative within the group."""
     prompts_per_step: int = 4
