@@ -1,9 +1,17 @@
-"""RWML on TextWorldExpress, one seed: warm-up, τ, hard-sample filter, embedding-reward GRPO, SFT control.
+"""RWML, one seed: warm-up, τ, hard-sample filter, embedding-reward GRPO, SFT control.
 
-:func:`rwml_experiment` runs the recipe step by step from a world model and measures every
-model it made (held-out next-observation quality and forgetting on the kit's own
-environments); :func:`run_rwml` is the benchmark's one-seed run, which also trains a policy
-from the base and from the RWML model (:mod:`wmkit.rwml.policy`).
+Two regimes:
+
+* :func:`rwml_textgame_experiment` (over seeds: :func:`rwml_textgame_seeds`) on the kit's own text
+  game, "tiny" world: the regime where the reward is informative at cpu size (τ chosen on pairs of
+  both classes, 10-90% of the first GRPO step's samples rewarded) and RL measurably moves the model;
+  :func:`run_rwml_textgame` is the benchmark's one-seed run.
+* :func:`rwml_experiment` on TextWorldExpress, the third-party game and the contrast: at cpu size the
+  10% warm-up predictor never writes a matching next observation (executed cpu notebook 02: 0 of 87
+  pairs, mean cosine 0.10, ROUGE-L 0.00), so τ falls back to 0.9, every sample's reward is 0, and
+  GRPO leaves the model exactly where it was (parameter change 0.0). :func:`run_rwml` is the
+  benchmark's one-seed run, which also trains a policy from the base and from the RWML model
+  (:mod:`wmkit.rwml.policy`).
 
 Sizes: the profile's ``rwml`` section (`wmkit.profiles`). Over seeds::
 
