@@ -117,7 +117,8 @@ def test_rwml_agent_claims_read_the_policy_experiment():
 
 def test_select_experiments_by_paper_or_name():
     assert bench.select_experiments(["wm-r1"]) == ["wm_r1"]
-    assert set(bench.select_experiments(["WMRL", "rwml"])) == {"wmrl_controlled", "wmrl_research", "rwml"}
+    assert set(bench.select_experiments(["WMRL", "rwml"])) == {"wmrl_controlled", "wmrl_research", "rwml",
+                                                               "rwml_textgame"}
     with pytest.raises(ValueError, match="names no paper"):
         bench.select_experiments(["nope"])
 
@@ -255,9 +256,13 @@ def test_forgetting_claim_needs_rl_to_have_moved_the_model():
     claim = next(c for c in CLAIMS if c.id == "rwml.forgetting")
     assert bench_claims.precondition_failure(claim, {0: {"rwml_param_change": 0.01}, 1: {"rwml_param_change": 0.02}}) is None
     reason = bench_claims.precondition_failure(claim, {0: {"rwml_param_change": 0.01}, 1: {"rwml_param_change": 0.0}})
-    assert "did not change the model in seed(s) [1]" in reason
+    assert "did not move the model in seed(s) [1]" in reason
     assert "does not say" in bench_claims.precondition_failure(claim, {0: {}})
-    assert [c.id for c in CLAIMS if c.precondition] == ["rwml.forgetting"]
+    # the text-game records say "moved" (parameters and held-out predictions changed)
+    assert bench_claims.precondition_failure(claim, {0: {"moved": True}, 1: {"moved": True}}) is None
+    assert "seed(s) [0]" in bench_claims.precondition_failure(claim, {0: {"moved": False, "param_change": 0.1}})
+    assert claim.experiment == "rwml_textgame"
+    assert {c.id for c in CLAIMS if c.precondition} == {"rwml.forgetting", "rwml.twx_vs_base", "rwml.twx_vs_sft"}
 
 
 def test_parameter_change_of_a_model():

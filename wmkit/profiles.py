@@ -9,7 +9,8 @@ Sections of a `Profile`:
 
 * ``world_model`` -- notebook 01: data, the from-scratch world model, its SFT, its evaluation.
 * ``rlvr`` -- notebook 02 (RLVR-World; its ``twx_*`` fields size notebook 02's RWML experiment).
-* ``rwml`` -- RWML: the world-model RL (an `RLVRSizes`) and the policy RL on top (`PolicySizes`).
+* ``rwml`` -- RWML: the world-model RL on TextWorldExpress (an `RLVRSizes`), the policy RL on top
+  (`PolicySizes`) and the world-model RL on the kit's own text game (`RWMLTextGameSizes`).
 * ``wm_r1`` -- notebook 03 (WM-R1), the policy's shape included.
 * ``wmrl`` -- notebook 04 (WMRL), the loop settings as `WMRLConfig`.
 * ``bench`` -- notebook 05's benchmark: the sizes per part it runs at (smaller than the
@@ -255,6 +256,53 @@ class PolicySizes:
 
 
 @dataclass(frozen=True)
+class RWMLTextGameSizes:
+    """RWML on the kit's own text game (`wmkit.rwml.experiment.rwml_textgame_experiment`): the
+    regime where the embedding reward is neither all 0 nor all 1 at cpu size (see that module)."""
+
+    difficulty: str
+    """World size, a name in `wmkit.envs.textgame.DIFFICULTIES` ("tiny": learnable at cpu size)."""
+    episodes: int
+    """Text-game episodes collected (data seed 0, split 80/10/10 by episode; the same data every seed)."""
+    warm_fraction: float
+    """Share of the training transitions given to the warm-up predictor (RWML: ~10%)."""
+    warm_epochs: float
+    """SFT epochs of the warm-up predictor on that share."""
+    warm_learning_rate: float
+    """AdamW learning rate of the warm-up SFT (and of the SFT baseline)."""
+    tau_transitions: int
+    """Validation transitions whose warm-up predictions choose τ."""
+    tau_samples: int
+    """Samples (T=1) per validation transition for τ, besides the greedy answer."""
+    rl_pool: int
+    """Transitions of the remaining ~90% scored by the hard-sample filter (the RL and SFT data)."""
+    easy_keep_probability: float
+    """Chance an easy transition (warm-up predictor already right) survives the hard-sample filter."""
+    filter_samples: int
+    """Samples (T=1) per transition the filter judges "easy" by (all rewarded 1; 0: the greedy answer)."""
+    steps: int
+    """GRPO steps of RWML."""
+    num_generations: int
+    """Group size G."""
+    prompts_per_step: int
+    """Transitions per GRPO step."""
+    learning_rate: float
+    """GRPO learning rate (all parameters of the tiny model)."""
+    max_completion_length: int
+    """Longest sampled prediction during RL (tokens)."""
+    sft_epochs: float
+    """SFT epochs of the SFT baseline on the filtered transitions."""
+    eval_transitions: int
+    """Held-out (test) transitions evaluated."""
+    eval_samples: int
+    """Samples (T=1) per held-out transition for the sampled measures."""
+    max_new_tokens: int
+    """Generation budget at evaluation."""
+    forgetting_eval: int
+    """Transitions per kit environment (full text game, phone) in the forgetting check."""
+
+
+@dataclass(frozen=True)
 class RWMLSizes:
     """RWML: world-model RL, then policy RL on top."""
 
@@ -262,6 +310,8 @@ class RWMLSizes:
     """Sizes of the RWML world-model run (notebook 02's experiment 5 reads the ``twx_*`` fields)."""
     policy: PolicySizes
     """Sizes of the policy RL from the base and from the RWML model."""
+    textgame: RWMLTextGameSizes
+    """Sizes of RWML on the kit's own text game (notebook 02 and the benchmark's rwml_textgame)."""
 
 
 @dataclass(frozen=True)
@@ -492,6 +542,33 @@ _RWML_POLICY = {
         max_observation_chars=400),
 }
 
+# ---------------------------------------------------------------- RWML on the kit's own text game
+
+_RWML_TEXTGAME = {
+    "smoke": RWMLTextGameSizes(
+        difficulty="tiny", episodes=30, warm_fraction=0.1, warm_epochs=1.0, warm_learning_rate=1e-3,
+        tau_transitions=4, tau_samples=2, rl_pool=8, easy_keep_probability=0.1, filter_samples=2, steps=1,
+        num_generations=2, prompts_per_step=2, learning_rate=3e-4, max_completion_length=16, sft_epochs=1.0,
+        eval_transitions=3, eval_samples=1, max_new_tokens=16, forgetting_eval=2),
+    # Measured with tools/explore_rwml_regime.py (seeds 0-2, 1 torch thread, 2 cores shared, load ~2):
+    # GRPO lr 1e-3 collapses the model (greedy exact 0.25 -> 0.02); 5e-4 and 3e-4 with the greedy-answer
+    # filter teach the bias of the rare hard cases ("score": 1 everywhere; greedy exact on changed
+    # 0.55 -> 0.0-0.38); the sampled filter at 3e-4 leaves greedy as it was and raises the sampled
+    # reward rate on held-out transitions by +0.045 [+0.012, +0.078] (changed: +0.043 [+0.025, +0.061]).
+    # 127-176 s a seed, half of it GRPO (30 steps x 32 samples). rl_pool=150 was cheaper (118-163 s)
+    # but left "all" inconclusive (+0.052 [-0.021, +0.124]; changed +0.072 [+0.041, +0.104]).
+    "cpu": RWMLTextGameSizes(
+        difficulty="tiny", episodes=200, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
+        tau_transitions=30, tau_samples=3, rl_pool=200, easy_keep_probability=0.1, filter_samples=4, steps=30,
+        num_generations=8, prompts_per_step=4, learning_rate=3e-4, max_completion_length=80, sft_epochs=2.0,
+        eval_transitions=100, eval_samples=2, max_new_tokens=80, forgetting_eval=20),
+    "gpu": RWMLTextGameSizes(
+        difficulty="tiny", episodes=1000, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
+        tau_transitions=200, tau_samples=8, rl_pool=2000, easy_keep_probability=0.1, filter_samples=4, steps=200,
+        num_generations=8, prompts_per_step=16, learning_rate=3e-4, max_completion_length=96, sft_epochs=2.0,
+        eval_transitions=300, eval_samples=4, max_new_tokens=96, forgetting_eval=200),
+}
+
 # ---------------------------------------------------------------- notebook 03: WM-R1
 
 _WM_R1 = {
@@ -570,7 +647,8 @@ _BENCH_SMOKE_RLVR = replace(  # one step, a handful of transitions
 _BENCH = {
     "smoke": BenchSizes(
         rlvr=_BENCH_SMOKE_RLVR,
-        rwml=RWMLSizes(world_model=_BENCH_SMOKE_RLVR, policy=_RWML_POLICY["smoke"]),
+        rwml=RWMLSizes(world_model=_BENCH_SMOKE_RLVR, policy=_RWML_POLICY["smoke"],
+                       textgame=_RWML_TEXTGAME["smoke"]),
         wm_r1=replace(_WM_R1["smoke"], sft_tasks=12, grpo_steps=1, group_size=2, prompts_per_step=1, train_tasks=4,
                       eval_heldout=2, eval_train=2, best_of_k=2, throughput_tasks=2, diagnostic_episodes=1,
                       wm_max_new_tokens=48, max_completion_tokens=600, baselines=WM_R1_ARMS),
@@ -579,7 +657,8 @@ _BENCH = {
         wmrl=replace(_WMRL["smoke"], bandit=_WMRL["cpu"].bandit, anchor_sweep=(), research_tasks=("wine",),
                      pool_size=8),
     ),
-    **{name: BenchSizes(rlvr=_RLVR[name], rwml=RWMLSizes(world_model=_RLVR[name], policy=_RWML_POLICY[name]),
+    **{name: BenchSizes(rlvr=_RLVR[name], rwml=RWMLSizes(world_model=_RLVR[name], policy=_RWML_POLICY[name],
+                                                         textgame=_RWML_TEXTGAME[name]),
                         wm_r1=replace(_WM_R1[name], baselines=WM_R1_ARMS), wmrl=_WMRL[name])
        for name in ("cpu", "gpu")},
 }
@@ -596,7 +675,8 @@ _DESCRIPTIONS = {
 
 PROFILES: dict[str, Profile] = {
     name: Profile(name=name, description=_DESCRIPTIONS[name], world_model=_WORLD_MODEL[name], rlvr=_RLVR[name],
-                  rwml=RWMLSizes(world_model=_RLVR[name], policy=_RWML_POLICY[name]), wm_r1=_WM_R1[name],
+                  rwml=RWMLSizes(world_model=_RLVR[name], policy=_RWML_POLICY[name],
+                                 textgame=_RWML_TEXTGAME[name]), wm_r1=_WM_R1[name],
                   wmrl=_WMRL[name], bench=_BENCH[name], data=_DATA)
     for name in PROFILE_NAMES
 }

@@ -171,20 +171,29 @@ def choose_threshold(similarities: Sequence[float], exact: Sequence[bool], defau
 # --------------------------------------------------------------------------- the reward
 
 class EmbeddingReward:
-    """TRL reward function: 1.0 if cos(E(completion), E(next_state)) ≥ τ else 0.0.
+    """TRL reward function: 1.0 if cos(E(completion), E(truth)) ≥ τ else 0.0.
 
-    Reads the dataset column `next_state` (the true next observation)."""
+    The truth is the dataset column named by `target`: "next_state" (default: the true next
+    observation, as on TextWorldExpress, where the world model writes the observation itself) or
+    "diff" (the text the world model is trained to write, e.g. the kit's text game, whose model
+    writes the JSON change rather than the whole next state). Called directly, the truths may be
+    given as `next_state=` whatever `target` is."""
 
-    def __init__(self, embedder: Embedder, tau: float):
+    def __init__(self, embedder: Embedder, tau: float, target: str = "next_state"):
         if not -1.0 <= tau <= 1.0:
             raise ValueError(f"tau is a cosine similarity threshold in [-1, 1], not {tau}")
         self.embedder = embedder
         self.tau = float(tau)
+        self.target = target
         self.__name__ = "embedding_reward"
 
     def similarities(self, completions: Sequence[Any], next_state: Sequence[str]) -> np.ndarray:
         texts = [extract_completion_text(c).strip() for c in completions]
         return self.embedder.cosine(texts, list(next_state))
 
-    def __call__(self, completions: Sequence[Any], next_state: Sequence[str], **kwargs: Any) -> list[float]:
-        return [float(s >= self.tau) for s in self.similarities(completions, next_state)]
+    def __call__(self, completions: Sequence[Any], next_state: Sequence[str] | None = None,
+                 **kwargs: Any) -> list[float]:
+        truths = kwargs.get(self.target) if self.target != "next_state" and self.target in kwargs else next_state
+        if truths is None:
+            raise ValueError(f"the embedding reward needs the truths (column {self.target!r})")
+        return [float(s >= self.tau) for s in self.similarities(completions, truths)]
