@@ -262,6 +262,8 @@ class RWMLTextGameSizes:
 
     difficulty: str
     """World size, a name in `wmkit.envs.textgame.DIFFICULTIES` ("tiny": learnable at cpu size)."""
+    seeds: int
+    """Seeds notebook 02 runs (warm-up, filter, RL and SFT per seed; the data is the same)."""
     episodes: int
     """Text-game episodes collected (data seed 0, split 80/10/10 by episode; the same data every seed)."""
     warm_fraction: float
@@ -546,7 +548,7 @@ _RWML_POLICY = {
 
 _RWML_TEXTGAME = {
     "smoke": RWMLTextGameSizes(
-        difficulty="tiny", episodes=30, warm_fraction=0.1, warm_epochs=1.0, warm_learning_rate=1e-3,
+        difficulty="tiny", seeds=2, episodes=30, warm_fraction=0.1, warm_epochs=1.0, warm_learning_rate=1e-3,
         tau_transitions=4, tau_samples=2, rl_pool=8, easy_keep_probability=0.1, filter_samples=2, steps=1,
         num_generations=2, prompts_per_step=2, learning_rate=3e-4, max_completion_length=16, sft_epochs=1.0,
         eval_transitions=3, eval_samples=1, max_new_tokens=16, forgetting_eval=2),
@@ -558,12 +560,12 @@ _RWML_TEXTGAME = {
     # 127-176 s a seed, half of it GRPO (30 steps x 32 samples). rl_pool=150 was cheaper (118-163 s)
     # but left "all" inconclusive (+0.052 [-0.021, +0.124]; changed +0.072 [+0.041, +0.104]).
     "cpu": RWMLTextGameSizes(
-        difficulty="tiny", episodes=200, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
+        difficulty="tiny", seeds=3, episodes=200, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
         tau_transitions=30, tau_samples=3, rl_pool=200, easy_keep_probability=0.1, filter_samples=4, steps=30,
         num_generations=8, prompts_per_step=4, learning_rate=3e-4, max_completion_length=80, sft_epochs=2.0,
         eval_transitions=100, eval_samples=2, max_new_tokens=80, forgetting_eval=20),
     "gpu": RWMLTextGameSizes(
-        difficulty="tiny", episodes=1000, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
+        difficulty="tiny", seeds=3, episodes=1000, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
         tau_transitions=200, tau_samples=8, rl_pool=2000, easy_keep_probability=0.1, filter_samples=4, steps=200,
         num_generations=8, prompts_per_step=16, learning_rate=3e-4, max_completion_length=96, sft_epochs=2.0,
         eval_transitions=300, eval_samples=4, max_new_tokens=96, forgetting_eval=200),
