@@ -61,7 +61,6 @@ import numpy as np
 
 from wmkit import notebook as nb
 from wmkit import stats
-from wmkit.bench.claims import rl_changed_rwml_model
 from wmkit.core import build, worldmodel
 from wmkit.rewards import screen, text_similarity
 from wmkit.rewards import textgame as textgame_rewards
@@ -545,7 +544,8 @@ verdicts.append(judge("RWML", "RL forgets less than SFT (accuracy kept on notebo
 verdicts.append(judge("RWML", "embedding-reward RL improves on the warm-up model, TextWorldExpress (contrast)",
                       [rwml["quality"]["RWML (embedding RL)"]["embedding_reward"]
                        - rwml["quality"]["warm-up (10% SFT)"]["embedding_reward"]], "TWX, 1 seed",
-                      not_measured=rl_changed_rwml_model({run.seed: rwml})))
+                      not_measured=None if rwml["rwml_param_change"] else
+                      "RL did not move the model (every sample's reward was 0: no GRPO group had any signal)"))
 for v in verdicts:
     print(f"{v['paper']:10s} {v['claim']:84s} Δ {v['kit']:36s} [{v['source']}]  {v['verdict']}: {v['reason']}")
 

@@ -105,5 +105,5 @@ def test_level_experiment_trains_and_reports_per_seed_gains(tiny_level):
                                     progress=lambda line: None, before=result["before"])
     assert other["before"] is result["before"]
     folders = sorted(p.name for p in (root / "02_regime" / "tiny").iterdir())
-    assert any(name.startswith("rl_binary") for name in folders)
+    assert any(name.startswith(f"rl_{sizes.reward}_") for name in folders)
     assert any(name.startswith("rl_task_specific") for name in folders)

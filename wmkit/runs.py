@@ -76,3 +76,11 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
     return value
+
+
+def stop_printing_logs(trainer) -> None:
+    """Without a progress bar a transformers Trainer prints every log dict instead (hundreds of lines
+    of numbers in a notebook); remove that printer. The logs stay in trainer.state.log_history."""
+    from transformers import PrinterCallback
+
+    trainer.remove_callback(PrinterCallback)

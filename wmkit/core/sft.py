@@ -37,7 +37,7 @@ import torch
 
 from wmkit.core.worldmodel import prompt_text
 from wmkit.envs.base import Transition
-from wmkit.runs import latest_checkpoint
+from wmkit.runs import latest_checkpoint, stop_printing_logs
 
 
 @dataclass
@@ -390,6 +390,8 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
     trainer = _completion_only_trainer_class()(model=model, args=args, train_dataset=_ListDataset(train_examples),
                       eval_dataset=_ListDataset(val_examples) if val_examples else None,
                       data_collator=CompletionOnlyCollator(tokenizer.pad_token_id), callbacks=callbacks)
+    if not config.show_progress:
+        stop_printing_logs(trainer)
     resume_from = latest_checkpoint(config.output_dir) if config.resume else None
     start = time.perf_counter()
     trainer.train(resume_from_checkpoint=resume_from)
