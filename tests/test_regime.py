@@ -107,3 +107,16 @@ def test_level_experiment_trains_and_reports_per_seed_gains(tiny_level):
     folders = sorted(p.name for p in (root / "02_regime" / "tiny").iterdir())
     assert any(name.startswith(f"rl_{sizes.reward}_") for name in folders)
     assert any(name.startswith("rl_task_specific") for name in folders)
+
+
+def test_exact_reward_checks_what_the_binary_check_leaves_out():
+    from wmkit.envs import textgame
+    from wmkit.rlvr_world.method import binary_reward, exact_reward
+
+    t = next(t for t in textgame.collect_transitions(3, seed=0, difficulty="tiny") if t.changed and "drawer" in t.diff)
+    renamed = t.diff.replace('"name": "drawer"', '"name": "lamp"')  # right properties, wrong name
+    assert renamed != t.diff
+    columns = {"env": ["textgame"] * 3, "state": [t.state] * 3, "next_state": [t.next_state] * 3}
+    completions = [t.diff, renamed, "not json"]
+    assert exact_reward(completions, **columns) == [1.0, 0.0, 0.0]
+    assert binary_reward(completions, **columns) == [1.0, 1.0, 0.0]  # RLVR-World's check: names unchecked
