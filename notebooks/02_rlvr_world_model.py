@@ -465,12 +465,15 @@ axes[1].set(ylabel="embedding reward, sampled, changed", title=f"held-out, {len(
 nb.save_figure(fig, run, "rwml_textgame.png"); plt.show()
 
 # %% [markdown]
-# On the text game τ lands where matching and non-matching diffs separate, the reward is neither
-# always 0 nor always 1 at the first RL step, and RL moves the model: RWML raises the rate of
-# rewarded (here: exactly right) sampled predictions over its warm-up start. SFT on the same
-# transitions does better still at this size — it is shown the true diffs, while RL only learns from
-# which of its own samples happened to match. With a wrong τ (say 0.9 for a model whose cosines all
-# sit near 0.1) every sample would score 0 and nothing would move; that is what happens next.
+# On the text game both classes exist, the reward is neither always 0 nor always 1 at the first RL
+# step, and RL moves the model: RWML raises the rate of rewarded sampled predictions over its
+# warm-up start. Look at τ, though: the rule puts it at (or next to) 1. A matching prediction here
+# *is* the canonical diff text, so its cosine is 1 and every other one scores below; the embedding
+# reward then equals exact text match, and the embedder's tolerance to paraphrase — the point of
+# RWML on free text — has nothing to act on. SFT on the same transitions does better still at this
+# size: it is shown the true diffs, while RL only learns from which of its own samples happened to
+# match. With a τ no prediction reaches, every sample would score 0 and nothing would move; that is
+# what happens next.
 #
 # **TextWorldExpress** (Jansen & Côté), the contrast: observations are free text ("You take the 25g
 # of oak."), and the warm-up predictor — notebook 01's model after SFT on about 28 TWX
