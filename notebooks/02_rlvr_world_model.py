@@ -219,8 +219,8 @@ for level in regime_sizes.levels:
     print(f"{level:6s}", textgame.DIFFICULTIES[level])
 p_grid = np.array([0.01, 0.05, 0.1, 0.3, 0.5])
 print("P(signal) with G =", regime_sizes.num_generations, ":",
-      dict(zip(p_grid.tolist(), np.round(1 - p_grid ** regime_sizes.num_generations
-                                          - (1 - p_grid) ** regime_sizes.num_generations, 3).tolist())))
+      dict(zip(p_grid.tolist(), np.round(regime.group_signal_probability(p_grid, regime_sizes.num_generations),
+                                         3).tolist())))
 tiny_example = next(t for t in textgame.collect_transitions(3, seed=0, difficulty="tiny") if t.changed)
 print("\na 'tiny' transition — state:", tiny_example.state[:400], "\naction:", tiny_example.action,
       "\ndiff:", tiny_example.diff)
@@ -337,16 +337,14 @@ for i, (level, res) in enumerate(levels.items()):
 axes[0].axhline(0, color="grey", lw=0.8)
 axes[0].set(xlabel="MLE sampled exact, changed (start)", ylabel="RLVR − MLE, sampled exact",
             title="RL gain against the starting point"); axes[0].legend(fontsize=8)
-for i, (level, res) in enumerate(levels.items()):
-    rows = [r for r in res["before"]["rows"] if r["changed"]]
-    p_hat = np.array([r["right"] / r["n"] for r in rows])
+p_hats = {level: np.array(regime.changed_success_shares(res["before"])) for level, res in levels.items()}
+for i, (level, p_hat) in enumerate(p_hats.items()):
     axes[1].hist(p_hat, bins=np.linspace(0, 1, 11), alpha=0.5, color=f"C{i}", label=level)
 axes[1].set(xlabel="per-transition share of exact samples (MLE)", ylabel="changed test transitions",
             title="what each MLE model can nearly do"); axes[1].legend(fontsize=8)
 nb.save_figure(fig, run, "regime_curve.png"); plt.show()
-for level, res in levels.items():
-    p_hat = np.array([r["right"] / r["n"] for r in res["before"]["rows"] if r["changed"]])
-    signal = np.mean(1 - p_hat ** regime_sizes.num_generations - (1 - p_hat) ** regime_sizes.num_generations)
+for level, p_hat in p_hats.items():
+    signal = np.mean(regime.group_signal_probability(p_hat, regime_sizes.num_generations))
     print(f"{level:6s}: changed transitions the MLE model never samples right: {np.mean(p_hat == 0):.0%}; "
           f"expected share of groups with signal (formula above): {signal:.0%}")
 

@@ -183,6 +183,8 @@ def check_group_spread(answer, p: float, group_size: int) -> bool | None:
     if answer is None:
         print("not answered yet")
         return None
-    truth = 1.0 - p ** group_size - (1.0 - p) ** group_size
+    from wmkit.rlvr_world.regime import group_signal_probability
+
+    truth = group_signal_probability(p, group_size)
     return _verdict(abs(float(answer) - truth) < 1e-3,
                     "a group teaches nothing when all G are right (p^G) or all are wrong ((1-p)^G).")

@@ -40,6 +40,18 @@ LEVELS_FOLDER = "levels"
 """Subfolder of a profile's runs folder holding the MLE world model of each smaller level."""
 
 
+def group_signal_probability(p, group_size: int):
+    """Chance that a group of `group_size` samples, each right with probability `p`, holds both a
+    right and a wrong one, 1 − p^G − (1 − p)^G: only then does a 0/1 reward give GRPO a non-zero
+    advantage. Works on floats and numpy arrays alike."""
+    return 1 - p ** group_size - (1 - p) ** group_size
+
+
+def changed_success_shares(measured: dict) -> list[float]:
+    """Per changed transition of a :func:`measure_level` result: the share of its samples that were exact."""
+    return [r["right"] / r["n"] for r in measured["rows"] if r["changed"]]
+
+
 def level_world_model(profile: str | Profile, level: str, runs_root: str | Path,
                       show_progress: bool = False) -> WorldModelRun:
     """The MLE world model of text-game level `level`: "full" is notebook 01's model (both
@@ -144,8 +156,8 @@ def level_experiment(profile: str | Profile, level: str, seeds: Sequence[int], r
              f"pass@{sizes.eval_samples} {before['changed']['pass_at'][-1]:.3f} on {before['changed']['n']} "
              f"changed test transitions ({before['seconds']:.0f} s)")
     runs = []
+    work = Path(work_dir) if work_dir else Path(runs_root) / "02_regime" / level
     for seed in seeds:
-        work = Path(work_dir) if work_dir else Path(runs_root) / "02_regime" / level
         # The folder names the settings: a run resumes only its own checkpoints.
         name = f"rl_{sizes.reward}_lr{sizes.learning_rate:g}_G{sizes.num_generations}_steps{sizes.steps}_seed{seed}"
         result = rl_run(run, train, sizes, work / name, seed,
@@ -160,9 +172,8 @@ def level_experiment(profile: str | Profile, level: str, seeds: Sequence[int], r
     summary = {key: summarize([r["gain"][key] for r in runs]) for key in GAIN_KEYS}
     # Pooled over RL seeds and held-out transitions: how much of the sampled gain is spread over
     # transitions (an interval also for a level run with one seed).
-    per_transition = [r_after["right"] / r_after["n"] - r_before["right"] / r_before["n"]
-                      for run_ in runs
-                      for r_after, r_before in zip(run_["after"]["rows"], before["rows"]) if r_before["changed"]]
+    start_shares = changed_success_shares(before)
+    per_transition = [a - b for run_ in runs for a, b in zip(changed_success_shares(run_["after"]), start_shares)]
     return {"level": level, "seeds": list(seeds), "sizes": asdict(sizes), "world_model": dict(run.info),
             "n_train": len(train), "before": before, "runs": runs, "gain": summary,
             "gain_per_transition": summarize(per_transition),
