@@ -70,6 +70,10 @@ def test_grpo_changes_the_lora_merged_model_and_logs_rewards(tiny_lm, small_spli
     # resuming from checkpoint-2 runs only the last step
     again = rl.train_rlvr(model, tok, data, config, reward_funcs=[share_of_e])
     assert again.resumed_from and again.resumed_from.endswith("checkpoint-3")
+    # a finished run is loaded, not trained one step further: the same steps and parameters
+    assert again.steps == 3 and len(again.curve("reward")) == 3
+    reloaded = dict(again.model.named_parameters())
+    assert all(torch.allclose(reloaded[n], p, atol=1e-6) for n, p in merged.items())
 
 
 def test_best_of_k_is_monotone(tiny_lm, small_splits):

@@ -61,6 +61,12 @@ def test_killed_and_resumed_sft_ends_with_the_same_parameters(tiny_lm, small_spl
     assert result.extra["resumed_from"].endswith("checkpoint-6") and result.steps == 12
     for (name, p), q in zip(uninterrupted.named_parameters(), resumed.parameters()):
         assert torch.allclose(p, q, atol=1e-6), name
+    # Asked again, the finished run is loaded from its last checkpoint, not trained a step further.
+    rerun = build_tiny_model(tok, config, seed=0)
+    again = train_sft(rerun, tok, train, [], cfg("a"))
+    assert again.extra["resumed_from"].endswith("checkpoint-12") and again.steps == 12
+    for (name, p), q in zip(uninterrupted.named_parameters(), rerun.parameters()):
+        assert torch.allclose(p, q, atol=1e-6), name
 
 
 def test_sft_config_rejects_bad_values():

@@ -21,6 +21,27 @@ def latest_checkpoint(output_dir: str | Path) -> str | None:
     return str(folders[-1]) if folders else None
 
 
+def train_or_resume(trainer, resume_from: str | None) -> None:
+    """``trainer.train(resume_from_checkpoint=resume_from)``, except when that checkpoint already
+    holds the whole run: then its weights and state are loaded and nothing is trained.
+
+    Resuming from a run's final checkpoint makes transformers' training loop take one more
+    optimizer step before it notices the step budget is spent (measured with transformers 5.24:
+    a finished 3-step GRPO run comes back with 4 steps), so a rerun would not give the same model."""
+    if resume_from:
+        import json
+
+        state = json.loads((Path(resume_from) / "trainer_state.json").read_text())
+        budget = trainer.args.max_steps if trainer.args.max_steps > 0 else state.get("max_steps", 0)
+        if budget > 0 and state.get("global_step", 0) >= budget:
+            from transformers import TrainerState
+
+            trainer._load_from_checkpoint(resume_from)
+            trainer.state = TrainerState.load_from_json(str(Path(resume_from) / "trainer_state.json"))
+            return
+    trainer.train(resume_from_checkpoint=resume_from)
+
+
 def bench_work_dir(runs_root: Path, experiment: str, seed: int) -> Path:
     """Checkpoints of one benchmark run (experiment, seed)."""
     return Path(runs_root) / "bench" / "work" / experiment / f"seed{seed}"

@@ -37,7 +37,7 @@ import torch
 
 from wmkit.core.worldmodel import prompt_text
 from wmkit.envs.base import Transition
-from wmkit.runs import latest_checkpoint, stop_printing_logs
+from wmkit.runs import latest_checkpoint, stop_printing_logs, train_or_resume
 
 
 @dataclass
@@ -394,7 +394,7 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
         stop_printing_logs(trainer)
     resume_from = latest_checkpoint(config.output_dir) if config.resume else None
     start = time.perf_counter()
-    trainer.train(resume_from_checkpoint=resume_from)
+    train_or_resume(trainer, resume_from)
     return SFTResult(log_history=list(trainer.state.log_history), n_train=len(train_examples),
                      n_dropped=dropped, steps=trainer.state.global_step,
                      seconds=time.perf_counter() - start,

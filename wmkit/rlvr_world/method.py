@@ -37,7 +37,7 @@ from wmkit.rewards import extract_completion_text
 from wmkit.rewards.screen import screen_diff_f1
 from wmkit.rewards.text_similarity import rouge_l_f1, rouge_reward_fn, with_repetition_penalty
 from wmkit.rewards.textgame import textgame_binary_reward, textgame_task_specific_reward
-from wmkit.runs import latest_checkpoint, stop_printing_logs
+from wmkit.runs import latest_checkpoint, stop_printing_logs, train_or_resume
 
 REWARD_NAMES = ("binary", "exact", "task_specific", "continuous", "continuous_rep", "embedding")
 
@@ -276,7 +276,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     if not config.show_progress:
         stop_printing_logs(trainer)
     resume_from = latest_checkpoint(settings.output_dir) if config.resume else None
-    trainer.train(resume_from_checkpoint=resume_from)
+    train_or_resume(trainer, resume_from)
     merged = trainer.model.merge_and_unload() if config.lora and not config.quantized else trainer.model
     merged.eval()
     result = RLVRResult(model=merged, log_history=list(trainer.state.log_history),
