@@ -109,6 +109,52 @@ def test_level_experiment_trains_and_reports_per_seed_gains(tiny_level):
     assert any(name.startswith("rl_task_specific") for name in folders)
 
 
+def test_generation_budget_is_the_longest_true_diff_plus_a_margin(tiny_level):
+    profile, _, run = tiny_level
+    longest = max(len(run.tokenizer(t.diff)["input_ids"]) for split in run.splits.values() for t in split
+                  if t.env == "textgame")
+    wide = replace(profile.rlvr.regime, max_completion_length=10_000, max_new_tokens=10_000)
+    fitted = regime.fit_generation_lengths(wide, run)
+    assert fitted.max_completion_length == fitted.max_new_tokens == longest + regime.GENERATION_MARGIN
+    # never longer than asked for
+    narrow = replace(wide, max_completion_length=5, max_new_tokens=6)
+    assert regime.fit_generation_lengths(narrow, run).max_completion_length == 5
+    assert regime.fit_generation_lengths(narrow, run).max_new_tokens == 6
+
+
+def test_run_jobs_keeps_job_order_and_shares_the_cores():
+    import torch
+
+    from wmkit.core.parallel import run_jobs, threads_per_worker
+
+    jobs = [(dict, {"job": i}) for i in range(3)]
+    seen = []
+    assert run_jobs(jobs, workers=1, on_done=lambda i, r: seen.append(i)) == [{"job": i} for i in range(3)]
+    assert seen == [0, 1, 2]
+    # In worker processes: results in job order, each worker limited to its share of the cores.
+    assert run_jobs(jobs, workers=2) == [{"job": i} for i in range(3)]
+    assert run_jobs([(torch.get_num_threads, {})] * 2, workers=2) == [threads_per_worker(2)] * 2
+    with pytest.raises(ValueError, match="workers"):
+        run_jobs(jobs, workers=0)
+
+
+def test_level_experiments_share_one_pool_and_one_mle_measurement(tiny_level):
+    profile, root, run = tiny_level
+    sizes = replace(profile.rlvr.regime, steps=1, eval_changed=2, eval_unchanged=1, eval_samples=2,
+                    max_new_tokens=8, max_completion_length=8)
+    lines = []
+    exact, lenient = regime.level_experiments(
+        profile, root, [{"level": "tiny", "seeds": [0], "sizes": sizes},
+                        {"level": "tiny", "seeds": [0], "sizes": replace(sizes, reward="binary")}],
+        progress=lines.append, workers=2)
+    # one MLE measurement for both (same level and evaluation sizes), one RL run each, in spec order
+    assert lenient["before"] is exact["before"]
+    assert sum(line.startswith("[tiny] MLE") for line in lines) == 1
+    assert exact["sizes"]["reward"] == "exact" and lenient["sizes"]["reward"] == "binary"
+    assert [len(r["runs"]) for r in (exact, lenient)] == [1, 1]
+    assert [r["runs"][0]["steps"] for r in (exact, lenient)] == [1, 1]
+
+
 def test_exact_reward_checks_what_the_binary_check_leaves_out():
     from wmkit.envs import textgame
     from wmkit.rlvr_world.method import binary_reward, exact_reward

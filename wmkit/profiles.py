@@ -163,6 +163,9 @@ class RegimeSizes:
     """Transitions of the sanity run (RL on a handful until they are predicted exactly)."""
     sanity_steps: int
     """GRPO steps of the sanity run."""
+    parallel_runs: int = 1
+    """Independent runs (levels' MLE models, RL seeds and levels) at a time, each in its own process
+    with an equal share of the cores (`wmkit.core.parallel`); 1: one after another, in this process."""
 
 
 @dataclass(frozen=True)
@@ -511,7 +514,9 @@ _RLVR = {
         regime=RegimeSizes(levels=("tiny", "small", "full"), seeds=3, other_level_seeds=1, steps=120,
                            learning_rate=5e-4, reward="exact", num_generations=8, prompts_per_step=4,
                            max_completion_length=96, eval_changed=60, eval_unchanged=10, eval_samples=16,
-                           max_new_tokens=128, sanity_transitions=4, sanity_steps=30)),
+                           max_new_tokens=128, sanity_transitions=4, sanity_steps=30,
+                           # 2 cores: two tiny-model runs side by side take about the time of one
+                           parallel_runs=2)),
     "gpu": RLVRSizes(
         steps=300, num_generations=8, prompts_per_step=16, learning_rate=1e-4, max_completion_length=200,
         eval_changed=300, eval_unchanged=150, eval_samples=4, max_new_tokens=200,

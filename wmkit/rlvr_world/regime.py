@@ -16,7 +16,10 @@ measures that:
 5. :func:`sanity_run` — RL on a handful of training transitions until it predicts them
    exactly: the pipeline can move the model at all.
 
-Sizes: the profile's ``rlvr.regime`` section (`wmkit.profiles.RegimeSizes`).
+Sizes: the profile's ``rlvr.regime`` section (`wmkit.profiles.RegimeSizes`). Independent runs
+(the levels' MLE models, RL seeds, the levels' RL runs) go to ``parallel_runs`` worker
+processes (`wmkit.core.parallel`): on 2 CPU cores two tiny-model runs side by side take about
+the time of one.
 """
 from __future__ import annotations
 
@@ -24,10 +27,11 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from wmkit.core.build import WorldModelRun, ensure_world_model, series_world_model
+from wmkit.core.parallel import run_jobs
 from wmkit.core.worldmodel import generate, is_exact, prompt_text
 from wmkit.envs.base import Transition
 from wmkit.profiles import Profile, RegimeSizes, get_profile
@@ -62,6 +66,55 @@ def level_world_model(profile: str | Profile, level: str, runs_root: str | Path,
         return series_world_model(profile, runs_root)
     return ensure_world_model(profile, Path(runs_root) / LEVELS_FOLDER / level / "world_model",
                               envs=("textgame",), difficulty=level, show_progress=show_progress)
+
+
+def build_level_models(profile: str | Profile, runs_root: str | Path, levels: Sequence[str] | None = None,
+                       workers: int | None = None) -> dict[str, dict]:
+    """Train (or find) the MLE world model of every level in `levels` (default: the profile's
+    regime levels), ``parallel_runs`` at a time; returns each model's info (steps, seconds)."""
+    profile = get_profile(profile)
+    sizes = _regime_sizes(profile)
+    levels = list(levels or sizes.levels)
+    jobs = [(_level_model_info, {"profile": profile.name, "level": level, "runs_root": str(runs_root)})
+            for level in levels]
+    infos = run_jobs(jobs, workers or sizes.parallel_runs)
+    return dict(zip(levels, infos))
+
+
+def _level_model_info(profile: str, level: str, runs_root: str) -> dict:
+    return dict(level_world_model(profile, level, runs_root).info)
+
+
+GENERATION_MARGIN = 8
+"""Tokens allowed beyond the longest true diff (end-of-turn tokens, a stray space)."""
+
+
+def fit_generation_lengths(sizes: RegimeSizes, run: WorldModelRun) -> RegimeSizes:
+    """`sizes` with the RL and evaluation generation budgets cut to the longest true diff of this
+    level's text-game transitions (every split) plus `GENERATION_MARGIN` tokens.
+
+    A prediction longer than every true diff cannot be exact, so a longer budget buys nothing;
+    but a batch generates until its last sequence stops, so one sample that never ends makes
+    every step pay for the whole budget (on the tiny level the longest diff is about half the
+    evaluation budget)."""
+    longest = max(len(run.tokenizer(t.diff)["input_ids"]) for split in run.splits.values()
+                  for t in split if t.env == "textgame")
+    budget = longest + GENERATION_MARGIN
+    return replace(sizes, max_completion_length=min(sizes.max_completion_length, budget),
+                   max_new_tokens=min(sizes.max_new_tokens, budget))
+
+
+def _regime_sizes(profile: Profile) -> RegimeSizes:
+    if profile.rlvr.regime is None:
+        raise ValueError(f"profile {profile.name} has no rlvr.regime section")
+    return profile.rlvr.regime
+
+
+def _level_data(run: WorldModelRun, sizes: RegimeSizes) -> tuple[list[Transition], list[Transition]]:
+    """The level's text-game training transitions and its fixed held-out (test) evaluation set."""
+    test = [t for t in run.splits["test"] if t.env == "textgame"]
+    train = [t for t in run.splits["train"] if t.env == "textgame"]
+    return train, eval_set(test, "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
 
 
 def measure_level(model, tokenizer, transitions: Sequence[Transition], sizes: RegimeSizes, seed: int = 0) -> dict:
@@ -133,51 +186,102 @@ def rl_run(run: WorldModelRun, train: Sequence[Transition], sizes: RegimeSizes, 
     return rl.train_rlvr(run.model, run.tokenizer, rl.rl_transitions(train, seed=seed), config)
 
 
+def rl_folder_name(sizes: RegimeSizes, seed: int) -> str:
+    """The RL run's folder: it names the settings, so a run resumes only its own checkpoints."""
+    return (f"rl_{sizes.reward}_lr{sizes.learning_rate:g}_G{sizes.num_generations}_steps{sizes.steps}"
+            f"_len{sizes.max_completion_length}_seed{seed}")
+
+
+def _seed_run(profile: str, level: str, seed: int, runs_root: str, sizes: RegimeSizes, work_dir: str,
+              show_progress: bool = False) -> dict:
+    """One RL seed at one level, then its measurement (a worker job: loads the model from disk)."""
+    run = level_world_model(profile, level, runs_root)
+    train, evaluation = _level_data(run, sizes)
+    result = rl_run(run, train, sizes, Path(work_dir) / rl_folder_name(sizes, seed), seed,
+                    show_progress=show_progress)
+    after = measure_level(result.model, run.tokenizer, evaluation, sizes)
+    return {"seed": seed, "steps": result.steps, "seconds": round(result.seconds, 1),
+            "reward_curve": result.curve("reward"), "zero_std_share": result.curve("frac_reward_zero_std"),
+            "after": after}
+
+
+def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequence[dict],
+                      progress: Callable[[str], None] = print, workers: int | None = None,
+                      show_progress: bool = False) -> list[dict]:
+    """Several :func:`level_experiment` calls whose RL runs share one pool of `workers` processes
+    (default: the sizes' ``parallel_runs``), so that no core idles while another seed or level runs.
+
+    Each spec holds ``level`` and ``seeds``, optionally ``sizes`` (default: the profile's
+    ``rlvr.regime``), ``work_dir`` and ``before`` (as :func:`level_experiment`). Specs at the same
+    level with the same evaluation sizes share one measurement of the MLE model. Returns one
+    result per spec, in order."""
+    profile = get_profile(profile)
+    start = time.perf_counter()
+    prepared = []
+    measured: dict[tuple, dict] = {}
+    for spec in specs:
+        level = spec["level"]
+        run = level_world_model(profile, level, runs_root, show_progress=show_progress)
+        sizes = fit_generation_lengths(spec.get("sizes") or _regime_sizes(profile), run)
+        train, evaluation = _level_data(run, sizes)
+        key = (level, sizes.eval_changed, sizes.eval_unchanged, sizes.eval_samples, sizes.max_new_tokens)
+        before = spec.get("before") or measured.get(key)
+        if before is None:
+            before = measure_level(run.model, run.tokenizer, evaluation, sizes)
+            progress(f"[{level}] MLE: greedy {before['changed']['greedy']:.3f}, sampled "
+                     f"{before['changed']['sampled']:.3f}, pass@{sizes.eval_samples} "
+                     f"{before['changed']['pass_at'][-1]:.3f} on {before['changed']['n']} changed test "
+                     f"transitions ({before['seconds']:.0f} s)")
+        measured[key] = before
+        work = Path(spec.get("work_dir") or Path(runs_root) / "02_regime" / level)
+        prepared.append({"level": level, "seeds": list(spec["seeds"]), "sizes": sizes, "run_info": dict(run.info),
+                         "n_train": len(train), "before": before, "work": work})
+
+    jobs, owners = [], []
+    for i, p in enumerate(prepared):
+        for seed in p["seeds"]:
+            jobs.append((_seed_run, {"profile": profile.name, "level": p["level"], "seed": seed,
+                                     "runs_root": str(runs_root), "sizes": p["sizes"], "work_dir": str(p["work"]),
+                                     "show_progress": show_progress}))
+            owners.append(i)
+
+    def report(index: int, seed_result: dict) -> None:
+        p = prepared[owners[index]]
+        seed_result["gain"] = {key: differences([_gain_figure(seed_result["after"], key)],
+                                                [_gain_figure(p["before"], key)])[0] for key in GAIN_KEYS}
+        g = seed_result["gain"]
+        progress(f"[{p['level']}, {p['sizes'].reward}] RL seed {seed_result['seed']}: sampled "
+                 f"{seed_result['after']['changed']['sampled']:.3f} ({g['sampled']:+.3f}), task reward "
+                 f"{g['reward']:+.3f}, greedy {g['greedy']:+.3f} ({seed_result['seconds']:.0f} s)")
+
+    seed_results = run_jobs(jobs, workers or _regime_sizes(profile).parallel_runs, on_done=report)
+    results = []
+    for i, p in enumerate(prepared):
+        runs = [r for r, owner in zip(seed_results, owners) if owner == i]
+        summary = {key: summarize([r["gain"][key] for r in runs]) for key in GAIN_KEYS}
+        # Pooled over RL seeds and held-out transitions: how much of the sampled gain is spread over
+        # transitions (an interval also for a level run with one seed).
+        start_shares = changed_success_shares(p["before"])
+        per_transition = [a - b for r in runs for a, b in zip(changed_success_shares(r["after"]), start_shares)]
+        results.append({"level": p["level"], "seeds": p["seeds"], "sizes": asdict(p["sizes"]),
+                        "world_model": p["run_info"], "n_train": p["n_train"], "before": p["before"],
+                        "runs": runs, "gain": summary, "gain_per_transition": summarize(per_transition),
+                        "seconds": round(time.perf_counter() - start, 1)})
+    return results
+
+
 def level_experiment(profile: str | Profile, level: str, seeds: Sequence[int], runs_root: str | Path,
                      sizes: RegimeSizes | None = None, progress: Callable[[str], None] = print,
                      show_progress: bool = False, work_dir: str | Path | None = None,
-                     before: dict | None = None) -> dict:
+                     before: dict | None = None, workers: int | None = None) -> dict:
     """MLE vs MLE + RLVR at one level: the MLE model measured once, then one RL run per seed
     from it, each measured on the same held-out (test) transitions. Gains are per seed.
     RL checkpoints go to `work_dir` (default runs_root/02_regime/<level>), one folder per settings
-    and seed. `before`: the MLE model's measurement from an earlier call at the same level and
-    sizes (it is then not measured again)."""
-    profile = get_profile(profile)
-    sizes = sizes or profile.rlvr.regime
-    if sizes is None:
-        raise ValueError(f"profile {profile.name} has no rlvr.regime section")
-    start = time.perf_counter()
-    run = level_world_model(profile, level, runs_root, show_progress=show_progress)
-    test = [t for t in run.splits["test"] if t.env == "textgame"]
-    evaluation = eval_set(test, "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
-    train = [t for t in run.splits["train"] if t.env == "textgame"]
-    before = before or measure_level(run.model, run.tokenizer, evaluation, sizes)
-    progress(f"[{level}] MLE: greedy {before['changed']['greedy']:.3f}, sampled {before['changed']['sampled']:.3f}, "
-             f"pass@{sizes.eval_samples} {before['changed']['pass_at'][-1]:.3f} on {before['changed']['n']} "
-             f"changed test transitions ({before['seconds']:.0f} s)")
-    runs = []
-    work = Path(work_dir) if work_dir else Path(runs_root) / "02_regime" / level
-    for seed in seeds:
-        # The folder names the settings: a run resumes only its own checkpoints.
-        name = f"rl_{sizes.reward}_lr{sizes.learning_rate:g}_G{sizes.num_generations}_steps{sizes.steps}_seed{seed}"
-        result = rl_run(run, train, sizes, work / name, seed,
-                        show_progress=show_progress)
-        after = measure_level(result.model, run.tokenizer, evaluation, sizes)
-        gain = {key: differences([_gain_figure(after, key)], [_gain_figure(before, key)])[0] for key in GAIN_KEYS}
-        runs.append({"seed": seed, "steps": result.steps, "seconds": round(result.seconds, 1),
-                     "reward_curve": result.curve("reward"), "zero_std_share": result.curve("frac_reward_zero_std"),
-                     "after": after, "gain": gain})
-        progress(f"[{level}] RL seed {seed}: sampled {after['changed']['sampled']:.3f} ({gain['sampled']:+.3f}), "
-                 f"task reward {gain['reward']:+.3f}, greedy {gain['greedy']:+.3f} ({result.seconds:.0f} s)")
-    summary = {key: summarize([r["gain"][key] for r in runs]) for key in GAIN_KEYS}
-    # Pooled over RL seeds and held-out transitions: how much of the sampled gain is spread over
-    # transitions (an interval also for a level run with one seed).
-    start_shares = changed_success_shares(before)
-    per_transition = [a - b for run_ in runs for a, b in zip(changed_success_shares(run_["after"]), start_shares)]
-    return {"level": level, "seeds": list(seeds), "sizes": asdict(sizes), "world_model": dict(run.info),
-            "n_train": len(train), "before": before, "runs": runs, "gain": summary,
-            "gain_per_transition": summarize(per_transition),
-            "seconds": round(time.perf_counter() - start, 1)}
+    and seed (:func:`rl_folder_name`). `before`: the MLE model's measurement from an earlier call
+    at the same level and sizes (it is then not measured again). Generation budgets are cut to
+    the level's longest diff (:func:`fit_generation_lengths`); seeds run `workers` at a time."""
+    spec = {"level": level, "seeds": seeds, "sizes": sizes, "work_dir": work_dir, "before": before}
+    return level_experiments(profile, runs_root, [spec], progress, workers, show_progress)[0]
 
 
 def regime_experiment(profile: str | Profile, runs_root: str | Path, progress: Callable[[str], None] = print,
@@ -185,14 +289,13 @@ def regime_experiment(profile: str | Profile, runs_root: str | Path, progress: C
     """Every level of the profile's ``rlvr.regime`` section: the first with ``seeds`` RL seeds, the
     others with ``other_level_seeds`` (0: the MLE model is measured, RL not run)."""
     profile = get_profile(profile)
-    sizes = profile.rlvr.regime
-    if sizes is None:
-        raise ValueError(f"profile {profile.name} has no rlvr.regime section")
-    levels = {}
-    for i, level in enumerate(sizes.levels):
-        n = sizes.seeds if i == 0 else sizes.other_level_seeds
-        levels[level] = level_experiment(profile, level, list(range(n)), runs_root, sizes, progress, show_progress)
-    return {"profile": profile.name, "working_level": sizes.levels[0], "levels": levels}
+    sizes = _regime_sizes(profile)
+    build_level_models(profile, runs_root)
+    specs = [{"level": level, "seeds": list(range(sizes.seeds if i == 0 else sizes.other_level_seeds))}
+             for i, level in enumerate(sizes.levels)]
+    results = level_experiments(profile, runs_root, specs, progress, show_progress=show_progress)
+    return {"profile": profile.name, "working_level": sizes.levels[0],
+            "levels": {r["level"]: r for r in results}}
 
 
 def sanity_run(profile: str | Profile, runs_root: str | Path, level: str | None = None, seed: int = 0,
@@ -203,11 +306,10 @@ def sanity_run(profile: str | Profile, runs_root: str | Path, level: str | None 
     The few are chosen among transitions the MLE model sometimes predicts exactly, where a binary
     reward has something to reinforce."""
     profile = get_profile(profile)
-    sizes = profile.rlvr.regime
-    if sizes is None:
-        raise ValueError(f"profile {profile.name} has no rlvr.regime section")
+    sizes = _regime_sizes(profile)
     level = level or sizes.levels[0]
     run = level_world_model(profile, level, runs_root, show_progress=show_progress)
+    sizes = fit_generation_lengths(sizes, run)
     changed = [t for t in run.splits["train"] if t.env == "textgame" and t.changed]
     candidates = random.Random(seed).sample(changed, min(8 * sizes.sanity_transitions, len(changed)))
     scored = measure_level(run.model, run.tokenizer, candidates, sizes, seed)["rows"]

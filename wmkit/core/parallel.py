@@ -1,0 +1,61 @@
+"""Independent runs side by side in worker processes, so that a 2-core machine runs two at once.
+
+A tiny model's GRPO step is a long chain of small matrix products: a second thread barely
+speeds it up (measured on 2 AMD EPYC cores: 1.8 s a step with two threads, 2.1 s with one),
+while two processes with one thread each do two steps in about the same time. So independent
+runs (RL seeds, world sizes) go to ``workers`` processes, each with an equal share of the cores.
+
+Each job is a module-level function and its keyword arguments (both must pickle: the workers
+are *spawned*, they import the function by name and load models from disk themselves). Results
+come back in job order. With ``workers <= 1`` (or one job) everything runs here, in order, with
+no process started: the same code path a test or a GPU takes.
+
+A run does not depend on which process ran it, but the number of torch threads can change the
+last digits of a sum, and with them a sampled token now and then: a parallel run's figures can
+differ slightly from a sequential run of the same seed.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+
+def threads_per_worker(workers: int) -> int:
+    """Torch threads for each of `workers` processes: an equal share of this machine's cores."""
+    return max(1, (os.cpu_count() or 1) // max(1, workers))
+
+
+def _limit_threads(threads: int) -> None:
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+def run_jobs(jobs: Sequence[tuple[Callable, dict]], workers: int = 1,
+             on_done: Callable[[int, object], None] | None = None) -> list:
+    """Run ``function(**kwargs)`` for every ``(function, kwargs)`` in `jobs`, `workers` at a
+    time, and return the results in job order. `on_done(index, result)` is called here as each
+    job finishes (for progress lines). An exception in a job is raised here."""
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    results: list = [None] * len(jobs)
+    if workers == 1 or len(jobs) <= 1:
+        for i, (function, kwargs) in enumerate(jobs):
+            results[i] = function(**kwargs)
+            if on_done:
+                on_done(i, results[i])
+        return results
+    workers = min(workers, len(jobs))
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_limit_threads,
+                             initargs=(threads_per_worker(workers),)) as pool:
+        futures = {pool.submit(function, **kwargs): i for i, (function, kwargs) in enumerate(jobs)}
+        for future in as_completed(futures):
+            i = futures[future]
+            results[i] = future.result()
+            if on_done:
+                on_done(i, results[i])
+    return results
