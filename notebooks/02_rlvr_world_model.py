@@ -228,12 +228,26 @@ print("\na 'tiny' transition — state:", tiny_example.state[:400], "\naction:",
 # %% [markdown]
 # ## 3. A sanity run: can RL move this model at all?
 #
+# First, each smaller level gets its MLE world model: the same shape and training as notebook 01's,
+# on that level's text game only, saved under `runs/<profile>/levels/` (and loaded, not trained,
+# the next time). "full" is notebook 01's model. Independent runs like these go to
+# `regime_sizes.parallel_runs` worker processes: a tiny model's training is a chain of small
+# matrix products that a second thread barely speeds up, so on 2 cores two runs side by side take
+# about the time of one.
+
+# %%
+level_models = regime.build_level_models(run.profile, run.runs_dir,
+                                         [level for level in regime_sizes.levels if level != "full"])
+for level, info in level_models.items():
+    print(f"{level:6s} MLE world model: {info['parameters']:,} parameters, {info.get('sft_steps')} SFT steps (trained in "
+          f"{info.get('seconds', 0):.0f} s)")
+
+# %% [markdown]
 # Before the real experiment, the smallest test that the pipeline works: GRPO on a handful of
 # training transitions (the same few at every step) that the working level's MLE model sometimes
 # predicts exactly. If sampled accuracy on exactly those transitions does not rise, something is
 # broken (a reward that never pays, frozen weights, a learning rate of zero) and no result below
-# would mean anything. The first call also trains that level's MLE world model (same shape and
-# training as notebook 01's, text game only) and saves it under `runs/<profile>/levels/`.
+# would mean anything.
 
 # %%
 sanity = regime.sanity_run(run.profile, run.runs_dir, seed=run.seed)
@@ -257,9 +271,17 @@ print(f"{sanity['n']} transitions, {sanity['steps']} GRPO steps ({sanity['second
 #   with the unbiased estimator 1 − C(n−c, k)/C(n, k) from c right out of n samples (Chen et al., 2021).
 #
 # The gain is after − before per RL seed; the verdict uses the 95% t-interval over seeds.
+#
+# The same cell also starts experiment 3's run (seed 0 again, rewarded by RLVR-World's more lenient
+# binary check, discussed in section 6): the RL runs share the worker processes, so no core idles.
+# Generation budgets are cut to the level's longest true diff plus a few tokens (a longer
+# prediction cannot be exact, and a batch generates until its last sample stops).
 
 # %%
-working = regime.level_experiment(run.profile, regime_sizes.levels[0], list(range(regime_sizes.seeds)), run.runs_dir)
+working, lenient = regime.level_experiments(run.profile, run.runs_dir, [
+    {"level": regime_sizes.levels[0], "seeds": list(range(regime_sizes.seeds))},
+    {"level": regime_sizes.levels[0], "seeds": [0], "sizes": dataclasses.replace(regime_sizes, reward="binary")},
+])
 gain = working["gain"]
 print()
 for key, label in (("sampled", "sampled exact, changed"), ("reward", "task-specific reward, changed"),
@@ -308,9 +330,9 @@ print(f"pass@{ks[-1]} MLE", round(mle_pass[-1], 3), " RLVR", np.round(rl_pass[:,
 
 # %%
 levels = {working["level"]: working}
-for level in regime_sizes.levels[1:]:
-    levels[level] = regime.level_experiment(run.profile, level, list(range(regime_sizes.other_level_seeds)),
-                                            run.runs_dir)
+others = regime.level_experiments(run.profile, run.runs_dir, [
+    {"level": level, "seeds": list(range(regime_sizes.other_level_seeds))} for level in regime_sizes.levels[1:]])
+levels.update({res["level"]: res for res in others})
 print(f"\n{'level':7s} {'MLE greedy':>10s} {'sampled':>8s} {'pass@' + str(regime_sizes.eval_samples):>8s} "
       f"{'task reward':>11s} {'RL gain (sampled)':>36s} {'groups without signal':>22s}")
 for level, res in levels.items():
@@ -367,12 +389,11 @@ for level, p_hat in p_hats.items():
 # for the text game is more lenient: it compares every property, `contains` list and score field of
 # the objects the gold state has, but not object names and not objects a prediction adds (section
 # 2's example). Same start, data and steps at the working level; only the verifier changes to
-# RLVR-World's check. One RL seed (the first of experiment 1). Each model is measured both ways.
+# RLVR-World's check. One RL seed (the first of experiment 1; it ran in section 4's cell). Each
+# model is measured both ways.
 
 # %%
-lenient = regime.level_experiment(run.profile, regime_sizes.levels[0], [working["runs"][0]["seed"]], run.runs_dir,
-                                  dataclasses.replace(regime_sizes, reward="binary"), before=working["before"])
-print(f"\n{'model':34s} {'greedy exact':>12s} {'greedy, binary check':>21s} {'sampled exact':>14s} "
+print(f"{'model':34s} {'greedy exact':>12s} {'greedy, binary check':>21s} {'sampled exact':>14s} "
       f"{'sampled, binary check':>22s}")
 for name, m in (("MLE", working["before"]["changed"]),
                 ("RL on exact (experiment 1, seed 0)", working["runs"][0]["after"]["changed"]),

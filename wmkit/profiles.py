@@ -305,6 +305,9 @@ class RWMLTextGameSizes:
     """Generation budget at evaluation."""
     forgetting_eval: int
     """Transitions per kit environment (full text game, phone) in the forgetting check."""
+    parallel_runs: int = 1
+    """Seeds run at a time, each in its own process with an equal share of the cores
+    (`wmkit.core.parallel`); 1: one after another, in this process."""
 
 
 @dataclass(frozen=True)
@@ -568,7 +571,7 @@ _RWML_TEXTGAME = {
         difficulty="tiny", seeds=3, episodes=200, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
         tau_transitions=30, tau_samples=3, rl_pool=200, easy_keep_probability=0.1, filter_samples=4, steps=30,
         num_generations=8, prompts_per_step=4, learning_rate=3e-4, max_completion_length=80, sft_epochs=2.0,
-        eval_transitions=100, eval_samples=2, max_new_tokens=80, forgetting_eval=20),
+        eval_transitions=100, eval_samples=2, max_new_tokens=80, forgetting_eval=20, parallel_runs=2),
     "gpu": RWMLTextGameSizes(
         difficulty="tiny", seeds=3, episodes=1000, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
         tau_transitions=200, tau_samples=8, rl_pool=2000, easy_keep_probability=0.1, filter_samples=4, steps=200,
