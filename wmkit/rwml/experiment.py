@@ -361,15 +361,15 @@ def rwml_textgame_seeds(base_model, tokenizer, sizes: RWMLTextGameSizes, out_dir
     start = time.perf_counter()
     seed_list = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     splits = textgame_splits(sizes.difficulty, sizes.episodes)
-    # Seeds are independent: `sizes.parallel_runs` worker processes run them side by side (each
-    # loads its own embedder; progress lines then come from the workers).
-    parallel = sizes.parallel_runs > 1 and len(seed_list) > 1
+    # Seeds are independent: `sizes.parallel_runs` worker processes run them side by side, each
+    # loading the default embedder itself (so only when none is given) and printing its own progress.
+    parallel = sizes.parallel_runs > 1 and len(seed_list) > 1 and embedder is None
     jobs = [(rwml_textgame_experiment,
              {"base_model": base_model, "tokenizer": tokenizer, "sizes": sizes, "out_dir": Path(out_dir) / f"seed{s}",
-              "forgetting": forgetting, "seed": s, "embedder": None if parallel else embedder,
-              "progress": print if parallel else progress, "lora": lora, "splits": splits, "measure_base": i == 0})
+              "forgetting": forgetting, "seed": s, "embedder": embedder, "progress": print if parallel else progress,
+              "lora": lora, "splits": splits, "measure_base": i == 0})
             for i, s in enumerate(seed_list)]
-    per_seed = dict(zip(seed_list, run_jobs(jobs, sizes.parallel_runs)))
+    per_seed = dict(zip(seed_list, run_jobs(jobs, sizes.parallel_runs if parallel else 1)))
     return {"sizes": asdict(sizes), "per_seed": per_seed, "summary": summarize_rwml_seeds(per_seed),
             "seconds": round(time.perf_counter() - start, 1)}
 
