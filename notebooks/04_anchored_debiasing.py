@@ -105,7 +105,12 @@ sizes
 # rollout $i$ is
 #
 # $$A_i = \frac{r_i - \bar r}{\sigma_r + \epsilon}, \qquad \bar r = \tfrac1G\textstyle\sum_j r_j,\quad
-# \sigma_r = \sqrt{\tfrac1G\textstyle\sum_j (r_j-\bar r)^2},$$
+# \sigma_r = \sqrt{\tfrac1G\textstyle\sum_j (r_j-\bar r)^2}.$$
+#
+# Here $\sigma_r$ divides by $G$ (the population std) because WMRL's official `wmrl/advantage.py`
+# does, and `wmkit.wmrl.method.grpo_advantages` follows it. Everywhere else the kit's std is the
+# sample std (divide by $G-1$), as TRL's advantages and `wmkit.stats` use. For a full group the two
+# differ by the constant factor $\sqrt{(G-1)/G}$, which changes no sign and no ranking.
 #
 # and the policy gradient estimate is $\hat g = \frac1{n}\sum_i A_i \nabla_\theta \log \pi_\theta(a_i)$
 # over the $n$ rollouts of a batch.
@@ -132,8 +137,16 @@ sizes
 # $$g = \frac{g_E/V_E + g_{WM}/V_{WM}}{1/V_E + 1/V_{WM}},\qquad
 # \operatorname{Var} g = \Big(\frac1{V_E}+\frac1{V_{WM}}\Big)^{-1} = \frac{V_{WM}}{1+V_{WM}/V_E}.$$
 #
-# Up to normalization that is the world-model estimate plus the anchor estimate weighted by
-# $w = V_{WM}/V_E$. The code writes $V_{WM} = (1+c\,s^2)V_E$ and uses
+# Here $V_E$ and $V_{WM}$ are the variances of the two *estimates* — of a group mean, say. The code
+# does not fuse two means: it sums over rollouts and multiplies each anchor rollout by $w$. With
+# $n_E$ anchor and $n_{WM}$ world-model rollouts of per-rollout variances $\sigma_E^2$, $\sigma_{WM}^2$
+# ($V_E = \sigma_E^2/n_E$, $V_{WM} = \sigma_{WM}^2/n_{WM}$), the sum
+# $\big(w\sum_{anchor} x_i + \sum_{WM} y_j\big)/(w\,n_E + n_{WM})$ is the fused estimator exactly when
+#
+# $$w = \frac{\sigma_{WM}^2}{\sigma_E^2} = \frac{n_{WM}}{n_E}\cdot\frac{V_{WM}}{V_E},$$
+#
+# the ratio of the *per-rollout* variances (8 anchor and 56 world-model rollouts: $w = 7\,V_{WM}/V_E$).
+# The code writes $\sigma_{WM}^2 = (1+c\,s^2)\,\sigma_E^2$ — $s^2$ is a per-rollout quantity — and uses
 # $w = \operatorname{clip}(1 + c\,s^2, 1, 4)$, with $s^2 = \operatorname{mean}_i\big((d_i-\bar d)-(s_i-\bar s)\big)^2/\operatorname{var}(s)$
 # measured on anchor groups (calibrated world-model scores $d$, real scores $s$), EMA-smoothed,
 # and $c$ fixed once so that $w = 2$ at that moment. Because GRPO divides each group by its own
@@ -265,32 +278,50 @@ axes[1].legend(fontsize=8)
 save(fig, "check2_isotonic_recovery.png")
 
 # %% [markdown]
-# ## 6. Check 3 — the fused estimator's variance
+# ## 6. Check 3 — inverse-variance fusion, with a weight per rollout
 #
-# **Setup.** $g_E$ is the mean of 8 real rewards, $g_{WM}$ the mean of 56 world-model rewards with
-# extra noise chosen so that $V_{WM}/V_E$ sweeps from 1/4 to 16; both are unbiased.
-# **Prediction:** $\operatorname{Var}(g) = (1/V_E + 1/V_{WM})^{-1}$. **Control:** the variance of the
-# plain average, $(V_E + V_{WM})/4$ — right only when the two variances are equal.
+# **Setup.** 8 real rewards $x_i\sim U(0,1)$ (per-rollout variance $\sigma_E^2 = 1/12$) and 56
+# world-model rewards $y_j = r_j + \xi_j$ with extra noise chosen so that the group-mean ratio
+# $V_{WM}/V_E$ sweeps from 1/4 to 16; both unbiased. As the code does, each anchor rollout is
+# weighted by $w = \sigma_{WM}^2/\sigma_E^2$ (`wmkit.wmrl.method.rollout_weight`) and the estimate is
+# $\big(w\sum x_i + \sum y_j\big)/(8w + 56)$.
+# **Prediction:** it is the fused estimator sample by sample, so its variance is
+# $(1/V_E + 1/V_{WM})^{-1}$. **Control:** the same sum with the group-mean ratio $w = V_{WM}/V_E$ on
+# each anchor rollout — its variance is $(w^2\,8\sigma_E^2 + 56\sigma_{WM}^2)/(8w+56)^2$, larger —
+# must be rejected by the same test.
 
 # %%
 check3 = wmrl.check_fusion_variance(repeats=sizes.fusion_repeats, seed=run.seed)
 k = check3["k"]
 print(f"tolerance: |measured − predicted| ≤ {k:g} SE at every ratio ({sizes.fusion_repeats} repetitions each)")
-for ratio, m, se, p, w in zip(check3["ratios"], check3["measured"], check3["se"], check3["predicted"], check3["control_predicted"]):
-    print(f"  V_WM/V_E = {ratio:5.2f}: measured {m:.3e} ± {se:.1e} | predicted {p:.3e} (z = {(m - p) / se:+.1f}) | plain average {w:.3e} (z = {(m - w) / se:+.1f})")
+rows = zip(check3["ratios"], check3["rollout_weight"], check3["measured"], check3["se"], check3["predicted"],
+           check3["control_weight"], check3["control_measured"], check3["control_se"])
+for ratio, w, m, se, p, w_bad, m_bad, se_bad in rows:
+    print(f"  V_WM/V_E = {ratio:5.2f}: w = σ²_WM/σ²_E = {w:6.2f}, measured {m:.3e} ± {se:.1e} vs predicted {p:.3e} "
+          f"(z = {(m - p) / se:+.1f}) | w = V_WM/V_E = {w_bad:5.2f}: {m_bad:.3e} (z = {(m_bad - p) / se_bad:+.1f})")
+assert check3["per_rollout_sum_is_fused"], "with w = σ²_WM/σ²_E the per-rollout sum is the fused estimator"
 assert check3["passes"] and check3["unbiased"], "fused variance should be (1/V_E + 1/V_WM)^-1, mean unbiased"
-assert not check3["control_passes"], "the same test must reject the wrong formula"
-print("check 3 passed; the anchor weight that makes the code's sum this estimator is w = V_WM/V_E")
+assert not check3["control_passes"], "the same test must reject the group-mean ratio used per rollout"
+print(f"check 3 passed: per-rollout weight σ²_WM/σ²_E = ({check3['n_wm']}/{check3['n_real']})·V_WM/V_E gives the fused "
+      "variance; the group-mean ratio V_WM/V_E per rollout is rejected "
+      f"(and matches its own formula: {check3['control_matches_its_own_formula']})")
 
-fig, ax = plt.subplots(figsize=(6, 3.6))
+fig, ax = plt.subplots(figsize=(6.5, 3.8))
 ratios = np.array(check3["ratios"])
 fine = np.geomspace(ratios.min(), ratios.max(), 100)
-ax.plot(fine, 1 / (1 / check3["v_e"] + 1 / (fine * check3["v_e"])) / check3["v_e"], label="predicted (1/V_E + 1/V_WM)⁻¹")
-ax.plot(fine, (1 + fine) / 4, ":", label="wrong: (V_E + V_WM)/4")
-ax.errorbar(ratios, np.array(check3["measured"]) / check3["v_e"], yerr=k * np.array(check3["se"]) / check3["v_e"], fmt="o", label="measured")
+v_e, n_real, n_wm = check3["v_e"], check3["n_real"], check3["n_wm"]
+ax.plot(fine, 1 / (1 + 1 / fine), "C0-", label="predicted (1/V_E + 1/V_WM)⁻¹")
+# the control's own variance: w = V_WM/V_E on every anchor rollout, σ²_E = n_real·V_E, σ²_WM = n_wm·V_WM
+ax.plot(fine, (fine**2 * n_real * n_real + n_wm * n_wm * fine) / (fine * n_real + n_wm) ** 2, "C1:",
+        label="its own formula, w = V_WM/V_E")
+ax.errorbar(ratios, np.array(check3["measured"]) / v_e, yerr=k * np.array(check3["se"]) / v_e, fmt="C0o",
+            label="measured, w = σ²_WM/σ²_E per rollout")
+ax.errorbar(ratios, np.array(check3["control_measured"]) / v_e, yerr=k * np.array(check3["control_se"]) / v_e,
+            fmt="C1s", mfc="none", label="measured, w = V_WM/V_E per rollout")
 ax.axhline(1, color="gray", lw=0.5)
-ax.set(xscale="log", xlabel="V_WM / V_E", ylabel="Var(fused) / V_E", title="Check 3: inverse-variance fusion")
-ax.legend(fontsize=8)
+ax.set(xscale="log", xlabel="V_WM / V_E (variances of the two group means)", ylabel="Var(estimate) / V_E",
+       title=f"Check 3: fusion by per-rollout weights (error bars ±{k:g} SE)")
+ax.legend(fontsize=9, loc="upper left")
 save(fig, "check3_fusion_variance.png")
 
 # %% [markdown]
@@ -646,7 +677,8 @@ results_path = nb.write_results(run, {
     "check1": {k: check1[k] for k in ("k", "passes", "control_passes", "nonaffine_changed", "z_affine", "z_control", "z_nonaffine")},
     "check2": {k: check2[k] for k in ("k", "passes", "control_passes", "pair_counts", "measured", "predicted", "se",
                                       "max_binned_vs_sklearn", "binning_error_bound", "binning_rmse")},
-    "check3": {k: check3[k] for k in ("k", "passes", "control_passes", "ratios", "measured", "predicted", "se", "unbiased")},
+    "check3": {k: check3[k] for k in ("k", "passes", "control_passes", "ratios", "measured", "predicted", "se", "unbiased",
+                                      "rollout_weight", "control_weight", "control_measured", "per_rollout_sum_is_fused")},
     "check4": {"seeds": controlled["seeds"], "optimum": controlled["optimum"],
                "predicted_wm_floor": controlled["predicted_wm_floor"], "arms": arm_table(A),
                "ratio_real_over_wmrl": controlled["ratio_real_over_wmrl"],
@@ -677,7 +709,9 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #   only undo distortions that are a function of the score — and where the world model cannot rank,
 #   it flattens the map, which removes the world model's (wrong) signal instead of fixing it.
 # * **Inverse-variance fusion** has variance $(1/V_E + 1/V_{WM})^{-1}$ (check 3); the code applies
-#   it as an up-weight on the anchor groups' advantages.
+#   it as an up-weight on every anchor rollout's advantage, so the weight is the ratio of
+#   *per-rollout* variances, $\sigma_{WM}^2/\sigma_E^2 = (n_{WM}/n_E)\,V_{WM}/V_E$ — the group-mean ratio
+#   $V_{WM}/V_E$ in its place gives a larger variance, and check 3 rejects it.
 # * On a problem with a known optimum, pure-WM GRPO settles near the predicted floor; whether WMRL
 #   gets close to the real optimum, and whether it beats the anchors alone, is what check 4's
 #   verdicts measure — the anchor-fraction sweep shows where the world model's groups pay off.

@@ -216,6 +216,7 @@ def test_theory_checks_pass_and_their_controls_fail():
     assert one["passes"] and not one["control_passes"]
     three = wmrl.check_fusion_variance(repeats=3000, seed=1)
     assert three["passes"] and not three["control_passes"] and three["unbiased"]
+    assert three["per_rollout_sum_is_fused"] and three["control_matches_its_own_formula"]
     two = wmrl.check_isotonic_recovery(pair_counts=(400, 1600), repeats=40, seed=1)
     assert two["passes"] and not two["control_passes"]
     assert two["max_binned_vs_sklearn"] <= two["binning_error_bound"]
