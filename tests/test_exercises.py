@@ -159,6 +159,12 @@ def test_open_exercise_checker_records_and_compares(capsys):
     assert exercises.check_judge_agreement("high", 0.8) is False
 
 
+def test_break_even_latency_without_simulator_steps_is_not_judged(capsys):
+    idle = [dict(row, batched_step_calls=0) for row in THROUGHPUT]
+    assert exercises.check_break_even_latency(0.4, idle) is None
+    assert "never stepped" in capsys.readouterr().out
+
+
 def test_seeds_needed_hand_case():
     # mean 0.1, s 0.1: n = 7 gives t(0.975, 6)·0.1/√7 = 2.447·0.0378 = 0.0925 < 0.1; n = 6 gives 0.105
     assert exercises.seeds_needed(0.1, 0.1) == 7

@@ -95,7 +95,6 @@ def _show(answer: Any) -> str:
 
 def _not_answered() -> None:
     print("not answered yet")
-    return None
 
 
 def _cannot_read(answer: Any, expected_form: str) -> bool:
@@ -197,8 +196,8 @@ def check_changed_hits(answer: Any, evaluation: Mapping[str, Any], env: str = "p
     overall = round(greedy["overall"] * greedy["n"])
     return _judge(value == truth, answer, f"a count out of {greedy['n_changed']} changed {env} test transitions",
                   [(overall != truth and value == overall, "that counts every test transition, unchanged ones too"),
-                   (value == greedy["n_changed"], "that is how many changed transitions there are, not how many "
-                                                  "the model got right")],
+                   (value == greedy["n_changed"], ("that is how many changed transitions there are, not how many "
+                                                  "the model got right"))],
                   "the exact-match accuracy on changed transitions times their number.")
 
 
@@ -229,8 +228,8 @@ def check_max_unchanged_task_reward(answer: Any) -> bool | None:
     if value is None:
         return _cannot_read(answer, "a number (a reward)")
     return _judge(_close(value, 0.3, 1e-9), answer, "the largest task-specific reward of an unchanged transition",
-                  [(_close(value, 1.3, 1e-9), "1.3 is the largest reward of a *changed* transition; on an unchanged "
-                                             "one the changed-properties term is left out"),
+                  [(_close(value, 1.3, 1e-9), ("1.3 is the largest reward of a *changed* transition; on an unchanged "
+                                             "one the changed-properties term is left out")),
                    (_close(value, 0.2, 1e-9), "0.2 is the all-correct bonus alone; the item and score terms add to it")],
                   "add the largest value of each term that exists when nothing changes.")
 
@@ -313,8 +312,8 @@ def check_no_signal(answer: Any) -> bool | None:
     if value is None:
         return _cannot_read(answer, "True or False")
     return _judge(value is False, answer, "whether the group gives GRPO a gradient (True/False)",
-                  [(value is True, "equal lengths and equal calls give equal rewards, so every advantage "
-                                   "(r − mean)/(std + ε) is 0: the penalties are the same for all")])
+                  [(value is True, ("equal lengths and equal calls give equal rewards, so every advantage "
+                                   "(r − mean)/(std + ε) is 0: the penalties are the same for all"))])
 
 
 def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]]) -> bool | None:
@@ -331,14 +330,18 @@ def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]
         return _cannot_read(answer, "a number of seconds")
     rows = {row["transitions"]: row for row in throughput}
     sim, wm = rows["simulator"], rows["world_model"]
+    if not sim["batched_step_calls"] or not sim["agent_steps"] or not wm["agent_steps"]:
+        print("cannot be checked on this run: the simulator was never stepped (every action failed to parse, "
+              "as an untrained `smoke` policy does); run at `cpu`")
+        return None
     wm_per_step = wm["seconds"] / wm["agent_steps"]
     sim_per_step = (sim["seconds"] - sim["device_latency_s"] * sim["batched_step_calls"]) / sim["agent_steps"]
     truth = (wm_per_step - sim_per_step) * sim["agent_steps"] / max(1, sim["batched_step_calls"])
     tol = max(0.1 * abs(truth), 1e-3)
     return _judge(_close(value, truth, tol), answer, "the break-even latency in seconds per batched device step (±10%)",
                   [(_close(value, wm_per_step - sim_per_step, tol) and sim["batched_step_calls"] != sim["agent_steps"],
-                    "that is per agent step; one device step serves a whole batch of episodes "
-                    "(agent_steps / batched_step_calls of them)"),
+                    ("that is per agent step; one device step serves a whole batch of episodes "
+                    "(agent_steps / batched_step_calls of them)")),
                    (_close(value, wm["seconds"] / max(sim["seconds"], 1e-9), tol),
                     "a ratio of the two times is not a latency")],
                   "write both times per agent step, add L·(batched calls / agent steps) to the simulator's, solve.")
@@ -390,10 +393,10 @@ def check_fused_variance(answer: Any, v_e: float, v_wm: float) -> bool | None:
     return _judge(_close(value, truth, 1e-6), answer, "the variance of the fused estimate",
                   [(_close(value, 1 / v_e + 1 / v_wm, 1e-6), "that is the fused *precision*; the variance is its inverse"),
                    (_close(value, (v_e + v_wm) / 2, 1e-6), "the average of the two variances is no variance of any combination"),
-                   (_close(value, v_e + v_wm, 1e-6), "variances add for a sum of independent estimates, not for their "
-                                                   "weighted mean"),
-                   (_close(value, (v_e + v_wm) / 4, 1e-6), "that is the variance of the plain average of the two "
-                                                         "estimates, which weights them equally")],
+                   (_close(value, v_e + v_wm, 1e-6), ("variances add for a sum of independent estimates, not for their "
+                                                   "weighted mean")),
+                   (_close(value, (v_e + v_wm) / 4, 1e-6), ("that is the variance of the plain average of the two "
+                                                         "estimates, which weights them equally"))],
                   "precisions (1/variance) add.")
 
 
@@ -410,12 +413,12 @@ def check_rollout_weight(answer: Any, n_anchor: int, n_wm: int, v_e: float, v_wm
     truth = rollout_weight(n_anchor * v_e, n_wm * v_wm)  # per-rollout variances σ² = n·V
     tol = 1e-3 * max(1.0, truth)
     return _judge(_close(value, truth, tol), answer, "the weight w on each anchor rollout",
-                  [(_close(value, v_wm / v_e, tol), "V_WM/V_E is the ratio of the group means' variances; per rollout "
-                                                    "the weight is the ratio of one rollout's variances"),
+                  [(_close(value, v_wm / v_e, tol), ("V_WM/V_E is the ratio of the group means' variances; per rollout "
+                                                    "the weight is the ratio of one rollout's variances")),
                    (_close(value, v_e / v_wm, tol) or _close(value, n_anchor * v_e / (n_wm * v_wm), tol),
                     "upside down: the clean anchors get the larger weight"),
-                   (_close(value, (n_anchor / n_wm) * v_wm / v_e, tol), "the rollout counts are upside down: "
-                                                                        "σ² = n·V for a mean of n rollouts")],
+                   (_close(value, (n_anchor / n_wm) * v_wm / v_e, tol), ("the rollout counts are upside down: "
+                                                                        "σ² = n·V for a mean of n rollouts"))],
                   "write each group mean's variance as σ²/n and match the per-rollout sum to the fused estimator.")
 
 
@@ -457,8 +460,8 @@ def check_strong_distortion_answer(answer: Any, sizes: Any, seeds: Sequence[int]
                   [(word == "reproduced" and judged.verdict == "inconclusive",
                     "some seeds favour debiasing, but the interval over seeds covers 0"),
                    (word == "reproduced" and judged.verdict == "contradicted",
-                    "r³ squeezes the bottom half of the real range into a sliver that the noise drowns: "
-                    "no monotone map can recover it")])
+                    ("r³ squeezes the bottom half of the real range into a sliver that the noise drowns: "
+                    "no monotone map can recover it"))])
 
 
 def check_sweep_crossing(answer: Any, arms: Mapping[str, Any], fractions: Sequence[float]) -> bool | None:
@@ -567,7 +570,7 @@ def check_missing_record_verdict(answer: Any) -> bool | None:
     if word not in VERDICTS:
         return _cannot_read(answer, f"one of the verdicts {', '.join(map(repr, VERDICTS))}")
     return _judge(word == "not measured", answer, "the verdict of a row without its run record",
-                  [(word == "inconclusive", "inconclusive needs an interval that covers the line; without a "
-                                            "record there is no number at all"),
+                  [(word == "inconclusive", ("inconclusive needs an interval that covers the line; without a "
+                                            "record there is no number at all")),
                    (word in ("reproduced", "contradicted"),
                     "the table shows a number only while the record that made it exists")])

@@ -252,12 +252,9 @@ def check_fusion_variance(ratios: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0,
         predicted = rng.random((repeats, n_wm)) + math.sqrt(noise_var) * rng.standard_normal((repeats, n_wm))
         rollout_var_e, rollout_var_wm = var_r, var_r + noise_var
 
-        def per_rollout_sum(w: float) -> np.ndarray:
-            return (w * real.sum(axis=1) + predicted.sum(axis=1)) / (w * n_real + n_wm)
-
         w_right = rollout_weight(rollout_var_e, rollout_var_wm)
         w_wrong = v_wm / v_e  # the group-mean variance ratio, applied to every anchor rollout
-        summed = per_rollout_sum(w_right)
+        summed = _per_rollout_sum(w_right, real, predicted)
         fused, v_theory = fuse_estimates(real.mean(axis=1), v_e, predicted.mean(axis=1), v_wm)
         max_fused_gap = max(max_fused_gap, float(np.max(np.abs(summed - fused))))
         variance, variance_se = _variance_and_se(summed)
@@ -265,7 +262,7 @@ def check_fusion_variance(ratios: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0,
         se.append(variance_se)
         theory.append(float(v_theory))
         bias_z.append(float((summed.mean() - 0.5) / math.sqrt(variance / repeats)))
-        wrong_variance, wrong_variance_se = _variance_and_se(per_rollout_sum(w_wrong))
+        wrong_variance, wrong_variance_se = _variance_and_se(_per_rollout_sum(w_wrong, real, predicted))
         wrong_measured.append(wrong_variance)
         wrong_se.append(wrong_variance_se)
         wrong_theory.append((w_wrong**2 * n_real * rollout_var_e + n_wm * rollout_var_wm) / (w_wrong * n_real + n_wm) ** 2)
@@ -283,6 +280,12 @@ def check_fusion_variance(ratios: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0,
         "control_matches_its_own_formula": _agree(wrong_measured, wrong_theory, wrong_se, k),
         "mean_z": bias_z, "unbiased": bool(np.all(np.abs(bias_z) <= k)),
     }
+
+
+def _per_rollout_sum(w: float, anchors: np.ndarray, world_model: np.ndarray) -> np.ndarray:
+    """``(w·Σ anchors + Σ world_model) / (w·n_anchors + n_world_model)`` per row: the code's sum over
+    rollouts with every anchor rollout weighted by ``w``."""
+    return (w * anchors.sum(axis=1) + world_model.sum(axis=1)) / (w * anchors.shape[1] + world_model.shape[1])
 
 
 def _variance_and_se(samples: np.ndarray) -> tuple[float, float]:
