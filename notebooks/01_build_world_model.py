@@ -242,23 +242,26 @@ for env in ("textgame", "phone"):
 #
 # At `cpu` size the model lies **below the no-change baseline** in both environments, at every
 # horizon where either is above 0 (the kit's reference run; the cell after the plot says what this
-# run shows — at `smoke` both are near 0). Why: "no change"
+# run shows; at `smoke` the numbers mean nothing). Why: "no change"
 # stays exact through every step that changes nothing, while the model is exact on few changed
 # transitions (table above) *and* invents changes on some unchanged ones (its unchanged accuracy is
 # below 1, so it even loses steps that "no change" gets free). Open-loop, one wrong step is never
-# repaired, so the model's curve falls at least as fast as the product of its one-step accuracies.
+# repaired, so the model's curve falls roughly like the product of its one-step accuracies.
 # Partial credit does not carry over to rollouts: a state with one wrong field is a wrong state.
 # This is the gap RL (notebook 02) and a stronger model have to close before a world model is worth
 # rolling out.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.5), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
 for ax, env in zip(axes, ("textgame", "phone")):
     curves = evaluation[env]["rollout"]
-    for name in ("model", "no_change", "most_frequent"):
-        ax.plot(range(1, len(curves[name]) + 1), curves[name], "o-", label=name)
+    # distinct markers and dashes: where two curves coincide, both stay visible
+    for name, style, size in (("model", "o-", 8), ("no_change", "s--", 6), ("most_frequent", "^:", 5)):
+        ax.plot(range(1, len(curves[name]) + 1), curves[name], style, ms=size, label=name)
     ax.set(title=f"{env} ({curves['n_windows']} windows)", xlabel="rollout horizon k", ylabel="exact state after k steps", ylim=(0, 1.05))
-axes[0].legend(fontsize=9); nb.save_figure(fig, run, "rollout_accuracy.png"); plt.show()
+    ax.set_xticks(range(1, len(curves["model"]) + 1))
+fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=9, frameon=False)
+fig.tight_layout(rect=(0, 0.08, 1, 1)); nb.save_figure(fig, run, "rollout_accuracy.png"); plt.show()
 for env in ("textgame", "phone"):
     curves = evaluation[env]["rollout"]
     below = [m < b for m, b in zip(curves["model"], curves["no_change"])]

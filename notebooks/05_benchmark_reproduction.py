@@ -48,15 +48,15 @@
 # one (here the smoke benchmark, or the command above) needs Java 17, for the RWML rows on
 # TextWorldExpress. Time on 2 CPU cores:
 #
-# | profile | this notebook | the benchmark command, 3 seeds |
+# | profile | this notebook | the benchmark command |
 # |---|---|---|
-# | `smoke` | SMOKE05 (it runs the smoke benchmark when none exists) | 1 min 45 s (2 seeds, idle machine) |
-# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy) | 70 min (idle machine) |
+# | `smoke` | 204 s when it runs the smoke benchmark, none existing (a shared, loaded 2-core machine, 2026-12-01) | 1 min 45 s (2 seeds, idle machine) |
+# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy) | 70 min (3 seeds, idle machine) |
 # | `gpu` | not measured | not measured |
 #
-# **Where it fits.** The last notebook. Notebooks 01-04 each ran one paper's experiments once, with
-# one seed; the benchmark runs the same library calls over seeds and this notebook judges every claim
-# with the kit's one verdict rule.
+# **Where it fits.** The last notebook. Notebooks 01-04 each ran one paper's experiments, most of
+# them with one seed; the benchmark runs the same library calls over seeds and this notebook judges
+# every claim with the kit's one verdict rule.
 
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).

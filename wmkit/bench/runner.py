@@ -402,12 +402,17 @@ def plot_report(report: dict, out_dir: Path) -> list[str]:
                     if stats["ci_low"] is not None:
                         ax.plot([stats["ci_low"], stats["ci_high"]], [y, y], color=color, lw=2)
                     ax.plot([stats["mean"]], [y], "D", color=color, ms=6, zorder=4)
-                else:
-                    ax.text(row["threshold"], y, "  not measured", color=color, va="center", fontsize=9)
+                else:  # at the panel's left edge, where no data of this row can be
+                    ax.text(0.01, y, "not measured", color=color, va="center", fontsize=9,
+                            transform=ax.get_yaxis_transform())
                 ax.plot([row["threshold"]] * 2, [y - 0.35, y + 0.35], color="black", lw=0.8)
-            if not any(r["kit"].get("n") for r in panel_rows):  # nothing measured: a readable axis around the line
-                line = panel_rows[0]["threshold"]
-                ax.set_xlim(line - 1, line + 1)
+            # At least ±0.05 around the data and the lines: identical values (all 0 at smoke) or a
+            # line at −1e-9 would otherwise give an axis a billionth wide.
+            xs = [x for r in panel_rows for x in [r["threshold"], *(r["kit"].get("values") or [])]]
+            xs += [r["kit"][k] for r in panel_rows for k in ("ci_low", "ci_high") if r["kit"].get(k) is not None]
+            low, high = min(xs), max(xs)
+            pad = max(0.05, 0.08 * (high - low))
+            ax.set_xlim(low - pad, high + pad)
             labels = [textwrap.fill(r["claim"], 48) for r in reversed(panel_rows)]
             ax.set_yticks(range(len(panel_rows)), labels, fontsize=9)
             ax.set_ylim(-0.6, len(panel_rows) - 0.4)
