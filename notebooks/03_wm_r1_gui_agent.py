@@ -35,6 +35,20 @@
 # 4. compare the agent in the real simulator with the baselines the paper uses (zero-shot/SFT,
 #    GRPO on the real environment, inference-time simulation, ablations), and judge whether the
 #    world model's errors cap it — the paper's own stated limitation.
+#
+# **What it needs.** No GPU, no internet, no Java. Time for the whole notebook on 2 CPU cores:
+#
+# | profile | time | what it trains |
+# |---|---|---|
+# | `smoke` | 79 s with notebook 01's world model present (a shared, loaded 2-core machine, 2026-12-01); building it adds about 1 min | a few GRPO steps of a tiny policy (proves the code runs) |
+# | `cpu` | 12 min 45 s (idle 2-core machine, 2026-11-30) | SFT warm start, then GRPO for every arm, one seed |
+# | `gpu` | not measured | |
+#
+# **Where it fits.** Notebook 01 built a world model of the phone and notebook 02 trained a world
+# model further with RL. Here the world model becomes the *environment*: notebook 01's phone model
+# (from `runs/<profile>/01_build_world_model`, rebuilt at this profile's size when missing) gives
+# every transition and the success judgment an agent trains on. Notebook 04 then asks what to do
+# when such a world model is biased: keep a little real execution to correct it.
 
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
@@ -351,17 +365,23 @@ print("wrote", results_path)
 #    `"imagine"` or `"invalid"`.)
 # 3. Does a group in which all rollouts failed with the same length and no imagined calls give GRPO
 #    any signal? (`True` / `False`)
-# 4. (Open) Train with `DEVICE_LATENCY = 1.0` in the `grpo_real` arm (see `wmkit.wm_r1.method.WMR1Config`): how
-#    long would the real-environment baseline take, and at what device latency does WM-R1 become
-#    cheaper per step than the simulator?
+# 4. From the throughput table of section 7: at what device latency $L$ (seconds per batched
+#    simulator step) would simulator transitions take as long per agent step as world-model
+#    transitions? Set `ANSWER_4` (negative if the world model is faster even on an instant device).
+#    Then (open) rerun with `DEVICE_LATENCY = 1.0`: how long would the real-environment baseline take?
 # 5. (Open) Replace `phone.judge_screen` by a stricter judge through `WorldModelSource(judge=...)`
-#    (e.g. require the final screen to be the app's main screen): does the imagined-vs-real
-#    agreement rise, and does the agent improve?
+#    (e.g. require the final screen to be the app's main screen) and rerun. Set `ANSWER_5` to the
+#    imagined-vs-real agreement you measure; the checker compares it with the default judge's. Does
+#    the agent improve?
 
 # %%
 ANSWER_1 = None  # a list of three numbers
 ANSWER_2 = None  # "action", "imagine" or "invalid"
 ANSWER_3 = None  # True or False
+ANSWER_4 = None  # seconds per batched device step
+ANSWER_5 = None  # a share in [0, 1], measured with your judge
 exercises.check_group_rewards(ANSWER_1, [1, 0, 1], [4, 7, 6], [2, 0, 1], max_steps=7)
 exercises.check_turn_kind(ANSWER_2, "Thought: maybe call_wm(action='tap(2)') first")
 exercises.check_no_signal(ANSWER_3)
+exercises.check_break_even_latency(ANSWER_4, tput)
+exercises.check_judge_agreement(ANSWER_5, results["judge_agreement"]["train_templates"]["agreement"])

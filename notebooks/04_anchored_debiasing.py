@@ -32,6 +32,20 @@
 # 4. run WMRL on research tasks that are **really executed** in a sandbox, count the compute
 #    honestly (executions, predictions and the world model's own cost), and judge the paper's
 #    claims against the kit's numbers, including a control the paper does not run.
+#
+# **What it needs.** No GPU, no internet, no Java, no language model: the policy is a small numpy
+# softmax and the world models are scikit-learn / hand-made, so nothing from notebooks 01-03 is
+# loaded. Time for the whole notebook on 2 CPU cores:
+#
+# | profile | time | what it runs |
+# |---|---|---|
+# | `smoke` | 123 s (a shared, loaded 2-core machine, 2026-12-01) | the checks at small Monte-Carlo sizes, one seed |
+# | `cpu` | about 4 min (235 s, the executed copy) | the checks, check 4 over seeds, check 5 with real executions |
+# | `gpu` | not measured (the notebook uses no GPU) | |
+#
+# **Where it fits.** Notebook 03 trusted the world model completely: every transition and every
+# success judgment came from it, and its errors capped the agent. WMRL keeps a thin anchor of real
+# execution to correct the world model's bias and noise while RL runs.
 
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
@@ -105,7 +119,12 @@ sizes
 # rollout $i$ is
 #
 # $$A_i = \frac{r_i - \bar r}{\sigma_r + \epsilon}, \qquad \bar r = \tfrac1G\textstyle\sum_j r_j,\quad
-# \sigma_r = \sqrt{\tfrac1G\textstyle\sum_j (r_j-\bar r)^2},$$
+# \sigma_r = \sqrt{\tfrac1G\textstyle\sum_j (r_j-\bar r)^2}.$$
+#
+# Here $\sigma_r$ divides by $G$ (the population std) because WMRL's official `wmrl/advantage.py`
+# does, and `wmkit.wmrl.method.grpo_advantages` follows it. Everywhere else the kit's std is the
+# sample std (divide by $G-1$), as TRL's advantages and `wmkit.stats` use. For a full group the two
+# differ by the constant factor $\sqrt{(G-1)/G}$, which changes no sign and no ranking.
 #
 # and the policy gradient estimate is $\hat g = \frac1{n}\sum_i A_i \nabla_\theta \log \pi_\theta(a_i)$
 # over the $n$ rollouts of a batch.
@@ -132,8 +151,16 @@ sizes
 # $$g = \frac{g_E/V_E + g_{WM}/V_{WM}}{1/V_E + 1/V_{WM}},\qquad
 # \operatorname{Var} g = \Big(\frac1{V_E}+\frac1{V_{WM}}\Big)^{-1} = \frac{V_{WM}}{1+V_{WM}/V_E}.$$
 #
-# Up to normalization that is the world-model estimate plus the anchor estimate weighted by
-# $w = V_{WM}/V_E$. The code writes $V_{WM} = (1+c\,s^2)V_E$ and uses
+# Here $V_E$ and $V_{WM}$ are the variances of the two *estimates* — of a group mean, say. The code
+# does not fuse two means: it sums over rollouts and multiplies each anchor rollout by $w$. With
+# $n_E$ anchor and $n_{WM}$ world-model rollouts of per-rollout variances $\sigma_E^2$, $\sigma_{WM}^2$
+# ($V_E = \sigma_E^2/n_E$, $V_{WM} = \sigma_{WM}^2/n_{WM}$), the sum
+# $\big(w\sum_{anchor} x_i + \sum_{WM} y_j\big)/(w\,n_E + n_{WM})$ is the fused estimator exactly when
+#
+# $$w = \frac{\sigma_{WM}^2}{\sigma_E^2} = \frac{n_{WM}}{n_E}\cdot\frac{V_{WM}}{V_E},$$
+#
+# the ratio of the *per-rollout* variances (8 anchor and 56 world-model rollouts: $w = 7\,V_{WM}/V_E$).
+# The code writes $\sigma_{WM}^2 = (1+c\,s^2)\,\sigma_E^2$ — $s^2$ is a per-rollout quantity — and uses
 # $w = \operatorname{clip}(1 + c\,s^2, 1, 4)$, with $s^2 = \operatorname{mean}_i\big((d_i-\bar d)-(s_i-\bar s)\big)^2/\operatorname{var}(s)$
 # measured on anchor groups (calibrated world-model scores $d$, real scores $s$), EMA-smoothed,
 # and $c$ fixed once so that $w = 2$ at that moment. Because GRPO divides each group by its own
@@ -213,7 +240,7 @@ ax.bar(arms + 0.1, check1["g_affine"], 0.2, yerr=k * check1["se_affine"], label=
 ax.bar(arms + 0.3, check1["g_nonaffine"], 0.2, yerr=k * check1["se_nonaffine"], label="measured, r³")
 ax.axhline(0, color="gray", lw=0.5)
 ax.set(xlabel="arm", ylabel="expected GRPO gradient (logit of arm)", title=f"Check 1 (error bars: ±{k:g} SE)")
-ax.legend(fontsize=8)
+ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the bars, not over them
 save(fig, "check1_affine_invariance.png")
 
 # %% [markdown]
@@ -252,7 +279,7 @@ axes[0].axhline(check2["binning_rmse"] ** 2, color="gray", lw=0.8, label="binnin
 axes[0].set(xscale="log", yscale="log", xlabel="anchor pairs n", ylabel="squared error", title="Check 2: error vs pairs")
 axes[0].set_xticks(n, [str(v) for v in n])
 axes[0].minorticks_off()
-axes[0].legend(fontsize=7)
+axes[0].legend(fontsize=9, loc="upper left", bbox_to_anchor=(0, -0.15), ncol=2, frameon=False)
 x, r = check2["example_pairs"]
 axes[1].scatter(x, r, s=4, alpha=0.3, label="anchor pairs")
 grid = check2["curve_x"]
@@ -261,36 +288,54 @@ from wmkit.wmrl.method import binned_isotonic_fit
 axes[1].plot(grid, check2["curve_truth"], "k-", lw=2, label="m(x) = E[r | x] (truth)")
 axes[1].plot(grid, binned_isotonic_fit(x, r)(grid), label=f"binned PAV ({len(x)} pairs)")
 axes[1].set(xlabel="world-model score x", ylabel="real score r", title="the recovered map")
-axes[1].legend(fontsize=8)
+axes[1].legend(fontsize=9, loc="upper left", bbox_to_anchor=(0, -0.15), frameon=False)
 save(fig, "check2_isotonic_recovery.png")
 
 # %% [markdown]
-# ## 6. Check 3 — the fused estimator's variance
+# ## 6. Check 3 — inverse-variance fusion, with a weight per rollout
 #
-# **Setup.** $g_E$ is the mean of 8 real rewards, $g_{WM}$ the mean of 56 world-model rewards with
-# extra noise chosen so that $V_{WM}/V_E$ sweeps from 1/4 to 16; both are unbiased.
-# **Prediction:** $\operatorname{Var}(g) = (1/V_E + 1/V_{WM})^{-1}$. **Control:** the variance of the
-# plain average, $(V_E + V_{WM})/4$ — right only when the two variances are equal.
+# **Setup.** 8 real rewards $x_i\sim U(0,1)$ (per-rollout variance $\sigma_E^2 = 1/12$) and 56
+# world-model rewards $y_j = r_j + \xi_j$ with extra noise chosen so that the group-mean ratio
+# $V_{WM}/V_E$ sweeps from 1/4 to 16; both unbiased. As the code does, each anchor rollout is
+# weighted by $w = \sigma_{WM}^2/\sigma_E^2$ (`wmkit.wmrl.method.rollout_weight`) and the estimate is
+# $\big(w\sum x_i + \sum y_j\big)/(8w + 56)$.
+# **Prediction:** it is the fused estimator sample by sample, so its variance is
+# $(1/V_E + 1/V_{WM})^{-1}$. **Control:** the same sum with the group-mean ratio $w = V_{WM}/V_E$ on
+# each anchor rollout — its variance is $(w^2\,8\sigma_E^2 + 56\sigma_{WM}^2)/(8w+56)^2$, larger —
+# must be rejected by the same test.
 
 # %%
 check3 = wmrl.check_fusion_variance(repeats=sizes.fusion_repeats, seed=run.seed)
 k = check3["k"]
 print(f"tolerance: |measured − predicted| ≤ {k:g} SE at every ratio ({sizes.fusion_repeats} repetitions each)")
-for ratio, m, se, p, w in zip(check3["ratios"], check3["measured"], check3["se"], check3["predicted"], check3["control_predicted"]):
-    print(f"  V_WM/V_E = {ratio:5.2f}: measured {m:.3e} ± {se:.1e} | predicted {p:.3e} (z = {(m - p) / se:+.1f}) | plain average {w:.3e} (z = {(m - w) / se:+.1f})")
+rows = zip(check3["ratios"], check3["rollout_weight"], check3["measured"], check3["se"], check3["predicted"],
+           check3["control_weight"], check3["control_measured"], check3["control_se"])
+for ratio, w, m, se, p, w_bad, m_bad, se_bad in rows:
+    print(f"  V_WM/V_E = {ratio:5.2f}: w = σ²_WM/σ²_E = {w:6.2f}, measured {m:.3e} ± {se:.1e} vs predicted {p:.3e} "
+          f"(z = {(m - p) / se:+.1f}) | w = V_WM/V_E = {w_bad:5.2f}: {m_bad:.3e} (z = {(m_bad - p) / se_bad:+.1f})")
+assert check3["per_rollout_sum_is_fused"], "with w = σ²_WM/σ²_E the per-rollout sum is the fused estimator"
 assert check3["passes"] and check3["unbiased"], "fused variance should be (1/V_E + 1/V_WM)^-1, mean unbiased"
-assert not check3["control_passes"], "the same test must reject the wrong formula"
-print("check 3 passed; the anchor weight that makes the code's sum this estimator is w = V_WM/V_E")
+assert not check3["control_passes"], "the same test must reject the group-mean ratio used per rollout"
+print(f"check 3 passed: per-rollout weight σ²_WM/σ²_E = ({check3['n_wm']}/{check3['n_real']})·V_WM/V_E gives the fused "
+      "variance; the group-mean ratio V_WM/V_E per rollout is rejected "
+      f"(and matches its own formula: {check3['control_matches_its_own_formula']})")
 
-fig, ax = plt.subplots(figsize=(6, 3.6))
+fig, ax = plt.subplots(figsize=(6.5, 3.8))
 ratios = np.array(check3["ratios"])
 fine = np.geomspace(ratios.min(), ratios.max(), 100)
-ax.plot(fine, 1 / (1 / check3["v_e"] + 1 / (fine * check3["v_e"])) / check3["v_e"], label="predicted (1/V_E + 1/V_WM)⁻¹")
-ax.plot(fine, (1 + fine) / 4, ":", label="wrong: (V_E + V_WM)/4")
-ax.errorbar(ratios, np.array(check3["measured"]) / check3["v_e"], yerr=k * np.array(check3["se"]) / check3["v_e"], fmt="o", label="measured")
+v_e, n_real, n_wm = check3["v_e"], check3["n_real"], check3["n_wm"]
+ax.plot(fine, 1 / (1 + 1 / fine), "C0-", label="predicted (1/V_E + 1/V_WM)⁻¹")
+# the control's own variance: w = V_WM/V_E on every anchor rollout, σ²_E = n_real·V_E, σ²_WM = n_wm·V_WM
+ax.plot(fine, (fine**2 * n_real * n_real + n_wm * n_wm * fine) / (fine * n_real + n_wm) ** 2, "C1:",
+        label="its own formula, w = V_WM/V_E")
+ax.errorbar(ratios, np.array(check3["measured"]) / v_e, yerr=k * np.array(check3["se"]) / v_e, fmt="C0o",
+            label="measured, w = σ²_WM/σ²_E per rollout")
+ax.errorbar(ratios, np.array(check3["control_measured"]) / v_e, yerr=k * np.array(check3["control_se"]) / v_e,
+            fmt="C1s", mfc="none", label="measured, w = V_WM/V_E per rollout")
 ax.axhline(1, color="gray", lw=0.5)
-ax.set(xscale="log", xlabel="V_WM / V_E", ylabel="Var(fused) / V_E", title="Check 3: inverse-variance fusion")
-ax.legend(fontsize=8)
+ax.set(xscale="log", xlabel="V_WM / V_E (variances of the two group means)", ylabel="Var(estimate) / V_E",
+       title=f"Check 3: fusion by per-rollout weights (error bars ±{k:g} SE)")
+ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
 save(fig, "check3_fusion_variance.png")
 
 # %% [markdown]
@@ -332,26 +377,34 @@ def mean_curve(arm, key):
 
 optimum = np.array(controlled["optimum"])[:, None]
 floor = controlled["predicted_wm_floor_summary"]["mean"]
-fig, axes = plt.subplots(1, 3, figsize=(15, 3.8))
+fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
 for name, style in (("real", "k-"), ("pure WM", "r-"), ("WMRL", "b-"), ("anchors only", "g-")):
     gap = np.mean(optimum - np.array(A[name]["values"]), axis=0)
-    label = name + (" (0 executions)" if name == "pure WM" else "")
-    axes[0].plot(mean_curve(A[name], "executions") + 1, gap, style, label=label)
+    if name == "pure WM":  # it never executes: its whole curve sits at x = 1, so show where it ends instead
+        axes[0].axhline(gap[-1], color="r", ls="--", lw=1, label="pure WM, final gap (0 executions)")
+    else:
+        axes[0].plot(mean_curve(A[name], "executions") + 1, gap, style, label=name)
     axes[1].plot(np.arange(len(gap)), gap, style, label=name)
 for ax in axes[:2]:
     ax.axhline(floor, color="r", ls=":", label="predicted pure-WM floor")
     ax.set(yscale="log", ylabel="J* − J (mean over seeds)", ylim=(1e-3, 0.4))
 axes[0].set(xscale="log", xlabel="real executions + 1", title="Check 4: gap vs real executions")
-axes[1].set(xlabel="step", title="gap vs step (Theorem 3: floor; Theorem 4: contracts)")
-axes[0].legend(fontsize=8)
+axes[1].set(xlabel="step", title="gap vs step (Th. 3: floor; Th. 4: contracts)")
 fractions = list(sizes.anchor_sweep)
 for label, style in (("WMRL", "bo-"), ("anchors only", "gs--")):
     gaps = [A[f"{label} @{f:g}"]["final_gap"] for f in fractions]
-    axes[2].errorbar(fractions, [g["mean"] for g in gaps], yerr=[g["std"] for g in gaps], fmt=style, capsize=3, label=label)
-axes[2].axhline(A["real"]["final_gap"]["mean"], color="k", lw=0.8, label="real (all groups)")
-axes[2].axhline(floor, color="r", ls=":", label="predicted pure-WM floor")
+    axes[2].errorbar(fractions, [g["mean"] for g in gaps], yerr=[g["std"] for g in gaps], fmt=style, capsize=3,
+                     label=f"{label} (sweep, mean ± std)")
+axes[2].axhline(A["real"]["final_gap"]["mean"], color="k", lw=0.8, label="real (all groups), final gap")
+axes[2].axhline(floor, color="r", ls=":")
 axes[2].set(xlabel="anchor fraction α", ylabel="final gap J* − J (mean ± std)", title="anchor-fraction sweep")
-axes[2].legend(fontsize=8)
+# one legend for the three panels, under them: inside, it covered the curves
+handles = {}
+for ax in axes:
+    for handle, label in zip(*ax.get_legend_handles_labels()):
+        handles.setdefault(label, handle)
+fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=4, fontsize=9, frameon=False)
+fig.tight_layout(rect=(0, 0.12, 1, 1))
 save(fig, "check4_controlled_problem.png")
 
 print(f"{'anchor fraction':>15s} {'WMRL gap':>18s} {'anchors-only gap':>18s} {'WMRL execs to target':>22s} {'anchors-only execs':>20s}")
@@ -364,13 +417,18 @@ for f in fractions:
 cells = list(wmrl.ABLATION)
 names = {"no correction": "no correction", "denoise only": "denoise only", "debias only": "debias only", "both": "WMRL"}
 finals = [A[names[c]]["final"] for c in cells]
-fig, ax = plt.subplots(figsize=(6, 3.4))
-ax.bar(cells, [f["mean"] for f in finals], yerr=[f["std"] for f in finals], capsize=3, color="tab:blue")
+# Points with error bars, not bars: the differences are a few hundredths on a scale of 0.7, so the
+# axis must be zoomed, and a bar on a zoomed axis draws a length that means nothing.
+fig, ax = plt.subplots(figsize=(7.5, 3.6))
+ax.errorbar(range(len(cells)), [f["mean"] for f in finals], yerr=[f["std"] for f in finals], fmt="o", capsize=4,
+            color="tab:blue", label="final J (mean ± std over seeds)")
+for i, f in enumerate(finals):
+    ax.scatter([i] * len(f["values"]), f["values"], s=10, color="tab:blue", alpha=0.35)
 ax.axhline(np.mean(controlled["optimum"]), color="k", lw=0.8, label="J* (mean over instances)")
 ax.axhline(np.mean(controlled["optimum"]) - floor, color="r", ls=":", label="predicted pure-WM level")
-ax.set(ylim=(min(f["mean"] for f in finals) - 0.05, np.mean(controlled["optimum"]) + 0.01), ylabel="final J (mean ± std)",
-       title="Check 4: the four-way ablation")
-ax.legend(fontsize=8)
+ax.set_xticks(range(len(cells)), cells, fontsize=9)
+ax.set(ylabel="final J (zoomed axis)", title=f"Check 4: the four-way ablation ({len(controlled['seeds'])} seed(s); dots: seeds)")
+ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
 save(fig, "check4_ablation.png")
 order = sorted(cells, key=lambda c: A[names[c]]["final"]["mean"])
 check4_verdicts = wmrl.controlled_verdicts(controlled)
@@ -480,7 +538,7 @@ for ax, (wm_name, stats) in zip(axes, setup["stats"].items()):
         ax.scatter(s["real"], s["predicted_mean"], s=12, alpha=0.6, label=f"{t} (ρ = {s['spearman']:.2f})")
     ax.plot([0, 1], [0, 1], "k-", lw=0.8, label="perfect")
     ax.set(xlabel="real grade", title=f"{wm_name} world model", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(0, -0.15), frameon=False)
 axes[0].set_ylabel("mean world-model prediction")
 save(fig, "world_models_bias_noise.png")
 
@@ -521,10 +579,14 @@ for wm_name in setup["world_models"]:
           f"(without the world model's build: {wmrl.fmt(rn['real_over_wmrl'], 2)}); anchors-only/WMRL = {wmrl.fmt(r['anchors_over_wmrl'], 2)}")
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(16, 4))
+fig, axes = plt.subplots(1, 3, figsize=(16, 5))
 main = ["real", "anchors only", "pure WM (learned)", "WMRL (learned)", "pure WM (handmade)", "WMRL (handmade)"]
 styles = ["k-", "g-", "r--", "b--", "r:", "b:"]
 for name, style in zip(main, styles):
+    if name.startswith("pure WM"):  # its compute barely moves after the build: a vertical line; show where it ends
+        axes[0].plot([np.mean(R[name]["total_cost"])], [R[name]["final"]["mean"]], "r" + ("o" if "learned" in name else "s"),
+                     mfc="none", label=f"{name}, final (its compute)")
+        continue
     axes[0].plot(mean_curve(R[name], "total_compute") + 1e-3, mean_curve(R[name], "values"), style, label=name)
 axes[0].axhline(research_run["target"], color="gray", ls="--", lw=0.8, label="target")
 axes[0].axhline(research_run["optimum"], color="k", lw=0.5, label="J* (best config)")
@@ -535,21 +597,25 @@ for w, line in zip(predicted_wm_level, ("--", ":")):
     axes[0].axhline(predicted_wm_level[w], color="r", ls=line, lw=0.8, alpha=0.6, label=f"predicted pure-WM level ({w})")
 axes[0].set(xscale="log", xlabel="charged compute, CPU s (mean over seeds)", ylabel="expected real grade J",
             title="Check 5: real score vs compute")
-axes[0].legend(fontsize=7)
+# Points with error bars on a zoomed axis (bars would draw lengths that mean nothing there).
 for ax, wm_name in zip(axes[1:], setup["world_models"]):
     labels = list(wmrl.ABLATION)
     arm_names = [f"{c} ({wm_name})" if c != "both" else f"WMRL ({wm_name})" for c in labels]
     values = [R[n]["final"] for n in arm_names]
-    ax.bar(labels, [v["mean"] for v in values], yerr=[v["std"] for v in values], capsize=3)
+    ax.errorbar(range(len(labels)), [v["mean"] for v in values], yerr=[v["std"] for v in values], fmt="o", capsize=4,
+                color="tab:blue", label="final real score (mean ± std)")
     ax.axhline(R["real"]["final"]["mean"], color="k", lw=0.8, label="real-execution GRPO")
     ax.axhline(R["anchors only"]["final"]["mean"], color="g", ls="--", lw=0.8, label="anchors only")
     ax.axhline(R[f"pure WM ({wm_name})"]["final"]["mean"], color="r", ls=":", lw=0.8, label="pure WM (measured)")
     ax.axhline(predicted_wm_level[wm_name], color="r", ls="-", lw=0.5, label="pure WM (predicted)")
-    ax.set(ylim=(min([v["mean"] for v in values] + [predicted_wm_level[wm_name]]) - 0.05, research_run["optimum"] + 0.01),
-           ylabel="final real score",
-           title=f"ablation, {wm_name} world model")
-    ax.tick_params(axis="x", labelsize=8)
-    ax.legend(fontsize=7)
+    ax.set_xticks(range(len(labels)), labels, fontsize=9)
+    ax.set(ylabel="final real score (zoomed axis)", title=f"ablation, {wm_name} world model")
+handles = {}  # one legend under the three panels: inside, it covered the curves and the points
+for ax in axes:
+    for handle, label in zip(*ax.get_legend_handles_labels()):
+        handles.setdefault(label, handle)
+fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=4, fontsize=9, frameon=False)
+fig.tight_layout(rect=(0, 0.2, 1, 1))
 save(fig, "check5_research_tasks.png")
 
 levels = (0.5, 0.6, 0.7, 0.8, 0.9)
@@ -561,7 +627,7 @@ for wm_name, (line, marker) in zip(setup["world_models"], (("-", "o"), (":", "s"
                 color=color, label=f"{numerator} / WMRL ({wm_name})")
 ax.axhline(1, color="gray", lw=0.8)
 ax.set(yscale="log", xlabel="target level q in J0 + q·(J* − J0)", ylabel="compute-to-target ratio", title="how the ratio depends on the bar")
-ax.legend(fontsize=7)
+ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
 save(fig, "check5_ratio_vs_target.png")
 
 # %% [markdown]
@@ -587,7 +653,7 @@ grid = np.linspace(0, 1, 200)
 axes[0].plot(grid, debiaser(grid), "b-", lw=2, label=f"isotonic map after {debiaser.refits} refits")
 axes[0].plot([0, 1], [0, 1], "k:", lw=0.8, label="identity")
 axes[0].set(xlabel="world-model score", ylabel="real grade", title="the debiasing map (learned WM)")
-axes[0].legend(fontsize=8)
+axes[0].legend(fontsize=9, loc="upper left", bbox_to_anchor=(0, -0.15), frameon=False)
 if debiaser.fitted:
     top = pairs[:, 0] >= np.quantile(pairs[:, 0], 0.5)
     flat = np.ptp(debiaser(pairs[top, 0])) if top.any() else float("nan")
@@ -608,7 +674,7 @@ for name, style in (("real", "k-o"), ("anchors only", "g-s"), ("WMRL (learned)",
 axes[1].set(xscale="log", xlabel="learning rate γ", ylabel="final real score", title=f"step-size sweep ({len(sweep_seeds)} seed(s))")
 axes[1].set_xticks(lrs, [f"{lr:g}" for lr in lrs])
 axes[1].minorticks_off()
-axes[1].legend(fontsize=8)
+axes[1].legend(fontsize=9, loc="upper left", bbox_to_anchor=(0, -0.15), ncol=2, frameon=False)
 save(fig, "check5_diagnosis.png")
 
 # %% [markdown]
@@ -646,7 +712,8 @@ results_path = nb.write_results(run, {
     "check1": {k: check1[k] for k in ("k", "passes", "control_passes", "nonaffine_changed", "z_affine", "z_control", "z_nonaffine")},
     "check2": {k: check2[k] for k in ("k", "passes", "control_passes", "pair_counts", "measured", "predicted", "se",
                                       "max_binned_vs_sklearn", "binning_error_bound", "binning_rmse")},
-    "check3": {k: check3[k] for k in ("k", "passes", "control_passes", "ratios", "measured", "predicted", "se", "unbiased")},
+    "check3": {k: check3[k] for k in ("k", "passes", "control_passes", "ratios", "measured", "predicted", "se", "unbiased",
+                                      "rollout_weight", "control_weight", "control_measured", "per_rollout_sum_is_fused")},
     "check4": {"seeds": controlled["seeds"], "optimum": controlled["optimum"],
                "predicted_wm_floor": controlled["predicted_wm_floor"], "arms": arm_table(A),
                "ratio_real_over_wmrl": controlled["ratio_real_over_wmrl"],
@@ -677,7 +744,9 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #   only undo distortions that are a function of the score — and where the world model cannot rank,
 #   it flattens the map, which removes the world model's (wrong) signal instead of fixing it.
 # * **Inverse-variance fusion** has variance $(1/V_E + 1/V_{WM})^{-1}$ (check 3); the code applies
-#   it as an up-weight on the anchor groups' advantages.
+#   it as an up-weight on every anchor rollout's advantage, so the weight is the ratio of
+#   *per-rollout* variances, $\sigma_{WM}^2/\sigma_E^2 = (n_{WM}/n_E)\,V_{WM}/V_E$ — the group-mean ratio
+#   $V_{WM}/V_E$ in its place gives a larger variance, and check 3 rejects it.
 # * On a problem with a known optimum, pure-WM GRPO settles near the predicted floor; whether WMRL
 #   gets close to the real optimum, and whether it beats the anchors alone, is what check 4's
 #   verdicts measure — the anchor-fraction sweep shows where the world model's groups pay off.
@@ -690,21 +759,29 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # 1. Every reward of a group becomes $5r + 1$. By how much do its GRPO advantages change (ignore
 #    $\epsilon$)? Set `ANSWER_1`.
 # 2. $V_E = 0.02$, $V_{WM} = 0.06$: what is the variance of the fused estimate? Set `ANSWER_2`.
-# 3. A step has 25 groups and the anchor fraction is 0.1. How many anchor groups does it get?
-#    (Careful with rounding.) Set `ANSWER_3`.
-# 4. With the distortion $f(r) = r^3$ instead of $r^2$, does "debias only" still end closer to $J^*$
-#    than "no correction" on the controlled problem? Guess (`True`/`False`), then let the checker
-#    run it — and explain what you see with check 2's picture.
-# 5. (Open) On the research tasks, change the anchor fraction (`replace(sizes.research, anchor_fraction=0.3)`)
-#    and the learned world model's `trees_per_query`. When do the world-model groups start to pay
+# 3. A step has 8 anchor rollouts and 56 world-model rollouts; the two group means have variances
+#    $V_E = 0.01$ and $V_{WM} = 0.02$. By what weight $w$ must each anchor rollout's advantage be
+#    multiplied so that the per-rollout sum is the inverse-variance fused estimator? Set `ANSWER_3`.
+# 4. With the distortion $f(r) = r^3$ instead of $r^2$, does "debias only" end closer to $J^*$ than
+#    "no correction" on the controlled problem? One seed's answer flips with the seed, so the
+#    question is asked over seeds 0-4: guess the verdict of the claim "debias only ends closer to $J^*$
+#    than no correction" by the kit's rule (`"reproduced"`, `"inconclusive"`, `"contradicted"` or
+#    `"not measured"`), set `ANSWER_4`, and let the checker run the five seeds (a few seconds each).
+#    Explain what you see with check 2's picture.
+# 5. In check 4's anchor-fraction sweep, what is the smallest anchor fraction at which WMRL's mean
+#    final gap is below *anchors only*'s (`"none"` if there is none)? Set `ANSWER_5`. Then (open) on
+#    the research tasks, change the anchor fraction (`replace(sizes.research, anchor_fraction=0.3)`)
+#    and the learned world model's `trees_per_query`: when do the world-model groups start to pay
 #    for themselves against *anchors only*?
 
 # %%
 ANSWER_1 = None  # a number
 ANSWER_2 = None  # a number
-ANSWER_3 = None  # an integer
-ANSWER_4 = None  # True or False
+ANSWER_3 = None  # a number
+ANSWER_4 = None  # a verdict
+ANSWER_5 = None  # an anchor fraction of the sweep, or "none"
 exercises.check_affine_answer(ANSWER_1)
 exercises.check_fused_variance(ANSWER_2, 0.02, 0.06)
-exercises.check_anchor_count(ANSWER_3, 25, 0.1)
-exercises.check_strong_distortion_answer(ANSWER_4, sizes)
+exercises.check_rollout_weight(ANSWER_3, n_anchor=8, n_wm=56, v_e=0.01, v_wm=0.02)
+exercises.check_strong_distortion_answer(ANSWER_4, sizes, seeds=range(5))
+exercises.check_sweep_crossing(ANSWER_5, A, sizes.anchor_sweep)

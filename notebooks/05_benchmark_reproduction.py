@@ -43,6 +43,20 @@
 #    command that reproduces it;
 # 4. say which claims the kit cannot measure at all yet, and what scale the papers' absolute numbers
 #    need.
+#
+# **What it needs.** No GPU, no internet. Loading a finished benchmark needs nothing else; running
+# one (here the smoke benchmark, or the command above) needs Java 17, for the RWML rows on
+# TextWorldExpress. Time on 2 CPU cores:
+#
+# | profile | this notebook | the benchmark command |
+# |---|---|---|
+# | `smoke` | 204 s when it runs the smoke benchmark, none existing (a shared, loaded 2-core machine, 2026-12-01) | 1 min 45 s (2 seeds, idle machine) |
+# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy) | 70 min (3 seeds, idle machine) |
+# | `gpu` | not measured | not measured |
+#
+# **Where it fits.** The last notebook. Notebooks 01-04 each ran one paper's experiments, most of
+# them with one seed; the benchmark runs the same library calls over seeds and this notebook judges
+# every claim with the kit's one verdict rule.
 
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
@@ -120,7 +134,7 @@ print("verdicts:", report["counts"])
 #
 # With 3 seeds $t_{0.975,2} = 4.30$: the interval is wide, and only a consistent effect clears it.
 # With one seed there is no interval at all. The verdict (`wmkit.stats.verdict`, the kit's one rule:
-# notebooks 02-04 use it too):
+# notebooks 01-04 use it too):
 #
 # | verdict | means |
 # |---|---|
@@ -141,10 +155,12 @@ display(table)
 # %% [markdown]
 # ## 3. Plots
 #
-# One figure per paper: every seed's value (dots), the mean (diamond), the 95% interval (bar) and
-# the line the claim must clear (black tick); green = reproduced, olive = inconclusive, red =
-# contradicted, grey = not measured. The rows mix units (accuracy points,
-# success rates, compute ratios): read each against its own tick.
+# One figure per paper, each row labelled with its claim: every seed's value (dots), the mean
+# (diamond), the 95% interval (bar) and the line the claim must clear (black tick), coloured by
+# verdict (legend under each figure). Differences (accuracy points, success rates, grades; line at 0)
+# and compute ratios (line at 1) have different units and scales, so a paper with both gets two
+# panels, each with its own axis. Within a panel the rows still differ in unit (the table above names
+# each one): read each row against its own tick, not against its neighbours.
 
 # %%
 figures = []
@@ -156,14 +172,15 @@ for path in map(Path, report.get("figures", [])):
 
 # Where the verdicts fall, per paper.
 papers = list(bench_claims.PAPERS)
-fig, ax = plt.subplots(figsize=(7, 3))
+fig, ax = plt.subplots(figsize=(8, 3))
 left = [0] * len(papers)
 colors = bench.VERDICT_COLORS
 for verdict_name in stats.VERDICTS:
     counts = [sum(r["paper"] == p and r["verdict"] == verdict_name for r in rows) for p in papers]
     ax.barh(papers, counts, left=left, color=colors[verdict_name], label=verdict_name)
     left = [a + b for a, b in zip(left, counts)]
-ax.set_xlabel("claims"); ax.invert_yaxis(); ax.legend(fontsize=7, loc="lower right")
+ax.set_xlabel("claims", fontsize=10); ax.tick_params(labelsize=9); ax.invert_yaxis()
+ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1), title="verdict", title_fontsize=9)  # beside the bars
 ax.set_title(f"verdicts — profile {report['profile']}, seeds {report['seeds']}")
 nb.save_figure(fig, run, "verdicts.png"); figures.append("verdicts.png"); plt.show()
 
@@ -264,14 +281,34 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #    ($t_{0.975,2} = 4.303$) and set `ANSWER_1 = (low, high)`.
 # 2. With those three values, what is the verdict of a claim whose kit number must be above 0?
 #    Set `ANSWER_2` to one of the four verdicts.
-# 3. Pick a row that is "inconclusive" with its mean on the paper's side. If the spread over seeds stayed the
-#    same, about how many seeds would make its interval clear the line? (Hint: the half-width is
-#    $t_{0.975,n-1}\,s/\sqrt n$.) Check by running the benchmark with more seeds.
-# 4. (Open) Delete one run record under `runs/<profile>/bench/` and run the loading cell again. What
-#    happens to its row, and why is that the right behaviour for a reproduction table?
+# 3. The cell below picks a row that is "inconclusive" with its mean on the paper's side (or, when
+#    the table has none, an example with mean 0.10 and std 0.10 against the line 0). If the spread
+#    over seeds stayed the same, how many seeds would make its interval clear the line? (The
+#    half-width is $t_{0.975,n-1}\,s/\sqrt n$, and $t$ depends on $n$ too.) Set `ANSWER_3`, then
+#    check by running the benchmark with that many seeds.
+# 4. Delete one run record under `runs/<profile>/bench/` and run the loading cell again. What verdict
+#    does its row get? Set `ANSWER_4`. (Open) Why is that the right behaviour for a reproduction table?
+
+# %%
+def on_paper_side(r):
+    return (r["kit"]["mean"] - r["threshold"]) * (1 if r["direction"] == "higher" else -1) > 0
+
+undecided = [r for r in rows if r["verdict"] == "inconclusive" and on_paper_side(r)]
+if undecided:
+    pick = undecided[0]
+    exercise_3 = {"row": f"{pick['paper']}: {pick['claim']}", "mean": pick["kit"]["mean"], "std": pick["kit"]["std"],
+                  "threshold": pick["threshold"]}
+else:
+    exercise_3 = {"row": "example (no inconclusive row on the paper's side here)", "mean": 0.10, "std": 0.10, "threshold": 0.0}
+print(f"exercise 3: {exercise_3['row']} — mean {exercise_3['mean']:+.4f}, std {exercise_3['std']:.4f}, "
+      f"line {exercise_3['threshold']:g}")
 
 # %%
 ANSWER_1 = None  # (low, high)
 ANSWER_2 = None  # "reproduced" | "inconclusive" | "contradicted" | "not measured"
+ANSWER_3 = None  # a whole number of seeds
+ANSWER_4 = None  # a verdict
 exercises.check_interval_answer(ANSWER_1, [0.10, 0.30, 0.20])
 exercises.check_verdict_answer(ANSWER_2, [0.10, 0.30, 0.20])
+exercises.check_seeds_needed(ANSWER_3, exercise_3["mean"], exercise_3["std"], exercise_3["threshold"])
+exercises.check_missing_record_verdict(ANSWER_4)

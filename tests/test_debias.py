@@ -12,6 +12,7 @@ from wmkit.wmrl.method import (
     fuse_estimates,
     grpo_advantages,
     residual_variance_ratio,
+    rollout_weight,
     select_anchor_groups,
 )
 
@@ -208,6 +209,25 @@ def test_affine_recalibration_cancels_but_a_nonaffine_monotone_one_does_not():
     assert affine == pytest.approx(base, abs=1e-9)
     assert not np.allclose(squared, base, atol=1e-3)
     assert np.argsort(squared).tolist() == np.argsort(base).tolist()  # monotone: same order
+
+
+def test_rollout_weight_makes_the_per_rollout_sum_the_fused_estimator_hand_case():
+    # 2 anchor rollouts of variance 1, 4 world-model rollouts of variance 3 (per rollout).
+    # Group means: V_E = 1/2, V_WM = 3/4; fused variance = 1/(2 + 4/3) = 0.3.
+    assert fuse_estimates(0.0, 0.5, 0.0, 0.75)[1] == pytest.approx(0.3)
+    # Per rollout the weight is sigma2_WM / sigma2_E = 3; the sum (3*(x1+x2) + y1+..+y4) / (3*2 + 4)
+    # has variance (9*2*1 + 4*3) / 10**2 = 0.3: the fused estimator.
+    w = rollout_weight(1.0, 3.0)
+    assert w == pytest.approx(3.0)
+    assert (w**2 * 2 * 1.0 + 4 * 3.0) / (w * 2 + 4) ** 2 == pytest.approx(0.3)
+    # and sample by sample it is the fused combination of the two means
+    x, y = np.array([0.2, 0.6]), np.array([0.1, 0.9, 0.4, 0.5])
+    assert (w * x.sum() + y.sum()) / (w * 2 + 4) == pytest.approx(fuse_estimates(x.mean(), 0.5, y.mean(), 0.75)[0])
+    # The group-mean ratio V_WM/V_E = 1.5 used per rollout gives (2.25*2 + 12) / 7**2 = 0.3367 > 0.3.
+    wrong = 0.75 / 0.5
+    assert (wrong**2 * 2 * 1.0 + 4 * 3.0) / (wrong * 2 + 4) ** 2 == pytest.approx(16.5 / 49)
+    with pytest.raises(ValueError):
+        rollout_weight(0.0, 1.0)
 
 
 def test_anchor_weight_survives_only_without_group_std_scaling():

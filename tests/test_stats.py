@@ -108,3 +108,24 @@ def test_notebook_05_verdict_exercise_uses_the_rule(capsys):
     assert exercises.check_verdict_answer("reproduced", [0.10, 0.30, 0.20]) is False
     assert exercises.check_verdict_answer("not measured", [0.3]) is True
     assert exercises.check_verdict_answer(None, [0.3]) is None
+
+
+def test_notebook_01_verdict_uses_the_rule_on_paired_transitions():
+    from wmkit.core.build import baseline_verdicts
+
+    def entry(changed, partial):
+        return {"changed": sum(changed) / len(changed), "partial_changed": sum(partial) / len(partial),
+                "changed_items": changed, "partial_changed_items": partial}
+
+    n = 86
+    one_right = [1.0] + [0.0] * (n - 1)  # 1 of 86 changed transitions exact: not evidence of anything
+    evaluation = {"phone": {
+        "model_greedy": entry(one_right, [0.4 + 0.01 * (i % 7) for i in range(n)]),
+        "no_change": entry([0.0] * n, [0.1 + 0.01 * (i % 5) for i in range(n)]),
+        "most_frequent": entry([0.0] * n, [0.2 + 0.01 * (i % 3) for i in range(n)]),
+    }}
+    verdicts = baseline_verdicts(evaluation, "phone")
+    assert verdicts["changed"]["verdict"] == "inconclusive"  # the old rule said "beats both baselines"
+    assert verdicts["partial_changed"]["verdict"] == "reproduced"
+    same = {"phone": {m: entry([0.0] * n, [0.1] * n) for m in ("model_greedy", "no_change", "most_frequent")}}
+    assert baseline_verdicts(same, "phone")["changed"]["verdict"] == "not measured"

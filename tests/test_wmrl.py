@@ -216,6 +216,7 @@ def test_theory_checks_pass_and_their_controls_fail():
     assert one["passes"] and not one["control_passes"]
     three = wmrl.check_fusion_variance(repeats=3000, seed=1)
     assert three["passes"] and not three["control_passes"] and three["unbiased"]
+    assert three["per_rollout_sum_is_fused"] and three["control_matches_its_own_formula"]
     two = wmrl.check_isotonic_recovery(pair_counts=(400, 1600), repeats=40, seed=1)
     assert two["passes"] and not two["control_passes"]
     assert two["max_binned_vs_sklearn"] <= two["binning_error_bound"]
@@ -272,8 +273,8 @@ def test_exercise_checkers(capsys):
     assert exercises.check_affine_answer(0) is True
     assert exercises.check_fused_variance(0.015, 0.02, 0.06) is True
     assert exercises.check_fused_variance(0.04, 0.02, 0.06) is False
-    assert exercises.check_anchor_count(2, 25, 0.1) is True   # round(2.5) = 2
-    assert exercises.check_anchor_count(3, 25, 0.1) is False
+    assert exercises.check_rollout_weight(14, 8, 56, 0.01, 0.02) is True  # (56/8)·(0.02/0.01)
+    assert exercises.check_rollout_weight(2, 8, 56, 0.01, 0.02) is False  # the group-mean ratio
 
 
 def test_jsonable():

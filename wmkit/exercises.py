@@ -2,189 +2,575 @@
 
 None means "not answered yet" (the answer is still None), so executing a notebook top to
 bottom never fails on an exercise a reader has not done.
+
+Every checker follows the same contract, so a student learns it once:
+
+* it never raises on what a student may type: text, None, a list where a number was asked,
+  NaN — a wrong *type* gets a message that says what form was expected and what was given;
+* a wrong answer gets "expected <what>, given <value>" and, when it matches one of the typical
+  mistakes the checker knows, that mistake by name (e.g. "population std") — never the answer;
+* words are compared case- and separator-insensitively ("Reproduced", "not_measured").
+
+Open exercises have checkers too: they check the part that can be measured (a number read off
+the run, a count, a comparison) and leave the explanation to the student.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import statistics
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from wmkit.envs.base import Transition
-from wmkit.stats import summarize, verdict
-from wmkit.wm_r1 import agent as ag
-from wmkit.wmrl.experiment import CONTROLLED_WM, WMRLSizes, run_arms
-from wmkit.wmrl.method import (
-    fuse_estimates,
-    select_anchor_groups,
-)
-from wmkit.wmrl.problems import ControlledBandit, HandmadeWorldModel
+from wmkit.stats import VERDICTS, summarize, t_quantile, verdict
+
+# ---------------------------------------------------------------- reading answers
 
 
-def check_group_rewards(answer, successes, lengths, calls, max_steps: int) -> bool | None:
-    """Exercise: the composite rewards of one group, computed by hand."""
+def _number(answer: Any) -> float | None:
+    """A finite number from an int/float/numpy scalar or a numeric string; None otherwise.
+
+    Booleans are not numbers here (``True == 1`` would pass a checker by accident)."""
+    if isinstance(answer, bool) or answer is None:
+        return None
+    if isinstance(answer, str):
+        try:
+            value = float(answer.strip().replace(",", "."))
+        except ValueError:
+            return None
+    else:
+        try:
+            value = float(answer)
+        except (TypeError, ValueError):
+            return None
+    return value if math.isfinite(value) else None
+
+
+def _integer(answer: Any) -> int | None:
+    """An integer (2, 2.0, "2"), never a rounded non-integer (2.5 is not an integer answer)."""
+    value = _number(answer)
+    if value is None or value != int(value):
+        return None
+    return int(value)
+
+
+def _numbers(answer: Any, count: int) -> list[float] | None:
+    """Exactly `count` finite numbers from a list/tuple/array; None otherwise."""
+    if isinstance(answer, (str, bytes, Mapping)) or answer is None:
+        return None
+    try:
+        items = list(answer)
+    except TypeError:
+        return None
+    values = [_number(a) for a in items]
+    if len(values) != count or any(v is None for v in values):
+        return None
+    return values
+
+
+def _word(answer: Any) -> str | None:
+    """Lower case, separators as single spaces: "Not_Measured " -> "not measured"."""
+    if not isinstance(answer, str):
+        return None
+    return " ".join(answer.strip().lower().replace("_", " ").replace("-", " ").split())
+
+
+def _boolean(answer: Any) -> bool | None:
+    """True/False, numpy booleans, or the words true/false/yes/no in any case."""
+    if isinstance(answer, bool):
+        return answer
+    if type(answer).__name__ == "bool_":  # numpy.bool_
+        return bool(answer)
+    word = _word(answer)
+    return {"true": True, "yes": True, "false": False, "no": False}.get(word) if word else None
+
+
+def _show(answer: Any) -> str:
+    text = repr(answer)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ---------------------------------------------------------------- reporting
+
+
+def _not_answered() -> None:
+    print("not answered yet")
+
+
+def _cannot_read(answer: Any, expected_form: str) -> bool:
+    print(f"cannot check {_show(answer)} ({type(answer).__name__}): expected {expected_form}")
+    return False
+
+
+def _judge(ok: bool, answer: Any, expected: str, mistakes: Sequence[tuple[bool, str]] = (),
+           hint: str = "") -> bool:
+    """Print the verdict. `mistakes`: (does the answer match it, its name and why it is wrong);
+    the first that matches is named. `hint` is a direction, never the answer."""
+    if ok:
+        print(f"correct: {_show(answer)}")
+        return True
+    print(f"not yet: expected {expected}; given {_show(answer)}")
+    for matched, diagnosis in mistakes:
+        if matched:
+            print(f"  typical mistake — {diagnosis}")
+            break
+    else:
+        if hint:
+            print(f"  hint: {hint}")
+    return False
+
+
+def _close(a: float | None, b: float, tol: float) -> bool:
+    return a is not None and abs(a - b) <= tol
+
+
+# ---------------------------------------------------------------- notebook 01
+
+
+def check_no_change_on_changed(answer: Any) -> bool | None:
+    """Exercise (01): the exact-match accuracy of 'predict no change' on changed transitions."""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number in [0, 1] (an accuracy)")
+    return _judge(_close(value, 0.0, 1e-9), answer, "the accuracy of 'no change' on changed transitions, in [0, 1]",
+                  [(_close(value, 1.0, 1e-9), "1 is its accuracy on *unchanged* transitions, where nothing happens"),
+                   (0 < value < 1, "a value between 0 and 1 mixes in unchanged transitions (the overall accuracy)")],
+                  "on a changed transition the true next state differs from the current one.")
+
+
+def check_changed_share(answer: Any, train: Sequence[Transition], env: str) -> bool | None:
+    """Exercise (01): the share of changed transitions of `env` in the training split."""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number in [0, 1] (a share)")
+    items = [t for t in train if t.env == env]
+    truth = sum(t.changed for t in items) / len(items)
+    all_envs = sum(t.changed for t in train) / len(train)
+    return _judge(_close(value, truth, 1e-3), answer, f"the share of changed transitions among {env}'s training transitions",
+                  [(_close(value, 1 - truth, 1e-3), "that is the share of *unchanged* transitions"),
+                   (_close(value, all_envs, 1e-3) and abs(all_envs - truth) > 1e-3,
+                    f"that counts every environment's transitions, not only {env}'s"),
+                   (_close(value, 100 * truth, 0.1), "a percentage: give a fraction in [0, 1]")],
+                  f"count t.changed over the transitions with t.env == {env!r}, divide by how many there are.")
+
+
+def check_applied_screen(answer: Any, before: str, diff: str) -> bool | None:
+    """Exercise (01): apply a screen diff by hand (write the next screen as text)."""
+    from wmkit.envs import phone
+
+    if answer is None:
+        return _not_answered()
+    if not isinstance(answer, str):
+        return _cannot_read(answer, "the next screen as one string (lines separated by \\n)")
+    truth = (phone.apply_diff(before, diff) or "").strip()
+    given = answer.strip()
+    given_lines, truth_lines = given.split("\n"), truth.split("\n")
+    missing = [line for line in truth_lines if line not in given_lines]
+    extra = [line for line in given_lines if line not in truth_lines]
+    ok = _judge(given == truth, "<your screen>" if len(answer) > 80 else answer,
+                f"the screen after the diff ({len(truth_lines)} lines)",
+                [(given == before.strip(), "that is the screen *before* the action: the diff is not applied"),
+                 (given == diff.strip(), "that is the diff itself, not the screen it leads to"),
+                 (sorted(given_lines) == sorted(truth_lines),
+                  "the right lines in the wrong order: the header first, then elements in id order")],
+                "remove deleted lines, replace updated ones, add new ones.")
+    if not ok and (missing or extra):
+        print(f"  {len(missing)} line(s) missing, {len(extra)} line(s) that should not be there"
+              + (f"; first missing: {missing[0]!r}" if missing else ""))
+    return ok
+
+
+def check_changed_hits(answer: Any, evaluation: Mapping[str, Any], env: str = "phone") -> bool | None:
+    """Exercise (01): how many of `env`'s changed test transitions did the greedy model get exactly right?"""
+    if answer is None:
+        return _not_answered()
+    value = _integer(answer)
+    if value is None:
+        return _cannot_read(answer, "a whole number (a count of transitions)")
+    greedy = evaluation[env]["model_greedy"]
+    truth = round(greedy["changed"] * greedy["n_changed"])
+    overall = round(greedy["overall"] * greedy["n"])
+    return _judge(value == truth, answer, f"a count out of {greedy['n_changed']} changed {env} test transitions",
+                  [(overall != truth and value == overall, "that counts every test transition, unchanged ones too"),
+                   (value == greedy["n_changed"], ("that is how many changed transitions there are, not how many "
+                                                  "the model got right"))],
+                  "the exact-match accuracy on changed transitions times their number.")
+
+
+# ---------------------------------------------------------------- notebook 02
+
+
+def check_group_advantage(answer: Any, rewards: Sequence[float], index: int = 0) -> bool | None:
+    """Exercise (02): TRL's group-relative advantage of completion `index` (sample std, n − 1)."""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (an advantage)")
+    centred = rewards[index] - statistics.fmean(rewards)
+    truth = centred / (statistics.stdev(rewards) + 1e-4)
+    return _judge(_close(value, truth, 1e-2), answer, f"the advantage of completion {index}",
+                  [(_close(value, centred / (statistics.pstdev(rewards) + 1e-4), 1e-2),
+                    "population std (dividing by n): TRL's torch.std divides by n − 1"),
+                   (_close(value, centred, 1e-2), "the centred reward, not yet divided by the group's std")],
+                  "subtract the group mean, divide by the group's standard deviation.")
+
+
+def check_max_unchanged_task_reward(answer: Any) -> bool | None:
+    """Exercise (02): the largest task-specific reward on an unchanged transition."""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (a reward)")
+    return _judge(_close(value, 0.3, 1e-9), answer, "the largest task-specific reward of an unchanged transition",
+                  [(_close(value, 1.3, 1e-9), ("1.3 is the largest reward of a *changed* transition; on an unchanged "
+                                             "one the changed-properties term is left out")),
+                   (_close(value, 0.2, 1e-9), "0.2 is the all-correct bonus alone; the item and score terms add to it")],
+                  "add the largest value of each term that exists when nothing changes.")
+
+
+def check_group_spread(answer: Any, p: float, group_size: int) -> bool | None:
+    """Exercise (02): the chance that a group of `group_size` samples, each right with
+    probability `p`, holds both a right and a wrong one (so a binary reward gives it a gradient)."""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number in [0, 1] (a probability)")
+    from wmkit.rlvr_world.regime import group_signal_probability
+
+    truth = group_signal_probability(p, group_size)
+    return _judge(_close(value, truth, 1e-3), answer, "the probability that a group is mixed",
+                  [(_close(value, (1 - p) ** group_size, 1e-3), "that is the chance that all are wrong"),
+                   (_close(value, 1 - (1 - p) ** group_size, 1e-3),
+                    "'at least one right' still counts the all-right groups, which teach nothing either")],
+                  "a group teaches nothing when all G are right or all are wrong.")
+
+
+# ---------------------------------------------------------------- notebook 03
+
+
+def check_group_rewards(answer: Any, successes: Sequence[float], lengths: Sequence[float],
+                        calls: Sequence[float], max_steps: int) -> bool | None:
+    """Exercise (03): the composite rewards of one group, computed by hand."""
     from wmkit.rewards.wm_r1 import composite_rewards
 
     if answer is None:
-        print("not answered yet")
-        return None
+        return _not_answered()
+    values = _numbers(answer, len(successes))
+    if values is None:
+        return _cannot_read(answer, f"a list of {len(successes)} numbers, one reward per rollout")
+
+    def matches(rewards: Sequence[float]) -> bool:
+        return all(abs(a - t) < 1e-3 for a, t in zip(values, rewards))
+
     truth = composite_rewards(successes, lengths, calls, max_steps=max_steps)
-    ok = len(answer) == len(truth) and all(abs(float(a) - t) < 1e-3 for a, t in zip(answer, truth))
-    return _verdict(ok, "p, L_ref and the budget first; then λ = (len − budget)/budget per rollout, "
-                             "the same for the calls with n_max = 5; R = R_succ + 0.5·R_L + 0.1·R_WM.")
+    return _judge(matches(truth), answer, f"{len(truth)} composite rewards R = R_succ + 0.5·R_L + 0.1·R_WM",
+                  [(matches(composite_rewards(successes, lengths, calls, max_steps=max_steps, beta=1.0, gamma=1.0)),
+                    "the weights are missing: R_L counts 0.5 and R_WM 0.1"),
+                   (matches(composite_rewards(successes, lengths, calls, max_steps=max_steps, gamma=0.0)),
+                    "the world-model-call term R_WM is missing")],
+                  "p, L_ref and the budget first; then λ = (len − budget)/budget per rollout; the same for the "
+                  "calls with n_max = 5.")
 
 
-def check_turn_kind(answer, text: str) -> bool | None:
-    """Exercise: what kind of turn a text is ('action', 'imagine' or 'invalid')."""
+def check_turn_kind(answer: Any, text: str) -> bool | None:
+    """Exercise (03): what kind of turn a text is ('action', 'imagine' or 'invalid')."""
+    from wmkit.wm_r1 import agent as ag
+
     if answer is None:
-        print("not answered yet")
-        return None
-    return _verdict(answer == ag.parse_turn(text).kind,
-                         "an Action: line wins; call_wm(...) without one is imagined; anything else fails.")
+        return _not_answered()
+    choices = ("action", "imagine", "invalid")
+    word = _word(answer)
+    word = {"imagined": "imagine", "imagination": "imagine", "final action": "action"}.get(word, word)
+    if word not in choices:
+        return _cannot_read(answer, f"one of {', '.join(map(repr, choices))}")
+    truth = ag.parse_turn(text).kind
+    diagnoses = {
+        ("imagine", "action"): "call_wm(...) inside a thought is not an Action: line; without one the turn is imagined",
+        ("imagine", "invalid"): "a thought that calls call_wm(...) with a valid action and no Action: line is "
+                                "an imagined turn, not a failure",
+        ("action", "imagine"): "an Action: line wins even when the thought also calls the world model",
+        ("invalid", "action"): "the Action: line's action does not parse as a phone action",
+        ("invalid", "imagine"): "the imagined action does not parse as a phone action",
+    }
+    return _judge(word == truth, answer, "the kind parse_turn gives this text",
+                  [(True, diagnoses[(truth, word)])] if (truth, word) in diagnoses else [],
+                  "an Action: line wins; call_wm(...) without one is imagined; anything else fails.")
 
 
-def check_no_signal(answer) -> bool | None:
-    """Exercise: does a group in which every rollout failed with the same length teach GRPO anything?"""
+def check_no_signal(answer: Any) -> bool | None:
+    """Exercise (03): does a group in which every rollout failed with the same length teach GRPO anything?"""
     if answer is None:
-        print("not answered yet")
+        return _not_answered()
+    value = _boolean(answer)
+    if value is None:
+        return _cannot_read(answer, "True or False")
+    return _judge(value is False, answer, "whether the group gives GRPO a gradient (True/False)",
+                  [(value is True, ("equal lengths and equal calls give equal rewards, so every advantage "
+                                   "(r − mean)/(std + ε) is 0: the penalties are the same for all"))])
+
+
+def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]]) -> bool | None:
+    """Exercise (03): the device latency (s per batched simulator step) at which world-model
+    transitions and simulator transitions take the same time per agent step, from the throughput rows.
+
+    A simulator step costs ``seconds/agent_steps + L·batched_step_calls/agent_steps``; a
+    world-model step ``seconds/agent_steps``. Negative means the world model is faster even on
+    an instant device."""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number of seconds")
+    rows = {row["transitions"]: row for row in throughput}
+    sim, wm = rows["simulator"], rows["world_model"]
+    if not sim["batched_step_calls"] or not sim["agent_steps"] or not wm["agent_steps"]:
+        print("cannot be checked on this run: the simulator was never stepped (every action failed to parse, "
+              "as an untrained `smoke` policy does); run at `cpu`")
         return None
-    return _verdict(answer is False, "equal rewards in a group give zero advantages.")
+    wm_per_step = wm["seconds"] / wm["agent_steps"]
+    sim_per_step = (sim["seconds"] - sim["device_latency_s"] * sim["batched_step_calls"]) / sim["agent_steps"]
+    truth = (wm_per_step - sim_per_step) * sim["agent_steps"] / max(1, sim["batched_step_calls"])
+    tol = max(0.1 * abs(truth), 1e-3)
+    return _judge(_close(value, truth, tol), answer, "the break-even latency in seconds per batched device step (±10%)",
+                  [(_close(value, wm_per_step - sim_per_step, tol) and sim["batched_step_calls"] != sim["agent_steps"],
+                    ("that is per agent step; one device step serves a whole batch of episodes "
+                    "(agent_steps / batched_step_calls of them)")),
+                   (_close(value, wm["seconds"] / max(sim["seconds"], 1e-9), tol),
+                    "a ratio of the two times is not a latency")],
+                  "write both times per agent step, add L·(batched calls / agent steps) to the simulator's, solve.")
+
+
+def check_judge_agreement(answer: Any, default_agreement: float) -> bool | None:
+    """Open exercise (03): the imagined-vs-real agreement measured with your own judge.
+
+    Checks the form (a share in [0, 1]) and compares it with the default judge's; what it means
+    is the exercise."""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None or not 0 <= value <= 1:
+        return _cannot_read(answer, "the agreement you measured, a share in [0, 1]")
+    change = value - default_agreement
+    print(f"recorded: your judge agrees on {value:.3f} of the episodes, the default judge on {default_agreement:.3f} "
+          f"({'rose' if change > 0 else 'fell' if change < 0 else 'no change'} by {abs(change):.3f}). Now: did the agent improve?")
+    return True
+
+
+# ---------------------------------------------------------------- notebook 04
 
 
 def check_affine_answer(answer: Any) -> bool | None:
-    """Exercise 1: how much do a group's GRPO advantages change if every reward becomes 5·r + 1?"""
+    """Exercise (04): how much do a group's GRPO advantages change if every reward becomes 5·r + 1?"""
     if answer is None:
-        print("not answered yet")
-        return None
-    return _verdict(abs(float(answer)) < 1e-3, "standardization subtracts the mean and divides by the std.")
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (by how much each advantage changes)")
+    return _judge(_close(value, 0.0, 1e-3), answer, "the change of each advantage (ignoring ε)",
+                  [(_close(value, 5.0, 1e-3) or _close(value, 4.0, 1e-3),
+                    "the ×5 scales the std by 5 too, and the standardization divides it out"),
+                   (_close(value, 1.0, 1e-3), "the +1 moves the group mean by 1 too, and the standardization subtracts it")],
+                  "write the new mean and the new std of the group in terms of the old ones.")
 
 
 def check_fused_variance(answer: Any, v_e: float, v_wm: float) -> bool | None:
-    """Exercise 2: the variance of the inverse-variance fusion of two estimates."""
+    """Exercise (04): the variance of the inverse-variance fusion of two estimates."""
+    from wmkit.wmrl.method import fuse_estimates
+
     if answer is None:
-        print("not answered yet")
-        return None
-    return _verdict(abs(float(answer) - fuse_estimates(0.0, v_e, 0.0, v_wm)[1]) < 1e-6,
-                    "precisions add: 1/V = 1/V_E + 1/V_WM.")
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (a variance)")
+    truth = fuse_estimates(0.0, v_e, 0.0, v_wm)[1]
+    return _judge(_close(value, truth, 1e-6), answer, "the variance of the fused estimate",
+                  [(_close(value, 1 / v_e + 1 / v_wm, 1e-6), "that is the fused *precision*; the variance is its inverse"),
+                   (_close(value, (v_e + v_wm) / 2, 1e-6), "the average of the two variances is no variance of any combination"),
+                   (_close(value, v_e + v_wm, 1e-6), ("variances add for a sum of independent estimates, not for their "
+                                                   "weighted mean")),
+                   (_close(value, (v_e + v_wm) / 4, 1e-6), ("that is the variance of the plain average of the two "
+                                                         "estimates, which weights them equally"))],
+                  "precisions (1/variance) add.")
 
 
-def check_anchor_count(answer: Any, n_groups: int, fraction: float) -> bool | None:
-    """Exercise 3: how many anchor groups does a step of ``n_groups`` get at ``fraction``?"""
+def check_rollout_weight(answer: Any, n_anchor: int, n_wm: int, v_e: float, v_wm: float) -> bool | None:
+    """Exercise (04): the weight on each anchor rollout that makes the per-rollout sum the fused
+    estimator, given the variances ``v_e``, ``v_wm`` of the two *group means*."""
+    from wmkit.wmrl.method import rollout_weight
+
     if answer is None:
-        print("not answered yet")
-        return None
-    truth = int(select_anchor_groups(n_groups, fraction, rng=0).sum())
-    return _verdict(int(answer) == truth, "max(1, round(fraction·n)) with Python's round (halves go to even).")
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (a weight)")
+    truth = rollout_weight(n_anchor * v_e, n_wm * v_wm)  # per-rollout variances σ² = n·V
+    tol = 1e-3 * max(1.0, truth)
+    return _judge(_close(value, truth, tol), answer, "the weight w on each anchor rollout",
+                  [(_close(value, v_wm / v_e, tol), ("V_WM/V_E is the ratio of the group means' variances; per rollout "
+                                                    "the weight is the ratio of one rollout's variances")),
+                   (_close(value, v_e / v_wm, tol) or _close(value, n_anchor * v_e / (n_wm * v_wm), tol),
+                    "upside down: the clean anchors get the larger weight"),
+                   (_close(value, (n_anchor / n_wm) * v_wm / v_e, tol), ("the rollout counts are upside down: "
+                                                                        "σ² = n·V for a mean of n rollouts"))],
+                  "write each group mean's variance as σ²/n and match the per-rollout sum to the fused estimator.")
 
 
-def check_strong_distortion_answer(answer: Any, sizes: WMRLSizes, seed: int = 0) -> bool | None:
-    """Exercise 4: with f(r) = r³, does 'debias only' end closer to J* than 'no correction'? (True/False)
+def strong_distortion_differences(sizes: Any, seeds: Sequence[int] = (0, 1, 2, 3, 4)) -> list[float]:
+    """Per seed: final J of 'debias only' minus final J of 'no correction', on the controlled
+    problem with the world model's distortion turned up to r³ (a few seconds per seed)."""
+    from wmkit.wmrl.experiment import CONTROLLED_WM, run_arms
+    from wmkit.wmrl.problems import ControlledBandit, HandmadeWorldModel
 
-    Runs both arms on the controlled problem (a few seconds) to check.
-    """
+    differences = []
+    for seed in seeds:
+        env = ControlledBandit(seed=seed)
+        wm = HandmadeWorldModel(env, seed=seed, **{**CONTROLLED_WM, "exponent": 3.0})
+        logs = run_arms(env, {"handmade": wm}, sizes.bandit,
+                        {"none": {"arm": "wmrl", "debias": False, "denoise": False},
+                         "debias": {"arm": "wmrl", "debias": True, "denoise": False}}, seed)
+        differences.append(logs["debias"].final_value - logs["none"].final_value)
+    return differences
+
+
+def check_strong_distortion_answer(answer: Any, sizes: Any, seeds: Sequence[int] = (0, 1, 2, 3, 4),
+                                   differences: Sequence[float] | None = None) -> bool | None:
+    """Exercise (04): with f(r) = r³, the verdict over `seeds` of the claim "debias only ends
+    closer to J* than no correction" (one of the four verdicts).
+
+    One seed's answer flips with the seed, so the question is asked over seeds: the checker runs
+    both arms on each seed (or takes the per-seed `differences`) and applies the kit's rule."""
     if answer is None:
-        print("not answered yet")
-        return None
-    env = ControlledBandit(seed=seed)
-    wm = HandmadeWorldModel(env, seed=seed, **{**CONTROLLED_WM, "exponent": 3.0})
-    logs = run_arms(env, {"handmade": wm}, sizes.bandit,
-                    {"none": {"arm": "wmrl", "debias": False, "denoise": False},
-                     "debias": {"arm": "wmrl", "debias": True, "denoise": False}}, seed)
-    truth = logs["debias"].final_value > logs["none"].final_value
-    print(f"final J: debias only {logs['debias'].final_value:.4f}, no correction {logs['none'].final_value:.4f}")
-    return _verdict(bool(answer) == truth, "look at how much of the range [0, 1] r³ gives to r < 0.5, "
-                    "and how large the noise is there.")
+        return _not_answered()
+    word = _word(answer)
+    if word not in VERDICTS:
+        return _cannot_read(answer, f"one of the verdicts {', '.join(map(repr, VERDICTS))}")
+    if differences is None:
+        differences = strong_distortion_differences(sizes, seeds)
+    judged = verdict(list(differences), "higher", 0.0)
+    print("final J, debias only − no correction, per seed:", ", ".join(f"{d:+.4f}" for d in differences))
+    print(f"the kit's rule: {judged.verdict} — {judged.reason}")
+    return _judge(word == judged.verdict, answer, "the verdict of these seeds by the kit's rule",
+                  [(word == "reproduced" and judged.verdict == "inconclusive",
+                    "some seeds favour debiasing, but the interval over seeds covers 0"),
+                   (word == "reproduced" and judged.verdict == "contradicted",
+                    ("r³ squeezes the bottom half of the real range into a sliver that the noise drowns: "
+                    "no monotone map can recover it"))])
+
+
+def check_sweep_crossing(answer: Any, arms: Mapping[str, Any], fractions: Sequence[float]) -> bool | None:
+    """Exercise (04): the smallest anchor fraction of check 4's sweep at which WMRL's mean final gap
+    is below anchors-only's ("none" if there is none)."""
+    if answer is None:
+        return _not_answered()
+    crossing = [f for f in fractions
+                if arms[f"WMRL @{f:g}"]["final_gap"]["mean"] < arms[f"anchors only @{f:g}"]["final_gap"]["mean"]]
+    truth = min(crossing) if crossing else None
+    value = None if _word(answer) == "none" else _number(answer)
+    if value is None and _word(answer) != "none":
+        return _cannot_read(answer, f"one of the sweep's fractions {list(fractions)} or 'none'")
+    ok = (truth is None and value is None) or (truth is not None and _close(value, truth, 1e-9))
+    return _judge(ok, answer, f"a fraction of the sweep {list(fractions)}, or 'none'",
+                  [(value is not None and truth is not None and value == max(crossing),
+                    "the largest such fraction; the question asks for the smallest"),
+                   (value is not None and value not in fractions, "not one of the sweep's fractions")],
+                  "compare the two arms' mean final gaps at each fraction; smaller gap is better.")
+
+
+# ---------------------------------------------------------------- notebook 05
 
 
 def check_interval_answer(answer: Any, values: Sequence[float]) -> bool | None:
-    """Exercise: the 95% t-interval of `values`, as (low, high)."""
+    """Exercise (05): the 95% t-interval of `values`, as (low, high)."""
     if answer is None:
-        print("not answered yet")
-        return None
+        return _not_answered()
+    pair = _numbers(answer, 2)
+    if pair is None:
+        return _cannot_read(answer, "two numbers: (low, high)")
     s = summarize(values)
-    try:
-        low, high = (float(a) for a in answer)
-    except (TypeError, ValueError):
-        return _verdict(False, "give two numbers: (low, high)")
-    return _verdict(abs(low - s["ci_low"]) < 5e-3 and abs(high - s["ci_high"]) < 5e-3,
-                "mean ± t·s/√n with the sample std s (divide by n − 1) and t(0.975, n − 1 dof).")
+    n, mean = len(values), statistics.fmean(values)
+
+    def interval_is(half: float) -> bool:
+        return abs(min(pair) - (mean - half)) < 5e-3 and abs(max(pair) - (mean + half)) < 5e-3
+
+    t = t_quantile(0.95, n - 1)
+    ok = abs(pair[0] - s["ci_low"]) < 5e-3 and abs(pair[1] - s["ci_high"]) < 5e-3
+    return _judge(ok, answer, "(low, high) of the 95% t-interval",
+                  [(interval_is(t * s["std"] / math.sqrt(n)), "the numbers are right but in the wrong order: (low, high)"),
+                   (interval_is(t * statistics.pstdev(values) / math.sqrt(n)),
+                    "population std (dividing by n): the kit's std divides by n − 1"),
+                   (interval_is(1.96 * s["std"] / math.sqrt(n)),
+                    f"z = 1.96 is for many seeds; with {n} the t quantile with {n - 1} degrees of freedom is wider"),
+                   (interval_is(t * s["std"]), "the half-width divides the std by √n")],
+                  "mean ± t·s/√n with the sample std s and t(0.975, n − 1).")
 
 
 def check_verdict_answer(answer: Any, values: Sequence[float], direction: str = "higher",
                          threshold: float = 0.0) -> bool | None:
-    """Exercise: the verdict of a claim whose per-seed values are `values`."""
+    """Exercise (05): the verdict of a claim whose per-seed values are `values`."""
     if answer is None:
-        print("not answered yet")
-        return None
-    return _verdict(answer == verdict(values, direction, threshold).verdict,
-                "where is the 95% interval: wholly on the paper's side, across the line, wholly on the "
-                "other side — or is there no interval at all?")
+        return _not_answered()
+    word = _word(answer)
+    if word not in VERDICTS:
+        return _cannot_read(answer, f"one of the verdicts {', '.join(map(repr, VERDICTS))}")
+    truth = verdict(values, direction, threshold).verdict
+    mean = statistics.fmean(values) if values else 0.0
+    paper_side = (mean > threshold) if direction == "higher" else (mean < threshold)
+    return _judge(word == truth, answer, "the verdict by the kit's rule",
+                  [(word == "reproduced" and truth == "inconclusive" and paper_side,
+                    "the mean is on the paper's side, but the interval crosses the line"),
+                   (word in ("inconclusive", "reproduced", "contradicted") and truth == "not measured",
+                    "one value, or identical values, give no interval: nothing was measured"),
+                   (word == "contradicted" and truth == "inconclusive",
+                    "contradicted needs the whole interval on the other side")],
+                  "where is the 95% interval: wholly on the paper's side, across the line, wholly on the "
+                  "other side — or is there no interval at all?")
 
 
-def _verdict(ok: bool, hint: str) -> bool:
-    print("correct" if ok else f"not yet: {hint}")
-    return ok
+def seeds_needed(mean: float, std: float, threshold: float = 0.0, quantile: Callable[[int], float] | None = None,
+                 max_seeds: int = 10_000) -> int | None:
+    """Smallest n ≥ 2 whose 95% half-width ``q(n)·std/√n`` is below ``|mean − threshold|``,
+    with ``q(n) = t(0.975, n − 1)`` by default; None when no n up to `max_seeds` does."""
+    quantile = quantile or (lambda n: t_quantile(0.95, n - 1))
+    gap = abs(mean - threshold)
+    for n in range(2, max_seeds + 1):
+        if quantile(n) * std / math.sqrt(n) < gap:
+            return n
+    return None
 
 
-def check_no_change_on_changed(answer) -> bool | None:
-    """Exercise: the exact-match accuracy of 'predict no change' on changed transitions."""
+def check_seeds_needed(answer: Any, mean: float, std: float, threshold: float = 0.0) -> bool | None:
+    """Exercise (05): how many seeds would make an interval with this mean and std clear the line?"""
     if answer is None:
-        print("not answered yet")
-        return None
-    return _verdict(abs(float(answer) - 0.0) < 1e-9,
-                    "on a changed transition the true next state differs from the current one.")
+        return _not_answered()
+    value = _integer(answer)
+    if value is None:
+        return _cannot_read(answer, "a whole number of seeds")
+    truth = seeds_needed(mean, std, threshold)
+    with_z = seeds_needed(mean, std, threshold, quantile=lambda n: 1.96)
+    return _judge(value == truth, answer, "the smallest number of seeds whose interval clears the line",
+                  [(value == with_z and with_z != truth,
+                    "z = 1.96 instead of t(0.975, n − 1): with few seeds the t quantile is larger"),
+                   (truth is not None and value == truth - 1,
+                    "one short: at that n the half-width t·s/√n is not yet below |mean|")],
+                  "try n = 2, 3, ...: the half-width is t(0.975, n − 1)·s/√n; stop when it is below |mean − line|.")
 
 
-def check_changed_share(answer, train: Sequence[Transition], env: str) -> bool | None:
-    """Exercise: the share of changed transitions of `env` in the training split."""
+def check_missing_record_verdict(answer: Any) -> bool | None:
+    """Exercise (05): the verdict of a row whose run record was deleted."""
     if answer is None:
-        print("not answered yet")
-        return None
-    items = [t for t in train if t.env == env]
-    truth = sum(t.changed for t in items) / len(items)
-    return _verdict(abs(float(answer) - truth) < 1e-3, "count t.changed over the env's training transitions.")
-
-
-def check_applied_screen(answer, before: str, diff: str) -> bool | None:
-    """Exercise: apply a screen diff by hand (write the next screen as text)."""
-    from wmkit.envs import phone
-
-    if answer is None:
-        print("not answered yet")
-        return None
-    truth = phone.apply_diff(before, diff)
-    return _verdict(isinstance(answer, str) and answer.strip() == (truth or "").strip(),
-                    "remove deleted lines, replace updated ones, add new ones, keep the header first "
-                    "and elements in id order.")
-
-
-def check_group_advantage(answer, rewards: Sequence[float], index: int = 0) -> bool | None:
-    """Exercise (notebook 02): TRL's group-relative advantage of completion `index` (unbiased std)."""
-    import statistics
-
-    if answer is None:
-        print("not answered yet")
-        return None
-    truth = (rewards[index] - statistics.fmean(rewards)) / (statistics.stdev(rewards) + 1e-4)
-    return _verdict(abs(float(answer) - truth) < 1e-2,
-                    "subtract the group mean, divide by the sample standard deviation (n - 1).")
-
-
-def check_max_unchanged_task_reward(answer) -> bool | None:
-    """Exercise (notebook 02): the largest task-specific reward on an unchanged transition."""
-    if answer is None:
-        print("not answered yet")
-        return None
-    return _verdict(abs(float(answer) - 0.3) < 1e-9,
-                    "0.09 + 0.01 + 0.2: the changed-properties term is left out when nothing changes.")
-
-
-def check_group_spread(answer, p: float, group_size: int) -> bool | None:
-    """Exercise (notebook 02): the chance that a group of `group_size` samples, each right with
-    probability `p`, holds both a right and a wrong one (so a binary reward gives it a gradient)."""
-    if answer is None:
-        print("not answered yet")
-        return None
-    from wmkit.rlvr_world.regime import group_signal_probability
-
-    truth = group_signal_probability(p, group_size)
-    return _verdict(abs(float(answer) - truth) < 1e-3,
-                    "a group teaches nothing when all G are right (p^G) or all are wrong ((1-p)^G).")
+        return _not_answered()
+    word = _word(answer)
+    if word not in VERDICTS:
+        return _cannot_read(answer, f"one of the verdicts {', '.join(map(repr, VERDICTS))}")
+    return _judge(word == "not measured", answer, "the verdict of a row without its run record",
+                  [(word == "inconclusive", ("inconclusive needs an interval that covers the line; without a "
+                                            "record there is no number at all")),
+                   (word in ("reproduced", "contradicted"),
+                    "the table shows a number only while the record that made it exists")])

@@ -363,36 +363,64 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
 
 
 def plot_report(report: dict, out_dir: Path) -> list[str]:
-    """One figure per paper: each measured claim's per-seed values, mean and 95% interval, and the
-    line it must clear."""
+    """One figure per paper: each claim's per-seed values, mean and 95% interval, and the line it
+    must clear, coloured by verdict (with a legend).
+
+    Rows are labelled with the claim in words, not its id. Compute ratios (line at 1) and
+    differences (line at 0) have different units and scales, so a paper with both gets one panel
+    for each, each with its own axis: on a shared axis the ratios' range would flatten the
+    differences to a point."""
+    import textwrap
+
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     out_dir.mkdir(parents=True, exist_ok=True)
     colors = VERDICT_COLORS
+    legend = [Line2D([], [], color=colors[v], marker="D", lw=2, label=v) for v in VERDICT_COLORS]
+    legend.append(Line2D([], [], color="black", lw=0.8, label="line to clear"))
     paths = []
     for paper in PAPERS:
         rows = [r for r in report["rows"] if r["paper"] == paper]
         if not rows:
             continue
-        fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(rows) + 1.2))
-        for i, row in enumerate(rows):
-            y = len(rows) - 1 - i
-            stats, color = row["kit"], colors[row["verdict"]]
-            if stats.get("n"):
-                ax.scatter(stats["values"], [y] * len(stats["values"]), s=14, color=color, alpha=0.6, zorder=3)
-                if stats["ci_low"] is not None:
-                    ax.plot([stats["ci_low"], stats["ci_high"]], [y, y], color=color, lw=2)
-                ax.plot([stats["mean"]], [y], "D", color=color, ms=6, zorder=4)
-            else:
-                ax.text(0, y, "not measured", color=color, va="center", fontsize=8)
-            ax.plot([row["threshold"]] * 2, [y - 0.35, y + 0.35], color="black", lw=0.8)
-        ax.set_yticks(range(len(rows)), [r["id"] for r in reversed(rows)], fontsize=8)
-        ax.set_xlabel("kit value: seeds (dots), mean (diamond), 95% interval (bar); line to clear (tick)", fontsize=8)
-        ax.set_title(f"{paper} — profile {report['profile']}, seeds {report['seeds']}", fontsize=10)
-        fig.tight_layout()
+        ratios = [r for r in rows if abs(r["threshold"] - 1.0) < 1e-9]
+        panels = [(rs, unit) for rs, unit in (([r for r in rows if r not in ratios], "difference (line at 0)"),
+                                              (ratios, "ratio (line at 1)")) if rs]
+        heights = [0.62 * len(rs) + 0.9 for rs, _ in panels]
+        fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights) + 1.1), squeeze=False,
+                                 gridspec_kw={"height_ratios": heights})
+        for ax, (panel_rows, unit) in zip(axes[:, 0], panels):
+            for i, row in enumerate(panel_rows):
+                y = len(panel_rows) - 1 - i
+                stats, color = row["kit"], colors[row["verdict"]]
+                if stats.get("n"):
+                    ax.scatter(stats["values"], [y] * len(stats["values"]), s=16, color=color, alpha=0.6, zorder=3)
+                    if stats["ci_low"] is not None:
+                        ax.plot([stats["ci_low"], stats["ci_high"]], [y, y], color=color, lw=2)
+                    ax.plot([stats["mean"]], [y], "D", color=color, ms=6, zorder=4)
+                else:  # at the panel's left edge, where no data of this row can be
+                    ax.text(0.01, y, "not measured", color=color, va="center", fontsize=9,
+                            transform=ax.get_yaxis_transform())
+                ax.plot([row["threshold"]] * 2, [y - 0.35, y + 0.35], color="black", lw=0.8)
+            # At least ±0.05 around the data and the lines: identical values (all 0 at smoke) or a
+            # line at −1e-9 would otherwise give an axis a billionth wide.
+            xs = [x for r in panel_rows for x in [r["threshold"], *(r["kit"].get("values") or [])]]
+            xs += [r["kit"][k] for r in panel_rows for k in ("ci_low", "ci_high") if r["kit"].get(k) is not None]
+            low, high = min(xs), max(xs)
+            pad = max(0.05, 0.08 * (high - low))
+            ax.set_xlim(low - pad, high + pad)
+            labels = [textwrap.fill(r["claim"], 48) for r in reversed(panel_rows)]
+            ax.set_yticks(range(len(panel_rows)), labels, fontsize=9)
+            ax.set_ylim(-0.6, len(panel_rows) - 0.4)
+            ax.tick_params(axis="x", labelsize=9)
+            ax.set_xlabel(f"kit value, {unit}: seeds (dots), mean (diamond), 95% interval (bar)", fontsize=9)
+        axes[0, 0].set_title(f"{paper} — profile {report['profile']}, seeds {report['seeds']}", fontsize=10)
+        fig.legend(handles=legend, loc="lower center", ncol=len(legend), fontsize=9, frameon=False)
+        fig.tight_layout(rect=(0, 0.06, 1, 1))
         path = out_dir / f"{paper.lower().replace('-', '_')}.png"
         fig.savefig(path, dpi=100)
         plt.close(fig)

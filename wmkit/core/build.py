@@ -263,6 +263,41 @@ def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
     return results
 
 
+BASELINES = ("no_change", "most_frequent")
+"""The two baselines every world-model number stands beside."""
+
+
+def baseline_verdicts(evaluation: dict, env: str) -> dict[str, dict]:
+    """Does the greedy model beat *both* baselines on `env`'s changed test transitions?
+
+    Per measure ("changed": exact match; "partial_changed": the partial-credit reward), the
+    kit's one verdict rule (:func:`wmkit.stats.verdict`) on the per-transition paired
+    differences model − baseline (same transitions), once per baseline, combined with
+    :func:`wmkit.stats.all_of` (reproduced only when both comparisons are). The interval is
+    over the test transitions of this one trained model: it says whether *this* model beats the
+    baselines on this test set, not whether training does so reliably (that needs seeds).
+    Returns {measure: {"verdict", "reason", "model", "baselines", "differences"}}.
+    """
+    from wmkit.stats import all_of, verdict
+
+    entry = evaluation[env]
+    out = {}
+    for measure, items in (("changed", "changed_items"), ("partial_changed", "partial_changed_items")):
+        model = entry["model_greedy"][items]
+        parts, means = [], {}
+        for baseline in BASELINES:
+            differences = [m - b for m, b in zip(model, entry[baseline][items])]
+            means[baseline] = sum(differences) / len(differences) if differences else float("nan")
+            same = bool(differences) and max(differences) == min(differences)
+            parts.append(verdict(differences, "higher", 0.0, not_measured=(
+                f"model and {baseline} differ by the same {differences[0]:+.3f} on all {len(differences)} changed "
+                "transitions: no interval" if same else None)))
+        name, reason = all_of(parts)
+        out[measure] = {"verdict": name, "reason": reason, "model": entry["model_greedy"][measure],
+                        "baselines": {b: entry[b][measure] for b in BASELINES}, "differences": means}
+    return out
+
+
 def run_summary(run: WorldModelRun) -> dict:
     """JSON-ready facts about a run (for results.json)."""
     out = dict(run.info)

@@ -20,7 +20,7 @@ import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -201,6 +201,11 @@ class AccuracySummary:
     """Mean partial credit over all transitions."""
     partial_changed: float = float("nan")
     """Mean partial credit over changed transitions."""
+    changed_items: list = field(default_factory=list)
+    """Exact match of each changed transition (pass@1 over its samples), in test order: what a
+    paired comparison with a baseline on the same transitions needs."""
+    partial_changed_items: list = field(default_factory=list)
+    """Partial credit of each changed transition, in the same order."""
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -248,6 +253,8 @@ def summarize(test: Sequence[Transition], predictions: Sequence[Sequence[str]]) 
         partial_metric=next(iter(metrics)) if one_metric else "",
         partial=_mean(partial) if one_metric else float("nan"),
         partial_changed=_mean([partial[i] for i in changed]) if one_metric else float("nan"),
+        changed_items=[exact[i] for i in changed],
+        partial_changed_items=[partial[i] for i in changed] if one_metric else [],
     )
 
 

@@ -40,6 +40,7 @@ from wmkit.wmrl.method import (
     compute_to_target,
     fuse_estimates,
     grpo_advantages,
+    rollout_weight,
     run_grpo,
 )
 from wmkit.wmrl.problems import (
@@ -219,41 +220,79 @@ def check_isotonic_recovery(pair_counts: tuple[int, ...] = (200, 400, 800, 1600,
 
 def check_fusion_variance(ratios: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0), repeats: int = 4000,
                           n_real: int = 8, n_wm: int = 56, k: float = 4.0, seed: int = 0) -> dict[str, Any]:
-    """Check 3: the inverse-variance fused estimator has variance ``(1/V_E + 1/V_WM)⁻¹``.
+    """Check 3: inverse-variance fusion, done the way the code does it — as a weight per anchor rollout.
 
-    ``g_E`` is the mean of ``n_real`` real rewards ``r ~ U(0, 1)`` (variance ``V_E``);
-    ``g_WM`` the mean of ``n_wm`` world-model rewards ``r + ξ`` with the noise ``ξ`` set
-    so that ``V_WM/V_E`` takes each value of ``ratios``. Both are unbiased; they are fused
-    with :func:`wmkit.wmrl.method.fuse_estimates` using the known variances. The Monte-Carlo
-    variance (its SE from the sample's fourth moment) is compared with the theory; the
-    control is the variance of the plain average, ``(V_E + V_WM)/4``.
+    ``g_E`` is the mean of ``n_real`` real rewards ``r ~ U(0, 1)`` (per-rollout variance
+    ``σ²_E = 1/12``, so the group mean has ``V_E = σ²_E/n_real``); ``g_WM`` the mean of
+    ``n_wm`` world-model rewards ``r + ξ``, with the noise ``ξ`` set so that ``V_WM/V_E``
+    takes each value of ``ratios``. Both are unbiased.
+
+    The code does not fuse two means; it sums over rollouts, each anchor rollout
+    weighted by ``w``: ``(w·Σ_anchor x + Σ_wm y) / (w·n_real + n_wm)``. That equals the
+    fused estimator :func:`wmkit.wmrl.method.fuse_estimates` exactly when ``w`` is the
+    *per-rollout* variance ratio ``σ²_WM/σ²_E = (n_wm/n_real)·V_WM/V_E``
+    (:func:`wmkit.wmrl.method.rollout_weight`). Measured: the Monte-Carlo variance of that
+    per-rollout sum (its SE from the sample's fourth moment), predicted ``(1/V_E + 1/V_WM)⁻¹``.
+    The control uses the ratio of the *group-mean* variances, ``w = V_WM/V_E``, per rollout:
+    its variance is ``(w²·n_real·σ²_E + n_wm·σ²_WM)/(w·n_real + n_wm)²``, larger, and the same
+    test must reject it against the fused formula.
     """
     rng = np.random.default_rng(seed)
     var_r = 1.0 / 12.0
     v_e = var_r / n_real
-    measured, se, theory, wrong, bias_z = [], [], [], [], []
+    measured, se, theory, bias_z = [], [], [], []
+    weights, wrong_weights, wrong_measured, wrong_se, wrong_theory = [], [], [], [], []
+    max_fused_gap = 0.0
     for ratio in ratios:
         v_wm = ratio * v_e
         noise_var = v_wm * n_wm - var_r
         if noise_var < 0:
             raise ValueError(f"ratio {ratio} is below the smallest reachable {var_r / n_wm / v_e:.3f}")
-        g_e = rng.random((repeats, n_real)).mean(axis=1)
-        g_wm = (rng.random((repeats, n_wm)) + math.sqrt(noise_var) * rng.standard_normal((repeats, n_wm))).mean(axis=1)
-        fused, v_theory = fuse_estimates(g_e, v_e, g_wm, v_wm)
-        centred = fused - fused.mean()
-        variance = float(np.mean(centred**2) * repeats / (repeats - 1))
+        real = rng.random((repeats, n_real))
+        predicted = rng.random((repeats, n_wm)) + math.sqrt(noise_var) * rng.standard_normal((repeats, n_wm))
+        rollout_var_e, rollout_var_wm = var_r, var_r + noise_var
+
+        w_right = rollout_weight(rollout_var_e, rollout_var_wm)
+        w_wrong = v_wm / v_e  # the group-mean variance ratio, applied to every anchor rollout
+        summed = _per_rollout_sum(w_right, real, predicted)
+        fused, v_theory = fuse_estimates(real.mean(axis=1), v_e, predicted.mean(axis=1), v_wm)
+        max_fused_gap = max(max_fused_gap, float(np.max(np.abs(summed - fused))))
+        variance, variance_se = _variance_and_se(summed)
         measured.append(variance)
-        se.append(float(math.sqrt(max(np.mean(centred**4) - variance**2, 0.0) / repeats)))
+        se.append(variance_se)
         theory.append(float(v_theory))
-        wrong.append((v_e + v_wm) / 4)
-        bias_z.append(float((fused.mean() - 0.5) / math.sqrt(variance / repeats)))
+        bias_z.append(float((summed.mean() - 0.5) / math.sqrt(variance / repeats)))
+        wrong_variance, wrong_variance_se = _variance_and_se(_per_rollout_sum(w_wrong, real, predicted))
+        wrong_measured.append(wrong_variance)
+        wrong_se.append(wrong_variance_se)
+        wrong_theory.append((w_wrong**2 * n_real * rollout_var_e + n_wm * rollout_var_wm) / (w_wrong * n_real + n_wm) ** 2)
+        weights.append(w_right)
+        wrong_weights.append(w_wrong)
     return {
-        "k": k, "ratios": list(ratios), "v_e": v_e, "measured": measured, "se": se, "predicted": theory,
-        "control_predicted": wrong, "control_formula": "(V_E + V_WM)/4",
-        "passes": _agree(measured, theory, se, k), "control_passes": _agree(measured, wrong, se, k),
+        "k": k, "ratios": list(ratios), "n_real": n_real, "n_wm": n_wm, "v_e": v_e,
+        "measured": measured, "se": se, "predicted": theory,
+        "passes": _agree(measured, theory, se, k),
+        "rollout_weight": weights,  # w = σ²_WM/σ²_E per anchor rollout: makes the sum the fused estimator
+        "per_rollout_sum_is_fused": max_fused_gap < 1e-9, "max_gap_sum_vs_fused": max_fused_gap,
+        "control_weight": wrong_weights, "control_formula": "w = V_WM/V_E on each anchor rollout",
+        "control_measured": wrong_measured, "control_se": wrong_se, "control_theory": wrong_theory,
+        "control_passes": _agree(wrong_measured, theory, wrong_se, k),
+        "control_matches_its_own_formula": _agree(wrong_measured, wrong_theory, wrong_se, k),
         "mean_z": bias_z, "unbiased": bool(np.all(np.abs(bias_z) <= k)),
-        "anchor_weight": list(ratios),  # w = V_WM/V_E: the anchor stream's up-weight in the fused sum
     }
+
+
+def _per_rollout_sum(w: float, anchors: np.ndarray, world_model: np.ndarray) -> np.ndarray:
+    """``(w·Σ anchors + Σ world_model) / (w·n_anchors + n_world_model)`` per row: the code's sum over
+    rollouts with every anchor rollout weighted by ``w``."""
+    return (w * anchors.sum(axis=1) + world_model.sum(axis=1)) / (w * anchors.shape[1] + world_model.shape[1])
+
+
+def _variance_and_se(samples: np.ndarray) -> tuple[float, float]:
+    """Sample variance (n − 1) and its standard error from the sample's fourth central moment."""
+    centred = samples - samples.mean()
+    variance = float(np.mean(centred**2) * len(samples) / (len(samples) - 1))
+    return variance, float(math.sqrt(max(np.mean(centred**4) - variance**2, 0.0) / len(samples)))
 
 
 def run_arms(env: Any, world_models: dict[str, Any], base: WMRLConfig, specs: dict[str, dict[str, Any]],

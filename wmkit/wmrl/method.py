@@ -17,10 +17,12 @@ bias ``b`` and noise ``ξ``. Three pieces correct it, in this order each step:
    candidates the world model ranked right.
 3. **Inverse-variance denoising** (:class:`AnchorWeighter`): what remains is noise,
    which cannot be subtracted, only averaged down. The anchor groups give a clean
-   but scarce gradient estimate (variance ``V_E``), the world-model groups a plentiful
-   noisy one (``V_WM``); the minimum-variance combination weights each by the inverse
-   of its variance (:func:`fuse_estimates`). In practice that is an up-weight
-   ``w = clip(1 + c·s², 1, w_max)`` on the advantages of anchor groups, where ``s²``
+   but scarce gradient estimate (variance ``V_E`` of its mean), the world-model groups a
+   plentiful noisy one (``V_WM``); the minimum-variance combination weights each by the
+   inverse of its variance (:func:`fuse_estimates`). The code sums over rollouts instead,
+   so the weight it needs is per rollout: ``σ²_WM/σ²_E``, the ratio of one rollout's
+   variances (:func:`rollout_weight`), not ``V_WM/V_E``. In practice that is an up-weight
+   ``w = clip(1 + c·s², 1, w_max)`` on the advantages of anchor rollouts, where ``s²``
    measures how much the calibrated world model still disagrees with the truth.
 
 Finally :func:`grpo_advantages` standardizes each group over its graded rollouts
@@ -371,8 +373,13 @@ def residual_variance_ratio(calibrated_wm: Any, real: Any) -> float | None:
 class AnchorWeighter:
     """The up-weight ``w`` on anchor-group advantages, driven by measured disagreement.
 
-    Writing the world-model stream's variance as ``V_WM = (1 + c·s²)·V_E``, the
-    inverse-variance weight of the anchor stream relative to it is ``1 + c·s²``.
+    Writing one world-model rollout's variance as ``σ²_WM = (1 + c·s²)·σ²_E``, with ``σ²_E``
+    one real rollout's, the inverse-variance weight of each anchor rollout relative to a
+    world-model rollout is ``σ²_WM/σ²_E = 1 + c·s²`` (:func:`rollout_weight`). These are
+    per-rollout variances — ``s²`` is a per-rollout mean squared residual — and per rollout
+    is how the weight is applied (to every advantage of an anchor group); the variances of
+    the two group means, ``V_E = σ²_E/n_E`` and ``V_WM = σ²_WM/n_WM``, have the ratio
+    ``(n_E/n_WM)·σ²_WM/σ²_E`` instead.
     ``s²`` is an EMA of :func:`residual_variance_ratio` over anchor groups; ``c`` is
     fixed once, after ``calibrate_after`` groups, so that ``w`` equals
     ``target_weight`` (2) at that moment: afterwards ``w`` follows how the
@@ -432,13 +439,28 @@ class AnchorWeighter:
         return self.observe(residual_variance_ratio(calibrated_wm, real))
 
 
+def rollout_weight(rollout_var_e: float, rollout_var_wm: float) -> float:
+    """The inverse-variance weight of one anchor rollout relative to one world-model rollout.
+
+    ``w = σ²_WM/σ²_E``, the ratio of the *per-rollout* variances (one real grade's,
+    one world-model grade's). With it, the per-rollout sum the code forms,
+    ``(w·Σ_anchor x + Σ_wm y) / (w·n_E + n_WM)``, is exactly :func:`fuse_estimates` of the
+    two group means, whose variances are ``V_E = σ²_E/n_E`` and ``V_WM = σ²_WM/n_WM``:
+    ``w = (n_WM/n_E)·V_WM/V_E``, not ``V_WM/V_E``. Variances must be positive and finite.
+    """
+    if not (0 < rollout_var_e < math.inf and 0 < rollout_var_wm < math.inf):
+        raise ValueError(f"per-rollout variances must be positive and finite, got {rollout_var_e}, {rollout_var_wm}")
+    return float(rollout_var_wm / rollout_var_e)
+
+
 def fuse_estimates(g_e: Any, v_e: Any, g_wm: Any, v_wm: Any) -> tuple[Any, Any]:
     """Minimum-variance unbiased combination of two unbiased estimates of the same quantity.
 
     ``g = (g_E/V_E + g_WM/V_WM) / (1/V_E + 1/V_WM)`` with variance
     ``v = 1 / (1/V_E + 1/V_WM) = V_WM / (1 + V_WM/V_E)``, below both ``V_E`` and
-    ``V_WM``. Works on numbers or numpy arrays; an infinite variance ignores that
-    estimate. Variances must be positive.
+    ``V_WM``. ``V_E`` and ``V_WM`` are the variances of the two *estimates* (here, group
+    means); as a weight per rollout this is :func:`rollout_weight`. Works on numbers or
+    numpy arrays; an infinite variance ignores that estimate. Variances must be positive.
     """
     v_e_arr, v_wm_arr = np.asarray(v_e, dtype=float), np.asarray(v_wm, dtype=float)
     if np.any(v_e_arr <= 0) or np.any(v_wm_arr <= 0):

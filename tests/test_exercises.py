@@ -1,0 +1,171 @@
+"""The exercise checkers: a right answer passes, each named typical mistake gets its diagnosis,
+and text, None and wrong types get a message instead of an exception."""
+import math
+
+import pytest
+
+from wmkit import exercises
+from wmkit.envs import phone
+from wmkit.envs.base import Transition
+
+BAD_INPUTS = ("about 0.9", [1, 2, 3], {"a": 1}, float("nan"), object())
+
+
+def _transition(env: str, changed: bool) -> Transition:
+    return Transition(env=env, episode="e", step=0, state="s", action="a", action_type="a", next_state="s",
+                      diff="", changed=changed)
+
+
+TRAIN = [_transition("phone", True)] * 3 + [_transition("phone", False)] + [_transition("textgame", False)] * 4
+
+SCREEN_BEFORE = 'app: Home | screen: home\n[1] app "Settings"\n[2] app "Contacts"'
+SCREEN_AFTER = 'app: Contacts | screen: contacts\n[1] button "Add contact"\n[2] item "Bob"'
+SCREEN_DIFF = phone.compute_diff(SCREEN_BEFORE, SCREEN_AFTER)
+
+EVALUATION = {"phone": {"model_greedy": {"changed": 0.25, "n_changed": 8, "overall": 0.5, "n": 10}}}
+
+THROUGHPUT = [
+    {"transitions": "simulator", "device_latency_s": 0.0, "agent_steps": 100, "seconds": 1.0, "batched_step_calls": 10},
+    {"transitions": "world_model", "device_latency_s": 0.0, "agent_steps": 100, "seconds": 5.0, "batched_step_calls": 10},
+]  # per agent step: WM 0.05 s, simulator 0.01 s + L/10 -> L = 0.4 s per batched device step
+
+SWEEP = {f"{arm} @{f:g}": {"final_gap": {"mean": gap}}
+         for arm, gaps in (("WMRL", (0.05, 0.02, 0.01)), ("anchors only", (0.08, 0.03, 0.02)))
+         for f, gap in zip((0.1, 0.2, 0.4), gaps)}  # WMRL below anchors-only at every fraction -> 0.1
+
+
+class _Sizes:  # check_strong_distortion_answer with precomputed differences never reads the sizes
+    pass
+
+
+# (checker, right answer, [(typical mistake, words its diagnosis must contain)])
+CASES = {
+    "no_change_on_changed": (lambda a: exercises.check_no_change_on_changed(a), 0.0,
+                             [(1.0, "unchanged"), (0.4, "overall")]),
+    "changed_share": (lambda a: exercises.check_changed_share(a, TRAIN, "phone"), 0.75,
+                      [(0.25, "unchanged"), (0.375, "every environment"), (75, "percentage")]),
+    "applied_screen": (lambda a: exercises.check_applied_screen(a, SCREEN_BEFORE, SCREEN_DIFF), SCREEN_AFTER,
+                       [(SCREEN_BEFORE, "before"), (SCREEN_DIFF, "diff itself"),
+                        ("\n".join(reversed(SCREEN_AFTER.split("\n"))), "order")]),
+    "changed_hits": (lambda a: exercises.check_changed_hits(a, EVALUATION), 2,
+                     [(5, "unchanged ones too"), (8, "how many changed transitions there are")]),
+    "group_advantage": (lambda a: exercises.check_group_advantage(a, [1, 0, 0, 1], 0), 0.866,
+                        [(1.0, "population std"), (0.5, "centred reward")]),
+    "max_unchanged_task_reward": (exercises.check_max_unchanged_task_reward, 0.3,
+                                  [(1.3, "changed"), (0.2, "bonus alone")]),
+    "group_spread": (lambda a: exercises.check_group_spread(a, 0.5, 4), 1 - 2 * 0.5**4,
+                     [(0.5**4, "all are wrong"), (1 - 0.5**4, "all-right")]),
+    "group_rewards": (lambda a: exercises.check_group_rewards(a, [1, 0, 1], [4, 7, 6], [2, 0, 1], 7), None,
+                      []),  # filled below from the reward code
+    "turn_kind": (lambda a: exercises.check_turn_kind(a, "Thought: maybe call_wm(action='tap(2)') first"), "imagine",
+                  [("action", "not an Action: line"), ("invalid", "not a failure")]),
+    "no_signal": (exercises.check_no_signal, False, [(True, "every advantage")]),
+    "break_even_latency": (lambda a: exercises.check_break_even_latency(a, THROUGHPUT), 0.4,
+                           [(0.04, "per agent step"), (5.0, "ratio")]),
+    "affine": (exercises.check_affine_answer, 0, [(5, "std by 5"), (1, "mean by 1")]),
+    "fused_variance": (lambda a: exercises.check_fused_variance(a, 0.02, 0.06), 0.015,
+                       [(1 / 0.02 + 1 / 0.06, "precision"), (0.04, "average of the two variances"),
+                        (0.08, "variances add")]),
+    "rollout_weight": (lambda a: exercises.check_rollout_weight(a, 8, 56, 0.01, 0.02), 14.0,
+                       [(2.0, "group means' variances"), (2 / 7, "rollout counts are upside down")]),
+    "strong_distortion": (lambda a: exercises.check_strong_distortion_answer(
+        a, _Sizes(), differences=[-0.01, -0.02, 0.005, -0.015, -0.03]), "inconclusive",
+        [("reproduced", "interval over seeds covers 0")]),
+    "sweep_crossing": (lambda a: exercises.check_sweep_crossing(a, SWEEP, (0.1, 0.2, 0.4)), 0.1,
+                       [(0.4, "largest"), (0.3, "not one of the sweep")]),
+    "interval": (lambda a: exercises.check_interval_answer(a, [0.10, 0.30, 0.20]), (-0.0484, 0.4484),
+                 [((0.4484, -0.0484), "wrong order"), ((0.2 - 0.2029, 0.2 + 0.2029), "population std"),
+                  ((0.2 - 0.1132, 0.2 + 0.1132), "z = 1.96"), ((0.2 - 0.4303, 0.2 + 0.4303), "√n")]),
+    "verdict": (lambda a: exercises.check_verdict_answer(a, [0.10, 0.30, 0.20]), "inconclusive",
+                [("reproduced", "crosses the line"), ("contradicted", "whole interval")]),
+    "seeds_needed": (lambda a: exercises.check_seeds_needed(a, 0.1, 0.1), None, []),  # filled below
+    "missing_record": (exercises.check_missing_record_verdict, "not measured",
+                       [("inconclusive", "no number"), ("reproduced", "record")]),
+}
+
+
+def _fill_computed_cases():
+    from wmkit.rewards.wm_r1 import composite_rewards
+
+    check, _, _ = CASES["group_rewards"]
+    args = ([1, 0, 1], [4, 7, 6], [2, 0, 1])
+    CASES["group_rewards"] = (check, composite_rewards(*args, max_steps=7),
+                              [(composite_rewards(*args, max_steps=7, beta=1.0, gamma=1.0), "weights are missing"),
+                               (composite_rewards(*args, max_steps=7, gamma=0.0), "R_WM is missing")])
+    check, _, _ = CASES["seeds_needed"]
+    truth = exercises.seeds_needed(0.1, 0.1)
+    with_z = exercises.seeds_needed(0.1, 0.1, quantile=lambda n: 1.96)
+    assert with_z < truth - 1  # the two diagnoses are told apart
+    CASES["seeds_needed"] = (check, truth, [(with_z, "z = 1.96"), (truth - 1, "one short")])
+
+
+_fill_computed_cases()
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_right_answer_passes(name, capsys):
+    check, right, _ = CASES[name]
+    assert check(right) is True, capsys.readouterr().out
+    assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_none_is_not_answered(name, capsys):
+    check, _, _ = CASES[name]
+    assert check(None) is None
+    assert "not answered yet" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, mistake, words", [(name, m, w) for name, (_, _, ms) in CASES.items() for m, w in ms])
+def test_each_typical_mistake_is_named(name, mistake, words, capsys):
+    check = CASES[name][0]
+    assert check(mistake) is False
+    out = capsys.readouterr().out
+    assert "expected" in out and "given" in out, out
+    assert "typical mistake" in out and words in out, out
+
+
+@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("bad", BAD_INPUTS, ids=["text", "list", "dict", "nan", "object"])
+def test_bad_input_gets_a_message_not_an_exception(name, bad, capsys):
+    check, right, _ = CASES[name]
+    if isinstance(right, (list, tuple)) and isinstance(bad, list) and len(bad) == len(right):
+        bad = ["a"] * len(right)  # a list of the right length but not numbers
+    assert check(bad) is False
+    out = capsys.readouterr().out
+    assert out.strip(), "a checker must say something"
+
+
+def test_words_accept_case_and_separator_variants(capsys):
+    assert exercises.check_verdict_answer("Inconclusive", [0.10, 0.30, 0.20]) is True
+    assert exercises.check_missing_record_verdict("Not_Measured") is True
+    assert exercises.check_turn_kind(" Imagined ", "Thought: maybe call_wm(action='tap(2)') first") is True
+    assert exercises.check_no_signal("false") is True
+    assert exercises.check_affine_answer("0") is True
+
+
+def test_wrong_types_never_pass(capsys):
+    assert exercises.check_seeds_needed(2.5, 0.1, 0.1) is False  # not a whole number, never rounded
+    assert exercises.check_changed_hits(2.4, EVALUATION) is False
+    assert exercises.check_affine_answer(False) is False  # False == 0, but it is not a number
+    assert exercises.check_no_signal(0) is False
+    assert "cannot check" in capsys.readouterr().out
+
+
+def test_open_exercise_checker_records_and_compares(capsys):
+    assert exercises.check_judge_agreement(0.9, 0.8) is True
+    assert "rose" in capsys.readouterr().out
+    assert exercises.check_judge_agreement(1.5, 0.8) is False
+    assert exercises.check_judge_agreement("high", 0.8) is False
+
+
+def test_break_even_latency_without_simulator_steps_is_not_judged(capsys):
+    idle = [dict(row, batched_step_calls=0) for row in THROUGHPUT]
+    assert exercises.check_break_even_latency(0.4, idle) is None
+    assert "never stepped" in capsys.readouterr().out
+
+
+def test_seeds_needed_hand_case():
+    # mean 0.1, s 0.1: n = 7 gives t(0.975, 6)·0.1/√7 = 2.447·0.0378 = 0.0925 < 0.1; n = 6 gives 0.105
+    assert exercises.seeds_needed(0.1, 0.1) == 7
+    assert math.isclose(exercises.seeds_needed(0.1, 0.1, quantile=lambda n: 1.96), 4)
