@@ -19,7 +19,7 @@
 # Notebook 01 trained a world model by maximum likelihood (MLE). But what we *want* from a world
 # model is not a high likelihood: it is a right next state, or a next screen with the right items.
 # **RLVR-World** (Wu et al., 2025) trains the MLE model further with reinforcement learning, rewarding
-# each sampled prediction by a *verifiable* measure of how right it is. **RWML** (2025) does the same
+# each sampled prediction by a *verifiable* measure of how right it is. **RWML** (Yu et al., 2026) does the same
 # on free-text observations, where "right" is judged by a sentence embedder.
 #
 # **Learning objectives.** After this notebook you can
@@ -36,6 +36,20 @@
 # 6. run RWML where its embedding reward is informative (the kit's text game) and where it is not
 #    (a third-party text game, TextWorldExpress): τ chosen on held-out pairs, hard-sample
 #    filtering, and a forgetting check.
+#
+# **What it needs.** No GPU, no internet. Java 17 for TextWorldExpress (section 8's contrast run);
+# the MiniLM sentence embedder comes with the kit's install. Time for the whole notebook:
+#
+# | profile | time | what it runs |
+# |---|---|---|
+# | `smoke` | 177 s (a shared, loaded 2-core machine, 2026-12-01) | every section at toy sizes (proves the code runs) |
+# | `cpu` | @CPU_TIME@ | 2 new MLE world models, 6 RL runs of 120 steps, 3 RWML seeds, two at a time on 2 cores |
+# | `gpu` | not measured | 4 world sizes, 3 RL seeds each, 300 steps |
+#
+# **Where it fits.** It starts from notebook 01's world model (`runs/<profile>/01_build_world_model`,
+# rebuilt at this profile's size when missing) and trains smaller worlds' models itself. What it
+# shows — RL reinforces only what the model already samples — is what notebook 03 meets again: a
+# GUI agent trained inside a world model learns only as far as that world model judges right.
 
 # %%
 # Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
@@ -95,8 +109,11 @@ sizes
 #
 # What the defaults mean:
 #
-# * `loss_type="dapo"` normalizes by all completion tokens of the batch (above); `"grpo"` averages
-#   per sequence first, which favours short completions.
+# * `loss_type="dapo"` normalizes by all completion tokens of the batch (above): every token weighs
+#   the same. `"grpo"` averages each completion over its own length first, so a token of a short
+#   completion weighs more than one of a long completion. With a positive advantage that favours
+#   short right answers; with a negative one a long wrong answer is penalised less per token, so it
+#   favours long wrong answers (the length bias Dr. GRPO points out). Exercise 6 puts numbers on it.
 # * `beta=0` (TRL's default): no KL term, no reference model in memory. RLVR-World used a small KL
 #   (0.001) to the MLE model.
 # * With one optimizer step per generated batch, π_θold = π_θ, so ρ = 1 and clipping never bites;
@@ -129,7 +146,7 @@ else:
     model, tokenizer, splits, info = wm_run.model, wm_run.tokenizer, wm_run.splits, wm_run.info
 print({k: info.get(k) for k in ("profile", "model", "parameters", "n_transitions")})
 # The from-scratch model is small enough to train every parameter, as the authors do; a pretrained
-# model gets LoRA adapters (QLoRA on CUDA through rl.RLVRConfig(quantized=True)).
+# model gets LoRA adapters (QLoRA on CUDA through wmkit.rlvr_world.method.RLVRConfig(quantized=True)).
 LORA = rx.uses_lora(info)
 print("RL trains", "LoRA adapters" if LORA else "every parameter", "| learning rate", sizes.learning_rate)
 
@@ -612,13 +629,21 @@ print("wrote", results_path)
 #    Set `ANSWER_2`.
 # 3. A transition the MLE model predicts exactly in 5% of samples: what is the chance that a group of
 #    G = 8 gives the binary reward any gradient? Set `ANSWER_3`. Which G would make it above one half?
-# 4. Run the "full" level of experiment 2 again with `dataclasses.replace(regime_sizes, steps=...)`
-#    three times as long. Does the share of groups without signal fall? What does that predict?
-# 5. Run the working level with `reward="task_specific"` (partial credit: 1.0 × the share of changed
-#    properties right, 0.2 for an all-correct state). Which of sampled exact and the task-specific
-#    reward rises? Why can the second rise while the first does not?
-# 6. (Open) Set `beta=0.001` (RLVR-World's KL) in `rl.RLVRConfig` and compare forgetting in
-#    experiment 5. Why might a KL term reduce forgetting?
+# 4. Larger groups give more chances of a mixed group. From the largest world's MLE model
+#    (`regime.changed_success_shares(levels[regime_sizes.levels[-1]]["before"])`: each changed
+#    test transition's share of exact samples), find the smallest G ≤ 64 for which the expected
+#    share of groups with signal reaches one half, or "none". Set `ANSWER_4`. Why does averaging
+#    p over transitions first give the wrong G?
+# 5. Run the working level with `reward="task_specific"` (RLVR-World's partial credit: 0.09 × item
+#    accuracy + 0.01 × score accuracy + 0.2 for an all-correct state + the share of changed
+#    properties right) over the same seeds, from the same MLE model; keep what
+#    `regime.level_experiment` returns in `EXERCISE_5_RESULT` (about 10 minutes at `cpu`). Which
+#    rose: "sampled exact", "task reward", "both" or "neither"? Set `ANSWER_5`. Why can the second
+#    rise while the first does not?
+# 6. A group holds a right completion of 10 tokens and a wrong one of 30 tokens (advantages +1 and
+#    −1). With `loss_type="grpo"`, how many times more gradient weight does one token of the short
+#    completion get than one token of the long one? Set `ANSWER_6`. What is the ratio with "dapo",
+#    and which loss lets a long wrong answer off more lightly?
 
 # %%
 from wmkit import exercises
@@ -626,6 +651,15 @@ from wmkit import exercises
 ANSWER_1 = None  # a number
 ANSWER_2 = None  # a number
 ANSWER_3 = None  # a number
+ANSWER_4 = None  # a whole number G, or "none"
+EXERCISE_5_RESULT = None  # e.g. regime.level_experiment(run.profile, regime_sizes.levels[0],
+#     working["seeds"], run.runs_dir, dataclasses.replace(regime_sizes, reward="task_specific"),
+#     before=working["before"])
+ANSWER_5 = None  # "sampled exact", "task reward", "both" or "neither"
+ANSWER_6 = None  # a number
 exercises.check_group_advantage(ANSWER_1, [1, 0, 0, 1], index=0)
 exercises.check_max_unchanged_task_reward(ANSWER_2)
 exercises.check_group_spread(ANSWER_3, p=0.05, group_size=8)
+exercises.check_group_size_for_signal(ANSWER_4, regime.changed_success_shares(levels[regime_sizes.levels[-1]]["before"]))
+exercises.check_which_reward_rose(ANSWER_5, EXERCISE_5_RESULT)
+exercises.check_token_weight_ratio(ANSWER_6, lengths=(10, 30), loss_type="grpo")

@@ -53,6 +53,15 @@ CASES = {
                         [(1.0, "population std"), (0.5, "centred reward")]),
     "max_unchanged_task_reward": (exercises.check_max_unchanged_task_reward, 0.3,
                                   [(1.3, "changed"), (0.2, "bonus alone")]),
+    # shares 0, 0.2, 0.3, 0.5: mean signal share 0.31 at G = 2, 0.465 at G = 3, 0.554 at G = 4 (by
+    # hand); the mean p = 0.25 alone would already reach one half at G = 3 (0.5625)
+    "group_size_for_signal": (lambda a: exercises.check_group_size_for_signal(a, [0.0, 0.2, 0.3, 0.5]), 4,
+                              [(3, "average")]),
+    "which_reward_rose": (lambda a: exercises.check_which_reward_rose(
+        a, {"gain": {"sampled": {"mean": -0.01}, "reward": {"mean": 0.03}}}), "Task reward",
+        [("both", "partial credit")]),
+    "token_weight_ratio": (lambda a: exercises.check_token_weight_ratio(a, (10, 30), "grpo"), 3.0,
+                           [(1 / 3, "inverted"), (1.0, "dapo")]),
     "group_spread": (lambda a: exercises.check_group_spread(a, 0.5, 4), 1 - 2 * 0.5**4,
                      [(0.5**4, "all are wrong"), (1 - 0.5**4, "all-right")]),
     "group_rewards": (lambda a: exercises.check_group_rewards(a, [1, 0, 1], [4, 7, 6], [2, 0, 1], 7), None,
@@ -142,6 +151,12 @@ def test_words_accept_case_and_separator_variants(capsys):
     assert exercises.check_turn_kind(" Imagined ", "Thought: maybe call_wm(action='tap(2)') first") is True
     assert exercises.check_no_signal("false") is True
     assert exercises.check_affine_answer("0") is True
+
+
+def test_group_size_answer_none_when_never_sampled_transitions_cap_the_share(capsys):
+    # two of three transitions never sampled right: at most a third of the groups ever get signal
+    assert exercises.check_group_size_for_signal("None", [0.0, 0.0, 0.4]) is True
+    assert exercises.check_group_size_for_signal(8, [0.0, 0.0, 0.4]) is False
 
 
 def test_wrong_types_never_pass(capsys):

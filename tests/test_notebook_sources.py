@@ -56,11 +56,6 @@ def test_notebook_sources_pass_ruff():
 
 # ------------------------------------------------------------------ the convention every notebook follows
 
-NOTEBOOK_02_GAPS = ("notebook 02 is being rebuilt in its own issue: its first cell has no 'What it needs' "
-                    "(time per profile, Java for TextWorldExpress) nor 'Where it fits', and its exercises 4-6 "
-                    "have no checker (3 checkers for 6 exercises)")
-
-
 def _convention_problems(source_path: Path) -> list[str]:
     """What a notebook source lacks of the kit's convention (an empty list: nothing)."""
     import re
@@ -109,19 +104,9 @@ def _convention_problems(source_path: Path) -> list[str]:
 SOURCES = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.py"))
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=NOTEBOOK_02_GAPS)) if p.name.startswith("02") else p
-    for p in SOURCES], ids=[p.stem for p in SOURCES])
+@pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
 def test_notebook_follows_the_convention(path):
     """Parameters cell; first cell with objectives, needs (a time per profile), where it fits; a
     paper-beside-the-kit section; a summary; exercises, each with a checker."""
     problems = _convention_problems(path)
     assert not problems, f"{path.name}: " + "; ".join(problems)
-
-
-def test_notebook_02_gaps_are_what_the_xfail_says():
-    """Keeps the xfail reason honest: these are exactly notebook 02's problems today."""
-    problems = _convention_problems(next(p for p in SOURCES if p.name.startswith("02")))
-    assert any("what it needs" in p for p in problems)
-    assert any("connects" in p for p in problems)
-    assert any("exercises but" in p for p in problems)

@@ -252,6 +252,86 @@ def check_group_spread(answer: Any, p: float, group_size: int) -> bool | None:
                   "a group teaches nothing when all G are right or all are wrong.")
 
 
+def smallest_group_for_signal(shares: Sequence[float], target: float = 0.5, largest: int = 64) -> int | None:
+    """The smallest G (2..`largest`) whose expected share of groups with signal, averaged over
+    transitions with per-sample success `shares`, reaches `target`; None if no G does."""
+    from wmkit.rlvr_world.regime import group_signal_probability
+
+    for g in range(2, largest + 1):
+        if statistics.fmean(group_signal_probability(p, g) for p in shares) >= target:
+            return g
+    return None
+
+
+def check_group_size_for_signal(answer: Any, shares: Sequence[float], target: float = 0.5,
+                                largest: int = 64) -> bool | None:
+    """Exercise (02): the smallest group size G ≤ `largest` that gives at least `target` of the
+    groups a gradient, from the MLE model's per-transition shares of exact samples; "none" when
+    no G does (transitions never sampled right stay without signal at any G)."""
+    if answer is None:
+        return _not_answered()
+    truth = smallest_group_for_signal(shares, target, largest)
+    word = _word(answer)
+    value = None if word in ("none", "no g", "never") else _integer(answer)
+    if value is None and word not in ("none", "no g", "never"):
+        return _cannot_read(answer, f'a whole number G (2..{largest}) or "none"')
+    mean_share = statistics.fmean(shares) if shares else 0.0
+    from_mean = smallest_group_for_signal([mean_share], target, largest)
+    expected = f"G = {'none' if truth is None else 'a whole number'} (the average over transitions of 1 − p^G − (1 − p)^G)"
+    return _judge(value == truth, answer, expected,
+                  [(value is not None and value == from_mean and from_mean != truth,
+                    "that G is right for the *average* p; the share of groups with signal is the average of "
+                    "the formula over transitions, and transitions the model never samples right add 0 at any G"),
+                   (value is not None and truth is not None and value == truth - 1,
+                    "one too small: that G stays just below the target")],
+                  "evaluate the formula for each transition's p, average, and raise G until it reaches the target.")
+
+
+def check_which_reward_rose(answer: Any, result: Mapping[str, Any] | None) -> bool | None:
+    """Exercise (02): after your run with reward="task_specific" (`result`, from
+    regime.level_experiment), which rose over the MLE model: "sampled exact", "task reward",
+    "both" or "neither" (a mean gain over seeds above 0 counts as rising)."""
+    if answer is None or result is None:
+        return _not_answered()
+    word = _word(answer)
+    names = {"sampled exact": "sampled", "exact": "sampled", "task reward": "reward",
+             "task specific": "reward", "task specific reward": "reward", "both": "both", "neither": "neither"}
+    if word not in names:
+        return _cannot_read(answer, '"sampled exact", "task reward", "both" or "neither"')
+    try:
+        rose = {key: result["gain"][key]["mean"] > 0 for key in ("sampled", "reward")}
+    except (KeyError, TypeError):
+        print("cannot check: `result` should be what regime.level_experiment returned for your run")
+        return False
+    truth = ("both" if all(rose.values()) else "neither" if not any(rose.values())
+             else "sampled" if rose["sampled"] else "reward")
+    given = names[word]
+    return _judge(given == truth, answer, "what your run's mean gains over seeds say",
+                  [(given == "both" and truth == "reward",
+                    "partial credit can rise while exact match does not: more properties right is not the whole "
+                    "state right")],
+                  "read result['gain']['sampled'] and result['gain']['reward'].")
+
+
+def check_token_weight_ratio(answer: Any, lengths: Sequence[int] = (10, 30), loss_type: str = "grpo") -> bool | None:
+    """Exercise (02): under `loss_type`, how many times more gradient weight does one token of the
+    shorter completion get than one token of the longer one (same |advantage|)?"""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (a ratio)")
+    short, long_ = min(lengths), max(lengths)
+    # "grpo": each sequence's token losses are averaged over its own length, so a token weighs 1/|o_i|;
+    # "dapo" (and "dr_grpo"): one normaliser for every token of the batch, so all tokens weigh the same.
+    truth = long_ / short if loss_type == "grpo" else 1.0
+    return _judge(_close(value, truth, 1e-6), answer, f"the weight ratio under loss_type={loss_type!r}",
+                  [(_close(value, short / long_, 1e-6), "inverted: the shorter completion's tokens weigh more"),
+                   (loss_type == "grpo" and _close(value, 1.0, 1e-6),
+                    "that is 'dapo': 'grpo' averages each completion over its own length first")],
+                  "write each token's weight in the loss: 1/|o_i| per sequence, or 1/Σ|o_i| for the batch.")
+
+
 # ---------------------------------------------------------------- notebook 03
 
 
