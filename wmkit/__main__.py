@@ -7,6 +7,7 @@
     python -m wmkit world-model --profile cpu     build notebook 01's world model
     python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
     python -m wmkit bench --profile cpu --seeds 3 the papers' claims over seeds (notebook 05), resumable
+    python -m wmkit gpu-check [--cpu-dry-run]     GRPO speed and memory on one GPU (offline, minutes), as JSON
 """
 from __future__ import annotations
 
@@ -183,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     from wmkit.bench.runner import add_bench_parser
 
     add_bench_parser(sub)
+    add_gpu_check_parser(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "reproduce":
@@ -211,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
             from wmkit.bench.runner import bench_main
 
             return bench_main(args)
+        elif args.command == "gpu-check":
+            return gpu_check_main(args)
     except KeyboardInterrupt:
         return interrupted()
     except Exception as err:
@@ -221,6 +225,39 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wmkit: error: {err}", file=sys.stderr)
             return 2
         raise
+    return 0
+
+
+def add_gpu_check_parser(sub) -> None:
+    # Names spelled out here: importing wmkit.gpucheck (torch) would slow down every --help.
+    p = sub.add_parser("gpu-check", help="GRPO step time, tokens/s and peak memory on one GPU (offline), as JSON",
+                       description="Random-weight Qwen2.5-shaped policies (0.5B..7B), LoRA on 16-bit weights vs "
+                                   "QLoRA on NF4, G=8, prompt 256 / completion 128 tokens; plus one world-model "
+                                   "SFT, RLVR and WM-R1 step of the gpu profile. Out of memory is a row, not a "
+                                   "crash. Downloads nothing.")
+    p.add_argument("--cpu-dry-run", action="store_true",
+                   help="the same code on tiny shapes and the smoke profile, on the CPU (under a minute)")
+    p.add_argument("--out", default=None, help="JSON file (default runs/gpu_check/gpu_check.json)")
+    p.add_argument("--policies", nargs="*", default=None, metavar="SHAPE",
+                   help="shapes to measure (default: Qwen2.5-0.5B Qwen2.5-1.5B Qwen2.5-3B Qwen2.5-7B; "
+                        "also tiny-qwen2)")
+    p.add_argument("--modes", nargs="*", default=None, choices=("lora", "qlora"), help="lora and/or qlora (default both)")
+    p.add_argument("--no-profile-steps", action="store_true", help="skip the gpu profile's SFT / RLVR / WM-R1 steps")
+    p.add_argument("--time-budget", type=float, default=None,
+                   help="seconds after which rows not started are skipped (default 450)")
+
+
+def gpu_check_main(args) -> int:
+    from dataclasses import replace
+
+    from wmkit.gpucheck import GPUCheckSettings, run_gpu_check
+
+    settings = GPUCheckSettings.cpu_dry_run() if args.cpu_dry_run else GPUCheckSettings()
+    changes = {"policies": tuple(args.policies) if args.policies else None,
+               "modes": tuple(args.modes) if args.modes else None,
+               "time_budget_s": args.time_budget, "profile_steps": False if args.no_profile_steps else None}
+    settings = replace(settings, **{k: v for k, v in changes.items() if v is not None})
+    run_gpu_check(settings, args.out)
     return 0
 
 

@@ -7,13 +7,36 @@ clear line instead of TRL's own error.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 
 import torch
 
 
 class GRPOSettingsError(ValueError):
     """A GRPO setting that cannot work, said in one line before TRL would say it in a traceback."""
+
+
+VLLM_ENV = "WMKIT_USE_VLLM"
+"""Environment variable that turns vLLM generation on for every later GRPO run ("1"); off by default."""
+
+
+def vllm_requested() -> bool:
+    """Whether vLLM generation was asked for (`request_vllm`, or WMKIT_USE_VLLM=1): the default of
+    `GRPOSettings.use_vllm` and `RLVRConfig.use_vllm`."""
+    return os.environ.get(VLLM_ENV, "0").strip().lower() in ("1", "true", "yes", "on")
+
+
+def request_vllm(on: bool = True) -> None:
+    """Make GRPO runs of this process generate with vLLM in TRL's colocate mode (a notebook's
+    USE_VLLM parameter, ``--vllm`` on the command line). Asking for it where vLLM or CUDA is
+    missing raises `GRPOSettingsError` at once, in one line, instead of at the first GRPO step.
+    WM-R1's episodes are played by the kit's own rollout function and never use vLLM."""
+    if not on:
+        os.environ.pop(VLLM_ENV, None)
+        return
+    GRPOSettings(output_dir=".", use_vllm=True).check_vllm()
+    os.environ[VLLM_ENV] = "1"
 
 
 @dataclass
@@ -46,9 +69,9 @@ class GRPOSettings:
     """Optimizer steps."""
     seed: int = 0
     """Seed of sampling and data order."""
-    use_vllm: bool = False
+    use_vllm: bool = field(default_factory=vllm_requested)
     """Generate rollouts with vLLM instead of transformers' `generate` (CUDA and `pip install vllm`
-    only). Much faster for long completions and big groups; see tutorials/multi_gpu.md."""
+    only; off unless `request_vllm` asked for it). Much faster for long completions and big groups; see tutorials/multi_gpu.md."""
     vllm_mode: str = "colocate"
     """'colocate': vLLM runs inside each training process and shares its GPU (no extra GPU);
     'server': a separate `trl vllm-serve` process on its own GPU(s) serves every trainer."""
@@ -88,14 +111,18 @@ class GRPOSettings:
         import importlib.util
 
         if importlib.util.find_spec("vllm") is None:
-            raise GRPOSettingsError("use_vllm=True but vLLM is not installed (pip install vllm, a CUDA "
-                                    "machine only); or set use_vllm=False to generate with transformers")
+            raise GRPOSettingsError("use_vllm=True but vLLM is not installed (vLLM generation was asked for: "
+                                    "use_vllm, USE_VLLM or --vllm): pip install vllm (CUDA machines only), "
+                                    "or leave it off to generate with transformers")
         if not torch.cuda.is_available():
             raise GRPOSettingsError("use_vllm=True needs a CUDA GPU and none is visible; set use_vllm=False")
 
     def to_trl_config(self, **extra):
-        """A `trl.GRPOConfig` with these settings (CPU-safe: no bf16 without CUDA)."""
+        """A `trl.GRPOConfig` with these settings: mixed precision in bf16 where the GPU has it, fp16
+        where it does not (a T4; `wmkit.core.models.compute_dtype`), none on a CPU."""
         from trl import GRPOConfig
+
+        from wmkit.core.models import mixed_precision_flags
 
         self.check()
         cuda = torch.cuda.is_available()
@@ -106,6 +133,6 @@ class GRPOSettings:
             learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
             scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
             temperature=self.temperature, max_steps=self.max_steps, seed=self.seed,
-            bf16=cuda, use_cpu=not cuda, report_to="none",
+            use_cpu=not cuda, report_to="none", **mixed_precision_flags(),
             **{"use_vllm": self.use_vllm, "vllm_mode": self.vllm_mode,
                "vllm_gpu_memory_utilization": self.vllm_gpu_memory_utilization, **extra})

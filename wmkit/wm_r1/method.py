@@ -15,6 +15,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -158,7 +159,8 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
         output_dir=config.output_dir, num_generations=G, per_device_train_batch_size=G * config.prompts_per_step,
         learning_rate=config.learning_rate, scale_rewards=config.scale_rewards,
         max_completion_length=config.max_completion_tokens, temperature=config.temperature,
-        max_steps=config.steps, seed=config.seed)
+        max_steps=config.steps, seed=config.seed,
+        use_vllm=False)  # the rollout_func plays the episodes with the policy itself; vLLM would sit idle
     extra = {"logging_steps": 1, "save_strategy": "steps" if config.save_steps else "no",
                  "disable_tqdm": not config.progress, "shuffle_dataset": False}
     if config.save_steps:
@@ -166,7 +168,10 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     # Gradient checkpointing saves GPU memory; on a CPU it only costs a second forward pass.
     extra["gradient_checkpointing"] = torch.cuda.is_available()
     trl_config = settings.to_trl_config(**extra)
-    peft_config = models.lora_config(r=8, alpha=16) if config.lora else None
+    # A pretrained policy arrives with its adapters already on (`experiment.build_policy`: the SFT warm
+    # start trained them, on NF4 weights on CUDA); TRL then trains those, and needs no new ones.
+    has_adapters = hasattr(model, "peft_config")
+    peft_config = models.lora_config(r=8, alpha=16) if config.lora and not has_adapters else None
     trainer = GRPOTrainer(model=model, reward_funcs=[wm_r1_reward], args=trl_config, train_dataset=dataset,
                           processing_class=tokenizer, rollout_func=rollout, peft_config=peft_config)
     from wmkit.runs import latest_checkpoint, train_or_resume
@@ -174,7 +179,11 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     resume = latest_checkpoint(config.output_dir) if config.save_steps else None
     train_or_resume(trainer, resume)
     trained = trainer.model
-    if config.lora:
+    if config.lora or has_adapters:
+        models.save_adapters(trained, Path(config.output_dir) / models.ADAPTER_FOLDER, tokenizer)
+    # Merge in memory where the base is 16-bit; on NF4 weights keep the adapters apart (merging
+    # into 4-bit weights would round their update away).
+    if (config.lora or has_adapters) and not models.is_nf4(trained):
         trained = trained.merge_and_unload()
     trained.eval()
     return WMR1Result(
