@@ -155,21 +155,29 @@ def _is_oom(err: BaseException) -> bool:
 # ============================================================================ random-weight policies
 
 
+SPECIAL_WORDS = ("<unk>", "<pad>", "</s>")
+"""Ids 0, 1, 2 of `word_tokenizer`; spelled so that no ordinary word contains one (special tokens
+are matched inside text first)."""
+
+
 def word_tokenizer(vocab_size: int):
-    """A word-level tokenizer whose words are "t0" .. "t<vocab_size-1>": one word, one token, so a
-    prompt of n words is exactly n tokens and every id the policy can sample decodes."""
+    """A word-level tokenizer whose ordinary words are "w3" .. "w<vocab_size-1>": one word, one
+    token, so a prompt of n words is exactly n tokens and every id the policy can sample decodes."""
     from tokenizers import Tokenizer, pre_tokenizers
     from tokenizers.models import WordLevel
     from transformers import PreTrainedTokenizerFast
 
-    tokenizer = Tokenizer(WordLevel({f"t{i}": i for i in range(vocab_size)}, unk_token="t0"))
+    vocab = {word: i for i, word in enumerate(SPECIAL_WORDS)}
+    vocab.update({f"w{i}": i for i in range(len(SPECIAL_WORDS), vocab_size)})
+    tokenizer = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
     tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="t0", pad_token="t1", eos_token="t2")
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="<unk>", pad_token="<pad>",
+                                   eos_token="</s>")
 
 
 def random_prompt(n_tokens: int, vocab_size: int, rng: random.Random) -> str:
-    """`n_tokens` random ordinary words of `word_tokenizer` (ids 3 and up: not unk, pad or eos)."""
-    return " ".join(f"t{rng.randrange(3, vocab_size)}" for _ in range(n_tokens))
+    """`n_tokens` random ordinary words of `word_tokenizer`."""
+    return " ".join(f"w{rng.randrange(len(SPECIAL_WORDS), vocab_size)}" for _ in range(n_tokens))
 
 
 def _random_like(shape, device: str, dtype: torch.dtype, name: str) -> torch.Tensor:
@@ -287,6 +295,7 @@ def measure_policy(shape: str, mode: str, settings: GPUCheckSettings, work_dir: 
         rng = random.Random(settings.seed)
         prompt = random_prompt(P, model.config.vocab_size, rng)
         batch = tokenizer([prompt] * G, return_tensors="pt").to(device)
+        assert batch["input_ids"].shape[1] == P, "the prompt is not the length asked for"
         model.eval()
         with torch.no_grad():
             model.generate(**batch, max_new_tokens=4, min_new_tokens=4, do_sample=True)  # warm-up
