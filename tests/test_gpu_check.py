@@ -285,3 +285,37 @@ def test_qlora_weights_on_cuda_are_4bit_and_compute_in_half_precision(nf4_lm):
     ids = torch.tensor([tok("take the knife", add_special_tokens=False)["input_ids"]], device="cuda")
     with torch.no_grad():
         assert torch.isfinite(quantized(input_ids=ids).logits).all()
+
+
+@pytest.mark.slow
+def test_wm_r1_pretrained_policy_trains_qlora_adapters_through_sft_and_grpo(nf4_lm, tmp_path):
+    """The GPU path of notebook 03 on a CPU: a saved "pretrained" policy loaded in NF4 gets LoRA
+    adapters before the SFT warm start; GRPO trains the same adapters (no second set), keeps them
+    apart from the 4-bit weights and saves them alone."""
+    pytest.importorskip("bitsandbytes")
+    from wmkit.envs import phone
+    from wmkit.profiles import get_profile
+    from wmkit.wm_r1 import agent as ag
+    from wmkit.wm_r1 import experiment as wx
+    from wmkit.wm_r1.method import WMR1Config, train_wm_r1
+
+    model, tok, config = nf4_lm
+    models.save_model(model, tok, tmp_path / "policy", tiny_config=config)
+    sizes = get_profile("smoke").wm_r1
+    train, _ = wx.task_templates(3)
+    tasks = wx.unique_tasks(4, 0, train)
+    policy, tokenizer = wx.build_policy(sizes, tasks, 0, str(tmp_path / "policy"), quantization="nf4")
+    assert models.is_nf4(policy) and hasattr(policy, "peft_config")
+    examples = wx.sft_examples(tokenizer, tasks, 0.3, 0, 4096)
+    lora_before = {n: p.detach().clone() for n, p in policy.named_parameters() if p.requires_grad}
+    assert lora_before and all("lora" in n for n in lora_before)
+    wx.train_policy_sft(policy, tokenizer, examples, epochs=1, learning_rate=1e-2, batch_size=4, seed=0,
+                        progress=False)
+    assert any(not torch.equal(p, lora_before[n]) for n, p in policy.named_parameters() if n in lora_before)
+    wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs])
+    run = WMR1Config(output_dir=str(tmp_path / "grpo"), steps=1, group_size=2, prompts_per_step=2, max_steps=2,
+                     max_turn_tokens=8, lora=True, progress=False)
+    result = train_wm_r1(run, policy, tokenizer, tasks, wm)
+    assert models.is_nf4(result.model) and hasattr(result.model, "peft_config")
+    assert list(result.model.peft_config) == ["default"]  # the SFT's adapters, not a second set
+    assert (tmp_path / "grpo" / models.ADAPTER_FOLDER / "adapter_config.json").exists()
