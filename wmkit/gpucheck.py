@@ -48,18 +48,23 @@ from wmkit.runs import REPO
 
 QWEN25_SHAPES: dict[str, dict] = {
     # From the models' config.json on the hub (Qwen/Qwen2.5-*-Instruct); grouped-query attention.
-    "Qwen2.5-0.5B": dict(hidden_size=896, intermediate_size=4864, num_hidden_layers=24, num_attention_heads=14,
-                         num_key_value_heads=2, vocab_size=151936, tie_word_embeddings=True),
-    "Qwen2.5-1.5B": dict(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28, num_attention_heads=12,
-                         num_key_value_heads=2, vocab_size=151936, tie_word_embeddings=True),
-    "Qwen2.5-3B": dict(hidden_size=2048, intermediate_size=11008, num_hidden_layers=36, num_attention_heads=16,
-                       num_key_value_heads=2, vocab_size=151936, tie_word_embeddings=True),
-    "Qwen2.5-7B": dict(hidden_size=3584, intermediate_size=18944, num_hidden_layers=28, num_attention_heads=28,
-                       num_key_value_heads=4, vocab_size=152064, tie_word_embeddings=False),
+    "Qwen2.5-0.5B": {"hidden_size": 896, "intermediate_size": 4864, "num_hidden_layers": 24,
+                     "num_attention_heads": 14, "num_key_value_heads": 2, "vocab_size": 151936,
+                     "tie_word_embeddings": True},
+    "Qwen2.5-1.5B": {"hidden_size": 1536, "intermediate_size": 8960, "num_hidden_layers": 28,
+                     "num_attention_heads": 12, "num_key_value_heads": 2, "vocab_size": 151936,
+                     "tie_word_embeddings": True},
+    "Qwen2.5-3B": {"hidden_size": 2048, "intermediate_size": 11008, "num_hidden_layers": 36,
+                   "num_attention_heads": 16, "num_key_value_heads": 2, "vocab_size": 151936,
+                   "tie_word_embeddings": True},
+    "Qwen2.5-7B": {"hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28,
+                   "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064,
+                   "tie_word_embeddings": False},
     # The dry run's shape: every linear layer at least 64 wide, so that bitsandbytes' CPU kernels
     # (which reject narrower layers on Intel CPUs with AMX) take the QLoRA rows too.
-    "tiny-qwen2": dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4,
-                       num_key_value_heads=2, vocab_size=1024, tie_word_embeddings=True),
+    "tiny-qwen2": {"hidden_size": 128, "intermediate_size": 256, "num_hidden_layers": 2,
+                   "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1024,
+                   "tie_word_embeddings": True},
 }
 """Shapes of the random-weight policies, by name."""
 
@@ -424,10 +429,13 @@ def profile_steps(settings: GPUCheckSettings, work_dir: Path, record: Callable[[
                 "prompts": sizes.prompts_per_step, "max_steps": sizes.max_steps,
                 "world_model_queries": result.world_model_queries}
 
-    for name, measure, packages, after in (("world-model SFT step", sft_step, ("accelerate",), None),
-                                           ("RLVR step", rlvr_step, ("trl", "datasets", "peft", "accelerate"), "model"),
-                                           ("WM-R1 step", wm_r1_step, ("trl", "datasets", "peft", "accelerate"), "model")):
-        reason = needs(*packages) or ("skipped: needs the SFT step's model" if after and after not in state else None)
+    grpo_packages = ("trl", "datasets", "peft", "accelerate")
+    for name, measure, packages in (("world-model SFT step", sft_step, ("accelerate",)),
+                                    ("RLVR step", rlvr_step, grpo_packages),
+                                    ("WM-R1 step", wm_r1_step, grpo_packages)):
+        reason = needs(*packages)
+        if reason is None and measure is not sft_step and "model" not in state:
+            reason = "skipped: needs the SFT step's model"  # RLVR trains it, WM-R1 uses it as the world model
         record(f"{label}: {name}", (lambda r=reason: {"_skip": r}) if reason else measure)
 
 
@@ -496,7 +504,8 @@ def run_gpu_check(settings: GPUCheckSettings | None = None, out: str | Path | No
                 if over_budget():
                     row = CheckRow(f"{shape} {mode}", f"skipped: time budget ({settings.time_budget_s:.0f} s) spent")
                 else:
-                    row = _guarded(lambda: measure_policy(shape, mode, settings, work), f"{shape} {mode}", device)
+                    row = _guarded(lambda s=shape, m=mode: measure_policy(s, m, settings, work), f"{shape} {mode}",
+                                   device)
                 report["policies"].append(asdict(row))
                 log(_row_line(row))
         if settings.profile_steps:
@@ -535,8 +544,10 @@ def _guarded(measure: Callable[[], CheckRow], name: str, device: str) -> CheckRo
         stage = next((n.removeprefix("stage: ") for n in getattr(err, "__notes__", []) if n.startswith("stage")),
                      None)
         where = f" at {stage}" if stage else ""
-        status = f"OOM{where}" if _is_oom(err) else f"error{where}: {type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}"
-        return CheckRow(name, status)
+        if _is_oom(err):
+            return CheckRow(name, f"OOM{where}")
+        first_line = str(err).splitlines()[0][:200] if str(err) else ""
+        return CheckRow(name, f"error{where}: {type(err).__name__}: {first_line}")
     finally:
         _free_memory(device)
 

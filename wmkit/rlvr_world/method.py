@@ -260,7 +260,14 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
 
     from trl import GRPOTrainer
 
-    from wmkit.core.models import ADAPTER_FOLDER, add_lora, is_nf4, merge_adapters, quantize_nf4, save_adapters
+    from wmkit.core.models import (
+        ADAPTER_FOLDER,
+        add_lora,
+        is_nf4,
+        merge_adapters,
+        quantize_nf4,
+        save_adapters,
+    )
 
     config.check()
     if not (prompt_rows if prompt_rows is not None else transitions):
