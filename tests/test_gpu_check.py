@@ -4,6 +4,7 @@ RLVR, and the vLLM request. NF4 on a CPU only at layer widths bitsandbytes' CPU 
 (in_features a multiple of 64, out_features of 32: AMX Xeons reject narrower ones)."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -255,6 +256,25 @@ def test_vllm_is_off_by_default_and_asking_without_it_fails_in_one_line(monkeypa
     assert grpo.GRPOSettings(output_dir="x").use_vllm and rl.RLVRConfig(output_dir="x").use_vllm
     grpo.request_vllm(False)
     assert not grpo.vllm_requested()
+
+
+def test_command_line_gpu_check_help_and_vllm_flag():
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "wmkit", *args], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+
+    done = cli("--help")
+    assert done.returncode == 0 and "gpu-check" in done.stdout
+    done = cli("gpu-check", "--help")
+    assert done.returncode == 0 and "--cpu-dry-run" in done.stdout and "--time-budget" in done.stdout
+    done = cli("run", "wmrl", "--profile", "smoke", "--vllm")
+    assert done.returncode == 2 and "--vllm not an option of wmrl" in done.stderr
+    if importlib.util.find_spec("vllm") is None:
+        done = cli("run", "rlvr-world", "--profile", "smoke", "--vllm", "--seeds", "1")
+        assert done.returncode == 2 and "vLLM is not installed" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
 
 
 # ============================================================================ on a GPU

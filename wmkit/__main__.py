@@ -112,13 +112,17 @@ def run_paper(args) -> int:
     if args.paper not in PAPERS:
         raise ValueError(f"unknown paper {args.paper!r}: choose one of {', '.join(PAPERS)}")
     profile = get_profile(args.profile)  # resolved once ('auto' -> gpu / cpu); passed down as a Profile
-    only = {"rlvr-world": ("sweep", "steps", "lora", "runs_dir"), "rwml": ("runs_dir",),
+    only = {"rlvr-world": ("sweep", "steps", "lora", "runs_dir", "vllm"), "rwml": ("runs_dir", "vllm"),
             "wm-r1": ("arms", "first_seed", "threads"), "wmrl": ("check",)}[args.paper]
-    given = [name for name in ("sweep", "steps", "lora", "runs_dir", "arms", "first_seed", "threads", "check")
-             if getattr(args, name) not in (None, False)]
+    given = [name for name in ("sweep", "steps", "lora", "runs_dir", "arms", "first_seed", "threads", "check",
+                               "vllm") if getattr(args, name) not in (None, False)]
     stray = [name for name in given if name not in only]
     if stray:
         raise ValueError(f"{', '.join('--' + n.replace('_', '-') for n in stray)} not an option of {args.paper}")
+    if args.vllm:
+        from wmkit.core.grpo import request_vllm
+
+        request_vllm()  # one line, exit 2, where vLLM or CUDA is missing
     if args.paper == "rlvr-world":
         from wmkit.rlvr_world.experiment import run_seeds
 
@@ -155,6 +159,8 @@ def add_run_parser(sub) -> None:
     g.add_argument("--lora", action="store_true", help="sweep: LoRA adapters even on the from-scratch model")
     g.add_argument("--runs-dir", default=None, help="rlvr-world, rwml: where notebook 01's world model is and "
                                                     "the JSON goes (default runs/<profile>)")
+    g.add_argument("--vllm", action="store_true", help="rlvr-world, rwml: generate GRPO rollouts with vLLM "
+                                                       "(TRL colocate mode; CUDA and pip install vllm)")
     g = p.add_argument_group("wm-r1")
     g.add_argument("--arms", nargs="*", default=None, help="arms to run (default: the profile's)")
     g.add_argument("--first-seed", type=int, default=None, help="first seed (default 0)")

@@ -448,7 +448,7 @@ def _row_line(row: CheckRow) -> str:
     def show(key, fmt="{}"):
         return fmt.format(v[key]) if v.get(key) is not None else "-"
 
-    return (f"{row.name:28s} {row.status[:44]:44s} {show('grpo_step_s', '{:.2f}'):>8s} "
+    return (f"{row.name:28s} {row.status[:56]:56s} {show('grpo_step_s', '{:.2f}'):>8s} "
             f"{show('generated_tokens_per_s', '{:.0f}'):>8s} {show('peak_gib', '{:.2f}'):>8s} "
             f"{show('weights_gib', '{:.2f}'):>8s} {show('seconds', '{:.2f}'):>8s}")
 
@@ -490,7 +490,7 @@ def run_gpu_check(settings: GPUCheckSettings | None = None, out: str | Path | No
     if missing:
         log(f"missing packages: {', '.join(missing)} -- the parts that need them are skipped "
             f"(pip install {' '.join(missing)})")
-    header = (f"{'row':28s} {'status':44s} {'step s':>8s} {'tok/s':>8s} {'peak GiB':>8s} {'wts GiB':>8s} "
+    header = (f"{'row':28s} {'status':56s} {'step s':>8s} {'tok/s':>8s} {'peak GiB':>8s} {'wts GiB':>8s} "
               f"{'seconds':>8s}")
     log(header)
 

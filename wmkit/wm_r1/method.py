@@ -174,8 +174,10 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     peft_config = models.lora_config(r=8, alpha=16) if config.lora and not has_adapters else None
     trainer = GRPOTrainer(model=model, reward_funcs=[wm_r1_reward], args=trl_config, train_dataset=dataset,
                           processing_class=tokenizer, rollout_func=rollout, peft_config=peft_config)
-    from wmkit.runs import latest_checkpoint, train_or_resume
+    from wmkit.runs import latest_checkpoint, stop_printing_logs, train_or_resume
 
+    if not config.progress:
+        stop_printing_logs(trainer)  # no per-step log dicts without a progress bar
     resume = latest_checkpoint(config.output_dir) if config.save_steps else None
     train_or_resume(trainer, resume)
     trained = trainer.model
