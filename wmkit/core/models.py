@@ -60,13 +60,13 @@ PRETRAINED = "pretrained"
 had, else the offline SmolLM2 (the ``gpu`` profile's default model)."""
 
 GPU_HUB_MODEL = "Qwen/Qwen2.5-1.5B-Instruct"
-"""The hub id the ``gpu`` profile trains with QLoRA when online. Chosen for a 16 GB T4 at G = 8 from an
-estimate, not a measurement (no GPU was available when it was chosen; ``python -m wmkit gpu-check``
-measures it): NF4 weights ~0.7 GB plus the tied 151,936 x 1,536 embedding in fp32 (~0.9 GB, peft
-upcasts it), LoRA adapters and AdamW state ~0.3 GB, and the logits of one group of 8 completions of
-384 tokens in fp32 (~1.9 GB, twice for the log-softmax) -- about 6 GB. It is also the size of
-RLVR-World's 1.5B headline results. Pass MODEL="Qwen/Qwen2.5-0.5B-Instruct" for faster runs or a
-3B/7B id on a bigger GPU."""
+"""The hub id the ``gpu`` profile trains with QLoRA when online: the size of RLVR-World's 1.5B
+headline results. Chosen for a 16 GB T4 at G = 8 without a measurement (no GPU was available when
+it was chosen): by arithmetic on its shape, its NF4 weights, the tied 151,936 x 1,536 embedding that
+peft keeps in fp32, the adapters with their AdamW state and the fp32 logits of one group of 8
+completions of 384 tokens stay well below 16 GB. ``python -m wmkit gpu-check`` measures it (row
+"Qwen2.5-1.5B qlora"). Pass MODEL="Qwen/Qwen2.5-0.5B-Instruct" for faster runs, or a 3B/7B id on a
+bigger GPU."""
 
 LORA_TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 """The attention and MLP projections of a Llama / Qwen2 block: where QLoRA puts its adapters (the
