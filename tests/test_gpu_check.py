@@ -166,6 +166,7 @@ def test_quantize_nf4_keeps_the_model_close_and_refuses_narrow_layers(nf4_lm, ti
     ids = torch.tensor([tok("take the knife", add_special_tokens=False)["input_ids"]])
     quantized = models.quantize_nf4(copy.deepcopy(model))
     assert models.is_nf4(quantized) and not models.is_nf4(model)
+    assert models.count_parameters(quantized) == models.count_parameters(model)  # 4-bit packing undone
     assert type(quantized.lm_head) is torch.nn.Linear  # the output head stays 16-bit, as in QLoRA
     with torch.no_grad():
         before, after = model(input_ids=ids).logits, quantized(input_ids=ids).logits

@@ -291,7 +291,7 @@ def measure_policy(shape: str, mode: str, settings: GPUCheckSettings, work_dir: 
         _sync(device)
         row.values.update(
             weights="nf4" if mode == "qlora" else str(models.compute_dtype(device)).replace("torch.", ""),
-            parameters=sum(p.numel() * (2 if type(p).__name__ == "Params4bit" else 1) for p in model.parameters()),
+            parameters=models.count_parameters(model),
             trainable_parameters=models.count_parameters(model, trainable_only=True),
             build_s=round(time.perf_counter() - t0, 1),
             weights_gib=_gib(torch.cuda.memory_allocated()) if cuda else None)

@@ -137,7 +137,10 @@ def build_tiny_model(tokenizer, config: TinyModelConfig | None = None, seed: int
 
 
 def count_parameters(model, trainable_only: bool = False) -> int:
-    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+    """Parameters of `model` (only those that train with `trainable_only`). An NF4 weight is stored
+    as two 4-bit values per byte, so its tensor has half as many elements as the weight has values."""
+    return sum(p.numel() * (2 if type(p).__name__ == "Params4bit" else 1) for p in model.parameters()
+               if p.requires_grad or not trainable_only)
 
 
 def save_model(model, tokenizer, folder: str | Path, tiny_config: TinyModelConfig | None = None) -> Path:
