@@ -214,6 +214,22 @@ def test_rlvr_quantization_is_automatic_only_with_cuda_and_lora(tmp_path, monkey
         rl.RLVRConfig(output_dir=str(tmp_path), lora=False, quantized=True).check()
 
 
+def test_qlora_trains_one_group_per_micro_batch_with_the_same_optimizer_step(tmp_path, monkeypatch):
+    from wmkit.core import grpo
+    from wmkit.rlvr_world import method as rl
+
+    assert grpo.micro_batches(16, 8) == {"per_device_train_batch_size": 128, "gradient_accumulation_steps": 1}
+    assert grpo.micro_batches(16, 8, 1) == {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 16}
+    with pytest.raises(grpo.GRPOSettingsError, match="must divide"):
+        grpo.micro_batches(16, 8, 3)
+    config = rl.RLVRConfig(output_dir=str(tmp_path), prompts_per_step=16, num_generations=8)
+    assert config.settings().per_device_train_batch_size == 128  # a CPU: no QLoRA, one pass
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    settings = config.settings()
+    assert (settings.per_device_train_batch_size, settings.gradient_accumulation_steps) == (8, 16)
+    assert settings.generation_batch() == 128  # the same completions per optimizer step
+
+
 def test_merge_adapters_refuses_a_4bit_base(nf4_lm, tmp_path):
     pytest.importorskip("bitsandbytes")
     import copy

@@ -17,6 +17,21 @@ class GRPOSettingsError(ValueError):
     """A GRPO setting that cannot work, said in one line before TRL would say it in a traceback."""
 
 
+def micro_batches(prompts_per_step: int, num_generations: int, prompts_per_micro_batch: int | None = None) -> dict:
+    """``per_device_train_batch_size`` and ``gradient_accumulation_steps`` for optimizer steps of
+    `prompts_per_step` groups, trained `prompts_per_micro_batch` groups at a time (None: all at once).
+
+    TRL still generates a whole step's completions at once (its ``steps_per_generation`` defaults
+    to the accumulation steps) and scores whole groups; only the forward and backward passes are
+    split. That is what lets a pretrained model fit: the logits of its large vocabulary over every
+    completion token, not its weights, are what fills a small GPU."""
+    micro = prompts_per_micro_batch or prompts_per_step
+    if micro < 1 or prompts_per_step % micro:
+        raise GRPOSettingsError(f"prompts_per_micro_batch {micro} must divide prompts_per_step {prompts_per_step}")
+    return {"per_device_train_batch_size": micro * num_generations,
+            "gradient_accumulation_steps": prompts_per_step // micro}
+
+
 VLLM_ENV = "WMKIT_USE_VLLM"
 """Environment variable that turns vLLM generation on for every later GRPO run ("1"); off by default."""
 

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wmkit.core.grpo import GRPOSettings, vllm_requested
+from wmkit.core.grpo import GRPOSettings, micro_batches, vllm_requested
 from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
 from wmkit.envs.base import Transition
 from wmkit.rewards import extract_completion_text
@@ -142,6 +142,10 @@ class RLVRConfig:
     """Group size G: predictions sampled per transition; advantages are relative within the group."""
     prompts_per_step: int = 4
     """Transitions per optimizer step (the batch holds prompts_per_step × G completions)."""
+    prompts_per_micro_batch: int | None = None
+    """Groups per forward/backward pass (gradient accumulation over the rest of the step). None:
+    one group at a time with QLoRA (a pretrained vocabulary's logits fill a small GPU), the whole
+    step at once otherwise. The optimizer step is the same either way."""
     learning_rate: float = 1e-4
     """AdamW lr of the LoRA adapters (the authors' full-parameter 1e-6 would barely move them)."""
     beta: float = 0.0
@@ -196,9 +200,10 @@ class RLVRConfig:
     """Log reward and loss every this many steps."""
 
     def settings(self) -> GRPOSettings:
+        micro = self.prompts_per_micro_batch or (1 if self.uses_qlora() else None)
         return GRPOSettings(
             output_dir=str(Path(self.output_dir) / "checkpoints"), num_generations=self.num_generations,
-            per_device_train_batch_size=self.prompts_per_step * self.num_generations,
+            **micro_batches(self.prompts_per_step, self.num_generations, micro),
             learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
             scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
             temperature=self.temperature, max_steps=self.max_steps, seed=self.seed,

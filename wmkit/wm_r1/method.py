@@ -39,6 +39,10 @@ class WMR1Config:
     steps: int = 30
     group_size: int = 8
     prompts_per_step: int = 4
+    prompts_per_micro_batch: int | None = None
+    """Groups per forward/backward pass (gradient accumulation over the rest; episodes are still
+    played all at once). None: one group at a time for a policy in NF4 (a pretrained vocabulary's
+    logits over whole episodes fill a GPU), the whole step at once otherwise."""
     learning_rate: float = 1e-4
     temperature: float = 1.0
     scale_rewards: str = "none"
@@ -96,7 +100,7 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     from datasets import Dataset
     from trl import GRPOTrainer
 
-    from wmkit.core.grpo import GRPOSettings
+    from wmkit.core.grpo import GRPOSettings, micro_batches
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.manual_seed(config.seed)
@@ -155,8 +159,9 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
             rewards += config.reward.rewards(success[g:g + G], steps[g:g + G], wm_calls[g:g + G])
         return rewards
 
+    micro = config.prompts_per_micro_batch or (1 if models.is_nf4(model) else None)
     settings = GRPOSettings(
-        output_dir=config.output_dir, num_generations=G, per_device_train_batch_size=G * config.prompts_per_step,
+        output_dir=config.output_dir, num_generations=G, **micro_batches(config.prompts_per_step, G, micro),
         learning_rate=config.learning_rate, scale_rewards=config.scale_rewards,
         max_completion_length=config.max_completion_tokens, temperature=config.temperature,
         max_steps=config.steps, seed=config.seed,
