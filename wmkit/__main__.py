@@ -250,7 +250,7 @@ def add_gpu_check_parser(sub) -> None:
     p.add_argument("--modes", nargs="*", default=None, choices=("lora", "qlora"), help="lora and/or qlora (default both)")
     p.add_argument("--no-profile-steps", action="store_true", help="skip the gpu profile's SFT / RLVR / WM-R1 steps")
     p.add_argument("--time-budget", type=float, default=None,
-                   help="seconds after which rows not started are skipped (default 450)")
+                   help="seconds after which rows not started are skipped (default 420)")
 
 
 def gpu_check_main(args) -> int:
