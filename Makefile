@@ -10,7 +10,7 @@ STAMP := $(VENV)/.wmkit-installed
 # CUDA torch instead (created with --system-site-packages) and no torch is installed.
 HAS_CUDA := $(shell $(PYTHON) -c "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && echo yes)
 
-.PHONY: setup reproduce test lab data notebooks clean help
+.PHONY: setup reproduce test lab data notebooks gpu-check clean help
 
 help:
 	@echo "make reproduce [PROFILE=auto|smoke|cpu|gpu]   run every notebook, outputs in runs/<profile>/"
@@ -18,6 +18,7 @@ help:
 	@echo "make lab                                      open JupyterLab on notebooks/"
 	@echo "make data                                     regenerate data/ (byte-identical)"
 	@echo "make notebooks                                write notebooks/*.ipynb from their sources notebooks/*.py"
+	@echo "make gpu-check [ARGS=--cpu-dry-run]          GRPO speed and memory on this GPU (offline, <= 8 min) -> runs/gpu_check/"
 
 setup: $(STAMP)
 
@@ -51,6 +52,11 @@ data: $(STAMP)
 
 notebooks: $(STAMP)
 	$(PY) tools/notebooks.py
+
+# No setup step: a GPU machine may be offline, with torch and transformers already installed.
+# Uses .venv when there is one, else the system python; says which packages it misses.
+gpu-check:
+	$(if $(wildcard $(PY)),$(PY),$(PYTHON)) -m wmkit gpu-check $(ARGS)
 
 clean:
 	rm -rf runs .pytest_cache

@@ -53,7 +53,8 @@ if "google.colab" in sys.modules:
 # %% tags=["parameters"]
 PROFILE = "auto"     # smoke | cpu | gpu | auto (gpu with CUDA, else cpu)
 SEED = 0
-MODEL = None         # None: the profile's default ("tiny", built from scratch); or "smollm2", a folder, a hub id
+MODEL = None         # None: the profile's default (smoke/cpu: "tiny", built from scratch; gpu: "pretrained",
+                     # Qwen2.5-1.5B-Instruct or SmolLM2 offline, with LoRA); or "smollm2", a folder, a hub id
 OUTPUT_DIR = None    # None: runs/<profile>/01_build_world_model
 RUNS_DIR = None      # None: runs/<profile>
 

@@ -60,7 +60,8 @@ if "google.colab" in sys.modules:
 # %% tags=["parameters"]
 PROFILE = "auto"       # smoke | cpu | gpu | auto (gpu with CUDA, else cpu)
 SEED = 0
-MODEL = None           # policy: None means a from-scratch tiny Llama; a folder or hub id gets LoRA (QLoRA on CUDA)
+MODEL = None           # policy: None is the profile's (smoke/cpu: a from-scratch tiny Llama; gpu: a pretrained model,
+                       # SmolLM2-135M offline); a folder or hub id overrides. Pretrained ones get LoRA (QLoRA on CUDA)
 OUTPUT_DIR = None      # None: runs/<profile>/03_wm_r1_gui_agent
 RUNS_DIR = None        # None: runs/<profile> (notebook 01's world model is looked up there)
 DEVICE_LATENCY = 0.0   # emulated seconds per simulator step in the throughput table (the kit's phone is instant)

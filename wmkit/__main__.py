@@ -7,6 +7,7 @@
     python -m wmkit world-model --profile cpu     build notebook 01's world model
     python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
     python -m wmkit bench --profile cpu --seeds 3 the papers' claims over seeds (notebook 05), resumable
+    python -m wmkit gpu-check [--cpu-dry-run]     GRPO speed and memory on one GPU (offline, minutes), as JSON
 """
 from __future__ import annotations
 
@@ -111,13 +112,17 @@ def run_paper(args) -> int:
     if args.paper not in PAPERS:
         raise ValueError(f"unknown paper {args.paper!r}: choose one of {', '.join(PAPERS)}")
     profile = get_profile(args.profile)  # resolved once ('auto' -> gpu / cpu); passed down as a Profile
-    only = {"rlvr-world": ("sweep", "steps", "lora", "runs_dir"), "rwml": ("runs_dir",),
+    only = {"rlvr-world": ("sweep", "steps", "lora", "runs_dir", "vllm"), "rwml": ("runs_dir", "vllm"),
             "wm-r1": ("arms", "first_seed", "threads"), "wmrl": ("check",)}[args.paper]
-    given = [name for name in ("sweep", "steps", "lora", "runs_dir", "arms", "first_seed", "threads", "check")
-             if getattr(args, name) not in (None, False)]
+    given = [name for name in ("sweep", "steps", "lora", "runs_dir", "arms", "first_seed", "threads", "check",
+                               "vllm") if getattr(args, name) not in (None, False)]
     stray = [name for name in given if name not in only]
     if stray:
         raise ValueError(f"{', '.join('--' + n.replace('_', '-') for n in stray)} not an option of {args.paper}")
+    if args.vllm:
+        from wmkit.core.grpo import request_vllm
+
+        request_vllm()  # one line, exit 2, where vLLM or CUDA is missing
     if args.paper == "rlvr-world":
         from wmkit.rlvr_world.experiment import run_seeds
 
@@ -154,6 +159,8 @@ def add_run_parser(sub) -> None:
     g.add_argument("--lora", action="store_true", help="sweep: LoRA adapters even on the from-scratch model")
     g.add_argument("--runs-dir", default=None, help="rlvr-world, rwml: where notebook 01's world model is and "
                                                     "the JSON goes (default runs/<profile>)")
+    g.add_argument("--vllm", action="store_true", help="rlvr-world, rwml: generate GRPO rollouts with vLLM "
+                                                       "(TRL colocate mode; CUDA and pip install vllm)")
     g = p.add_argument_group("wm-r1")
     g.add_argument("--arms", nargs="*", default=None, help="arms to run (default: the profile's)")
     g.add_argument("--first-seed", type=int, default=None, help="first seed (default 0)")
@@ -183,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     from wmkit.bench.runner import add_bench_parser
 
     add_bench_parser(sub)
+    add_gpu_check_parser(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "reproduce":
@@ -211,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
             from wmkit.bench.runner import bench_main
 
             return bench_main(args)
+        elif args.command == "gpu-check":
+            return gpu_check_main(args)
     except KeyboardInterrupt:
         return interrupted()
     except Exception as err:
@@ -221,6 +231,39 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wmkit: error: {err}", file=sys.stderr)
             return 2
         raise
+    return 0
+
+
+def add_gpu_check_parser(sub) -> None:
+    # Names spelled out here: importing wmkit.gpucheck (torch) would slow down every --help.
+    p = sub.add_parser("gpu-check", help="GRPO step time, tokens/s and peak memory on one GPU (offline), as JSON",
+                       description="Random-weight Qwen2.5-shaped policies (0.5B..7B), LoRA on 16-bit weights vs "
+                                   "QLoRA on NF4, G=8, prompt 256 / completion 128 tokens; plus one world-model "
+                                   "SFT, RLVR and WM-R1 step of the gpu profile. Out of memory is a row, not a "
+                                   "crash. Downloads nothing.")
+    p.add_argument("--cpu-dry-run", action="store_true",
+                   help="the same code on tiny shapes and the smoke profile, on the CPU (under a minute)")
+    p.add_argument("--out", default=None, help="JSON file (default runs/gpu_check/gpu_check.json)")
+    p.add_argument("--policies", nargs="*", default=None, metavar="SHAPE",
+                   help="shapes to measure (default: Qwen2.5-0.5B Qwen2.5-1.5B Qwen2.5-3B Qwen2.5-7B; "
+                        "also tiny-qwen2)")
+    p.add_argument("--modes", nargs="*", default=None, choices=("lora", "qlora"), help="lora and/or qlora (default both)")
+    p.add_argument("--no-profile-steps", action="store_true", help="skip the gpu profile's SFT / RLVR / WM-R1 steps")
+    p.add_argument("--time-budget", type=float, default=None,
+                   help="seconds after which rows not started are skipped (default 420)")
+
+
+def gpu_check_main(args) -> int:
+    from dataclasses import replace
+
+    from wmkit.gpucheck import GPUCheckSettings, run_gpu_check
+
+    settings = GPUCheckSettings.cpu_dry_run() if args.cpu_dry_run else GPUCheckSettings()
+    changes = {"policies": tuple(args.policies) if args.policies else None,
+               "modes": tuple(args.modes) if args.modes else None,
+               "time_budget_s": args.time_budget, "profile_steps": False if args.no_profile_steps else None}
+    settings = replace(settings, **{k: v for k, v in changes.items() if v is not None})
+    run_gpu_check(settings, args.out)
     return 0
 
 

@@ -445,7 +445,9 @@ class Profile:
     data: DataSizes
     """The shipped data/ copy."""
     default_model: str = "tiny"
-    """Model used when a notebook's MODEL parameter is None."""
+    """Model used when a notebook's MODEL parameter is None: "tiny" (built from scratch) for smoke
+    and cpu; "pretrained" for gpu, i.e. `wmkit.core.models.GPU_HUB_MODEL` trained with QLoRA, or the
+    offline SmolLM2-135M-Instruct where the hub cannot be reached (`models.resolve_model_name`)."""
 
     def section(self, path: str):
         """A section by dotted name, e.g. ``"rlvr"`` or ``"bench.wm_r1"``."""
@@ -677,14 +679,18 @@ _BENCH = {
 
 _DATA = DataSizes(episodes=60, seed=0)  # the smoke profile's notebook 01 data, whatever the profile
 
+_DEFAULT_MODEL = {"smoke": "tiny", "cpu": "tiny", "gpu": "pretrained"}
+"""The model of each profile when MODEL is None (see `Profile.default_model`)."""
+
 _DESCRIPTIONS = {
     "smoke": "proves every code path runs; numbers mean nothing",
     "cpu": "a laptop's 2 cores: small real effects in minutes",
-    "gpu": "one CUDA GPU (Colab T4 .. H200): larger model, more data",
+    "gpu": "one CUDA GPU (Colab T4 .. H200): a pretrained model with QLoRA, more data",
 }
 
 PROFILES: dict[str, Profile] = {
-    name: Profile(name=name, description=_DESCRIPTIONS[name], world_model=_WORLD_MODEL[name], rlvr=_RLVR[name],
+    name: Profile(name=name, description=_DESCRIPTIONS[name], default_model=_DEFAULT_MODEL[name],
+                  world_model=_WORLD_MODEL[name], rlvr=_RLVR[name],
                   rwml=RWMLSizes(world_model=_RLVR[name], policy=_RWML_POLICY[name],
                                  textgame=_RWML_TEXTGAME[name]), wm_r1=_WM_R1[name],
                   wmrl=_WMRL[name], bench=_BENCH[name], data=_DATA)

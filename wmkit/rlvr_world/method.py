@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wmkit.core.grpo import GRPOSettings
+from wmkit.core.grpo import GRPOSettings, micro_batches, vllm_requested
 from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
 from wmkit.envs.base import Transition
 from wmkit.rewards import extract_completion_text
@@ -142,6 +142,10 @@ class RLVRConfig:
     """Group size G: predictions sampled per transition; advantages are relative within the group."""
     prompts_per_step: int = 4
     """Transitions per optimizer step (the batch holds prompts_per_step × G completions)."""
+    prompts_per_micro_batch: int | None = None
+    """Groups per forward/backward pass (gradient accumulation over the rest of the step). None:
+    one group at a time with QLoRA (a pretrained vocabulary's logits fill a small GPU), the whole
+    step at once otherwise. The optimizer step is the same either way."""
     learning_rate: float = 1e-4
     """AdamW lr of the LoRA adapters (the authors' full-parameter 1e-6 would barely move them)."""
     beta: float = 0.0
@@ -165,19 +169,25 @@ class RLVRConfig:
     """LoRA rank (adapters on every linear layer)."""
     lora_alpha: int = 32
     """LoRA scale numerator (scale = alpha / r)."""
-    quantized: bool = False
-    """QLoRA: the model given to `train_rlvr` was loaded in 4-bit NF4 (`models.load_model(folder,
-    quantization="nf4")`); adapters are trained on it in place and returned unmerged (merging into
-    4-bit weights would round them). CUDA for results; on a CPU only to exercise the code path."""
+    quantized: bool | None = None
+    """QLoRA: train the LoRA adapters on NF4 4-bit base weights. None (auto): yes on CUDA whenever
+    `lora` is on, no on a CPU. A model given already in 4-bit (`models.load_model(folder,
+    quantization="nf4")`) gets its adapters in place and comes back unmerged (merging into 4-bit
+    weights would round them); a 16-bit model is quantized in a copy, and comes back as itself plus
+    the trained adapters merged in 16 bits. On a CPU only to exercise the code path."""
     repetition_weight: float = 0.5
     """λ of the continuous_rep reward."""
-    gradient_checkpointing: bool = False
-    """Recompute activations in the backward pass to save memory (TRL's default is on). The kit's
-    tiny models do not need it; turn it on for big models on small GPUs (tutorials/multi_gpu.md)."""
-    use_vllm: bool = False
-    """Generate rollouts with vLLM (CUDA, vLLM installed; see tutorials/multi_gpu.md)."""
+    gradient_checkpointing: bool | None = None
+    """Recompute activations in the backward pass to save memory. None (auto): on with QLoRA (a
+    pretrained model on a small GPU), off otherwise -- the kit's tiny models do not need it."""
+    use_vllm: bool = field(default_factory=vllm_requested)
+    """Generate rollouts with vLLM, TRL's colocate mode (CUDA, vLLM installed; see
+    tutorials/multi_gpu.md). Default: off, unless `wmkit.core.grpo.request_vllm()` asked for it."""
     vllm_mode: str = "colocate"
     """'colocate' (vLLM in the training process) or 'server' (a separate `trl vllm-serve`)."""
+    merge_adapters: bool = False
+    """Also save a standalone 16-bit copy, base + adapters merged, in output_dir/merged (LoRA runs
+    save their adapters alone in output_dir/adapter either way)."""
     save_steps: int = 20
     """Checkpoint every this many steps (resumable)."""
     resume: bool = True
@@ -190,15 +200,27 @@ class RLVRConfig:
     """Log reward and loss every this many steps."""
 
     def settings(self) -> GRPOSettings:
+        micro = self.prompts_per_micro_batch or (1 if self.uses_qlora() else None)
         return GRPOSettings(
             output_dir=str(Path(self.output_dir) / "checkpoints"), num_generations=self.num_generations,
-            per_device_train_batch_size=self.prompts_per_step * self.num_generations,
+            **micro_batches(self.prompts_per_step, self.num_generations, micro),
             learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
             scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
             temperature=self.temperature, max_steps=self.max_steps, seed=self.seed,
             use_vllm=self.use_vllm, vllm_mode=self.vllm_mode)
 
+    def uses_qlora(self) -> bool:
+        """Whether this run trains on NF4 base weights (`quantized`, None resolved)."""
+        import torch
+
+        return bool(self.lora and torch.cuda.is_available()) if self.quantized is None else self.quantized
+
+    def uses_gradient_checkpointing(self) -> bool:
+        return self.uses_qlora() if self.gradient_checkpointing is None else self.gradient_checkpointing
+
     def check(self) -> None:
+        if self.quantized and not self.lora:
+            raise ValueError("quantized=True needs lora=True: 4-bit weights are not trained directly")
         if self.reward not in REWARD_NAMES:
             raise ValueError(f"Unknown reward {self.reward!r}: choose one of {', '.join(REWARD_NAMES)}")
         if self.prompts_per_step < 1 or self.max_steps < 1:
@@ -243,7 +265,14 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
 
     from trl import GRPOTrainer
 
-    from wmkit.core.models import add_lora
+    from wmkit.core.models import (
+        ADAPTER_FOLDER,
+        add_lora,
+        is_nf4,
+        merge_adapters,
+        quantize_nf4,
+        save_adapters,
+    )
 
     config.check()
     if not (prompt_rows if prompt_rows is not None else transitions):
@@ -256,18 +285,23 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     else:
         dataset = rl_dataset(tokenizer, transitions)
     settings = config.settings()
+    qlora, checkpointing = config.uses_qlora(), config.uses_gradient_checkpointing()
     trl_config = settings.to_trl_config(save_steps=config.save_steps, logging_steps=config.logging_steps,
                                         disable_tqdm=not config.show_progress, shuffle_dataset=True,
-                                        remove_unused_columns=False,
-                                        gradient_checkpointing=config.gradient_checkpointing)
+                                        remove_unused_columns=False, gradient_checkpointing=checkpointing)
     # Completions end at the tokenizer's end-of-turn token, as in worldmodel.generate.
     trl_config.generation_kwargs = {"eos_token_id": tokenizer.eos_token_id,
                                     "pad_token_id": tokenizer.pad_token_id}
-    if config.quantized and not config.lora:
-        raise ValueError("quantized=True needs lora=True: 4-bit weights are not trained directly")
-    policy = model if config.quantized else copy.deepcopy(model)
+    given_in_4bit = is_nf4(model)
+    if qlora and given_in_4bit:
+        policy = model  # adapters go onto the caller's 4-bit model, as it asked
+    elif qlora:
+        policy = quantize_nf4(copy.deepcopy(model))  # the caller's 16-bit model stays as it was
+    else:
+        policy = copy.deepcopy(model)
     if config.lora:
-        policy = add_lora(policy, r=config.lora_r, alpha=config.lora_alpha, quantized=config.quantized)
+        policy = add_lora(policy, r=config.lora_r, alpha=config.lora_alpha, quantized=qlora,
+                          gradient_checkpointing=checkpointing)
     tokenizer.padding_side = "left"
     trainer = GRPOTrainer(model=policy, args=trl_config, train_dataset=dataset,
                           reward_funcs=list(reward_funcs or reward_functions(
@@ -277,12 +311,29 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
         stop_printing_logs(trainer)
     resume_from = latest_checkpoint(settings.output_dir) if config.resume else None
     train_or_resume(trainer, resume_from)
-    merged = trainer.model.merge_and_unload() if config.lora and not config.quantized else trainer.model
-    merged.eval()
-    result = RLVRResult(model=merged, log_history=list(trainer.state.log_history),
-                        steps=trainer.state.global_step, seconds=time.perf_counter() - start,
-                        n_train=len(dataset), resumed_from=resume_from)
+    log_history, global_step = list(trainer.state.log_history), trainer.state.global_step
     out = Path(config.output_dir)
+    adapter_dir = save_adapters(trainer.model, out / ADAPTER_FOLDER, tokenizer) if config.lora else None
+    if not config.lora:
+        merged = trainer.model
+    elif not qlora:
+        merged = trainer.model.merge_and_unload()
+    elif given_in_4bit:
+        merged = trainer.model  # a PeftModel on 4-bit weights: merging would round the update away
+    else:
+        # Trained on an NF4 copy: apply the adapters to the caller's 16-bit weights (the QLoRA
+        # recipe's merge), so what comes back is a plain model like the other branches return.
+        del trainer, policy
+        merged = merge_adapters(copy.deepcopy(model), adapter_dir)
+    merged.eval()
+    if config.merge_adapters and config.lora:
+        if is_nf4(merged):
+            merge_adapters(getattr(model, "name_or_path", ""), adapter_dir, out / "merged", tokenizer)
+        else:
+            merged.save_pretrained(out / "merged")
+            tokenizer.save_pretrained(out / "merged")
+    result = RLVRResult(model=merged, log_history=log_history, steps=global_step,
+                        seconds=time.perf_counter() - start, n_train=len(dataset), resumed_from=resume_from)
     out.mkdir(parents=True, exist_ok=True)
     (out / "rlvr_config.json").write_text(json.dumps(asdict(config), indent=1))
     (out / "rlvr_log.json").write_text(json.dumps(result.log_history))

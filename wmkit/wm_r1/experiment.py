@@ -147,17 +147,23 @@ def train_policy_sft(model, tokenizer, examples: list[dict], epochs: float, lear
     return train_completion_only(model, tokenizer, examples, config)
 
 
-def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed: int, model_name: str | None = None):
+def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed: int, model_name: str | None = None,
+                 quantization: str = "auto"):
     """(model, tokenizer): a tiny from-scratch Llama with a tokenizer trained on the agent's
-    text, or a pretrained model (its own tokenizer)."""
+    text, or a pretrained model (its own tokenizer) with LoRA adapters on its attention and MLP
+    projections -- on NF4 4-bit weights with CUDA (QLoRA; `quantization`, see
+    `models.resolve_quantization`) -- that the SFT warm start and then GRPO train."""
     if model_name in (None, "tiny"):
         tokenizer = models.train_tokenizer(tokenizer_corpus(list(train_tasks)[:200]), sizes.policy.vocab_size)
         model = models.build_tiny_model(tokenizer, sizes.policy, seed=seed)
         return model, tokenizer
-    quant = "nf4" if torch.cuda.is_available() else None
+    quant = models.resolve_quantization(quantization)
     model, tokenizer = models.load_model(model_name, quantization=quant)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
+    # The adapters go on now, not at GRPO: the SFT warm start cannot train 4-bit weights either.
+    model = models.add_lora(model, r=8, alpha=16, quantized=quant == "nf4",
+                            gradient_checkpointing=torch.cuda.is_available())
     return model, tokenizer
 
 
@@ -306,6 +312,9 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
 
     profile = get_profile(profile)
     sizes = sizes or profile.wm_r1
+    # None: the profile's policy (tiny for smoke/cpu; gpu: a pretrained model with QLoRA, SmolLM2 offline)
+    model_name = models.resolve_model_name(model_name, profile.default_model)
+    models.check_model(model_name)
     runs_dir = Path(runs_dir) if runs_dir else REPO / "runs" / profile.name
     out_dir = Path(out_dir) if out_dir else runs_dir / "03_wm_r1_gui_agent" / f"seed{seed}"
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -38,6 +39,10 @@ class WMR1Config:
     steps: int = 30
     group_size: int = 8
     prompts_per_step: int = 4
+    prompts_per_micro_batch: int | None = None
+    """Groups per forward/backward pass (gradient accumulation over the rest; episodes are still
+    played all at once). None: one group at a time for a policy in NF4 (a pretrained vocabulary's
+    logits over whole episodes fill a GPU), the whole step at once otherwise."""
     learning_rate: float = 1e-4
     temperature: float = 1.0
     scale_rewards: str = "none"
@@ -95,7 +100,7 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     from datasets import Dataset
     from trl import GRPOTrainer
 
-    from wmkit.core.grpo import GRPOSettings
+    from wmkit.core.grpo import GRPOSettings, micro_batches
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.manual_seed(config.seed)
@@ -154,11 +159,13 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
             rewards += config.reward.rewards(success[g:g + G], steps[g:g + G], wm_calls[g:g + G])
         return rewards
 
+    micro = config.prompts_per_micro_batch or (1 if models.is_nf4(model) else None)
     settings = GRPOSettings(
-        output_dir=config.output_dir, num_generations=G, per_device_train_batch_size=G * config.prompts_per_step,
+        output_dir=config.output_dir, num_generations=G, **micro_batches(config.prompts_per_step, G, micro),
         learning_rate=config.learning_rate, scale_rewards=config.scale_rewards,
         max_completion_length=config.max_completion_tokens, temperature=config.temperature,
-        max_steps=config.steps, seed=config.seed)
+        max_steps=config.steps, seed=config.seed,
+        use_vllm=False)  # the rollout_func plays the episodes with the policy itself; vLLM would sit idle
     extra = {"logging_steps": 1, "save_strategy": "steps" if config.save_steps else "no",
                  "disable_tqdm": not config.progress, "shuffle_dataset": False}
     if config.save_steps:
@@ -166,15 +173,24 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     # Gradient checkpointing saves GPU memory; on a CPU it only costs a second forward pass.
     extra["gradient_checkpointing"] = torch.cuda.is_available()
     trl_config = settings.to_trl_config(**extra)
-    peft_config = models.lora_config(r=8, alpha=16) if config.lora else None
+    # A pretrained policy arrives with its adapters already on (`experiment.build_policy`: the SFT warm
+    # start trained them, on NF4 weights on CUDA); TRL then trains those, and needs no new ones.
+    has_adapters = hasattr(model, "peft_config")
+    peft_config = models.lora_config(r=8, alpha=16) if config.lora and not has_adapters else None
     trainer = GRPOTrainer(model=model, reward_funcs=[wm_r1_reward], args=trl_config, train_dataset=dataset,
                           processing_class=tokenizer, rollout_func=rollout, peft_config=peft_config)
-    from wmkit.runs import latest_checkpoint, train_or_resume
+    from wmkit.runs import latest_checkpoint, stop_printing_logs, train_or_resume
 
+    if not config.progress:
+        stop_printing_logs(trainer)  # no per-step log dicts without a progress bar
     resume = latest_checkpoint(config.output_dir) if config.save_steps else None
     train_or_resume(trainer, resume)
     trained = trainer.model
-    if config.lora:
+    if config.lora or has_adapters:
+        models.save_adapters(trained, Path(config.output_dir) / models.ADAPTER_FOLDER, tokenizer)
+    # Merge in memory where the base is 16-bit; on NF4 weights keep the adapters apart (merging
+    # into 4-bit weights would round their update away).
+    if (config.lora or has_adapters) and not models.is_nf4(trained):
         trained = trained.merge_and_unload()
     trained.eval()
     return WMR1Result(
