@@ -10,7 +10,11 @@ from pathlib import Path
 import torch
 
 from wmkit.profiles import Profile, check_seed, get_profile
+from wmkit.quiet import drop_bitsandbytes_cpu_kernel_message, quiet_dependencies
 from wmkit.runs import default_runs_root, jsonable, make_folder, seed_everything
+
+# A notebook imports this module before anything that imports bitsandbytes (peft does).
+drop_bitsandbytes_cpu_kernel_message()
 
 
 @dataclass
@@ -48,11 +52,14 @@ def start(name: str, profile: str = "auto", seed: int = 0, output_dir: str | Non
     # TRL 1.16 still uses transformers' deprecated `gradient_checkpointing` names; the warnings are
     # nothing a reader can act on and they bury every training cell's output.
     warnings.filterwarnings("ignore", message=r".*gradient_checkpointing` is deprecated", category=FutureWarning)
+    quiet_dependencies()
     # Small CPUs: one process, all cores, no oversubscription by tokenizers' threads.
     device = "cuda" if torch.cuda.is_available() else "cpu"
     print(f"notebook {name} | profile {prof.name} ({prof.description}) | seed {seed} | device {device}"
           f" | torch {torch.__version__} | python {platform.python_version()}")
     print(f"outputs -> {out}")
+    if prof.name == "gpu":
+        print("note: the gpu profile has never been run: its sizes, times and figures are unmeasured")
     return NotebookRun(name=name, profile=prof, seed=seed, output_dir=out, runs_dir=runs)
 
 

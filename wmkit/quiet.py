@@ -1,0 +1,47 @@
+"""Keep the dependencies' own chatter out of notebook cells, so that a reader sees the kit's progress
+bars and results, not red stderr bands.
+
+What is silenced, and why each is nothing a reader can act on:
+- transformers' internal progress bars ("Writing model shards" once per `save_pretrained`, the
+  weight-loading bars), datasets' map/filter bars and huggingface_hub's download bars: they
+  finish in milliseconds on the kit's small models. The Trainer's own training bar is not
+  one of them and stays.
+- bitsandbytes' "Failed to load CPU gemm_4bit_forward from kernels-community" on CPUs with
+  AVX512-BF16: the kit runs NF4 on a CPU only to exercise the QLoRA code path (never for
+  figures), and the fix it suggests (`pip install kernels`, a download at run time) is one the
+  kit does not want. Only that message is dropped; every other bitsandbytes warning stays.
+"""
+from __future__ import annotations
+
+import logging
+
+BNB_CPU_KERNEL_MESSAGE = "Failed to load CPU gemm_4bit_forward"
+
+
+class _DropMessage(logging.Filter):
+    def __init__(self, prefix: str):
+        super().__init__()
+        self.prefix = prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(self.prefix)
+
+
+def drop_bitsandbytes_cpu_kernel_message() -> None:
+    """The bitsandbytes message of the module docstring. Cheap (no import); bitsandbytes logs it
+    while it is imported, so this must run before that."""
+    bnb_logger = logging.getLogger("bitsandbytes.backends.cpu.ops")
+    if not any(isinstance(f, _DropMessage) for f in bnb_logger.filters):
+        bnb_logger.addFilter(_DropMessage(BNB_CPU_KERNEL_MESSAGE))
+
+
+def quiet_dependencies() -> None:
+    """Silence everything the module docstring lists. Idempotent."""
+    drop_bitsandbytes_cpu_kernel_message()
+    import datasets
+    import huggingface_hub.utils
+    import transformers
+
+    transformers.utils.logging.disable_progress_bar()
+    datasets.disable_progress_bars()
+    huggingface_hub.utils.disable_progress_bars()
