@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -85,8 +86,13 @@ def test_colab_setup_cell_installs_the_pinned_kit_in_time_and_leaves_torch_alone
     assert kits == pins == 1
     as_in_colab = "import sys, types\nsys.modules['google.colab'] = types.ModuleType('google.colab')\n" + cell
     env = {**os.environ, "PIP_CACHE_DIR": str(tmp_path / "pip-cache")}  # an empty cache, as on a fresh runtime
+    leftovers = [p for p in (REPO / "build", REPO / "wmkit.egg-info") if not p.exists()]  # pip builds in the tree
     start = time.perf_counter()
-    done = subprocess.run([python, "-c", as_in_colab], capture_output=True, text=True, env=env, check=False)
+    try:
+        done = subprocess.run([python, "-c", as_in_colab], capture_output=True, text=True, env=env, check=False)
+    finally:
+        for path in leftovers:
+            shutil.rmtree(path, ignore_errors=True)
     seconds = time.perf_counter() - start
     print(f"setup cell: {seconds:.0f} s")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

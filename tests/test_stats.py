@@ -108,3 +108,18 @@ def test_notebook_05_verdict_exercise_uses_the_rule(capsys):
     assert exercises.check_verdict_answer("reproduced", [0.10, 0.30, 0.20]) is False
     assert exercises.check_verdict_answer("not measured", [0.3]) is True
     assert exercises.check_verdict_answer(None, [0.3]) is None
+
+
+def test_interval_is_scipys_t_interval_and_a_point_for_identical_seeds():
+    import math
+    import statistics
+
+    from scipy import stats as scipy_stats
+
+    values = [0.41, 0.47, 0.39, 0.52]
+    s = stats.summarize(values)
+    half = scipy_stats.t.ppf(0.975, 3) * statistics.stdev(values) / math.sqrt(4)
+    assert math.isclose(s["ci_low"], statistics.fmean(values) - half, abs_tol=1e-12)
+    assert math.isclose(s["ci_high"], statistics.fmean(values) + half, abs_tol=1e-12)
+    same = stats.summarize([0.5, 0.5, 0.5])
+    assert same["ci_low"] == same["ci_high"] == 0.5

@@ -45,3 +45,27 @@ def quiet_dependencies() -> None:
     transformers.utils.logging.disable_progress_bar()
     datasets.disable_progress_bars()
     huggingface_hub.utils.disable_progress_bars()
+
+
+TRANSIENT_DELAY_SECONDS = 2.0
+"""A transient bar appears only once its loop has run this long: the kit's inner loops (a batch of
+generation, a short SFT) often finish at smoke size before a bar would say anything."""
+
+
+def transient_bar(iterable=None, **kwargs):
+    """A tqdm.auto bar that leaves nothing behind: shown only after `TRANSIENT_DELAY_SECONDS`, and
+    on close removed (tqdm's `leave=False` only hides a notebook widget, leaving an empty band
+    where it was, and a text bar leaves a blank line)."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(iterable, leave=False, delay=TRANSIENT_DELAY_SECONDS, **kwargs)
+    container = getattr(bar, "container", None)  # the notebook widget (tqdm.notebook), else None
+    if container is not None:
+        close = bar.close
+
+        def close_and_remove():
+            close()
+            container.layout.display = "none"  # takes no room, unlike tqdm's visibility = 'hidden'
+
+        bar.close = close_and_remove
+    return bar

@@ -279,9 +279,9 @@ def train_completion_only(model, tokenizer, examples: Sequence[dict], config: Co
     device = next(model.parameters()).device
     bar = None
     if config.show_progress:
-        from tqdm.auto import tqdm
+        from wmkit.quiet import transient_bar
 
-        bar = tqdm(total=total, desc=config.progress_desc, leave=False)
+        bar = transient_bar(total=total, desc=config.progress_desc)
     model.train()
     losses: list[float] = []
     batches = make_batches(examples, config.batch_size, config.seed)
