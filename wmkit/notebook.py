@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from transformers import set_seed
 
 from wmkit.profiles import Profile, check_seed, get_profile
 from wmkit.quiet import drop_bitsandbytes_cpu_kernel_message, quiet_dependencies
-from wmkit.runs import default_runs_root, jsonable, make_folder, seed_everything
+from wmkit.runs import default_runs_root, jsonable, make_folder
 
 # A notebook imports this module before anything that imports bitsandbytes (peft does).
 drop_bitsandbytes_cpu_kernel_message()
@@ -48,7 +49,7 @@ def start(name: str, profile: str = "auto", seed: int = 0, output_dir: str | Non
         out = make_folder(Path(output_dir) if output_dir else runs / name, "OUTPUT_DIR")
     except (ValueError, TypeError) as err:
         raise type(err)(str(err).replace("Unknown profile", "PROFILE: unknown profile")) from None
-    seed_everything(seed)
+    set_seed(seed)  # Python, NumPy and torch (CPU and CUDA)
     # TRL 1.16 still uses transformers' deprecated `gradient_checkpointing` names; the warnings are
     # nothing a reader can act on and they bury every training cell's output.
     warnings.filterwarnings("ignore", message=r".*gradient_checkpointing` is deprecated", category=FutureWarning)
