@@ -10,12 +10,19 @@ What is silenced, and why each is nothing a reader can act on:
   AVX512-BF16: the kit runs NF4 on a CPU only to exercise the QLoRA code path (never for
   figures), and the fix it suggests (`pip install kernels`, a download at run time) is one the
   kit does not want. Only that message is dropped; every other bitsandbytes warning stays.
+- transformers' "mtime may not be reliable on this filesystem": the Trainer says it whenever two
+  checkpoints were saved within a second (a smoke run), then orders them by step number, which is
+  what the kit wants anyway.
 """
 from __future__ import annotations
 
 import logging
 
-BNB_CPU_KERNEL_MESSAGE = "Failed to load CPU gemm_4bit_forward"
+DROPPED_MESSAGES = {
+    "bitsandbytes.backends.cpu.ops": "Failed to load CPU gemm_4bit_forward",
+    "transformers.trainer_utils": "mtime may not be reliable",
+}
+"""Logger name -> the start of the one message dropped from it."""
 
 
 class _DropMessage(logging.Filter):
@@ -27,17 +34,18 @@ class _DropMessage(logging.Filter):
         return not str(record.msg).startswith(self.prefix)
 
 
-def drop_bitsandbytes_cpu_kernel_message() -> None:
-    """The bitsandbytes message of the module docstring. Cheap (no import); bitsandbytes logs it
+def drop_dependency_messages() -> None:
+    """The log messages of `DROPPED_MESSAGES`. Cheap (no import); bitsandbytes logs its message
     while it is imported, so this must run before that."""
-    bnb_logger = logging.getLogger("bitsandbytes.backends.cpu.ops")
-    if not any(isinstance(f, _DropMessage) for f in bnb_logger.filters):
-        bnb_logger.addFilter(_DropMessage(BNB_CPU_KERNEL_MESSAGE))
+    for name, prefix in DROPPED_MESSAGES.items():
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _DropMessage) and f.prefix == prefix for f in logger.filters):
+            logger.addFilter(_DropMessage(prefix))
 
 
 def quiet_dependencies() -> None:
     """Silence everything the module docstring lists. Idempotent."""
-    drop_bitsandbytes_cpu_kernel_message()
+    drop_dependency_messages()
     import datasets
     import huggingface_hub.utils
     import transformers
