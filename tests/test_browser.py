@@ -51,7 +51,7 @@ class DevTools:
         import websocket
 
         pages = _wait("a Chromium page", lambda: self._pages(port), 30)
-        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=60)
+        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=60, suppress_origin=True)
         self.next_id = 0
 
     @staticmethod
@@ -132,7 +132,8 @@ def test_notebook_01_runs_in_jupyterlab_in_headless_chromium(tmp_path):
             f"{PANEL} !== null && {PANEL}.sessionContext.session !== null && "
             f"{PANEL}.sessionContext.session.kernel !== null && {PANEL}.sessionContext.kernelDisplayStatus === 'idle'"),
               90)
-        page.js("jupyterapp.commands.execute('notebook:run-all-cells')")
+        # Not awaited: the command's promise settles only when every cell has run.
+        page.js("(() => { jupyterapp.commands.execute('notebook:run-all-cells'); return true; })()")
 
         def finished():
             state = page.js(f"""(() => {{
@@ -147,9 +148,20 @@ def test_notebook_01_runs_in_jupyterlab_in_headless_chromium(tmp_path):
 
         _wait("Run All", finished, BUDGET_SECONDS - (time.monotonic() - start), every=2)
         page.js("jupyterapp.commands.execute('docmanager:save')")
-        page.js("(() => { const img = document.querySelector('.jp-OutputArea-output img'); "
-                "if (img) img.scrollIntoView({block: 'center'}); return !!img; })()")
-        time.sleep(1)
+        # The screenshot shows the first figure (JupyterLab renders only the cells in view), without
+        # JupyterLab's "get notified about news?" toast.
+        shows_figure = page.js(f"""(async () => {{
+            const notebook = {PANEL}.content;
+            const index = notebook.widgets.findIndex(c => c.model.type === 'code'
+                && c.model.outputs.toJSON().some(o => o.data && o.data['image/png']));
+            if (index < 0) return false;
+            notebook.activeCellIndex = index;
+            await notebook.scrollToItem(index, 'start');
+            document.querySelectorAll('.Toastify__toast').forEach(toast => toast.remove());
+            return true;
+        }})()""")
+        assert shows_figure, "no cell shows a figure in the browser"
+        time.sleep(2)
         shot = base64.b64decode(page.call("Page.captureScreenshot", format="png")["data"])
     finally:
         for process in (chrome, lab):
