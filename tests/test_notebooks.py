@@ -8,6 +8,15 @@ REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
+def stderr_outputs(executed: Path) -> list[str]:
+    """The stderr stream outputs of an executed notebook, as 'cell N: first line'."""
+    cells = json.loads(executed.read_text())["cells"]
+    return [f"cell {i}: " + "".join(o.get("text", "")).strip().splitlines()[0][:160] if "".join(o.get("text", "")).strip()
+            else f"cell {i}: (blank)"
+            for i, cell in enumerate(cells) for o in cell.get("outputs", [])
+            if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_in_smoke_profile(path, tmp_path):
@@ -17,6 +26,10 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
     results = json.loads((out / path.stem / "results.json").read_text())
     assert results["notebook"] == path.stem and results["profile"] == "smoke"
     assert (out / path.name).exists()
+    # A reader sees progress and results, not red stderr bands: dependencies' warnings and bars are
+    # silenced (wmkit.quiet) and tqdm draws widgets (ipywidgets), so no cell writes to stderr.
+    noise = stderr_outputs(out / path.name)
+    assert not noise, f"{len(noise)} stderr outputs: {noise[:5]}"
     combined = json.loads((out / "results.json").read_text())
     assert path.stem in combined["notebooks"]
     if path.stem.startswith("01"):

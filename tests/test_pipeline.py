@@ -62,6 +62,10 @@ def test_an_interrupted_checkpoint_is_skipped_and_a_weightless_final_is_rebuilt(
             (folder / "trainer_state.json").write_text("{}")
     (tmp_path / "checkpoints" / "checkpoint-x").mkdir()  # not a step number: never chosen, never a crash
     assert latest_checkpoint(tmp_path / "checkpoints").endswith("checkpoint-4")
+    # why the kit keeps its own: transformers' get_last_checkpoint picks the interrupted save
+    from transformers.trainer_utils import get_last_checkpoint
+
+    assert get_last_checkpoint(str(tmp_path / "checkpoints")).endswith("checkpoint-6")
 
     final = tmp_path / pipeline.FINAL
     final.mkdir()

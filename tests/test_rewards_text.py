@@ -85,3 +85,35 @@ def test_minilm_embedding_reward_offline():
     sims = reward.similarities([truth, "Simon says, 'eat banana'.", ""], [truth] * 3)
     assert sims[0] == pytest.approx(1.0, abs=1e-5) and sims[1] < 0.6 and sims[2] == 0.0
     assert reward([truth, "Simon says, 'eat banana'.", "{]"], next_state=[truth] * 3) == [1.0, 0.0, 0.0]
+
+
+def test_roc_auc_is_the_pairwise_probability_with_ties_half():
+    """sklearn's roc_auc_score (what roc_auc calls) equals the definition the kit states, ties included."""
+    rng = np.random.default_rng(0)
+    scores = rng.integers(0, 5, 60) / 4  # many ties
+    labels = rng.random(60) < 0.4
+    pos, neg = scores[labels], scores[~labels]
+    pairwise = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
+    assert abs(roc_auc(scores, labels) - pairwise) < 1e-12
+    assert np.isnan(roc_auc([0.1, 0.2], [True, True])) and np.isnan(roc_auc([], []))
+
+
+def test_rouge_l_equals_rouge_score_on_whitespace_tokens():
+    """Kept by hand, with reasons measured on data/ (350 pairs): `rouge_score`'s default tokenizer
+    (lowercase, letters and digits only) gives other values on 62% of the kit's JSON/screen texts
+    (up to 0.09 apart); with a whitespace tokenizer it equals `rouge_l_f1` exactly, but its
+    pure-Python LCS took 20 s on a 3000-token completion that the kit's bit-parallel LCS scores in
+    2 ms, inside the RL reward loop. This test holds the equality where rouge_score is installed."""
+    rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+    from wmkit.rewards.text_similarity import rouge_l_f1
+
+    class Whitespace:
+        def tokenize(self, text):
+            return text.split()
+
+    scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=Whitespace())
+    pairs = [('{"modified": [{"name": "lamp", "on": true}]}', '{"modified": [{"name": "lamp", "on": false}]}'),
+             ("New items:\nbutton Save\nDeleted items:\nNone", "New items:\nbutton Cancel\nDeleted items:\nNone"),
+             ("a b c d e", "e d c b a"), ("same text here", "same text here")]
+    for prediction, gold in pairs:
+        assert abs(rouge_l_f1(prediction, gold) - scorer.score(gold, prediction)["rougeL"].fmeasure) < 1e-12

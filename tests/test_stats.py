@@ -129,3 +129,18 @@ def test_notebook_01_verdict_uses_the_rule_on_paired_transitions():
     assert verdicts["partial_changed"]["verdict"] == "reproduced"
     same = {"phone": {m: entry([0.0] * n, [0.1] * n) for m in ("model_greedy", "no_change", "most_frequent")}}
     assert baseline_verdicts(same, "phone")["changed"]["verdict"] == "not measured"
+
+
+def test_interval_is_scipys_t_interval_and_a_point_for_identical_seeds():
+    import math
+    import statistics
+
+    from scipy import stats as scipy_stats
+
+    values = [0.41, 0.47, 0.39, 0.52]
+    s = stats.summarize(values)
+    half = scipy_stats.t.ppf(0.975, 3) * statistics.stdev(values) / math.sqrt(4)
+    assert math.isclose(s["ci_low"], statistics.fmean(values) - half, abs_tol=1e-12)
+    assert math.isclose(s["ci_high"], statistics.fmean(values) + half, abs_tol=1e-12)
+    same = stats.summarize([0.5, 0.5, 0.5])
+    assert same["ci_low"] == same["ci_high"] == 0.5

@@ -78,9 +78,9 @@ def _evaluate(model, tokenizer, tasks, imaginer, seed, splits=("eval_train", "ev
 
 
 def cmd_sft(args) -> None:
-    from wmkit.runs import seed_everything
+    from transformers import set_seed
 
-    seed_everything(args.seed)
+    set_seed(args.seed)
     t0 = time.perf_counter()
     tasks = _tasks(args.seed)
     model, tokenizer = ex.build_policy(SIZES, tasks["sft"], args.seed)
@@ -110,9 +110,9 @@ def cmd_eval_sft(args) -> None:
 
 
 def cmd_train(args) -> None:
-    from wmkit.runs import seed_everything
+    from transformers import set_seed
 
-    seed_everything(args.seed)
+    set_seed(args.seed)
     tasks = _tasks(args.seed)
     model, tokenizer = models.load_model(str(OUT / f"sft_seed{args.seed}"))
     p = 0.0 if args.real else args.p

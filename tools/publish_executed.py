@@ -6,6 +6,8 @@ Outputs, figures and printed tables are kept; stderr streams (progress bars, lib
 are dropped, since they make a notebook megabytes long and say nothing a reader needs. The copy
 gets a first markdown cell naming the profile, when papermill executed it, and the commit at
 which it was published (the run itself does not record its commit: publish right after running).
+Absolute paths of the machine that ran it (the checkout, the runs folder) become paths relative to
+the repository root, and the copy is checked with nbformat (every cell has an id) before it is written.
 """
 from __future__ import annotations
 
@@ -14,7 +16,40 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
+
 REPO = Path(__file__).resolve().parents[1]
+
+
+def machine_roots(nb: dict, profile: str) -> list[tuple[str, str]]:
+    """(absolute path, what it becomes) for the folders of the machine that ran `nb`: its runs
+    folder (papermill's RUNS_DIR, else the output's folder) -> runs/<profile>, and the checkout
+    that held the notebook (papermill's input_path) and this one -> the repository root."""
+    ran = nb.get("metadata", {}).get("papermill", {})
+    runs = ran.get("parameters", {}).get("RUNS_DIR") or (
+        str(Path(ran["output_path"]).parent) if ran.get("output_path") else None)
+    checkouts = {str(REPO)}
+    if ran.get("input_path") and Path(ran["input_path"]).is_absolute():
+        checkouts.add(str(Path(ran["input_path"]).parents[1]))
+    pairs = [(runs.rstrip("/"), f"runs/{profile}")] if runs and Path(runs).is_absolute() else []
+    # Longest first, so that a runs folder inside a checkout is replaced before the checkout.
+    pairs += [(c.rstrip("/") + "/", "") for c in checkouts]
+    return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
+
+
+def without_machine_paths(nb: dict, profile: str) -> dict:
+    """`nb` with the absolute paths of `machine_roots` made relative, in every output, source
+    and metadata string."""
+    text = json.dumps(nb, ensure_ascii=False)
+    for absolute, relative in machine_roots(nb, profile):
+        text = text.replace(json.dumps(absolute)[1:-1], relative)
+    return json.loads(text)
+
+
+def checked(nb: dict) -> dict:
+    """nbformat-valid `nb` (raises nbformat.ValidationError otherwise)."""
+    nbformat.validate(nbformat.from_dict(nb))
+    return nb
 
 
 def publish(profile: str, prefixes: list[str]) -> list[Path]:
@@ -37,7 +72,8 @@ def publish(profile: str, prefixes: list[str]) -> list[Path]:
         banner = (f"*Executed copy: profile `{profile}`, {when}published at commit `{commit}` from "
                   f"`runs/{profile}/{path.name}` (stderr streams removed). Run it yourself with "
                   f"`make reproduce PROFILE={profile}`.*")
-        nb["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": banner})
+        nb["cells"].insert(0, {"cell_type": "markdown", "id": "published-banner", "metadata": {}, "source": banner})
+        nb = checked(without_machine_paths(nb, profile))
         out = target / path.name
         out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
         written.append(out)

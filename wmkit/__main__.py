@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import sys
@@ -50,14 +51,37 @@ def notebooks() -> list[Path]:
     return sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
-def kernel_name() -> str:
-    """The kit's registered kernel when present (make setup registers it), else python3."""
-    try:
-        from jupyter_client.kernelspec import KernelSpecManager
+@functools.cache
+def this_interpreters_kernel() -> str:
+    """The kernel name the notebooks ask for, `python3`, made to mean this interpreter.
 
-        return "wmkit" if "wmkit" in KernelSpecManager().find_kernel_specs() else "python3"
-    except Exception:  # noqa: BLE001
-        return "python3"
+    The notebooks, Colab and JupyterLab all say `python3`; a `python3` kernelspec found first on the
+    Jupyter path (one installed --user for another Python, say) would run the notebooks in another
+    environment. So a `python3` spec for sys.executable is written to a folder put first on
+    JUPYTER_PATH, for this process and the kernels it starts."""
+    import os
+    import tempfile
+
+    from ipykernel.kernelspec import write_kernel_spec
+
+    folder = Path(tempfile.mkdtemp(prefix="wmkit-kernel-"))
+    write_kernel_spec(folder / "kernels" / "python3")
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(folder), os.environ.get("JUPYTER_PATH")) if p)
+    return "python3"
+
+
+def expected_seconds(names: list[str], profile: str, previous: dict) -> dict[str, float | None]:
+    """Each notebook's expected wall time: its last run at this profile (results.json), else the
+    profile's time target, else None (gpu: never measured)."""
+    from wmkit.reproduce_progress import TIME_TARGETS_MINUTES
+
+    targets = TIME_TARGETS_MINUTES.get(profile, {})
+    found = {}
+    for name in names:
+        last = previous.get(name, {}).get("wall_seconds") if isinstance(previous.get(name), dict) else None
+        target = targets.get(name[:2])
+        found[name] = float(last) if last else (60.0 * target if target else None)
+    return found
 
 
 def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None = None) -> Path:
@@ -65,6 +89,7 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
     import papermill as pm
 
     from wmkit.profiles import resolve_profile_name
+    from wmkit.reproduce_progress import SeriesProgress, WatchedEngine
 
     name = resolve_profile_name(profile)
     chosen = notebooks()
@@ -86,19 +111,24 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
             previous = {}
         if previous.get("profile") == name and isinstance(previous.get("notebooks"), dict):
             combined["notebooks"] = previous["notebooks"]
+    progress = SeriesProgress(expected_seconds([nb.stem for nb in chosen], name, combined["notebooks"]))
+    WatchedEngine.progress = progress
+    kernel = this_interpreters_kernel()
     for nb in chosen:
         out_dir = out_root / nb.stem
-        print(f"== {nb.name} (profile {name}) -> {out_dir}", flush=True)
+        progress.begin(nb.stem, len(json.loads(nb.read_text())["cells"]) + 1)  # + papermill's parameters cell
         start = time.perf_counter()
-        pm.execute_notebook(str(nb), str(out_root / nb.name), cwd=str(nb.parent), kernel_name=kernel_name(),
+        # The kernel's own log (a warning that it listens on TCP) is nothing a reader can act on.
+        pm.execute_notebook(str(nb), str(out_root / nb.name), cwd=str(nb.parent), kernel_name=kernel,
                             parameters={"PROFILE": name, "OUTPUT_DIR": str(out_dir), "RUNS_DIR": str(out_root)},
-                            progress_bar=True, log_output=False)
+                            engine_name="wmkit", progress_bar=False, log_output=False,
+                            extra_arguments=["--IPKernelApp.log_level=ERROR"])
         seconds = time.perf_counter() - start
         results_file = out_dir / "results.json"
         entry = json.loads(results_file.read_text()) if results_file.exists() else {"error": "no results.json"}
         entry["wall_seconds"] = round(seconds, 1)
         combined["notebooks"][nb.stem] = entry
-        print(f"   done in {seconds:.0f} s", flush=True)
+        progress.end(seconds)
     combined["notebooks"] = dict(sorted(combined["notebooks"].items()))
     combined_file.write_text(json.dumps(combined, indent=1))
     print(f"Combined results: {combined_file}")

@@ -8,9 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from transformers import set_seed
 
 from wmkit.profiles import Profile, check_seed, get_profile
-from wmkit.runs import default_runs_root, jsonable, make_folder, seed_everything
+from wmkit.quiet import drop_dependency_messages, quiet_dependencies
+from wmkit.runs import default_runs_root, jsonable, make_folder
+
+# A notebook imports this module before anything that imports bitsandbytes (peft does).
+drop_dependency_messages()
 
 
 @dataclass
@@ -44,15 +49,18 @@ def start(name: str, profile: str = "auto", seed: int = 0, output_dir: str | Non
         out = make_folder(Path(output_dir) if output_dir else runs / name, "OUTPUT_DIR")
     except (ValueError, TypeError) as err:
         raise type(err)(str(err).replace("Unknown profile", "PROFILE: unknown profile")) from None
-    seed_everything(seed)
+    set_seed(seed)  # Python, NumPy and torch (CPU and CUDA)
     # TRL 1.16 still uses transformers' deprecated `gradient_checkpointing` names; the warnings are
     # nothing a reader can act on and they bury every training cell's output.
     warnings.filterwarnings("ignore", message=r".*gradient_checkpointing` is deprecated", category=FutureWarning)
+    quiet_dependencies()
     # Small CPUs: one process, all cores, no oversubscription by tokenizers' threads.
     device = "cuda" if torch.cuda.is_available() else "cpu"
     print(f"notebook {name} | profile {prof.name} ({prof.description}) | seed {seed} | device {device}"
           f" | torch {torch.__version__} | python {platform.python_version()}")
     print(f"outputs -> {out}")
+    if prof.name == "gpu":
+        print("note: the gpu profile has never been run: its sizes, times and figures are unmeasured")
     return NotebookRun(name=name, profile=prof, seed=seed, output_dir=out, runs_dir=runs)
 
 

@@ -1,8 +1,7 @@
-"""Run folders, seeding and JSON-ready values: what every experiment, notebook and the benchmark share."""
+"""Run folders, checkpoints and JSON-ready values: what every experiment, notebook and the benchmark share."""
 from __future__ import annotations
 
 import math
-import random
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,9 @@ def latest_checkpoint(output_dir: str | Path) -> str | None:
 
     The Trainer writes `trainer_state.json` last, so a folder without it is a save that was
     interrupted (a kill, a full disk): it is skipped and the run resumes from the one before.
+    Not `transformers.trainer_utils.get_last_checkpoint` (5.24): it returns the highest-numbered
+    folder whether or not its save finished, and resuming from that one fails
+    (tests/test_pipeline.py shows both on the same folder).
     """
     folders = [p for p in Path(output_dir).glob("checkpoint-*")
                if p.name.split("-", 1)[1].isdigit() and (p / "trainer_state.json").is_file()]
@@ -70,15 +72,6 @@ def default_runs_root() -> Path:
     """runs/ of the repository checkout, or of the working folder when the kit was installed
     from a wheel (Colab), where the package sits in site-packages."""
     return REPO / "runs" if (REPO / "notebooks").is_dir() else Path.cwd() / "runs"
-
-
-def seed_everything(seed: int) -> None:
-    """Seed Python, NumPy and torch (CPU and CUDA)."""
-    import torch  # here, so that the command line's --help and --list stay light
-
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
 
 
 def jsonable(value: Any) -> Any:

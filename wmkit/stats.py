@@ -32,13 +32,6 @@ ZERO_WIDTH = 1e-12
 whose paired differences differ only by floating-point rounding (0.82 − 0.80 vs 0.83 − 0.81)."""
 
 
-def t_quantile(confidence: float, dof: int) -> float:
-    """Two-sided Student-t quantile, e.g. t(0.95, 2) = 4.3027."""
-    from scipy import stats
-
-    return float(stats.t.ppf(0.5 + confidence / 2, dof))
-
-
 def summarize(values: Sequence[float | None], confidence: float = 0.95) -> dict[str, Any]:
     """Mean, sample std, and a `confidence` t-interval over seeds of the values that are not None (or NaN).
 
@@ -53,9 +46,15 @@ def summarize(values: Sequence[float | None], confidence: float = 0.95) -> dict[
         return out
     out["mean"] = statistics.fmean(kept)
     if len(kept) > 1:
+        from scipy import stats
+
         out["std"] = statistics.stdev(kept)
-        half = t_quantile(confidence, len(kept) - 1) * out["std"] / math.sqrt(len(kept))
-        out["ci_low"], out["ci_high"] = out["mean"] - half, out["mean"] + half
+        if out["std"] > 0:
+            low, high = stats.t.interval(confidence, len(kept) - 1, loc=out["mean"],
+                                         scale=out["std"] / math.sqrt(len(kept)))
+            out["ci_low"], out["ci_high"] = float(low), float(high)
+        else:  # identical seeds: scipy gives NaN for scale 0; the interval is the point (zero width)
+            out["ci_low"] = out["ci_high"] = out["mean"]
     else:
         out["std"] = 0.0
     return out

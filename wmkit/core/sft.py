@@ -279,9 +279,9 @@ def train_completion_only(model, tokenizer, examples: Sequence[dict], config: Co
     device = next(model.parameters()).device
     bar = None
     if config.show_progress:
-        from tqdm.auto import tqdm
+        from wmkit.quiet import transient_bar
 
-        bar = tqdm(total=total, desc=config.progress_desc, leave=False)
+        bar = transient_bar(total=total, desc=config.progress_desc)
     model.train()
     losses: list[float] = []
     batches = make_batches(examples, config.batch_size, config.seed)
@@ -304,17 +304,6 @@ def train_completion_only(model, tokenizer, examples: Sequence[dict], config: Co
         bar.close()
     model.eval()
     return losses
-
-
-class _ListDataset(torch.utils.data.Dataset):
-    def __init__(self, items):
-        self.items = items
-
-    def __len__(self):
-        return len(self.items)
-
-    def __getitem__(self, i):
-        return self.items[i]
 
 
 def _completion_only_trainer_class():
@@ -387,8 +376,10 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
         dataloader_num_workers=0,
         prediction_loss_only=True,
     )
-    trainer = _completion_only_trainer_class()(model=model, args=args, train_dataset=_ListDataset(train_examples),
-                      eval_dataset=_ListDataset(val_examples) if val_examples else None,
+    from datasets import Dataset
+
+    trainer = _completion_only_trainer_class()(model=model, args=args, train_dataset=Dataset.from_list(train_examples),
+                      eval_dataset=Dataset.from_list(val_examples) if val_examples else None,
                       data_collator=CompletionOnlyCollator(tokenizer.pad_token_id), callbacks=callbacks)
     if not config.show_progress:
         stop_printing_logs(trainer)

@@ -121,9 +121,9 @@ def generate(model, tokenizer, prompts: Sequence[str], max_new_tokens: int, do_s
     outputs: list[list[str]] = []
     starts = range(0, len(prompts), batch_size)
     if progress:
-        from tqdm.auto import tqdm
+        from wmkit.quiet import transient_bar
 
-        starts = tqdm(starts, desc="generate", leave=False)
+        starts = transient_bar(starts, desc="generate")
     try:
         for start in starts:
             batch = list(prompts[start:start + batch_size])

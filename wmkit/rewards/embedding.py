@@ -126,15 +126,14 @@ class Embedder:
 # --------------------------------------------------------------------------- the threshold
 
 def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
-    """Probability that a random positive scores above a random negative (ties count half);
-    NaN when one class is missing."""
+    """ROC AUC (scikit-learn's `roc_auc_score`): the probability that a random positive scores above
+    a random negative, ties counting half; NaN (not sklearn's error) when one class is missing."""
+    from sklearn.metrics import roc_auc_score
+
     scores, labels = np.asarray(scores, float), np.asarray(labels, bool)
-    pos, neg = scores[labels], scores[~labels]
-    if len(pos) == 0 or len(neg) == 0:
+    if labels.all() or not labels.any():
         return float("nan")
-    greater = (pos[:, None] > neg[None, :]).sum()
-    ties = (pos[:, None] == neg[None, :]).sum()
-    return float((greater + 0.5 * ties) / (len(pos) * len(neg)))
+    return float(roc_auc_score(labels, scores))
 
 
 @dataclass

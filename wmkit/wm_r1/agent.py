@@ -471,9 +471,9 @@ def run_episodes(policy: Policy, tasks: Sequence[phone.PhoneTask], source: Trans
     rounds = 0
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from wmkit.quiet import transient_bar
 
-        bar = tqdm(total=len(episodes), desc=f"episodes ({source.kind})", leave=False)
+        bar = transient_bar(total=len(episodes), desc=f"episodes ({source.kind})")
     while True:
         active = [i for i, e in enumerate(episodes) if not e.done]
         if not active:

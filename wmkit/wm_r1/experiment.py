@@ -308,7 +308,7 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
                    log=print, sizes: WMR1Sizes | None = None) -> dict:
     """SFT warm start, then every arm's training and evaluation in the simulator, for one seed.
     `sizes` overrides the profile's sizes (the profile still names the world model to load)."""
-    from wmkit.runs import seed_everything
+    from transformers import set_seed
 
     profile = get_profile(profile)
     sizes = sizes or profile.wm_r1
@@ -319,7 +319,7 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
     out_dir = Path(out_dir) if out_dir else runs_dir / "03_wm_r1_gui_agent" / f"seed{seed}"
     out_dir.mkdir(parents=True, exist_ok=True)
     arms = tuple(arms or sizes.baselines)
-    seed_everything(seed)
+    set_seed(seed)
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     wm_info: dict = {}
