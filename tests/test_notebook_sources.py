@@ -66,7 +66,7 @@ def _convention_problems(source_path: Path) -> list[str]:
     parameters = [c for c in cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
     if len(parameters) != 1:
         problems.append(f"{len(parameters)} cells tagged 'parameters', not one")
-    elif not all(re.search(rf"^{name}\s*=", parameters[0].source, re.MULTILINE)
+    elif not all(re.search(rf"^{name}\s*(:[^=]+)?=", parameters[0].source, re.MULTILINE)
                  for name in ("PROFILE", "SEED", "MODEL", "OUTPUT_DIR")):
         problems.append("the parameters cell lacks one of PROFILE, SEED, MODEL, OUTPUT_DIR")
     first = markdown[0] if markdown else ""
