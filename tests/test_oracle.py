@@ -149,3 +149,50 @@ def test_wm_r1_in_the_exact_oracle_is_grpo_on_the_simulator(tmp_path):
                              [row.get("loss") for row in result.log_history], result.simulator_steps)
     assert runs["world_model"][:2] == runs["simulator"][:2]
     assert runs["world_model"][2] == 0  # the oracle is a world model: no simulator steps counted
+
+
+# --------------------------------------------------------------------------- the fidelity ladder
+
+
+def test_fidelity_of_the_oracle_is_perfect_at_zero_and_falls_with_p():
+    """world_model_fidelity on the oracle: p = 0 is exact and agrees on every judgment; at p = 1
+    every shown screen is corrupted and every judgment flipped (agreement 0)."""
+    tasks = _tasks(8)
+    policy = ScriptedPolicy(_scripts(tasks, imagine=False))
+    episodes = ag.run_episodes(policy, tasks, ag.SimulatorSource(), config=ag.AgentConfig(max_steps=10))
+    # judge_agreement plays the same scripted policy inside the oracle
+    exact = wm_r1.world_model_fidelity(NoisyOracle(0.0), policy, tasks, episodes, 10)
+    assert exact["exact"] == 1.0 and exact["agreement"] == 1.0 and exact["transitions"] > 0
+    assert exact["false_positive"] == exact["false_negative"] == 0.0
+    assert 0 < exact["real_success"] < 1  # both classes are present
+    assert exact["success_judged_on_real_successes"] == exact["failure_judged_on_real_failures"] == 1.0
+    wrong = wm_r1.world_model_fidelity(NoisyOracle(1.0), policy, tasks, episodes, 10)
+    assert wrong["exact"] == 0.0 and wrong["agreement"] == 0.0
+    assert wrong["success_judged_on_real_successes"] == wrong["failure_judged_on_real_failures"] == 0.0
+
+
+def test_ladder_at_smoke_size_runs_every_rung_and_summarizes(tmp_path):
+    from dataclasses import replace
+
+    from wmkit.core.models import TinyModelConfig
+    from wmkit.profiles import get_profile
+
+    sizes = get_profile("smoke").wm_r1
+    sizes = replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64,
+                                                  vocab_size=512, max_positions=2048), max_ref_len=3, max_steps=3)
+    runs = [wm_r1.run_fidelity_ladder("smoke", seed, sizes=sizes, out_dir=tmp_path, log=lambda line: None)
+            for seed in (0, 1)]
+    for run in runs:
+        assert set(run["rungs"]) == {f"{p:g}" for p in sizes.ladder.error_rates}
+        exact_rung = run["rungs"]["0"]
+        assert exact_rung["fidelity"]["exact"] == 1.0 and exact_rung["fidelity"]["agreement"] == 1.0
+        assert exact_rung["corrupted_transitions"] == exact_rung["flipped_judgments"] == 0
+        assert all(r["simulator_steps"] == 0 for r in run["rungs"].values())  # trained inside the oracle only
+        for mode in ("greedy", "sampled"):
+            assert 0.0 <= run["start"][mode]["success"] <= 1.0
+    summary = wm_r1.summarize_ladder(runs)
+    assert summary["seeds"] == [0, 1]
+    row = summary["rungs"]["0"]
+    assert row["exact"]["mean"] == 1.0 and row["greedy_gain"]["n"] == 2
+    assert row["greedy_gain"]["mean"] == pytest.approx(
+        sum(r["rungs"]["0"]["greedy"]["success"] - r["start"]["greedy"]["success"] for r in runs) / 2)
