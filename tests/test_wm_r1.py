@@ -175,5 +175,6 @@ def test_balanced_tasks_give_every_template_its_share_and_one_task_per_prompt():
         assert by_prompt.setdefault(prompt, task) is task
     # unique_tasks, by contrast, is dominated by the templates with many distinct prompts
     unique = wm_r1.unique_tasks(5 * len(train), 0, train)
-    assert max(sum(t.template == x for t in unique) for x in train) > 2 * max(counts.values())
+    # (a template whose instruction never varies, like open_display_settings, has one prompt)
+    assert min(sum(t.template == x for t in unique) for x in train) <= 1 < min(counts.values())
     assert wm_r1.balanced_tasks(len(tasks), 0, train) == tasks  # seeded
