@@ -165,10 +165,31 @@ def cmd_ladder(args):
          "result": result})
 
 
+def cmd_fidelity(args):
+    """Only the error measures: the oracle at each --p and notebook 01's world model (--learned),
+    on the sampled episodes of a saved SFT start (no training)."""
+    sizes = get_profile("cpu").wm_r1
+    model, tok = models.load_model(args.ckpt)
+    tasks = eval_tasks(sizes, sizes.ladder.fidelity_episodes)
+    probe = ex.evaluate(model, tok, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
+                        max_turn_tokens=sizes.max_turn_tokens, seed=args.seed)["episodes"]
+    sampler = ag.Policy(model, tok, max_turn_tokens=sizes.max_turn_tokens, temperature=1.0)
+    rows = {}
+    for p in args.p:
+        rows[f"{p:g}"] = ex.world_model_fidelity(NoisyOracle(p, seed=args.seed), sampler, tasks, probe,
+                                                 sizes.max_steps, args.seed)
+    if args.learned:
+        t0 = time.perf_counter()
+        learned, info = ex.load_world_model_source("cpu", args.learned, 0, sizes.wm_max_new_tokens)
+        rows["learned"] = ex.world_model_fidelity(learned, sampler, tasks, probe, sizes.max_steps, args.seed)
+        rows["learned"]["seconds"] = round(time.perf_counter() - t0, 1)
+    log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "rows": rows})
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("diagnose", "sft", "train", "ladder"):
+    for name in ("diagnose", "sft", "train", "ladder", "fidelity"):
         s = sub.add_parser(name)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--ckpt", default="")
@@ -191,7 +212,7 @@ def main():
         s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
     args = p.parse_args()
     torch.set_num_threads(1)
-    {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder}[args.cmd](args)
+    {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity}[args.cmd](args)
 
 
 if __name__ == "__main__":

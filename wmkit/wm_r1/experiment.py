@@ -661,11 +661,11 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
         quarter = max(1, len(history) // 4)
         rung = {"p": p, "fidelity": fidelity,
                 **_greedy_and_sampled(trained.model, tokenizer, eval_tasks, sizes, seed),
-                "judged_success_first_quarter": statistics_mean(h["success"] for h in history[:quarter]),
-                "judged_success_last_quarter": statistics_mean(h["success"] for h in history[-quarter:]),
-                "signal_groups": statistics_mean(h["signal_groups"] for h in history),
-                "wm_calls_first_last_quarter": [statistics_mean(h["wm_calls"] for h in history[:quarter]),
-                                                statistics_mean(h["wm_calls"] for h in history[-quarter:])],
+                "judged_success_first_quarter": _mean(h["success"] for h in history[:quarter]),
+                "judged_success_last_quarter": _mean(h["success"] for h in history[-quarter:]),
+                "signal_groups": _mean(h["signal_groups"] for h in history),
+                "wm_calls_first_last_quarter": [_mean(h["wm_calls"] for h in history[:quarter]),
+                                                _mean(h["wm_calls"] for h in history[-quarter:])],
                 "corrupted_transitions": oracle.corrupted, "flipped_judgments": oracle.flipped,
                 "simulator_steps": trained.simulator_steps, "train_seconds": trained.seconds,
                 "seconds": time.perf_counter() - t}
@@ -677,7 +677,7 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
     return results
 
 
-def statistics_mean(values) -> float:
+def _mean(values) -> float:
     values = list(values)
     return sum(values) / len(values) if values else float("nan")
 
