@@ -192,7 +192,7 @@ def test_ladder_runs_every_rung_inside_the_oracle_only(tmp_path):
     exact_rung = run["rungs"]["0"]
     assert exact_rung["fidelity"]["agreement"] == 1.0
     assert exact_rung["fidelity"]["transitions"] == 0 or exact_rung["fidelity"]["exact"] == 1.0
-    assert exact_rung["corrupted_transitions"] == exact_rung["flipped_judgments"] == 0
+    assert exact_rung["imagined_calls_corrupted"] == 0
     assert all(r["simulator_steps"] == 0 for r in run["rungs"].values())  # trained inside the oracle only
     for mode in ("greedy", "sampled"):
         assert 0.0 <= run["start"][mode]["success"] <= 1.0

@@ -666,7 +666,9 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
                 "signal_groups": _mean(h["signal_groups"] for h in history),
                 "wm_calls_first_last_quarter": [_mean(h["wm_calls"] for h in history[:quarter]),
                                                 _mean(h["wm_calls"] for h in history[-quarter:])],
-                "corrupted_transitions": oracle.corrupted, "flipped_judgments": oracle.flipped,
+                # only the imagined call_wm screens: episode transitions and judgments run in per-batch
+                # copies (oracle.episode_source()) whose counters are their own
+                "imagined_calls_corrupted": oracle.corrupted,
                 "simulator_steps": trained.simulator_steps, "train_seconds": trained.seconds,
                 "seconds": time.perf_counter() - t}
         results["rungs"][f"{p:g}"] = rung
