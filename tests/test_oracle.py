@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 
 import pytest
+import torch
 from test_agent import ScriptedPolicy  # the agent tests' scripted policy and character tokenizer
 
 from wmkit.envs import phone
@@ -149,3 +150,72 @@ def test_wm_r1_in_the_exact_oracle_is_grpo_on_the_simulator(tmp_path):
                              [row.get("loss") for row in result.log_history], result.simulator_steps)
     assert runs["world_model"][:2] == runs["simulator"][:2]
     assert runs["world_model"][2] == 0  # the oracle is a world model: no simulator steps counted
+
+
+# --------------------------------------------------------------------------- the fidelity ladder
+
+
+def test_fidelity_of_the_oracle_is_perfect_at_zero_and_falls_with_p():
+    """world_model_fidelity on the oracle: p = 0 is exact and agrees on every judgment; at p = 1
+    every shown screen is corrupted and every judgment flipped (agreement 0)."""
+    tasks = _tasks(8)
+    policy = ScriptedPolicy(_scripts(tasks, imagine=False))
+    episodes = ag.run_episodes(policy, tasks, ag.SimulatorSource(), config=ag.AgentConfig(max_steps=10))
+    # judge_agreement plays the same scripted policy inside the oracle
+    exact = wm_r1.world_model_fidelity(NoisyOracle(0.0), policy, tasks, episodes, 10)
+    assert exact["exact"] == 1.0 and exact["agreement"] == 1.0 and exact["transitions"] > 0
+    assert exact["false_positive"] == exact["false_negative"] == 0.0
+    assert 0 < exact["real_success"] < 1  # both classes are present
+    assert exact["success_judged_on_real_successes"] == exact["failure_judged_on_real_failures"] == 1.0
+    wrong = wm_r1.world_model_fidelity(NoisyOracle(1.0), policy, tasks, episodes, 10)
+    assert wrong["exact"] == 0.0 and wrong["agreement"] == 0.0
+    assert wrong["success_judged_on_real_successes"] == wrong["failure_judged_on_real_failures"] == 0.0
+
+
+def test_ladder_runs_every_rung_inside_the_oracle_only(tmp_path):
+    from dataclasses import replace
+
+    from wmkit.core.models import TinyModelConfig
+    from wmkit.profiles import get_profile
+
+    sizes = get_profile("smoke").wm_r1
+    sizes = replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64,
+                                                  vocab_size=512, max_positions=2048),
+                    max_ref_len=3, max_steps=2, max_turn_tokens=8, max_completion_tokens=200, lora=False,
+                    ladder=replace(sizes.ladder, grpo_steps=1, eval_tasks=2, fidelity_episodes=2))
+    train, _ = wm_r1.task_templates(3)
+    start = wm_r1.build_policy(sizes, wm_r1.unique_tasks(8, 0, train), seed=0)  # untrained: skip the SFT
+    before = [p.detach().clone() for p in start[0].parameters()]
+    run = wm_r1.run_fidelity_ladder("smoke", 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
+    assert all(torch.equal(a, b) for a, b in zip(before, start[0].parameters()))  # the start is copied
+    assert set(run["rungs"]) == {f"{p:g}" for p in sizes.ladder.error_rates} == {"0", "0.6"}
+    exact_rung = run["rungs"]["0"]
+    assert exact_rung["fidelity"]["agreement"] == 1.0
+    assert exact_rung["fidelity"]["transitions"] == 0 or exact_rung["fidelity"]["exact"] == 1.0
+    assert exact_rung["imagined_calls_corrupted"] == 0
+    assert all(r["simulator_steps"] == 0 for r in run["rungs"].values())  # trained inside the oracle only
+    for mode in ("greedy", "sampled"):
+        assert 0.0 <= run["start"][mode]["success"] <= 1.0
+
+
+def _ladder_run(seed, start, after, exact):
+    rung = {"p": 0.3, "greedy": {"success": after}, "sampled": {"success": after / 2}, "train_seconds": 1.0,
+            "fidelity": {"exact": exact, "agreement": 0.7, "success_judged_on_real_successes": 0.5,
+                         "failure_judged_on_real_failures": 0.8}}
+    return {"seed": seed, "start": {"greedy": {"success": start}, "sampled": {"success": start / 2}},
+            "rungs": {"0.3": rung}}
+
+
+def test_summarize_ladder_by_hand():
+    runs = [_ladder_run(0, 0.40, 0.50, 0.7), _ladder_run(1, 0.30, 0.42, 0.72), _ladder_run(2, 0.35, 0.49, 0.68)]
+    summary = wm_r1.summarize_ladder(runs)
+    row = summary["rungs"]["0.3"]
+    # greedy gains 0.10, 0.12, 0.14: mean 0.12, std 0.02, t(0.95, 2) = 4.3027 -> ± 0.0497
+    assert row["greedy_gain"]["mean"] == pytest.approx(0.12)
+    assert row["greedy_gain"]["std"] == pytest.approx(0.02)
+    assert row["greedy_gain"]["ci_low"] == pytest.approx(0.12 - 4.3027 * 0.02 / 3 ** 0.5, abs=1e-4)
+    assert row["greedy_verdict"] == "reproduced"
+    assert row["sampled_gain"]["mean"] == pytest.approx(0.06)
+    assert row["exact"]["mean"] == pytest.approx(0.70) and summary["seeds"] == [0, 1, 2]
+    assert summary["start"]["greedy"]["mean"] == pytest.approx(0.35)
+    assert wm_r1.summarize_ladder([]) == {}

@@ -162,3 +162,19 @@ def test_sizes_exist_for_every_profile():
     assert get_profile("gpu").wm_r1.eval_heldout >= 300
     with pytest.raises(ValueError):
         get_profile("huge")
+
+
+def test_balanced_tasks_give_every_template_its_share_and_one_task_per_prompt():
+    train, _ = wm_r1.task_templates(4)
+    tasks = wm_r1.balanced_tasks(5 * len(train) + 2, 0, train)
+    counts = {t: sum(task.template == t for task in tasks) for t in train}
+    assert set(counts.values()) <= {5, 6} and sum(counts.values()) == 5 * len(train) + 2
+    by_prompt = {}
+    for task in tasks:  # a prompt names one task (TRL's rollout_func only sees prompts)
+        prompt = ag.prompt_text(task, ag.initial_screen(task))
+        assert by_prompt.setdefault(prompt, task) is task
+    # unique_tasks, by contrast, is dominated by the templates with many distinct prompts
+    unique = wm_r1.unique_tasks(5 * len(train), 0, train)
+    # (a template whose instruction never varies, like open_display_settings, has one prompt)
+    assert min(sum(t.template == x for t in unique) for x in train) <= 1 < min(counts.values())
+    assert wm_r1.balanced_tasks(len(tasks), 0, train) == tasks  # seeded

@@ -323,6 +323,32 @@ class RWMLSizes:
 
 
 @dataclass(frozen=True)
+class WMR1LadderSizes:
+    """The WM-R1 fidelity ladder (``experiment.run_fidelity_ladder``): WM-R1 trained inside a noisy
+    oracle (the simulator with screens corrupted and success flipped at rate p) for several p, each
+    from the same SFT start, evaluated greedy and sampled in the real simulator."""
+
+    error_rates: tuple[float, ...]
+    """The oracle error rates p of the ladder (0 = the simulator itself: the positive control)."""
+    sft_epochs: float
+    """SFT epochs of the ladder's start (its other SFT sizes are the section's)."""
+    grpo_steps: int
+    """GRPO steps per rung."""
+    group_size: int
+    """Rollouts per task (G)."""
+    prompts_per_step: int
+    """Tasks per GRPO step."""
+    learning_rate: float
+    """Adam step size of GRPO."""
+    temperature: float
+    """Sampling temperature of the training rollouts (and of GRPO's log-probabilities)."""
+    eval_tasks: int
+    """Unseen tasks of the training templates, evaluated greedy and sampled (T=1) in the simulator."""
+    fidelity_episodes: int
+    """Sampled episodes of the start policy on which each world model's error is measured."""
+
+
+@dataclass(frozen=True)
 class WMR1Sizes:
     """Sizes of notebook 03 (WM-R1) for one profile."""
 
@@ -362,6 +388,8 @@ class WMR1Sizes:
     """Also evaluate WM-R1 and SFT with sampling at T=1."""
     diagnostic_episodes: int = 64
     """WM rollouts replayed in the simulator to measure imagined-vs-real success agreement."""
+    ladder: WMR1LadderSizes | None = None
+    """The fidelity ladder's sizes (None: the profile has no ladder)."""
 
 
 @dataclass(frozen=True)
@@ -583,6 +611,22 @@ _RWML_TEXTGAME = {
 
 # ---------------------------------------------------------------- notebook 03: WM-R1
 
+# The fidelity ladder. cpu values (tools/WM_R1_LADDER.md has the measurements): rollouts at T = 0.6,
+# where the SFT start succeeds about as often as greedy (at T = 1: 0.22 vs 0.42, and GRPO sharpened
+# the sampled policy while greedy fell); lr 1e-4 with 4 prompts per step (2e-4 for 150 steps and
+# 5e-4 lowered greedy success by 0.10-0.17). Even so GRPO on the simulator (p = 0) gained only
+# +0.033 [-0.008, +0.074] greedy over 5 seeds: the positive control is not established yet.
+_WM_R1_LADDER = {
+    "smoke": WMR1LadderSizes(error_rates=(0.0, 0.6), sft_epochs=1.0, grpo_steps=1, group_size=2, prompts_per_step=2,
+                             learning_rate=1e-4, temperature=0.6, eval_tasks=2, fidelity_episodes=2),
+    "cpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=20.0, grpo_steps=60, group_size=8,
+                           prompts_per_step=4, learning_rate=1e-4, temperature=0.6, eval_tasks=300,
+                           fidelity_episodes=100),
+    "gpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=3.0, grpo_steps=200, group_size=8,
+                           prompts_per_step=16, learning_rate=1e-4, temperature=0.6, eval_tasks=600,
+                           fidelity_episodes=300),
+}
+
 _WM_R1 = {
     "smoke": WMR1Sizes(
         policy=TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=768,
@@ -591,6 +635,7 @@ _WM_R1 = {
         sft_batch_size=8, imagine_rate=0.3, grpo_steps=2, group_size=2, prompts_per_step=2, learning_rate=1e-4,
         train_tasks=8, eval_heldout=8, eval_train=4, baselines=WM_R1_ARMS, best_of_k=2, throughput_tasks=4,
         lora=True, wm_max_new_tokens=96, sampled_eval=False, diagnostic_episodes=4,
+        ladder=_WM_R1_LADDER["smoke"],
     ),
     # 2 CPU cores, every arm. The SFT warm start is long on purpose: measured greedy success of the
     # SFT policy (held-out / training templates) after 3 epochs 0.00 / 0.03, after 10 epochs
@@ -603,7 +648,7 @@ _WM_R1 = {
         sft_batch_size=8, imagine_rate=0.3, grpo_steps=20, group_size=8, prompts_per_step=2,
         learning_rate=1e-4, train_tasks=300, eval_heldout=300, eval_train=60,
         baselines=WM_R1_ARMS, best_of_k=4, throughput_tasks=8,
-        wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24,
+        wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24, ladder=_WM_R1_LADDER["cpu"],
     ),
     "gpu": WMR1Sizes(
         policy=TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=2048,
@@ -612,6 +657,7 @@ _WM_R1 = {
         sft_batch_size=32, imagine_rate=0.3, grpo_steps=200, group_size=8, prompts_per_step=16,
         learning_rate=1e-4, train_tasks=2000, eval_heldout=600, eval_train=300, baselines=WM_R1_ARMS, best_of_k=4,
         throughput_tasks=128, wm_max_new_tokens=200, max_turn_tokens=32, max_completion_tokens=3000,
+        ladder=_WM_R1_LADDER["gpu"],
     ),
 }
 

@@ -86,6 +86,27 @@ def unique_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.Phon
     return out
 
 
+def balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
+    """`n` tasks, the templates in turn (as many of each, ±1), for GRPO's task pool.
+
+    :func:`unique_tasks` needs distinct prompts, and templates differ wildly in how many they have
+    (an instruction on the home screen is the whole prompt: "Open the Display settings" has one,
+    an alarm swap hundreds), so its pool is dominated by a few templates (cpu, 300 tasks: 86
+    alarm_swap, 1 airplane_on) while the evaluation draws templates uniformly. Here each
+    template gets its share; a prompt drawn again reuses its first task (a prompt must name one
+    task), so the list repeats tasks of templates with few prompts."""
+    rng = random.Random(seed)
+    order = list(templates)
+    rng.shuffle(order)
+    first: dict[str, phone.PhoneTask] = {}
+    out = []
+    for k in range(n):
+        task = phone.make_task(order[k % len(order)], rng.randrange(2**31))
+        out.append(first.setdefault(ag.prompt_text(task, ag.initial_screen(task)), task))
+    rng.shuffle(out)
+    return out
+
+
 def reference_episode(task: phone.PhoneTask, imagine_rate: float, rng: random.Random) -> list[tuple[str, bool]]:
     """A reference trajectory as (text, written by the agent?) pieces, prompt first. A share
     `imagine_rate` of the steps first imagine their action with call_wm (the imagined screen is
@@ -210,11 +231,12 @@ def world_model_error(world_model: ag.WorldModelSource, episodes: Sequence[ag.Ep
 
 
 def judge_agreement(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource,
-                    max_steps: int, seed: int = 0, max_turn_tokens: int = 24) -> dict:
+                    max_steps: int, seed: int = 0, max_turn_tokens: int = 24, policy: ag.Policy | None = None) -> dict:
     """Play episodes inside the world model, replay their actions in the simulator and compare
-    the imagined success with the real one (a diagnostic, outside training)."""
+    the imagined success with the real one (a diagnostic, outside training). `policy` replaces the
+    sampling policy built from (model, tokenizer) (a scripted one in tests)."""
     torch.manual_seed(seed)
-    policy = ag.Policy(model, tokenizer, max_turn_tokens=max_turn_tokens, temperature=1.0)
+    policy = policy or ag.Policy(model, tokenizer, max_turn_tokens=max_turn_tokens, temperature=1.0)
     source = _make_source("world_model", world_model, 0.0)
     episodes = ag.run_episodes(policy, tasks, source, imaginer=world_model,
                                config=ag.AgentConfig(max_steps=max_steps))
@@ -529,3 +551,173 @@ def run_wm_r1(profile: str, seed: int, runs_root: Path, sizes) -> dict:
     result["wm_calls_first"] = history[0]["wm_calls"] if history else None
     result["wm_calls_last"] = history[-1]["wm_calls"] if history else None
     return result
+
+
+# ---------------------------------------------------------------------------------------------------
+# The fidelity ladder: WM-R1 inside a world model whose error rate is a knob.
+
+
+def world_model_fidelity(world_model: ag.WorldModelSource, policy: ag.Policy, tasks: Sequence[phone.PhoneTask],
+                         episodes: Sequence[ag.Episode], max_steps: int, seed: int = 0) -> dict:
+    """The two error measures of a world model, as one row: next-screen exactness on the real
+    transitions of `episodes` (:func:`world_model_error`) and how often its success judgment of
+    episodes played inside it matches the simulator's (:func:`judge_agreement`), also per class
+    (real successes judged successes, real failures judged failures).
+
+    A :class:`~wmkit.wm_r1.oracle.NoisyOracle` needs the replayed episodes registered (``prime``)
+    before it can answer stateless (screen, action) pairs; a learned model only sees the screen."""
+    from wmkit.wm_r1.oracle import NoisyOracle
+
+    if isinstance(world_model, NoisyOracle):
+        world_model.prime(episodes)
+    error = world_model_error(world_model, episodes, limit=10_000)
+    if isinstance(world_model, NoisyOracle):  # judge with a fresh oracle: the same draws, clean counters
+        world_model = NoisyOracle(world_model.p, world_model.seed, world_model.flip_success, world_model.corruptions)
+    judge = judge_agreement(None, None, tasks, world_model, max_steps, seed=seed, policy=policy)
+    real = judge["real_success"]
+    judge["success_judged_on_real_successes"] = judge["true_positive"] / real if real else float("nan")
+    judge["failure_judged_on_real_failures"] = ((1 - real - judge["false_positive"]) / (1 - real)
+                                               if real < 1 else float("nan"))
+    return {"exact": error["exact"], "changed_exact": error["changed_exact"], "transitions": error["n"], **judge}
+
+
+def _greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int) -> dict:
+    """Success in the real simulator, greedy and sampled at T=1 (RL can sharpen sampling without
+    moving greedy decoding, so both are reported). Imagined calls are answered by the exact
+    oracle for every policy, so all arms meet the same evaluation (greedy policies rarely call)."""
+    from wmkit.wm_r1.oracle import NoisyOracle
+
+    out = {}
+    for name, greedy in (("greedy", True), ("sampled", False)):
+        r = evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=greedy,
+                     max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
+                     seed=seed)
+        out[name] = {k: r[k] for k in ("success", "steps", "wm_calls", "invalid")}
+    return out
+
+
+def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
+                        start: tuple[Any, Any] | None = None, out_dir: str | Path | None = None,
+                        learned_world_model: ag.WorldModelSource | None = None, log=print) -> dict:
+    """WM-R1 trained inside a :class:`~wmkit.wm_r1.oracle.NoisyOracle` at each error rate p of the
+    profile's ladder, every rung from the same SFT start, evaluated in the real simulator on unseen
+    tasks of the training templates, greedy and sampled at T=1.
+
+    p = 0 is the positive control: the oracle is then the simulator (WM-R1 = GRPO on the real
+    simulator, transition for transition). Each rung also measures its oracle's error with the
+    kit's measures (:func:`world_model_fidelity`) on the start policy's sampled episodes, so success
+    can be plotted against measured error; `learned_world_model` (e.g. notebook 01's, from
+    :func:`load_world_model_source`) is measured the same way to place it on that axis.
+    `start` = (model, tokenizer) skips the SFT (the model is copied, never changed).
+    """
+    from wmkit.runs import seed_everything
+    from wmkit.wm_r1.oracle import NoisyOracle
+
+    profile = get_profile(profile)
+    sizes = sizes or profile.wm_r1
+    ladder = sizes.ladder
+    if ladder is None:
+        raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
+    seed_everything(seed)
+    timings: dict[str, float] = {}
+    train_templates, _ = task_templates(sizes.max_ref_len)
+    rl_tasks = balanced_tasks(sizes.train_tasks, 20_000 + seed, train_templates)
+    # the same evaluation tasks for every seed and rung (their own seed), as in run_experiment
+    eval_tasks = phone.sample_tasks(ladder.eval_tasks, 40_000, train_templates)
+    fidelity_tasks = eval_tasks[:ladder.fidelity_episodes]
+
+    t = time.perf_counter()
+    if start is None:
+        sft_tasks = unique_tasks(sizes.sft_tasks, 10_000 + seed, train_templates)
+        model, tokenizer = build_policy(sizes, sft_tasks, seed)
+        examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200)
+        train_policy_sft(model, tokenizer, examples, ladder.sft_epochs, sizes.sft_learning_rate,
+                         sizes.sft_batch_size, seed, progress=False)
+    else:
+        model, tokenizer = _clone(start[0]), start[1]
+    timings["sft"] = time.perf_counter() - t
+    t = time.perf_counter()
+    results: dict[str, Any] = {"seed": seed, "profile": profile.name, "ladder": asdict(ladder),
+                               "start": _greedy_and_sampled(model, tokenizer, eval_tasks, sizes, seed), "rungs": {}}
+    # the start policy's own sampled episodes: where each world model's error is measured
+    probe = evaluate(model, tokenizer, fidelity_tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
+                     max_turn_tokens=sizes.max_turn_tokens, seed=seed)["episodes"]
+    timings["start_eval"] = time.perf_counter() - t
+    log(f"seed {seed} start: greedy {results['start']['greedy']['success']:.3f}, "
+        f"sampled {results['start']['sampled']['success']:.3f}")
+    sampler = ag.Policy(model, tokenizer, max_turn_tokens=sizes.max_turn_tokens, temperature=1.0)
+    if learned_world_model is not None:
+        t = time.perf_counter()
+        results["learned_world_model"] = world_model_fidelity(
+            learned_world_model, sampler, fidelity_tasks, probe, sizes.max_steps, seed)
+        timings["learned_world_model_fidelity"] = time.perf_counter() - t
+
+    for p in ladder.error_rates:
+        t = time.perf_counter()
+        fidelity = world_model_fidelity(NoisyOracle(p, seed=seed), sampler, fidelity_tasks, probe,
+                                        sizes.max_steps, seed)
+        oracle = NoisyOracle(p, seed=seed)
+        config = WMR1Config(output_dir=str(Path(out_dir or REPO / "runs" / profile.name / "wm_r1_ladder")
+                                           / f"p{p:g}_seed{seed}"),
+                            transitions="world_model", reward=WMR1RewardConfig(max_steps=sizes.max_steps),
+                            steps=ladder.grpo_steps, group_size=ladder.group_size,
+                            prompts_per_step=ladder.prompts_per_step, learning_rate=ladder.learning_rate,
+                            temperature=ladder.temperature, max_steps=sizes.max_steps,
+                            max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
+                            lora=sizes.lora, seed=seed, progress=False)
+        trained = train_wm_r1(config, _clone(model), tokenizer, rl_tasks, oracle)
+        history = trained.history
+        quarter = max(1, len(history) // 4)
+        rung = {"p": p, "fidelity": fidelity,
+                **_greedy_and_sampled(trained.model, tokenizer, eval_tasks, sizes, seed),
+                "judged_success_first_quarter": _mean(h["success"] for h in history[:quarter]),
+                "judged_success_last_quarter": _mean(h["success"] for h in history[-quarter:]),
+                "signal_groups": _mean(h["signal_groups"] for h in history),
+                "wm_calls_first_last_quarter": [_mean(h["wm_calls"] for h in history[:quarter]),
+                                                _mean(h["wm_calls"] for h in history[-quarter:])],
+                # only the imagined call_wm screens: episode transitions and judgments run in per-batch
+                # copies (oracle.episode_source()) whose counters are their own
+                "imagined_calls_corrupted": oracle.corrupted,
+                "simulator_steps": trained.simulator_steps, "train_seconds": trained.seconds,
+                "seconds": time.perf_counter() - t}
+        results["rungs"][f"{p:g}"] = rung
+        log(f"seed {seed} p={p:g}: exact {fidelity['exact']:.2f} judge {fidelity['agreement']:.2f} -> "
+            f"greedy {rung['greedy']['success']:.3f} sampled {rung['sampled']['success']:.3f} "
+            f"({rung['seconds']:.0f} s)")
+    results["timings"] = timings
+    return results
+
+
+def _mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else float("nan")
+
+
+def summarize_ladder(per_seed: Sequence[dict]) -> dict:
+    """Over seeds, per rung: success (greedy, sampled), its gain over the same seed's start with a
+    95% t-interval and verdict, and the oracle's measured error (exact, judge agreement)."""
+    if not per_seed:
+        return {}
+    out: dict[str, Any] = {"seeds": [r["seed"] for r in per_seed], "start": {}, "rungs": {}}
+    for mode in ("greedy", "sampled"):
+        out["start"][mode] = stats.summarize([r["start"][mode]["success"] for r in per_seed])
+    for key in per_seed[0]["rungs"]:
+        runs = [r for r in per_seed if key in r["rungs"]]
+        row: dict[str, Any] = {"p": runs[0]["rungs"][key]["p"]}
+        for mode in ("greedy", "sampled"):
+            after = [r["rungs"][key][mode]["success"] for r in runs]
+            before = [r["start"][mode]["success"] for r in runs]
+            gain = stats.verdict(stats.differences(after, before))
+            row[mode] = stats.summarize(after)
+            row[f"{mode}_gain"] = gain.summary
+            row[f"{mode}_verdict"] = gain.verdict
+        for measure in ("exact", "agreement", "success_judged_on_real_successes", "failure_judged_on_real_failures"):
+            row[measure] = stats.summarize([r["rungs"][key]["fidelity"][measure] for r in runs])
+        row["train_seconds"] = stats.summarize([r["rungs"][key]["train_seconds"] for r in runs])
+        out["rungs"][key] = row
+    learned = [r["learned_world_model"] for r in per_seed if "learned_world_model" in r]
+    if learned:
+        out["learned_world_model"] = {m: stats.summarize([x[m] for x in learned])
+                                      for m in ("exact", "agreement", "success_judged_on_real_successes",
+                                                "failure_judged_on_real_failures")}
+    return out

@@ -105,9 +105,11 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.manual_seed(config.seed)
     by_prompt: dict[str, phone.PhoneTask] = {}
+    prompts = []  # one per task, repeats kept: a task list that repeats a prompt weights it (see balanced_tasks)
     for task in tasks:
-        by_prompt.setdefault(ag.prompt_text(task, ag.initial_screen(task)), task)
-    prompts = list(by_prompt)
+        prompt = ag.prompt_text(task, ag.initial_screen(task))
+        by_prompt.setdefault(prompt, task)  # TRL passes prompt strings only: a prompt names its first task
+        prompts.append(prompt)
     n_rows = max(len(prompts), config.steps * config.prompts_per_step)
     rng = random.Random(config.seed)
     rows = [prompts[i % len(prompts)] for i in range(n_rows)]

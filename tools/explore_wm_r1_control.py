@@ -1,0 +1,219 @@
+"""Probe: find a cpu regime where GRPO on the real simulator raises greedy success over its SFT start.
+
+Subcommands (one process each; results appended to runs/control/results.jsonl)::
+
+    diagnose --ckpt DIR            per-template greedy success and pass@k (sampled, T=1) of a policy
+    sft --seed S --epochs E ...    SFT warm start saved under runs/control/<tag>_seed<S>
+    train --seed S --ckpt DIR ...  GRPO on the real simulator; greedy + sampled success before/after
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from wmkit.core import models  # noqa: E402
+from wmkit.envs import phone  # noqa: E402
+from wmkit.profiles import get_profile  # noqa: E402
+from wmkit.rewards.wm_r1 import WMR1RewardConfig  # noqa: E402
+from wmkit.wm_r1 import agent as ag  # noqa: E402
+from wmkit.wm_r1 import experiment as ex  # noqa: E402
+from wmkit.wm_r1.method import WMR1Config, train_wm_r1  # noqa: E402
+from wmkit.wm_r1.oracle import NoisyOracle  # noqa: E402
+
+OUT = REPO / "runs" / "control"
+
+
+def log(row):
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / "results.jsonl", "a") as f:
+        f.write(json.dumps(row) + "\n")
+    print(json.dumps(row), flush=True)
+
+
+def sizes_for(args):
+    s = get_profile("cpu").wm_r1
+    return replace(s, max_ref_len=args.max_ref_len, max_steps=args.max_steps)
+
+
+def eval_tasks(sizes, n, which="train"):
+    tr, he = ex.task_templates(sizes.max_ref_len)
+    return phone.sample_tasks(n, 40_000 if which == "train" else 30_000, tr if which == "train" else he)
+
+
+def run(model, tok, tasks, sizes, greedy, seed=0, k=1):
+    policy = ag.Policy(model, tok, max_turn_tokens=sizes.max_turn_tokens, greedy=greedy, temperature=1.0)
+    torch.manual_seed(seed)
+    eps = ag.run_episodes(policy, [t for t in tasks for _ in range(k)], ag.SimulatorSource(), imaginer=NoisyOracle(0.0),
+                          config=ag.AgentConfig(max_steps=sizes.max_steps,
+                                                max_completion_tokens=sizes.max_completion_tokens))
+    return eps
+
+
+def per_template(tasks, eps, k):
+    by = defaultdict(list)
+    for i, t in enumerate(tasks):
+        by[t.template].append([e.success for e in eps[i * k:(i + 1) * k]])
+    return by
+
+
+def cmd_diagnose(args):
+    sizes = sizes_for(args)
+    model, tok = models.load_model(args.ckpt)
+    tasks = eval_tasks(sizes, args.n)
+    t0 = time.perf_counter()
+    g = run(model, tok, tasks, sizes, True)
+    s = run(model, tok, tasks, sizes, False, k=args.k)
+    gt = per_template(tasks, g, 1)
+    st = per_template(tasks, s, args.k)
+    rows = {}
+    for tmpl in sorted(gt):
+        gs = [x[0] for x in gt[tmpl]]
+        ss = st[tmpl]
+        rows[tmpl] = {"n": len(gs), "greedy": round(sum(gs) / len(gs), 2),
+                      "sampled": round(sum(sum(x) for x in ss) / (len(ss) * args.k), 2),
+                      f"pass@{args.k}": round(sum(any(x) for x in ss) / len(ss), 2)}
+    fails = Counter()
+    for e in g:
+        if not e.success:
+            fails[(e.task.template, tuple(e.actions) == tuple(phone.reference_solution(e.task)[:len(e.actions)]))] += 1
+    log({"cmd": "diagnose", "ckpt": args.ckpt, "n": args.n, "k": args.k, "seconds": round(time.perf_counter() - t0, 1),
+         "greedy": round(sum(e.success for e in g) / len(g), 3),
+         "sampled": round(sum(e.success for e in s) / len(s), 3),
+         "pass@k": round(sum(any(x) for v in st.values() for x in v) / len(tasks), 3), "per_template": rows})
+    for e in g[:12]:
+        print(e.task.template, e.task.instruction, e.actions, phone.reference_solution(e.task), e.success)
+
+
+def cmd_sft(args):
+    from wmkit.runs import seed_everything
+
+    sizes = sizes_for(args)
+    seed_everything(args.seed)
+    tr, _ = ex.task_templates(sizes.max_ref_len)
+    sft_tasks = ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr)
+    t0 = time.perf_counter()
+    model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
+    examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200)
+    loss = ex.train_policy_sft(model, tok, examples, args.epochs, sizes.sft_learning_rate, sizes.sft_batch_size,
+                               args.seed, progress=False)
+    sec = time.perf_counter() - t0
+    path = OUT / f"{args.tag}_seed{args.seed}"
+    models.save_model(model, tok, path, sizes.policy)
+    tasks = eval_tasks(sizes, args.n)
+    g = run(model, tok, tasks, sizes, True)
+    s = run(model, tok, tasks, sizes, False, seed=args.seed)
+    log({"cmd": "sft", "tag": args.tag, "seed": args.seed, "epochs": args.epochs, "sft_tasks": args.sft_tasks,
+         "max_ref_len": args.max_ref_len, "sft_seconds": round(sec, 1), "loss_last": round(loss[-1], 3),
+         "greedy": sum(e.success for e in g) / len(g), "sampled": sum(e.success for e in s) / len(s), "n": args.n})
+
+
+def cmd_train(args):
+    from wmkit.runs import seed_everything
+
+    sizes = sizes_for(args)
+    seed_everything(args.seed)
+    model, tok = models.load_model(args.ckpt)
+    tr, _ = ex.task_templates(sizes.max_ref_len)
+    rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr)
+    tasks = eval_tasks(sizes, args.n)
+    g0 = run(model, tok, tasks, sizes, True)
+    s0 = run(model, tok, tasks, sizes, False, seed=args.seed)
+    reward = WMR1RewardConfig(max_steps=sizes.max_steps, beta=args.beta, gamma=args.gamma)
+    config = WMR1Config(output_dir=str(OUT / "work" / f"{args.tag}_s{args.seed}"), transitions="simulator",
+                        reward=reward, steps=args.steps, group_size=args.group_size, prompts_per_step=args.prompts,
+                        learning_rate=args.lr, temperature=args.temperature, max_steps=sizes.max_steps,
+                        max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
+                        seed=args.seed, progress=False)
+    res = train_wm_r1(config, model, tok, rl_tasks, NoisyOracle(0.0))
+    g1 = run(res.model, tok, tasks, sizes, True)
+    s1 = run(res.model, tok, tasks, sizes, False, seed=args.seed)
+    h = res.history
+    k = max(1, len(h) // 4)
+    m = lambda rows, key: round(sum(r[key] for r in rows) / len(rows), 3)
+    rate = lambda eps: round(sum(e.success for e in eps) / len(eps), 4)
+    log({"cmd": "train", "tag": args.tag, "ckpt": args.ckpt, "seed": args.seed, "steps": args.steps, "lr": args.lr,
+         "G": args.group_size, "prompts": args.prompts, "T": args.temperature, "balanced": args.balanced, "beta": args.beta, "gamma": args.gamma,
+         "max_ref_len": args.max_ref_len, "n": args.n, "train_seconds": round(res.seconds, 1),
+         "greedy": [rate(g0), rate(g1)], "sampled": [rate(s0), rate(s1)],
+         "train_success_q1_q4": [m(h[:k], "success"), m(h[-k:], "success")],
+         "signal_groups": m(h, "signal_groups"), "wm_calls_q1_q4": [m(h[:k], "wm_calls"), m(h[-k:], "wm_calls")]})
+
+
+def cmd_ladder(args):
+    """The library's ladder (experiment.run_fidelity_ladder) at the cpu profile's ladder sizes, from a
+    saved SFT start, for the given error rates; --learned also measures notebook 01's world model."""
+    sizes = get_profile("cpu").wm_r1
+    sizes = replace(sizes, ladder=replace(sizes.ladder, error_rates=tuple(args.p)))
+    start = models.load_model(args.ckpt) if args.ckpt else None  # None: the ladder's own SFT
+    learned = None
+    if args.learned:
+        learned, _ = ex.load_world_model_source("cpu", args.learned, 0, sizes.wm_max_new_tokens)
+    t0 = time.perf_counter()
+    result = ex.run_fidelity_ladder("cpu", args.seed, sizes=sizes, start=start, out_dir=OUT / "work",
+                                    learned_world_model=learned)
+    log({"cmd": "ladder", "seed": args.seed, "ckpt": args.ckpt, "seconds": round(time.perf_counter() - t0, 1),
+         "result": result})
+
+
+def cmd_fidelity(args):
+    """Only the error measures: the oracle at each --p and notebook 01's world model (--learned),
+    on the sampled episodes of a saved SFT start (no training)."""
+    sizes = get_profile("cpu").wm_r1
+    model, tok = models.load_model(args.ckpt)
+    tasks = eval_tasks(sizes, sizes.ladder.fidelity_episodes)
+    probe = ex.evaluate(model, tok, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
+                        max_turn_tokens=sizes.max_turn_tokens, seed=args.seed)["episodes"]
+    sampler = ag.Policy(model, tok, max_turn_tokens=sizes.max_turn_tokens, temperature=1.0)
+    rows = {}
+    for p in args.p:
+        rows[f"{p:g}"] = ex.world_model_fidelity(NoisyOracle(p, seed=args.seed), sampler, tasks, probe,
+                                                 sizes.max_steps, args.seed)
+    if args.learned:
+        t0 = time.perf_counter()
+        learned, info = ex.load_world_model_source("cpu", args.learned, 0, sizes.wm_max_new_tokens)
+        rows["learned"] = ex.world_model_fidelity(learned, sampler, tasks, probe, sizes.max_steps, args.seed)
+        rows["learned"]["seconds"] = round(time.perf_counter() - t0, 1)
+    log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "rows": rows})
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    for name in ("diagnose", "sft", "train", "ladder", "fidelity"):
+        s = sub.add_parser(name)
+        s.add_argument("--seed", type=int, default=0)
+        s.add_argument("--ckpt", default="")
+        s.add_argument("--n", type=int, default=300)
+        s.add_argument("--k", type=int, default=8)
+        s.add_argument("--max-ref-len", type=int, default=4)
+        s.add_argument("--max-steps", type=int, default=6)
+        s.add_argument("--tag", default="x")
+        s.add_argument("--epochs", type=float, default=10)
+        s.add_argument("--sft-tasks", type=int, default=400)
+        s.add_argument("--steps", type=int, default=60)
+        s.add_argument("--lr", type=float, default=1e-4)
+        s.add_argument("--group-size", type=int, default=8)
+        s.add_argument("--prompts", type=int, default=2)
+        s.add_argument("--temperature", type=float, default=1.0)
+        s.add_argument("--beta", type=float, default=0.5)
+        s.add_argument("--gamma", type=float, default=0.1)
+        s.add_argument("--balanced", action="store_true", help="template-balanced GRPO task pool")
+        s.add_argument("--p", type=float, nargs="+", default=[0.0])
+        s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
