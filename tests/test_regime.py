@@ -139,7 +139,7 @@ def test_run_jobs_keeps_job_order_and_shares_the_cores():
 
 
 def test_level_experiments_share_one_pool_and_one_mle_measurement(tiny_level):
-    profile, root, run = tiny_level
+    profile, root, _ = tiny_level
     sizes = replace(profile.rlvr.regime, steps=1, eval_changed=2, eval_unchanged=1, eval_samples=2,
                     max_new_tokens=8, max_completion_length=8)
     lines = []

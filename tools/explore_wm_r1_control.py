@@ -21,14 +21,14 @@ import torch
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from wmkit.core import models  # noqa: E402
-from wmkit.envs import phone  # noqa: E402
-from wmkit.profiles import get_profile  # noqa: E402
-from wmkit.rewards.wm_r1 import WMR1RewardConfig  # noqa: E402
-from wmkit.wm_r1 import agent as ag  # noqa: E402
-from wmkit.wm_r1 import experiment as ex  # noqa: E402
-from wmkit.wm_r1.method import WMR1Config, train_wm_r1  # noqa: E402
-from wmkit.wm_r1.oracle import NoisyOracle  # noqa: E402
+from wmkit.core import models
+from wmkit.envs import phone
+from wmkit.profiles import get_profile
+from wmkit.rewards.wm_r1 import WMR1RewardConfig
+from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import experiment as ex
+from wmkit.wm_r1.method import WMR1Config, train_wm_r1
+from wmkit.wm_r1.oracle import NoisyOracle
 
 OUT = REPO / "runs" / "control"
 
@@ -95,7 +95,7 @@ def cmd_diagnose(args):
 
 
 def cmd_sft(args):
-    from wmkit.runs import seed_everything
+    from transformers import set_seed as seed_everything
 
     sizes = sizes_for(args)
     seed_everything(args.seed)
@@ -118,7 +118,7 @@ def cmd_sft(args):
 
 
 def cmd_train(args):
-    from wmkit.runs import seed_everything
+    from transformers import set_seed as seed_everything
 
     sizes = sizes_for(args)
     seed_everything(args.seed)

@@ -73,7 +73,7 @@ def this_interpreters_kernel() -> str:
 def expected_seconds(names: list[str], profile: str, previous: dict) -> dict[str, float | None]:
     """Each notebook's expected wall time: its last run at this profile (results.json), else the
     profile's time target, else None (gpu: never measured)."""
-    from wmkit.reproduce_progress import TIME_TARGETS_MINUTES
+    from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES as TIME_TARGETS_MINUTES
 
     targets = TIME_TARGETS_MINUTES.get(profile, {})
     found = {}

@@ -280,8 +280,8 @@ def check_group_size_for_signal(answer: Any, shares: Sequence[float], target: fl
     expected = f"G = {'none' if truth is None else 'a whole number'} (the average over transitions of 1 − p^G − (1 − p)^G)"
     return _judge(value == truth, answer, expected,
                   [(value is not None and value == from_mean and from_mean != truth,
-                    "that G is right for the *average* p; the share of groups with signal is the average of "
-                    "the formula over transitions, and transitions the model never samples right add 0 at any G"),
+                    ("that G is right for the *average* p; the share of groups with signal is the average of "
+                     "the formula over transitions, and transitions the model never samples right add 0 at any G")),
                    (value is not None and truth is not None and value == truth - 1,
                     "one too small: that G stays just below the target")],
                   "evaluate the formula for each transition's p, average, and raise G until it reaches the target.")
@@ -308,8 +308,8 @@ def check_which_reward_rose(answer: Any, result: Mapping[str, Any] | None) -> bo
     given = names[word]
     return _judge(given == truth, answer, "what your run's mean gains over seeds say",
                   [(given == "both" and truth == "reward",
-                    "partial credit can rise while exact match does not: more properties right is not the whole "
-                    "state right")],
+                    ("partial credit can rise while exact match does not: more properties right is not the whole "
+                     "state right"))],
                   "read result['gain']['sampled'] and result['gain']['reward'].")
 
 

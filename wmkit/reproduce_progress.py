@@ -25,13 +25,6 @@ from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, papermill_engines
 from papermill.log import logger
 
-TIME_TARGETS_MINUTES = {
-    "smoke": {"01": 3, "02": 3, "03": 4, "04": 2, "05": 2},
-    "cpu": {"01": 10, "02": 15, "03": 20, "04": 10, "05": 5},
-}
-"""Each notebook's time budget on 2 CPU cores (the design's targets), used before a first run has
-been timed on this machine. gpu has none: it has never been measured."""
-
 _BAR = re.compile(r"(?P<n>\d+)/(?P<total>\d+) \[(?P<elapsed>[\d:]+)<(?P<left>[\d:?]+)")
 
 

@@ -610,7 +610,8 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
     :func:`load_world_model_source`) is measured the same way to place it on that axis.
     `start` = (model, tokenizer) skips the SFT (the model is copied, never changed).
     """
-    from wmkit.runs import seed_everything
+    from transformers import set_seed as seed_everything
+
     from wmkit.wm_r1.oracle import NoisyOracle
 
     profile = get_profile(profile)
