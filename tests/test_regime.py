@@ -134,6 +134,10 @@ def test_run_jobs_keeps_job_order_and_shares_the_cores():
     # In worker processes: results in job order, each worker limited to its share of the cores.
     assert run_jobs(jobs, workers=2) == [{"job": i} for i in range(3)]
     assert run_jobs([(torch.get_num_threads, {})] * 2, workers=2) == [threads_per_worker(2)] * 2
+    # and as quiet as the notebook's kernel: a worker's stderr lands in the notebook
+    from transformers.utils.logging import is_progress_bar_enabled
+
+    assert run_jobs([(is_progress_bar_enabled, {})] * 2, workers=2) == [False, False]
     with pytest.raises(ValueError, match="workers"):
         run_jobs(jobs, workers=0)
 

@@ -27,11 +27,19 @@ def threads_per_worker(workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // max(1, workers))
 
 
-def _limit_threads(threads: int) -> None:
+def _start_worker(threads: int) -> None:
+    """Each worker: its share of the cores, and as quiet as the notebook's kernel (a worker's
+    stderr lands in the notebook's output: no dependency progress bars or known warnings)."""
+    import warnings
+
+    from wmkit.quiet import quiet_dependencies
+
     os.environ["OMP_NUM_THREADS"] = str(threads)
     import torch
 
     torch.set_num_threads(threads)
+    warnings.filterwarnings("ignore", message=r".*gradient_checkpointing` is deprecated", category=FutureWarning)
+    quiet_dependencies()
 
 
 def run_jobs(jobs: Sequence[tuple[Callable, dict]], workers: int = 1,
@@ -50,7 +58,7 @@ def run_jobs(jobs: Sequence[tuple[Callable, dict]], workers: int = 1,
         return results
     workers = min(workers, len(jobs))
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_limit_threads,
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
                              initargs=(threads_per_worker(workers),)) as pool:
         futures = {pool.submit(function, **kwargs): i for i, (function, kwargs) in enumerate(jobs)}
         for future in as_completed(futures):
