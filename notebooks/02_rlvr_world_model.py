@@ -43,7 +43,7 @@
 # | profile | time | what it runs |
 # |---|---|---|
 # | `smoke` | 177 s (a shared, loaded 2-core machine, 2026-12-01) | every section at toy sizes (proves the code runs) |
-# | `cpu` | 69 min (2 cores shared with other jobs, load 3-7, 2026-12-01; the 15 min target is not met, idle not measured) | 2 new MLE world models, 6 RL runs of 120 steps, 3 RWML seeds, two at a time on 2 cores |
+# | `cpu` | 20 min (1212 s, idle 2-core AMD EPYC, 2026-12-01; target 15 min) | 2 new MLE world models, 6 RL runs of 120 steps, 3 RWML seeds, two at a time on 2 cores |
 # | `gpu` | not measured | 4 world sizes, 3 RL seeds each, 300 steps |
 #
 # **Where it fits.** It starts from notebook 01's world model (`runs/<profile>/01_build_world_model`,
