@@ -18,7 +18,7 @@ Two tables, printed and written as JSON:
 2. **The ``gpu`` profile's own steps**: one world-model SFT step, one RLVR (GRPO) step and one
    WM-R1 (GRPO in the world model) step, at the profile's batch and length settings, on models
    built from scratch at the profile's shapes (the GPU machine the kit is checked on has no
-   internet and no pretrained weights; see DESIGN.md).
+   internet and no pretrained weights).
 
 ``--cpu-dry-run`` runs the same code on tiny shapes and the ``smoke`` profile on a CPU, in under a
 minute: the test suite runs it so that the GPU command keeps working.

@@ -7,7 +7,7 @@ which says seconds while a training cell runs for minutes. This line instead sho
           GRPO: 120/300 [00:20<00:30]
 
 - the notebook's expected time: its last run's wall time at this profile (runs/<profile>/results.json),
-  else the kit's time target for that notebook and profile (DESIGN: the budgets of each profile);
+  else the kit's time target for that notebook and profile (`profiles.NOTEBOOK_TIME_TARGETS_MINUTES`);
 - the training step the kernel is at: the tqdm bar the notebook is showing right now, read from
   the widget messages (ipywidgets, the normal case) or the stderr text (without ipywidgets),
   with that bar's own ETA, which is meaningful because it counts steps of one loop.
