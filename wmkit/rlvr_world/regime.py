@@ -218,7 +218,8 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
     Each spec holds ``level`` and ``seeds``, optionally ``sizes`` (default: the profile's
     ``rlvr.regime``), ``work_dir`` and ``before`` (as :func:`level_experiment`). Specs at the same
     level with the same evaluation sizes share one measurement of the MLE model. Returns one
-    result per spec, in order."""
+    result per spec, in order; each result's ``seconds`` is the wall time of this whole call (the
+    specs' runs share the pool, so no per-spec time exists)."""
     profile = get_profile(profile)
     start = time.perf_counter()
     prepared = []
