@@ -71,7 +71,8 @@ def packed_cpu_path(request, monkeypatch):
     `Linear4bit.__init__` (bitsandbytes/nn/modules.py) asks `has_avx512bf16()` -- the native
     library's CPU check, false on AMD -- and, when true, `Linear4bit.forward` repacks the
     weight for the fused kernel (`_convert_weight_packed_for_cpu`) on a CPU input in eval mode
-    that needs no grad: the repacking that fails for narrow layers. Patched before the model
+    that needs no grad: the repacking that fails for narrow layers, and whose inference kernel
+    breaks training afterwards (the kit turns it off: `models.keep_nf4_trainable_on_cpu`). Patched before the model
     is loaded, the repacking runs here too; the matmul after it then takes the generic kernel
     (the fused one needs the real instructions), so its numbers are not the Xeon's -- the
     shapes and the code path up to the kernel are. Skips where bitsandbytes is missing.

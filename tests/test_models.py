@@ -93,8 +93,25 @@ def test_qlora_code_path_trains_adapters_on_cpu(nf4_lm, tmp_path, packed_cpu_pat
     assert changed, "LoRA parameters did not move"
     with torch.no_grad():
         assert torch.isfinite(peft_model(input_ids=ids).logits).all()
-    if packed_cpu_path:
-        assert all(packed_for_cpu(base)), "the packed CPU path was not taken"
+    # bitsandbytes' inference-only repacking is switched off (models.keep_nf4_trainable_on_cpu)
+    assert not any(packed_for_cpu(base))
+
+
+def test_an_nf4_layer_still_trains_after_an_inference_forward(packed_cpu_path):
+    """GRPO generates (inference), then trains the same layers. On AVX512-BF16 CPUs bitsandbytes
+    repacked the weight at the first inference forward and then used its inference kernel in
+    training too, which failed on a layer with a bias (Qwen2's q/k/v projections)."""
+    torch.manual_seed(0)
+    layer = models.nf4_linear(torch.randn(64, 64), torch.randn(64), torch.float32)
+    layer.eval()
+    with torch.no_grad():
+        before = layer(torch.randn(3, 64))
+    layer.train()
+    x = torch.randn(3, 64, requires_grad=True)
+    layer(x).pow(2).sum().backward()
+    assert not any(packed_for_cpu(layer))
+    assert x.grad is not None and torch.isfinite(x.grad).all() and x.grad.abs().sum() > 0
+    assert torch.isfinite(before).all()
 
 
 def test_nf4_refuses_layers_too_narrow_for_every_cpu(tiny_lm, tmp_path):

@@ -280,6 +280,21 @@ def nf4_unfit_layers(model) -> list[str]:
     return unfit
 
 
+def keep_nf4_trainable_on_cpu(model) -> None:
+    """Stop bitsandbytes from repacking `model`'s 4-bit layers for CPU inference.
+
+    On a CPU with AVX512-BF16 (see `nf4_unfit_layers`) bitsandbytes 0.50 repacks a `Linear4bit`
+    weight at its first inference forward and from then on multiplies with an inference-only
+    kernel, also once the layer trains again: GRPO generates (inference) and then trains the same
+    layers, and measured on an AMD EPYC with AVX-512 the next training forward of a layer with a
+    bias failed ("a view of a leaf Variable that requires grad is being used in an in-place
+    operation", `matmul_4bit`'s ``result += bias``). The flag this clears is the one
+    `Linear4bit.forward` checks before repacking; the training kernels are then used throughout."""
+    for module in model.modules():
+        if hasattr(module, "support_avx512bf16_for_cpu"):
+            module.support_avx512bf16_for_cpu = False
+
+
 def _refuse_unfit_nf4(model, name_or_path: str) -> None:
     unfit = nf4_unfit_layers(model)
     if unfit:
@@ -378,6 +393,7 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
 
     if quantization == "nf4":
         _refuse_unfit_nf4(model, name_or_path)
+        keep_nf4_trainable_on_cpu(model)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.generation_config.pad_token_id = tokenizer.pad_token_id
@@ -434,6 +450,7 @@ def nf4_linear(weight: torch.Tensor, bias: torch.Tensor | None, compute_dtype: t
                                      compress_statistics=True, quant_type="nf4", module=layer).to(weight.device)
     if bias is not None:
         layer.bias = torch.nn.Parameter(bias.detach().to(compute_dtype), requires_grad=False)
+    keep_nf4_trainable_on_cpu(layer)
     return layer
 
 
