@@ -509,11 +509,15 @@ print("ablation order of means measured (worst → best):", " < ".join(order))
 # `wmkit.envs.research`: a task is a scikit-learn dataset (digits, breast_cancer, wine; iris only
 # feeds the learned world model). The agent writes an experiment as **JSON text**. Real execution
 # parses it with `json.loads` only, checks every key and bound, and trains and scores it in a
-# **sandbox** — a server process that forks one child per experiment with a time limit, a CPU
-# limit and a memory limit, and can only build whitelisted estimators. Agent text is never run as
-# code. The grader is WMRL's: 0.0 invalid, 0.1 runtime error, 0.2 ran without a valid result,
-# $0.5 + 0.5\cdot$percentile of the test accuracy among a reference pool of configs. Every execution
-# is charged its measured CPU seconds, also when it is served from the cache.
+# **sandbox** — a server process that forks one child per experiment with a CPU-time limit and a
+# memory limit, and can only build whitelisted estimators. Agent text is never run as code. The
+# limit counts CPU seconds, not wall time: on a busy machine a fit takes longer on the clock but
+# not in CPU time, so the same config gets the same grade however loaded the machine is (a
+# wall-clock limit made two same-seed runs disagree). The grader is WMRL's: 0.0 invalid, 0.1 runtime
+# error, 0.2 ran without a valid result, $0.5 + 0.5\cdot$percentile of the test accuracy among a
+# reference pool of configs. Every execution is charged its measured CPU seconds, also when it is
+# served from the cache; those are a measurement and move by a few percent from run to run, while
+# the grades, the policies and their scores do not.
 
 # %%
 setup_start = time.perf_counter()
@@ -534,9 +538,9 @@ for label, text in examples.items():
     result, cached = env.execute(task, text)
     print(f"{label:24s} status {result.status:13s} grade {research.grade(result.status, result.score, env.pool_scores(task)):.3f}"
           f"  cpu {result.cpu_s:.3f} s  {result.detail[:60]}")
-tight = research.ResearchEnv(tasks=(task,), time_limit_s=0.05, pool_size=4)
+tight = research.ResearchEnv(tasks=(task,), cpu_limit_s=0.05, pool_size=4)
 result, _ = tight.execute(task, '{"model": "random_forest", "n_estimators": 300}')
-print(f"{'time limit 0.05 s':24s} status {result.status:13s} after {result.wall_s:.2f} s wall, {result.cpu_s:.2f} CPU s charged")
+print(f"{'CPU limit 0.05 s':24s} status {result.status:13s} after {result.wall_s:.2f} s wall, {result.cpu_s:.2f} CPU s charged")
 tight.close()
 
 costs = {t: [r.cpu_s for r in env.results(t)] for t in tasks.tasks}
