@@ -715,6 +715,18 @@ print("wrote", results_path)
 #    −1). With `loss_type="grpo"`, how many times more gradient weight does one token of the short
 #    completion get than one token of the long one? Set `ANSWER_6`. What is the ratio with "dapo",
 #    and which loss lets a long wrong answer off more lightly?
+# 7. **GRPO by hand, checked against TRL.** `GRPO_RECORD` (made below by
+#    `grpo_step.record_grpo_step`) is one real TRL GRPO run on a tiny model: one prompt, a group of
+#    4 completions whose rewards are fixed to [1, 0, 0.5, 0], trained twice on the same samples
+#    (`num_iterations=2`) with this notebook's loss type. In numpy, from scratch:
+#    (a) the group's advantages, from `GRPO_RECORD["rewards"]` in that order: set `ANSWER_7A`;
+#    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
+#    `p["rewards"]` (its rows' order), ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the
+#    clipped per-token loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`, and
+#    the aggregation of `GRPO_RECORD["loss_type"]` over the tokens where `p["mask"]` is 1: set
+#    `ANSWER_7B`. The checkers compare with what TRL logged and computed. Then: the advantages sum to 0,
+#    so why is the first pass's loss (`GRPO_RECORD["passes"][0]["loss"]`, every ρ = 1) not 0, and
+#    what would it be with `loss_type="grpo"`?
 
 # %%
 from wmkit import exercises
@@ -728,9 +740,18 @@ EXERCISE_5_RESULT = None  # e.g. regime.level_experiment(run.profile, regime_siz
 #     before=working["before"])
 ANSWER_5 = None  # "sampled exact", "task reward", "both" or "neither"
 ANSWER_6 = None  # a number
+# One real TRL GRPO run on a tiny group (a few seconds); the loss type of this notebook's RL runs.
+from wmkit.core import grpo_step
+from wmkit.rlvr_world.method import RLVRConfig
+
+GRPO_RECORD = grpo_step.record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], loss_type=RLVRConfig.loss_type, seed=run.seed)
+ANSWER_7A = None  # 4 numbers (a list or a numpy array)
+ANSWER_7B = None  # a number
 exercises.check_group_advantage(ANSWER_1, [1, 0, 0, 1], index=0)
 exercises.check_max_unchanged_task_reward(ANSWER_2)
 exercises.check_group_spread(ANSWER_3, p=0.05, group_size=8)
 exercises.check_group_size_for_signal(ANSWER_4, regime.changed_success_shares(levels[regime_sizes.levels[-1]]["before"]))
 exercises.check_which_reward_rose(ANSWER_5, EXERCISE_5_RESULT)
 exercises.check_token_weight_ratio(ANSWER_6, lengths=(10, 30), loss_type="grpo")
+exercises.check_grpo_advantages_by_hand(ANSWER_7A, GRPO_RECORD)
+exercises.check_grpo_clipped_loss_by_hand(ANSWER_7B, GRPO_RECORD)

@@ -821,6 +821,19 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #    the research tasks, change the anchor fraction (`replace(sizes.research, anchor_fraction=0.3)`)
 #    and the learned world model's `trees_per_query`: when do the world-model groups start to pay
 #    for themselves against *anchors only*?
+# 6. **GRPO by hand, checked against TRL.** This notebook trains its policy with the kit's own
+#    numpy GRPO (`wmrl_method.run_grpo`); notebooks 02 and 03 use TRL's `GRPOTrainer`. `GRPO_RECORD`
+#    (made below by `grpo_step.record_grpo_step`) is one real TRL GRPO run on a tiny model: one
+#    prompt, a group of 4 completions whose rewards are fixed to [1, 0, 0.5, 0], trained twice on the
+#    same samples (`num_iterations=2`). In numpy, from scratch:
+#    (a) the group's advantages as TRL forms them, from `GRPO_RECORD["rewards"]` in that order: set
+#    `ANSWER_6A`;
+#    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
+#    `p["rewards"]`, ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the clipped per-token
+#    loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`, aggregated as
+#    `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set `ANSWER_6B`.
+#    Then compare (a) with `wmrl_method.grpo_advantages([GRPO_RECORD["rewards"]], [False])`, the
+#    official WMRL code's standardization: by what factor do they differ, and why?
 
 # %%
 ANSWER_1 = None  # a number
@@ -828,8 +841,16 @@ ANSWER_2 = None  # a number
 ANSWER_3 = None  # a number
 ANSWER_4 = None  # a verdict
 ANSWER_5 = None  # an anchor fraction of the sweep, or "none"
+# One real TRL GRPO run on a tiny group (a few seconds).
+from wmkit.core import grpo_step
+
+GRPO_RECORD = grpo_step.record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], seed=run.seed)
+ANSWER_6A = None  # 4 numbers (a list or a numpy array)
+ANSWER_6B = None  # a number
 exercises.check_affine_answer(ANSWER_1)
 exercises.check_fused_variance(ANSWER_2, 0.02, 0.06)
 exercises.check_rollout_weight(ANSWER_3, n_anchor=8, n_wm=56, v_e=0.01, v_wm=0.02)
 exercises.check_strong_distortion_answer(ANSWER_4, sizes, seeds=range(5))
 exercises.check_sweep_crossing(ANSWER_5, A, sizes.anchor_sweep)
+exercises.check_grpo_advantages_by_hand(ANSWER_6A, GRPO_RECORD)
+exercises.check_grpo_clipped_loss_by_hand(ANSWER_6B, GRPO_RECORD)
