@@ -5,7 +5,6 @@ import tempfile
 import warnings
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 

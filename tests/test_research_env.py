@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from wmkit.envs import research
-from wmkit.profiles import get_profile
 from wmkit.envs.research import (
     RESEARCH_SPACE,
     CostLedger,
@@ -20,6 +19,7 @@ from wmkit.envs.research import (
     parse_experiment,
     percentile,
 )
+from wmkit.profiles import get_profile
 
 # A tiny space (6 configs) keeps sandboxed executions in these tests to a few seconds.
 SMALL_SPACE = Space(heads=(

@@ -13,11 +13,11 @@ from wmkit.quiet import drop_dependency_messages, quiet_dependencies
 # `transformers.set_seed` below: its import chain loads bitsandbytes, which logs on import).
 drop_dependency_messages()
 
-import torch  # noqa: E402
-from transformers import set_seed  # noqa: E402
+import torch
+from transformers import set_seed
 
-from wmkit.profiles import Profile, check_seed, get_profile  # noqa: E402
-from wmkit.runs import default_runs_root, jsonable, make_folder  # noqa: E402
+from wmkit.profiles import Profile, check_seed, get_profile
+from wmkit.runs import default_runs_root, jsonable, make_folder
 
 
 @dataclass
