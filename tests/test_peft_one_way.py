@@ -5,7 +5,6 @@ import tempfile
 import warnings
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parent.parent
 
 # wmkit/wm_r1/ is being rebuilt elsewhere; its GRPO step still hands TRL `peft_config=`, which
