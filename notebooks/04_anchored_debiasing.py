@@ -509,11 +509,15 @@ print("ablation order of means measured (worst → best):", " < ".join(order))
 # `wmkit.envs.research`: a task is a scikit-learn dataset (digits, breast_cancer, wine; iris only
 # feeds the learned world model). The agent writes an experiment as **JSON text**. Real execution
 # parses it with `json.loads` only, checks every key and bound, and trains and scores it in a
-# **sandbox** — a server process that forks one child per experiment with a time limit, a CPU
-# limit and a memory limit, and can only build whitelisted estimators. Agent text is never run as
-# code. The grader is WMRL's: 0.0 invalid, 0.1 runtime error, 0.2 ran without a valid result,
-# $0.5 + 0.5\cdot$percentile of the test accuracy among a reference pool of configs. Every execution
-# is charged its measured CPU seconds, also when it is served from the cache.
+# **sandbox** — a server process that forks one child per experiment with a CPU-time limit and a
+# memory limit, and can only build whitelisted estimators. Agent text is never run as code. The
+# limit counts CPU seconds, not wall time: on a busy machine a fit takes longer on the clock but
+# not in CPU time, so the same config gets the same grade however loaded the machine is (a
+# wall-clock limit made two same-seed runs disagree). The grader is WMRL's: 0.0 invalid, 0.1 runtime
+# error, 0.2 ran without a valid result, $0.5 + 0.5\cdot$percentile of the test accuracy among a
+# reference pool of configs. Every execution is charged its measured CPU seconds, also when it is
+# served from the cache; those are a measurement and move by a few percent from run to run, while
+# the grades, the policies and their scores do not.
 
 # %%
 setup_start = time.perf_counter()
@@ -534,9 +538,9 @@ for label, text in examples.items():
     result, cached = env.execute(task, text)
     print(f"{label:24s} status {result.status:13s} grade {research.grade(result.status, result.score, env.pool_scores(task)):.3f}"
           f"  cpu {result.cpu_s:.3f} s  {result.detail[:60]}")
-tight = research.ResearchEnv(tasks=(task,), time_limit_s=0.05, pool_size=4)
+tight = research.ResearchEnv(tasks=(task,), cpu_limit_s=0.05, pool_size=4)
 result, _ = tight.execute(task, '{"model": "random_forest", "n_estimators": 300}')
-print(f"{'time limit 0.05 s':24s} status {result.status:13s} after {result.wall_s:.2f} s wall, {result.cpu_s:.2f} CPU s charged")
+print(f"{'CPU limit 0.05 s':24s} status {result.status:13s} after {result.wall_s:.2f} s wall, {result.cpu_s:.2f} CPU s charged")
 tight.close()
 
 costs = {t: [r.cpu_s for r in env.results(t)] for t in tasks.tasks}
@@ -817,6 +821,19 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #    the research tasks, change the anchor fraction (`replace(sizes.research, anchor_fraction=0.3)`)
 #    and the learned world model's `trees_per_query`: when do the world-model groups start to pay
 #    for themselves against *anchors only*?
+# 6. **GRPO by hand, checked against TRL.** This notebook trains its policy with the kit's own
+#    numpy GRPO (`wmrl_method.run_grpo`); notebooks 02 and 03 use TRL's `GRPOTrainer`. `GRPO_RECORD`
+#    (made below by `grpo_step.record_grpo_step`) is one real TRL GRPO run on a tiny model: one
+#    prompt, a group of 4 completions whose rewards are fixed to [1, 0, 0.5, 0], trained twice on the
+#    same samples (`num_iterations=2`). In numpy, from scratch:
+#    (a) the group's advantages as TRL forms them, from `GRPO_RECORD["rewards"]` in that order: set
+#    `ANSWER_6A`;
+#    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
+#    `p["rewards"]`, ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the clipped per-token
+#    loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`, aggregated as
+#    `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set `ANSWER_6B`.
+#    Then compare (a) with `wmrl_method.grpo_advantages([GRPO_RECORD["rewards"]], [False])`, the
+#    official WMRL code's standardization: by what factor do they differ, and why?
 
 # %%
 ANSWER_1 = None  # a number
@@ -824,8 +841,16 @@ ANSWER_2 = None  # a number
 ANSWER_3 = None  # a number
 ANSWER_4 = None  # a verdict
 ANSWER_5 = None  # an anchor fraction of the sweep, or "none"
+# One real TRL GRPO run on a tiny group (a few seconds).
+from wmkit.core import grpo_step
+
+GRPO_RECORD = grpo_step.record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], seed=run.seed)
+ANSWER_6A = None  # 4 numbers (a list or a numpy array)
+ANSWER_6B = None  # a number
 exercises.check_affine_answer(ANSWER_1)
 exercises.check_fused_variance(ANSWER_2, 0.02, 0.06)
 exercises.check_rollout_weight(ANSWER_3, n_anchor=8, n_wm=56, v_e=0.01, v_wm=0.02)
 exercises.check_strong_distortion_answer(ANSWER_4, sizes, seeds=range(5))
 exercises.check_sweep_crossing(ANSWER_5, A, sizes.anchor_sweep)
+exercises.check_grpo_advantages_by_hand(ANSWER_6A, GRPO_RECORD)
+exercises.check_grpo_clipped_loss_by_hand(ANSWER_6B, GRPO_RECORD)

@@ -34,6 +34,27 @@ SWEEP = {f"{arm} @{f:g}": {"final_gap": {"mean": gap}}
          for f, gap in zip((0.1, 0.2, 0.4), gaps)}  # WMRL below anchors-only at every fraction -> 0.1
 
 
+def _grpo_record() -> dict:
+    """A record shaped like wmkit.core.grpo_step.record_grpo_step's (made up, so the checker tests
+    need no TRL run): 4 completions of 3, 1, 2 and 3 tokens, the second pass after a step."""
+    from wmkit.core.grpo_step import advantages_by_hand, clipped_loss_by_hand
+
+    rows = [0.0, 1.0, 0.0, 0.5]  # the pass's row order (TRL shuffles the generation batch)
+    mask = [[1, 1, 1], [1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    old = [[-1.0, -2.0, -1.5], [-0.5, 0, 0], [-1.2, -0.8, 0], [-2.0, -1.0, -0.7]]
+    step = [[0.4, -0.1, 0.05], [0.3, 0, 0], [-0.4, 0.1, 0], [0.02, -0.3, 0.25]]
+    new = [[o + d for o, d in zip(orow, drow)] for orow, drow in zip(old, step)]
+    a = advantages_by_hand(rows)
+    passes = [{"rewards": rows, "advantages": list(a), "old_logps": old, "new_logps": logps, "mask": mask,
+               "loss": clipped_loss_by_hand(old, logps, mask, a, 0.2, "dapo")} for logps in (old, new)]
+    rewards = [1.0, 0.0, 0.5, 0.0]
+    return {"rewards": rewards, "advantages": list(advantages_by_hand(rewards)), "loss_type": "dapo",
+            "scale_rewards": "group", "epsilon": 0.2, "max_completion_length": 3, "passes": passes}
+
+
+GRPO_RECORD = _grpo_record()
+
+
 class _Sizes:  # check_strong_distortion_answer with precomputed differences never reads the sizes
     pass
 
@@ -88,6 +109,8 @@ CASES = {
     "verdict": (lambda a: exercises.check_verdict_answer(a, [0.10, 0.30, 0.20]), "inconclusive",
                 [("reproduced", "crosses the line"), ("contradicted", "whole interval")]),
     "seeds_needed": (lambda a: exercises.check_seeds_needed(a, 0.1, 0.1), None, []),  # filled below
+    "grpo_advantages_by_hand": (lambda a: exercises.check_grpo_advantages_by_hand(a, GRPO_RECORD), None, []),
+    "grpo_clipped_loss_by_hand": (lambda a: exercises.check_grpo_clipped_loss_by_hand(a, GRPO_RECORD), None, []),
     "missing_record": (exercises.check_missing_record_verdict, "not measured",
                        [("inconclusive", "no number"), ("reproduced", "record")]),
 }
@@ -106,6 +129,30 @@ def _fill_computed_cases():
     with_z = exercises.seeds_needed(0.1, 0.1, quantile=lambda n: 1.96)
     assert with_z < truth - 1  # the two diagnoses are told apart
     CASES["seeds_needed"] = (check, truth, [(with_z, "z = 1.96"), (truth - 1, "one short")])
+
+    import numpy as np
+
+    from wmkit.core.grpo_step import advantages_by_hand, clipped_loss_by_hand
+
+    r = np.array(GRPO_RECORD["rewards"])
+    check, _, _ = CASES["grpo_advantages_by_hand"]
+    CASES["grpo_advantages_by_hand"] = (check, advantages_by_hand(r), [
+        (list((r - r.mean()) / (r.std() + 1e-4)), "population std"), (list(r - r.mean()), "centred rewards"),
+        (list(-advantages_by_hand(r)), "the sign")])
+    first, second = GRPO_RECORD["passes"]
+    rows = np.array(second["rewards"])
+    a = advantages_by_hand(rows)
+    a_population = (rows - rows.mean()) / (rows.std() + 1e-4)
+
+    def loss(advantages=a, **kwargs):
+        args = {"loss_type": "dapo", "epsilon": 0.2, "max_completion_length": 3, **kwargs}
+        return clipped_loss_by_hand(second["old_logps"], second["new_logps"], second["mask"], advantages, **args)
+
+    check, _, _ = CASES["grpo_clipped_loss_by_hand"]
+    CASES["grpo_clipped_loss_by_hand"] = (check, second["loss"], [
+        (loss(clip=False), "no clipping"), (-second["loss"], "the sign"), (loss(a_population), "population std"),
+        (loss(loss_type="grpo"), "'grpo' aggregation"), (loss(loss_type="dr_grpo"), "'dr_grpo' aggregation"),
+        (first["loss"], "first pass"), (loss(pessimistic=False), "max instead of min")])
 
 
 _fill_computed_cases()
@@ -184,3 +231,10 @@ def test_seeds_needed_hand_case():
     # mean 0.1, s 0.1: n = 7 gives t(0.975, 6)·0.1/√7 = 2.447·0.0378 = 0.0925 < 0.1; n = 6 gives 0.105
     assert exercises.seeds_needed(0.1, 0.1) == 7
     assert math.isclose(exercises.seeds_needed(0.1, 0.1, quantile=lambda n: 1.96), 4)
+
+
+def test_grpo_checkers_say_so_when_the_record_is_not_one(capsys):
+    for record in (None, {}, {"rewards": [1, 0]}, "record"):
+        assert exercises.check_grpo_advantages_by_hand([0.7, -0.7], record) is False
+        assert exercises.check_grpo_clipped_loss_by_hand(0.1, record) is False
+        assert capsys.readouterr().out.count("record_grpo_step") == 2

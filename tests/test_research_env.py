@@ -1,6 +1,7 @@
 """Research tasks: parsing never executes agent text, the sandbox's limits, the grader, cost accounting."""
 import builtins
 import json
+import os
 import uuid
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from wmkit.envs.research import (
     parse_experiment,
     percentile,
 )
+from wmkit.profiles import get_profile
 
 # A tiny space (6 configs) keeps sandboxed executions in these tests to a few seconds.
 SMALL_SPACE = Space(heads=(
@@ -30,7 +32,7 @@ SMALL_SPACE = Space(heads=(
 
 @pytest.fixture(scope="module")
 def env():
-    environment = ResearchEnv(tasks=("iris",), pool_size=6, space=SMALL_SPACE, time_limit_s=10.0)
+    environment = ResearchEnv(tasks=("iris",), pool_size=6, space=SMALL_SPACE, cpu_limit_s=10.0)
     yield environment
     environment.close()
 
@@ -143,7 +145,7 @@ def test_invalid_text_never_reaches_the_sandbox():
 
 
 def test_time_limit_is_honoured():
-    tight = ResearchEnv(tasks=("breast_cancer",), time_limit_s=0.05, space=SMALL_SPACE)
+    tight = ResearchEnv(tasks=("breast_cancer",), cpu_limit_s=0.05, space=SMALL_SPACE)
     result, _ = tight.execute("breast_cancer", '{"model": "random_forest", "n_estimators": 300}')
     tight.close()
     assert result.status == "timeout"
@@ -153,7 +155,7 @@ def test_time_limit_is_honoured():
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="memory limit needs Linux's RLIMIT_AS")
 def test_memory_limit_is_graded_not_crashed():
-    sandbox = research.Sandbox(time_limit_s=10.0, memory_mb=64)
+    sandbox = research.Sandbox(cpu_limit_s=10.0, memory_mb=64)
     too_much = sandbox.probe_memory(512)
     fits = sandbox.probe_memory(16)
     experiment = sandbox.run("iris", '{"model": "knn", "n_neighbors": 3}')  # the server survived
@@ -214,3 +216,73 @@ def test_meta_features_and_unknown_dataset():
     assert features.shape == (4,) and features[2] == 3  # three classes
     with pytest.raises(ValueError):
         ResearchEnv(tasks=("mnist",))
+
+
+@pytest.mark.slow
+def test_check_5_is_the_same_in_two_same_seed_runs():
+    """Check 5 of notebook 04 (smoke sizes), twice, each with a fresh sandbox and no shared cache:
+    every grade, every policy's learning curve and final score agree exactly. (A wall-clock limit
+    turned slow fits into timeouts on a busy machine, so the runs disagreed.) Charged compute is a
+    measurement of CPU seconds: it agrees only roughly."""
+    from wmkit.wmrl import experiment as wmrl
+
+    sizes = get_profile("smoke").wmrl
+    runs = []
+    for _ in range(2):
+        setup = wmrl.research_setup(sizes)
+        result = wmrl.research_experiment(sizes, setup, seeds=[0])
+        grades = {t: setup["tasks"].true_values(t).tolist() for t in setup["tasks"].tasks}
+        statuses = {t: [r.status for r in setup["env"].results(t)] for t in setup["tasks"].tasks}
+        runs.append((grades, statuses, result))
+        setup["env"].close()
+    (grades_a, statuses_a, a), (grades_b, statuses_b, b) = runs
+    assert statuses_a == statuses_b and grades_a == grades_b
+    assert a["optimum"] == b["optimum"] and a["initial"] == b["initial"]
+    for arm in a["arms"]:
+        assert a["arms"][arm]["values"] == b["arms"][arm]["values"], arm
+        assert a["arms"][arm]["total_executions"] == b["arms"][arm]["total_executions"], arm
+        for spent_a, spent_b in zip(a["arms"][arm]["total_cost"], b["arms"][arm]["total_cost"]):
+            assert spent_b == pytest.approx(spent_a, rel=0.5), arm
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds the sandbox's child through Linux's /proc")
+def test_a_busy_machine_does_not_turn_a_fit_into_a_timeout():
+    """The execution's child is frozen (SIGSTOP) for longer than its limit, as a busy machine would
+    delay it, then let go: its wall time passes the limit, its CPU time does not, and the grade is
+    that of an experiment that ran (a wall-clock limit called it a timeout)."""
+    import signal
+    import threading
+    import time
+
+    sandbox = research.Sandbox(2.0)  # a limit of 2 CPU seconds
+    sandbox.run("iris", '{"model": "knn", "n_neighbors": 3}')  # server started, estimators imported
+    server = sandbox._process.pid
+    results = []
+    worker = threading.Thread(target=lambda: results.append(
+        sandbox.run("digits", '{"model": "mlp", "hidden_units": 128, "max_iter": 500, "scaler": "minmax"}')))
+    worker.start()
+    child = None
+    for _ in range(500):
+        child = next(iter(_children(server)), None)
+        if child is not None:
+            break
+        time.sleep(0.002)
+    assert child is not None, "the experiment's child was not seen"
+    os.kill(child, signal.SIGSTOP)
+    time.sleep(2.5)
+    try:
+        os.kill(child, signal.SIGCONT)
+    except ProcessLookupError:  # a wall-clock limit has killed it meanwhile
+        pass
+    worker.join(timeout=120)
+    sandbox.close()
+    (result,) = results
+    assert result.wall_s > 2.5 and result.cpu_s < 2.0  # about 0.5 CPU s
+    assert result.status == "ok", result

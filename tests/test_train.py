@@ -88,3 +88,28 @@ def test_grpo_settings_map_onto_trl(tmp_path):
     config = GRPOSettings(output_dir=str(tmp_path), num_generations=4, per_device_train_batch_size=8,
                           beta=0.001, scale_rewards="none").to_trl_config()
     assert config.num_generations == 4 and config.beta == 0.001 and config.scale_rewards == "none"
+
+
+def test_kit_loss_honours_num_items_in_batch_as_transformers_does(tiny_lm, small_splits, tmp_path):
+    """The kit's Trainer loss (logits only at targets) equals transformers' own causal-LM loss for
+    the same batch and the same `num_items_in_batch`: a mean over the batch's target tokens without
+    it, the sum over the whole step's count with it (a step split in micro-batches or processes)."""
+    from transformers import TrainingArguments
+
+    from wmkit.core.models import build_tiny_model
+    from wmkit.core.sft import _completion_only_trainer_class
+
+    _, tok, config = tiny_lm
+    model = build_tiny_model(tok, config, seed=0)
+    examples, _ = tokenize_sft_examples(tok, small_splits["train"][:4], max_length=4096)
+    batch = CompletionOnlyCollator(tok.pad_token_id)(examples)
+    targets = int((batch["labels"][:, 1:] != -100).sum())
+    args = TrainingArguments(output_dir=str(tmp_path), use_cpu=True, report_to="none")
+    trainer = _completion_only_trainer_class()(model=model, args=args, data_collator=CompletionOnlyCollator(tok.pad_token_id))
+    with torch.no_grad():
+        reference = model(**batch).loss  # transformers' mean over target tokens
+        assert torch.allclose(trainer.compute_loss(model, batch), reference, atol=1e-6)
+        for count in (targets, 3 * targets):  # this batch alone; one micro-batch of three
+            kit = trainer.compute_loss(model, batch, num_items_in_batch=torch.tensor(count))
+            theirs = super(type(trainer), trainer).compute_loss(model, batch, num_items_in_batch=torch.tensor(count))
+            assert torch.allclose(kit, theirs, atol=1e-6) and torch.allclose(kit, reference * targets / count, atol=1e-6)

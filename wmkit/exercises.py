@@ -332,6 +332,102 @@ def check_token_weight_ratio(answer: Any, lengths: Sequence[int] = (10, 30), los
                   "write each token's weight in the loss: 1/|o_i| per sequence, or 1/Σ|o_i| for the batch.")
 
 
+# ---------------------------------------------------------------- notebooks 02 and 04: GRPO by hand vs TRL
+
+
+def _grpo_record_parts(record: Any) -> tuple[list[float], list[float], list[dict]] | None:
+    """(rewards, TRL's advantages, passes) of a `wmkit.core.grpo_step.record_grpo_step` result, or None."""
+    try:
+        rewards = [float(r) for r in record["rewards"]]
+        advantages = [float(a) for a in record["advantages"]]
+        passes = list(record["passes"])
+        assert len(rewards) == len(advantages) >= 2 and len(passes) == 2
+        return rewards, advantages, passes
+    except (KeyError, TypeError, ValueError, AssertionError):
+        return None
+
+
+def _close_all(values: Sequence[float] | None, truth: Sequence[float], tol: float) -> bool:
+    return values is not None and len(values) == len(truth) and all(abs(v - t) <= tol for v, t in zip(values, truth))
+
+
+def check_grpo_advantages_by_hand(answer: Any, record: Any) -> bool | None:
+    """Exercise (02, 04): the advantages of the recorded group, computed by hand from
+    ``record["rewards"]`` (in that order), against those TRL logged (``record["advantages"]``)."""
+    if answer is None:
+        return _not_answered()
+    parts = _grpo_record_parts(record)
+    if parts is None:
+        print("cannot check: `record` should be what wmkit.core.grpo_step.record_grpo_step returned")
+        return False
+    rewards, truth, _ = parts
+    values = _numbers(answer, len(rewards))
+    if values is None:
+        return _cannot_read(answer, f"{len(rewards)} numbers, one advantage per reward of record['rewards']")
+    mean = statistics.fmean(rewards)
+    centred = [r - mean for r in rewards]
+    population = [c / (statistics.pstdev(rewards) + 1e-4) for c in centred]
+    scaled = record.get("scale_rewards", "group") != "none"
+    return _judge(_close_all(values, truth, 1e-3), answer,
+                  f"the {len(rewards)} advantages TRL logged for this group (scale_rewards={record.get('scale_rewards')!r})",
+                  [(scaled and _close_all(values, population, 1e-3),
+                    ("population std (dividing by n, numpy's default np.std): TRL divides by n − 1 "
+                     "(np.std(r, ddof=1)); WMRL's official code, `wmrl.method.grpo_advantages`, does use n")),
+                   (scaled and _close_all(values, centred, 1e-3),
+                    "the centred rewards, not yet divided by the group's std (that is scale_rewards='none')"),
+                   (_close_all(values, [-t for t in truth], 1e-3), "the sign: a reward above the group mean gets a positive advantage")],
+                  "subtract the group's mean reward; then divide by its standard deviation plus 1e-4.")
+
+
+def check_grpo_clipped_loss_by_hand(answer: Any, record: Any) -> bool | None:
+    """Exercise (02, 04): the loss of the record's *second* pass (after one optimizer step, so the
+    ratios are not 1), computed by hand from ``record["passes"][1]`` (its rewards, old and new
+    log-probabilities and mask), against the loss TRL computed."""
+    if answer is None:
+        return _not_answered()
+    parts = _grpo_record_parts(record)
+    if parts is None:
+        print("cannot check: `record` should be what wmkit.core.grpo_step.record_grpo_step returned")
+        return False
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (the loss of record['passes'][1])")
+    from wmkit.core.grpo_step import LOSS_TYPES, advantages_by_hand, clipped_loss_by_hand
+
+    first, second = parts[2]
+    truth = float(second["loss"])
+    loss_type, epsilon = record.get("loss_type", "dapo"), float(record.get("epsilon", 0.2))
+    scale = record.get("scale_rewards", "group")
+    length = record.get("max_completion_length")
+
+    def loss(p: Mapping[str, Any], *, lt: str = loss_type, clip: bool = True, population: bool = False,
+             pessimistic: bool = True) -> float:
+        a = advantages_by_hand(p["rewards"], scale)
+        if population and scale != "none":
+            r = [float(x) for x in p["rewards"]]
+            a = a * (statistics.stdev(r) + 1e-4) / (statistics.pstdev(r) + 1e-4)
+        return clipped_loss_by_hand(p["old_logps"], p["new_logps"], p["mask"], a, epsilon, lt, length, clip, pessimistic)
+
+    tol = 1e-4 + 1e-3 * abs(truth)
+    mistakes = [(_close(value, loss(second, clip=False), tol),
+                 "no clipping: PPO's clip keeps min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A), and after a step some ρ left [1 − ε, 1 + ε]"),
+                (_close(value, -truth, tol) and abs(truth) > tol,
+                 "the sign: the loss is minus the clipped surrogate (descending the loss climbs the objective)"),
+                (_close(value, loss(second, population=True), tol),
+                 "population std in the advantages (np.std's default): TRL divides by n − 1")]
+    mistakes += [(_close(value, loss(second, lt=other), tol) and not _close(loss(second, lt=other), truth, tol),
+                  f"that is the {other!r} aggregation; this run's loss_type is {loss_type!r}"
+                  + (" (one weight per token of the batch: sum over tokens / number of tokens)"
+                     if loss_type in ("dapo", "bnpo") else " (each completion averaged over its own tokens, then the mean)"
+                     if loss_type == "grpo" else " (sum over tokens / (G · max_completion_length))"))
+                 for other in LOSS_TYPES if other != loss_type and not (other == "dr_grpo" and length is None)]
+    mistakes += [(_close(value, float(first["loss"]), tol),
+                  "that is the first pass's loss, where every ratio is 1; the exercise asks for passes[1]"),
+                 (_close(value, loss(second, pessimistic=False), tol), "max instead of min: the clip is pessimistic, it keeps the smaller objective")]
+    return _judge(_close(value, truth, tol), answer, f"the loss TRL computed on the second pass (loss_type={loss_type!r}, ε={epsilon:g})",
+                  mistakes, "ρ = exp(new − old) per token; −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A); then aggregate as the loss_type says.")
+
+
 # ---------------------------------------------------------------- notebook 03
 
 

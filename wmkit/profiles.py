@@ -428,8 +428,9 @@ class WMRLSizes:
     """Seeds of check 5 inside the notebook."""
     pool_size: int
     """Reference-pool configs per dataset."""
-    time_limit_s: float
-    """Time limit of one execution."""
+    cpu_limit_s: float
+    """CPU-time limit of one research-task execution, in CPU seconds (not wall time: grades must not
+    depend on the machine's load)."""
     learning_rates: tuple[float, ...] = (2.0,)
     """Step sizes of the research-task learning-rate sweep."""
     target_fraction: float = 0.8
@@ -695,20 +696,20 @@ _WMRL = {
         bandit=replace(_WMRL_BANDIT, steps=40), bandit_seeds=1, anchor_sweep=(0.05, 0.2, 0.5),
         research=replace(_WMRL_RESEARCH, steps=8, groups_per_step=4, debias_min_pairs=8, debias_refit_every=8,
                          weight_calibrate_after=2, weight_half_life=4),
-        research_tasks=("wine", "breast_cancer"), research_seeds=1, pool_size=16, time_limit_s=2.0,
+        research_tasks=("wine", "breast_cancer"), research_seeds=1, pool_size=16, cpu_limit_s=2.0,
         learning_rates=(1.0, 4.0),
     ),
     "cpu": WMRLSizes(
         mc_groups=20000, mc_repeats=300, fusion_repeats=10000,
         bandit=_WMRL_BANDIT, bandit_seeds=10, anchor_sweep=(0.05, 0.1, 0.2, 0.3, 0.5),
         research=_WMRL_RESEARCH, research_tasks=("digits", "breast_cancer", "wine"), research_seeds=5,
-        pool_size=32, time_limit_s=10.0, learning_rates=(1.0, 2.0, 4.0, 8.0),
+        pool_size=32, cpu_limit_s=10.0, learning_rates=(1.0, 2.0, 4.0, 8.0),
     ),
     "gpu": WMRLSizes(
         mc_groups=50000, mc_repeats=1000, fusion_repeats=40000,
         bandit=replace(_WMRL_BANDIT, steps=300), bandit_seeds=20, anchor_sweep=(0.05, 0.1, 0.2, 0.3, 0.4, 0.5),
         research=replace(_WMRL_RESEARCH, steps=80), research_tasks=("digits", "breast_cancer", "wine"),
-        research_seeds=10, pool_size=32, time_limit_s=10.0, learning_rates=(0.5, 1.0, 2.0, 4.0, 8.0),
+        research_seeds=10, pool_size=32, cpu_limit_s=10.0, learning_rates=(0.5, 1.0, 2.0, 4.0, 8.0),
     ),
 }
 

@@ -407,21 +407,28 @@ def add_lora(model, r: int = 16, alpha: int = 32, dropout: float = 0.0, target_m
     fp32, inputs that require grad so that checkpointed blocks still backpropagate).
 
     "all-linear" is peft's name for every linear layer but the output head: for the kit's Llama /
-    Qwen2 models that is exactly `LORA_TARGET_MODULES`, the attention and MLP projections."""
-    from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+    Qwen2 models that is exactly `LORA_TARGET_MODULES`, the attention and MLP projections.
+
+    The kit's one way to add LoRA: the model is wrapped here, before any trainer sees it, and
+    trainers get the PeftModel (never TRL's `peft_config=`). Why this way and not TRL's: the kit's
+    SFT runs on transformers' Trainer, which takes no `peft_config`; QLoRA needs
+    `prepare_model_for_kbit_training`, which TRL 1.16's `peft_config` path does not call; and
+    adapters trained in an SFT warm start must be the ones GRPO goes on training. For GRPO the two
+    ways are the same run (tests/test_peft_one_way.py: identical logged losses, rewards, KL and
+    adapter weights with beta > 0, where TRL keeps a frozen copy of the fresh adapter as reference)."""
+    from peft import get_peft_model, prepare_model_for_kbit_training
 
     if quantized:
         model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=gradient_checkpointing)
     elif gradient_checkpointing:
         model.gradient_checkpointing_enable()
         model.enable_input_require_grads()  # frozen embeddings: the checkpointed blocks need a grad input
-    config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target_modules,
-                        task_type="CAUSAL_LM")
-    return get_peft_model(model, config)
+    return get_peft_model(model, lora_config(r, alpha, dropout, target_modules))
 
 
 def lora_config(r: int = 16, alpha: int = 32, dropout: float = 0.0, target_modules="all-linear"):
-    """The `peft.LoraConfig` the kit uses (TRL trainers take it as `peft_config`)."""
+    """The `peft.LoraConfig` that `add_lora` applies. (wmkit/wm_r1/method.py still hands it to TRL as
+    `peft_config=`, the one place left that does not go through `add_lora`.)"""
     from peft import LoraConfig
 
     return LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target_modules,

@@ -8,8 +8,9 @@ scikit-learn (digits, breast_cancer, wine, iris). The agent's action is a small
 
 *Real execution* parses the text (JSON only — agent text is data, never code), checks
 every key and bound, then trains and scores the experiment in a **sandbox**: a separate
-server process that forks one child per experiment, with a wall-clock time limit, a
-CPU-seconds limit and an address-space (memory) limit. What the child can build is
+server process that forks one child per experiment, with a CPU-time limit (CPU seconds, not
+wall time: a grade must not depend on how busy the machine is), a generous wall-clock safety
+net and an address-space (memory) limit. What the child can build is
 fixed by a whitelist of scikit-learn estimators; nothing the agent writes is ever
 evaluated, imported or passed to a shell.
 
@@ -17,7 +18,7 @@ The grade follows WMRL's scale for research tasks (the official grader):
 
 ======  =============================================================================
 0.0     invalid: not JSON, truncated, unknown keys, a value out of bounds
-0.1     runtime error: the fit raised, ran out of memory, or hit the time limit
+0.1     runtime error: the fit raised, ran out of memory, or hit the CPU-time limit
 0.2     ran without a valid result: the predictions are not class labels (a regressor)
 0.5+    valid: ``0.5 + 0.5·percentile`` of its test accuracy among a reference pool of
         configs for that dataset (mid-rank for ties)
@@ -29,7 +30,7 @@ its measured CPU seconds *as if it had run*, even when served from the cache; th
 reference pool and anything a world model is built from are charged as well.
 
 The sandbox uses ``os.fork`` and ``resource`` (POSIX: Linux, macOS, Colab). On macOS the
-memory limit (``RLIMIT_AS``) is not enforced by the kernel; the time limit is.
+memory limit (``RLIMIT_AS``) is not enforced by the kernel; the CPU-time limit is.
 """
 from __future__ import annotations
 
@@ -398,15 +399,31 @@ def _allocate(megabytes: float) -> dict[str, Any]:
     return {"status": "ok", "score": None, "detail": f"allocated {block.nbytes / 2**20:.0f} MB"}
 
 
-def _run_forked(dataset: str, config_text: str, time_limit_s: float, memory_mb: float,
+WALL_SAFETY_FACTOR = 10.0
+WALL_SAFETY_MIN_S = 60.0
+"""The wall-clock safety net of one execution: max(60 s, 10 × its CPU limit). It only catches a child
+that stops using CPU without finishing (it never bites on a fit that computes, however loaded the
+machine): the limit that decides an experiment's grade is its CPU time, not the wall clock."""
+
+
+def wall_safety_s(cpu_limit_s: float) -> float:
+    return max(WALL_SAFETY_MIN_S, WALL_SAFETY_FACTOR * cpu_limit_s)
+
+
+def _run_forked(dataset: str, config_text: str, cpu_limit_s: float, memory_mb: float,
                 allocate_mb: float | None = None) -> dict[str, Any]:
     """Run one experiment in a forked child with limits; return its result and its CPU seconds.
 
-    The child sets an address-space limit of (its current size + ``memory_mb``) and a
-    CPU-seconds limit, runs :func:`run_experiment` and writes one JSON line to a pipe.
-    The parent waits at most ``time_limit_s`` of wall-clock time, then kills it. CPU
-    seconds come from ``wait4``'s resource usage, so they are measured even when the
-    child is killed.
+    The child sets an address-space limit of (its current size + ``memory_mb``) and a CPU-time
+    limit of ``cpu_limit_s`` (``ITIMER_PROF``: the kernel ends the child with SIGPROF once it has
+    used that much CPU), runs :func:`run_experiment` and writes one JSON line to a pipe.
+
+    Why CPU time and not wall time: a single-threaded fit's CPU time hardly moves with the
+    machine's load, its wall time does (2-4× on a shared 2-core machine), and a wall-clock
+    limit turned the same config into "timeout" (grade 0.1) on a busy machine and "ok" on an
+    idle one, so two same-seed runs disagreed. The parent waits at most
+    :func:`wall_safety_s` of wall time (a hung child), then kills it. CPU seconds come from
+    ``wait4``'s resource usage, so they are measured even when the child is killed.
     """
     load_split(dataset)  # load before forking so children share it and do not pay for it
     read_end, write_end = os.pipe()
@@ -421,26 +438,31 @@ def _run_forked(dataset: str, config_text: str, time_limit_s: float, memory_mb: 
             if vm is not None:
                 limit = vm + int(memory_mb * 2**20)
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            cpu_limit = math.ceil(time_limit_s) + 1  # backstop; the parent's wall limit bites first
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 1))
+            # SIGPROF's default action ends the process: nothing the fit does (C code included) can
+            # run past it. RLIMIT_CPU (whole seconds) is a backstop should the timer be lost.
+            signal.signal(signal.SIGPROF, signal.SIG_DFL)
+            signal.setitimer(signal.ITIMER_PROF, cpu_limit_s)
+            backstop = math.ceil(cpu_limit_s) + 1
+            resource.setrlimit(resource.RLIMIT_CPU, (backstop, backstop + 1))
             try:
                 result = run_experiment(dataset, config_text) if allocate_mb is None else _allocate(allocate_mb)
             except MemoryError:
                 result = {"status": "memory", "score": None, "detail": "MemoryError"}
             except BaseException as err:  # noqa: BLE001
                 result = {"status": "crashed", "score": None, "detail": type(err).__name__}
+            signal.setitimer(signal.ITIMER_PROF, 0)  # finished in time: writing the result must not be cut
             os.write(write_end, (json.dumps(result) + "\n").encode())
         finally:
             os._exit(0)
     # ---- parent (the sandbox server)
     os.close(write_end)
     chunks: list[bytes] = []
-    deadline = start + time_limit_s
-    timed_out = False
+    deadline = start + wall_safety_s(cpu_limit_s)
+    hung = False
     while True:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
-            timed_out = True
+            hung = True
             break
         ready, _, _ = select.select([read_end], [], [], remaining)
         if ready:
@@ -448,7 +470,7 @@ def _run_forked(dataset: str, config_text: str, time_limit_s: float, memory_mb: 
             if not chunk:
                 break
             chunks.append(chunk)
-    if timed_out:
+    if hung:
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -457,15 +479,15 @@ def _run_forked(dataset: str, config_text: str, time_limit_s: float, memory_mb: 
     _, status, usage = os.wait4(pid, 0)
     cpu_s = usage.ru_utime + usage.ru_stime
     wall_s = time.perf_counter() - start
-    if timed_out:
-        return {"status": "timeout", "score": None, "detail": f"killed after {time_limit_s:g} s",
-                "cpu_s": cpu_s, "wall_s": wall_s}
+    if hung:
+        return {"status": "timeout", "score": None, "cpu_s": cpu_s, "wall_s": wall_s,
+                "detail": f"no result after {wall_safety_s(cpu_limit_s):g} s of wall time (safety net)"}
     try:
         result = json.loads(b"".join(chunks).decode())
     except ValueError:
         signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        if signal_number in (signal.SIGXCPU, signal.SIGKILL):
-            result = {"status": "timeout", "score": None, "detail": "CPU-time limit"}
+        if signal_number in (signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL):
+            result = {"status": "timeout", "score": None, "detail": f"CPU-time limit ({cpu_limit_s:g} CPU s)"}
         else:
             result = {"status": "crashed", "score": None, "detail": f"child ended with status {status}"}
     result.update(cpu_s=cpu_s, wall_s=wall_s)
@@ -481,7 +503,7 @@ def _serve() -> None:
         request = json.loads(line)
         try:
             allocate = request.get("allocate_mb")
-            result = _run_forked(request["dataset"], request["config"], float(request["time_limit_s"]),
+            result = _run_forked(request["dataset"], request["config"], float(request["cpu_limit_s"]),
                                  float(request["memory_mb"]), None if allocate is None else float(allocate))
         except Exception as err:  # noqa: BLE001 - the server must keep serving
             result = {"status": "crashed", "score": None, "detail": f"sandbox: {type(err).__name__}: {err}",
@@ -500,10 +522,10 @@ class Sandbox:
     imports) is measured in :attr:`startup_cpu_s`.
     """
 
-    def __init__(self, time_limit_s: float = 2.0, memory_mb: float = 1024.0):
+    def __init__(self, cpu_limit_s: float = 2.0, memory_mb: float = 1024.0):
         if sys.platform.startswith("win"):
             raise RuntimeError("the research-task sandbox needs os.fork (Linux, macOS or Colab)")
-        self.time_limit_s = float(time_limit_s)
+        self.cpu_limit_s = float(cpu_limit_s)
         self.memory_mb = float(memory_mb)
         self.startup_cpu_s = 0.0
         self._process: subprocess.Popen | None = None
@@ -531,15 +553,15 @@ class Sandbox:
         if self._process is None or self._process.poll() is not None:
             self._start()
         assert self._process is not None and self._process.stdin and self._process.stdout
-        request = {**request, "time_limit_s": self.time_limit_s, "memory_mb": self.memory_mb}
+        request = {**request, "cpu_limit_s": self.cpu_limit_s, "memory_mb": self.memory_mb}
         self._process.stdin.write(json.dumps(request) + "\n")
         self._process.stdin.flush()
-        # The server enforces the limit itself; this outer wait only guards against a hung server.
-        ready, _, _ = select.select([self._process.stdout], [], [], self.time_limit_s + 120)
+        # The server enforces the limits itself; this outer wait only guards against a hung server.
+        ready, _, _ = select.select([self._process.stdout], [], [], wall_safety_s(self.cpu_limit_s) + 120)
         line = self._process.stdout.readline() if ready else ""
         if not line:
             self.close()
-            return ExecutionResult("crashed", None, self.time_limit_s, self.time_limit_s, "sandbox server died")
+            return ExecutionResult("crashed", None, self.cpu_limit_s, self.cpu_limit_s, "sandbox server died")
         data = json.loads(line)
         return ExecutionResult(status=data["status"], score=data.get("score"), cpu_s=float(data["cpu_s"]),
                                wall_s=float(data["wall_s"]), detail=data.get("detail", ""))
@@ -647,8 +669,9 @@ class ResearchEnv:
     """Configs in each dataset's reference pool."""
     seed: int = 0
     """Seed of the reference pools."""
-    time_limit_s: float = 2.0
-    """Wall-clock limit of one execution (a CPU-seconds rlimit backs it up)."""
+    cpu_limit_s: float = 2.0
+    """CPU-time limit of one execution, in CPU seconds (the wall clock is only a safety net, see
+    :func:`wall_safety_s`): the same config gets the same grade on an idle and on a busy machine."""
     memory_mb: float = 1024.0
     """Address space an execution may add to the sandbox's own (new mappings beyond what the
     server already holds; small fits may reuse its free heap without touching the limit)."""
@@ -661,7 +684,7 @@ class ResearchEnv:
         self.tasks = tuple(self.tasks)
         for dataset in self.tasks:
             load_split(dataset)  # clear error for unknown names
-        self.sandbox = Sandbox(self.time_limit_s, self.memory_mb)
+        self.sandbox = Sandbox(self.cpu_limit_s, self.memory_mb)
         self.setup_ledger = CostLedger()
         """Reference pools (charged once per dataset, shared by every arm)."""
         self.evaluation_ledger = CostLedger()
@@ -672,7 +695,7 @@ class ResearchEnv:
         if self.cache_path and Path(self.cache_path).exists():
             for line in Path(self.cache_path).read_text().splitlines():
                 row = json.loads(line)
-                if row.get("time_limit_s") == self.time_limit_s:
+                if row.get("cpu_limit_s") == self.cpu_limit_s:
                     self._cache[(row["dataset"], row["config"])] = ExecutionResult(**row["result"])
 
     # -- execution -------------------------------------------------------------
@@ -702,7 +725,7 @@ class ResearchEnv:
             self._cache[key] = self.sandbox.run(dataset, canonical)
             if self.cache_path:
                 with open(self.cache_path, "a") as handle:
-                    handle.write(json.dumps({"dataset": dataset, "config": canonical, "time_limit_s": self.time_limit_s,
+                    handle.write(json.dumps({"dataset": dataset, "config": canonical, "cpu_limit_s": self.cpu_limit_s,
                                              "result": asdict(self._cache[key])}) + "\n")
         result = self._cache[key]
         if ledger is not None:

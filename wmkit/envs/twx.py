@@ -24,6 +24,9 @@ inserted before each gold step, so the data holds both purposeful and aimless mo
 from __future__ import annotations
 
 import random
+import re
+import shutil
+import subprocess
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -45,6 +48,25 @@ class TextWorldExpressUnavailable(RuntimeError):
     """textworld-express (or Java) is missing."""
 
 
+JAVA_NEEDED = 17
+INSTALL_JAVA = ("install Java 17 (Debian/Ubuntu/Colab: apt-get install openjdk-17-jre-headless; "
+                "conda: conda install -c conda-forge openjdk=17)")
+
+
+def java_major_version() -> int | None:
+    """Major version of the `java` on PATH (8 for "1.8.0", 17 for "17.0.15"); None when there is no
+    working `java`."""
+    java = shutil.which("java")
+    if java is None:
+        return None
+    try:
+        said = subprocess.run([java, "-version"], check=False, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r'version "(?:1\.)?(\d+)', said.stderr + said.stdout)
+    return int(found.group(1)) if said.returncode == 0 and found else None
+
+
 @lru_cache(maxsize=1)
 def _env():
     """One TextWorldExpress JVM per process (starting it costs about a second)."""
@@ -53,10 +75,30 @@ def _env():
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise TextWorldExpressUnavailable(
             "TextWorldExpress is not installed: pip install textworld-express (needs Java 17)") from exc
+    # Checked first because py4j, given a missing or failing `java`, fails with a bare
+    # "invalid literal for int()" and the half-built env then writes a traceback to stderr.
+    major = java_major_version()
+    if major is None:
+        raise TextWorldExpressUnavailable(f"TextWorldExpress needs Java {JAVA_NEEDED} and no working `java` "
+                                          f"is on PATH: {INSTALL_JAVA}")
+    if major < JAVA_NEEDED:
+        raise TextWorldExpressUnavailable(f"TextWorldExpress needs Java {JAVA_NEEDED}, `java` here is Java "
+                                          f"{major}: {INSTALL_JAVA}")
     try:
         return TextWorldExpressEnv(envStepLimit=10_000)
     except Exception as exc:
         raise TextWorldExpressUnavailable(f"TextWorldExpress could not start Java: {exc}") from exc
+
+
+def unavailable_reason() -> str | None:
+    """Why TextWorldExpress cannot run in this process (one sentence), or None when it can.
+
+    Starts the JVM when it can (so a later `reset` costs nothing more); never raises."""
+    try:
+        _env()
+    except TextWorldExpressUnavailable as exc:
+        return str(exc)
+    return None
 
 
 def _check_game(game: str) -> str:

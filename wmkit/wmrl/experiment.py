@@ -408,7 +408,7 @@ def research_setup(sizes: WMRLSizes, progress: Callable[[str], None] | None = No
     uses (the tasks and iris); its build cost counts those executions once each plus
     the fits. The hand-made one is charged the learned one's measured per-query cost.
     """
-    env = ResearchEnv(tasks=sizes.research_tasks, pool_size=sizes.pool_size, seed=0, time_limit_s=sizes.time_limit_s)
+    env = ResearchEnv(tasks=sizes.research_tasks, pool_size=sizes.pool_size, seed=0, cpu_limit_s=sizes.cpu_limit_s)
     tasks = ResearchTasks(env)
     start = time.perf_counter()
     for task in tasks.tasks:
