@@ -111,8 +111,19 @@ def test_rwml_agent_claims_read_the_policy_experiment():
     assert bench_claims.claim_value(claims["rwml.mid_training"], result) == pytest.approx(0.3)
     assert bench_claims.claim_value(claims["rwml.invalid_actions"], result) == pytest.approx(-0.25)
     assert claims["rwml.invalid_actions"].direction == "lower"
-    # every claim the kit cannot measure says why; the RWML agent claims are no longer among them
-    assert {c.id for c in bench_claims.CLAIMS if c.experiment is None} == {"rlvr.repetition", "rlvr.video"}
+    # every claim the kit can now measure: notebook 06 measures the video and repetition claims
+    assert {c.id for c in bench_claims.CLAIMS if c.experiment is None} == set()
+
+
+def test_video_claims_read_the_video_experiment():
+    claims = {c.id: c for c in bench_claims.CLAIMS}
+    result = {"relative_l1_gain": {"all": {"rollout": 0.08, "one_step": 0.02}, "changed": {"rollout": 0.1}},
+              "mle": {"one_step": {"copy_rate_changed": 0.5}},
+              "arms": {"all": {"one_step": {"copy_rate_changed": 0.2}}}}
+    assert bench_claims.claim_value(claims["rlvr.video"], result) == pytest.approx(0.08)
+    assert bench_claims.claim_value(claims["rlvr.video_changed"], result) == pytest.approx(0.1)
+    assert bench_claims.claim_value(claims["rlvr.repetition"], result) == pytest.approx(-0.3)
+    assert claims["rlvr.repetition"].direction == "lower"
 
 
 def test_select_experiments_by_paper_or_name():

@@ -42,9 +42,21 @@ def write_data(out: Path, episodes: int | None = None, seed: int | None = None) 
     for env in DEFAULT_ENVS:
         for name, items in splits.items():
             written.append(write_jsonl([t for t in items if t.env == env], out / f"{env}_{name}.jsonl"))
+    written += write_video_data(out)
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n" for p in sorted(written))
     (out / "SHA256SUMS").write_text(sums)
     return written
+
+
+def write_video_data(out: Path) -> list[Path]:
+    """data/minigrid_<split>.jsonl: notebook 06's smoke-profile MiniGrid episodes as seeds and actions,
+    with the SHA-256 of the frames each replay must give (`wmkit.video.frames.write_trajectories`)."""
+    from wmkit.profiles import PROFILES
+    from wmkit.video.experiment import make_data
+    from wmkit.video.frames import write_trajectories
+
+    return [write_trajectories(t, out / f"minigrid_{name}.jsonl")
+            for name, t in make_data(PROFILES["smoke"].video).items()]
 
 
 def notebooks() -> list[Path]:

@@ -67,9 +67,11 @@ class _LPIPS:
             import lpips
 
             cls._net = lpips.LPIPS(net="alex", verbose=False)
-        to = lambda x: torch.from_numpy(x.astype(np.float32) / 127.5 - 1.0).permute(2, 0, 1)[None]  # noqa: E731
+        def to_tensor(x):  # LPIPS takes [1, 3, H, W] in -1..1
+            return torch.from_numpy(x.astype(np.float32) / 127.5 - 1.0).permute(2, 0, 1)[None]
+
         with torch.no_grad():
-            return float(cls._net(to(pred), to(target)).item())
+            return float(cls._net(to_tensor(pred), to_tensor(target)).item())
 
 
 def frame_reward(pred: np.ndarray, target: np.ndarray, name: str = "l1") -> float:

@@ -107,7 +107,7 @@ def reconstruction_error(codebook: PatchCodebook, frames: np.ndarray) -> dict[st
     rebuilt = codebook.decode(codebook.encode(frames), h, w)
     diff = np.abs(rebuilt.astype(np.float32) - frames.astype(np.float32)) / 255.0
     flat = diff.reshape(-1, h * w * 3)
-    return {"l1": float(flat.mean()), "exact_frames": float((flat.max(1) == 0).mean()), "frames": int(len(flat))}
+    return {"l1": float(flat.mean()), "exact_frames": float((flat.max(1) == 0).mean()), "frames": len(flat)}
 
 
 def code_word(code: int) -> str:
