@@ -67,9 +67,13 @@ def mle_examples(tokenizer, codes: np.ndarray, actions: np.ndarray, context: int
 
 
 def build_model(tokenizer, sizes: VideoSizes, seed: int):
+    """The tiny causal LM over frame codes, on the GPU where there is one."""
+    import torch
+
     from wmkit.core.models import build_tiny_model
 
-    return build_tiny_model(tokenizer, sizes.model, seed=seed)
+    model = build_tiny_model(tokenizer, sizes.model, seed=seed)
+    return model.to("cuda") if torch.cuda.is_available() else model
 
 
 def train_mle(model, tokenizer, codes, actions, sizes: VideoSizes, seed: int, show_progress: bool = False) -> list[float]:
