@@ -339,16 +339,18 @@ print(f"{sanity['n']} transitions, {sanity['steps']} GRPO steps ({sanity['second
 #
 # The gain is after − before per RL seed; the verdict uses the 95% t-interval over seeds.
 #
-# The same cell also starts experiment 3's run (seed 0 again, rewarded by RLVR-World's more lenient
-# binary check, discussed in section 6): the RL runs share the worker processes, so no core idles.
-# Generation budgets are cut to the level's longest true diff plus a few tokens (a longer
-# prediction cannot be exact, and a batch generates until its last sample stops).
+# The same cell also starts the RL runs of sections 5 and 6 (the other levels, and experiment 3's
+# run: seed 0 again, rewarded by RLVR-World's more lenient binary check): all RL runs share the
+# worker processes, so no core idles while a short run waits for a long one. Their results are
+# discussed in those sections. Generation budgets are cut to each level's longest true diff plus a
+# few tokens (a longer prediction cannot be exact, and a batch generates until its last sample stops).
 
 # %%
-working, lenient = regime.level_experiments(run.profile, run.runs_dir, [
-    {"level": regime_sizes.levels[0], "seeds": list(range(regime_sizes.seeds))},
+contrast_steps = regime_sizes.level_steps(working=False)
+*level_results, lenient = regime.level_experiments(run.profile, run.runs_dir, regime.regime_specs(regime_sizes) + [
     {"level": regime_sizes.levels[0], "seeds": [0], "sizes": dataclasses.replace(regime_sizes, reward="binary")},
 ])
+working, others = level_results[0], level_results[1:]
 gain = working["gain"]
 print()
 for key, label in (("sampled", "sampled exact, changed"), ("reward", "task-specific reward, changed"),
@@ -390,23 +392,28 @@ print(f"pass@{ks[-1]} MLE", round(mle_pass[-1], 3), " RLVR", np.round(rl_pass[:,
 #
 # ## 5. Experiment 2 — the regime curve: the same recipe on larger worlds
 #
-# The other levels run the same RL recipe from their own MLE model ("full": notebook 01's). One
-# RL seed each at the `cpu` profile (`regime_sizes.other_level_seeds`); their error bars are the
-# 95% interval over held-out transitions (per-transition gains), not over seeds. The x-axis is the
-# MLE model's starting point, its sampled exact accuracy on changed transitions.
+# The other levels ran the same RL recipe (in section 4's cell) from their own MLE model ("full":
+# notebook 01's), with `regime_sizes.other_level_seeds` RL seed(s) each and `contrast_steps` GRPO
+# steps (`regime_sizes.contrast_steps`; at `cpu` half the working level's, to fit the notebook's time
+# budget). The working level's runs were also measured at that step, from their checkpoint, so the
+# comparison below is at one budget; its full run is shown beside it. Error bars are the 95%
+# interval over held-out transitions (per-transition gains, pooled over seeds), not over seeds.
+# The x-axis is the MLE model's starting point, its sampled exact accuracy on changed transitions.
 
 # %%
 levels = {working["level"]: working}
-others = regime.level_experiments(run.profile, run.runs_dir, [
-    {"level": level, "seeds": list(range(regime_sizes.other_level_seeds))} for level in regime_sizes.levels[1:]])
 levels.update({res["level"]: res for res in others})
+at_budget = {level: regime.gain_at_budget(res, contrast_steps) for level, res in levels.items()}
 print(f"\n{'level':7s} {'MLE greedy':>10s} {'sampled':>8s} {'pass@' + str(regime_sizes.eval_samples):>8s} "
-      f"{'task reward':>11s} {'RL gain (sampled)':>36s} {'groups without signal':>22s}")
+      f"{'task reward':>11s} {f'RL gain (sampled), {contrast_steps} steps':>40s} {'groups without signal':>22s}")
 for level, res in levels.items():
     b = res["before"]["changed"]
-    zero = [np.mean(r["zero_std_share"]) for r in res["runs"] if r["zero_std_share"]]
+    zero = [np.mean(r["zero_std_share"][:contrast_steps]) for r in res["runs"] if r["zero_std_share"]]
     print(f"{level:7s} {b['greedy']:10.3f} {b['sampled']:8.3f} {b['pass_at'][-1]:8.3f} {b['reward']:11.3f} "
-          f"{stats.describe(res['gain_per_transition']):>36s} {np.mean(zero) if zero else float('nan'):22.0%}")
+          f"{stats.describe(at_budget[level]['gain_per_transition']):>40s} {np.mean(zero) if zero else float('nan'):22.0%}")
+if contrast_steps != regime_sizes.steps:
+    print(f"{working['level']:7s} after all {regime_sizes.steps} steps: RL gain (sampled) "
+          f"{stats.describe(working['gain_per_transition'])}")
 # One wrong greedy prediction of the largest world's MLE model, next to the truth:
 wrong = next((r for r in levels[regime_sizes.levels[-1]]["before"]["rows"] if r["changed"] and not r["greedy"]), None)
 if wrong:
@@ -417,12 +424,16 @@ if wrong:
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
 for i, (level, res) in enumerate(levels.items()):
     x0 = res["before"]["changed"]["sampled"]
-    g = res["gain_per_transition"]
-    if g["mean"] is None:
-        continue
-    err = [[g["mean"] - g["ci_low"]], [g["ci_high"] - g["mean"]]] if g["ci_low"] is not None else None
-    axes[0].errorbar([x0], [g["mean"]], yerr=err, fmt="o", capsize=4, color=f"C{i}",
-                     label=f"{level} ({len(res['runs'])} RL seed{'s' if len(res['runs']) != 1 else ''})")
+    points = [(at_budget[level]["gain_per_transition"], "o", f"{contrast_steps} steps")]
+    if level == working["level"] and contrast_steps != regime_sizes.steps:
+        points.append((res["gain_per_transition"], "D", f"{regime_sizes.steps} steps"))
+    for g, marker, budget in points:
+        if g["mean"] is None:
+            continue
+        err = [[g["mean"] - g["ci_low"]], [g["ci_high"] - g["mean"]]] if g["ci_low"] is not None else None
+        axes[0].errorbar([x0], [g["mean"]], yerr=err, fmt=marker, capsize=4, color=f"C{i}",
+                         mfc="none" if marker == "D" else f"C{i}",
+                         label=f"{level}, {budget} ({len(res['runs'])} RL seed{'s' if len(res['runs']) != 1 else ''})")
 axes[0].axhline(0, color="grey", lw=0.8)
 axes[0].set(xlabel="MLE sampled exact, changed (start)", ylabel="RLVR − MLE, sampled exact",
             title="RL gain against the starting point"); axes[0].legend(fontsize=8)
@@ -617,7 +628,8 @@ verdicts = [
 ]
 for level, res in list(levels.items())[1:]:
     verdicts.append(judge("RLVR-World", f"RL raises sampled accuracy on changed transitions, level '{level}' (contrast)",
-                          res["gain"]["sampled"]["values"], f"level '{level}', {len(res['runs'])} RL seed(s)"))
+                          res["gain"]["sampled"]["values"],
+                          f"level '{level}', {len(res['runs'])} RL seed(s) of {res['sizes']['steps']} steps"))
 verdicts.append(judge("RLVR-World", "RL raises screen-diff F1 (web: +15.1)",
                       [phone_arm["after"]["greedy"]["partial_changed"] - phone_before["greedy"]["partial_changed"]],
                       "phone, notebook 01's model, 1 RL seed"))

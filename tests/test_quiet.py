@@ -28,3 +28,17 @@ def test_a_short_transient_bar_never_shows():
     out = io.StringIO()
     assert sum(transient_bar(range(100), file=out)) == 4950
     assert out.getvalue() == ""
+
+
+def test_importing_the_kit_silences_bitsandbytes_before_anything_imports_it():
+    # transformers can import bitsandbytes at import time (wmkit.notebook imports transformers), and
+    # bitsandbytes logs its kernel message while it is imported: the filter must already be there.
+    import subprocess
+    import sys
+
+    code = ("import logging, sys; import wmkit.notebook; "
+            "print('bitsandbytes' in sys.modules, bool(logging.getLogger('bitsandbytes.backends.cpu.ops').filters))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "gemm_4bit_forward" not in done.stderr
+    assert done.stdout.split()[-1] == "True"

@@ -6,11 +6,12 @@ import math
 from dataclasses import replace
 
 import pytest
+import torch
 
 from wmkit import exercises
 from wmkit.core import build
 from wmkit.core.worldmodel import collect_transitions
-from wmkit.profiles import get_profile
+from wmkit.profiles import check_sizes, get_profile
 from wmkit.rlvr_world import regime
 from wmkit.rlvr_world.method import pass_at_k
 
@@ -170,3 +171,50 @@ def test_exact_reward_checks_what_the_binary_check_leaves_out():
     completions = [t.diff, renamed, "not json"]
     assert exact_reward(completions, **columns) == [1.0, 0.0, 0.0]
     assert binary_reward(completions, **columns) == [1.0, 1.0, 0.0]  # RLVR-World's check: names unchecked
+
+
+def test_regime_specs_give_contrast_levels_their_budget_and_measure_the_working_level_there():
+    sizes = replace(get_profile("cpu").rlvr.regime, levels=("tiny", "small", "full"), steps=120, contrast_steps=60)
+    working, small, full = regime.regime_specs(sizes)
+    assert working["level"] == "tiny" and working["sizes"].steps == 120 and working["measure_at"] == [60]
+    assert [s["sizes"].steps for s in (small, full)] == [60, 60]
+    assert len(working["seeds"]) == sizes.seeds and len(small["seeds"]) == sizes.other_level_seeds
+    # without a contrast budget every level gets the same steps and nothing extra is measured
+    same = regime.regime_specs(replace(sizes, contrast_steps=None))
+    assert [s["sizes"].steps for s in same] == [120] * 3 and same[0]["measure_at"] == []
+    with pytest.raises(ValueError, match="contrast_steps must be above 0"):
+        check_sizes(replace(sizes, contrast_steps=0))
+
+
+def test_a_run_is_also_measured_at_an_earlier_step_from_its_checkpoint(tiny_level, monkeypatch):
+    profile, root, run = tiny_level
+    sizes = replace(profile.rlvr.regime, steps=2, eval_changed=2, eval_unchanged=1, eval_samples=2,
+                    max_new_tokens=8, max_completion_length=8, learning_rate=0.05, num_generations=4)
+
+    # A model this small never predicts a next state right, so every reward would be 0 and no step
+    # would update; a reward on the completion's length has spread in every group.
+    def length_reward(completions, **kwargs):
+        return [float(len(str(c))) for c in completions]
+
+    monkeypatch.setattr(regime.rl, "reward_functions", lambda *args, **kwargs: [length_reward])
+    result = regime.level_experiments(profile, root, [{"level": "tiny", "seeds": [0], "sizes": sizes,
+                                                       "measure_at": [1]}], progress=lambda line: None,
+                                      workers=1)[0]
+    seed_run = result["runs"][0]
+    assert set(seed_run["after_at"]) == {"1"} and set(result["gain_at"]) == {"1"}
+    # the step-1 gain is that checkpoint's measurement minus the MLE model's, on the same transitions
+    step1 = regime.gain_at_budget(result, 1)
+    assert step1["gain"]["sampled"]["values"] == [pytest.approx(seed_run["after_at"]["1"]["changed"]["sampled"]
+                                                                - result["before"]["changed"]["sampled"])]
+    assert regime.gain_at_budget(result, 2)["gain"] is result["gain"]
+    with pytest.raises(KeyError, match="not measured after 3 steps"):
+        regime.gain_at_budget(result, 3)
+    # the checkpoint is the model after one step: neither the start nor the end
+    folder = root / "02_regime" / "tiny" / regime.rl_folder_name(sizes, 0)
+    start = dict(run.model.named_parameters())
+    after_one = dict(regime.checkpoint_model(run, folder, 1).named_parameters())
+    after_two = dict(regime.checkpoint_model(run, folder, 2).named_parameters())
+    assert any(not torch.equal(p, start[name]) for name, p in after_one.items()), "step 1 did not update"
+    assert any(not torch.equal(p, after_one[name]) for name, p in after_two.items()), "step 2 did not update"
+    with pytest.raises(FileNotFoundError, match="no checkpoint of step 5"):
+        regime.checkpoint_model(run, folder, 5)

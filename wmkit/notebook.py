@@ -11,11 +11,8 @@ import torch
 from transformers import set_seed
 
 from wmkit.profiles import Profile, check_seed, get_profile
-from wmkit.quiet import drop_dependency_messages, quiet_dependencies
+from wmkit.quiet import quiet_dependencies
 from wmkit.runs import default_runs_root, jsonable, make_folder
-
-# A notebook imports this module before anything that imports bitsandbytes (peft does).
-drop_dependency_messages()
 
 
 @dataclass

@@ -12,7 +12,8 @@ measures that:
 3. :func:`level_experiment` — MLE, then one RL run per seed from that same MLE model, each
    measured on the same held-out transitions, with per-seed gains;
 4. :func:`regime_experiment` — every level of the profile's ``rlvr.regime`` section, the
-   working level (first) with ``seeds`` RL seeds, the others with ``other_level_seeds``;
+   working level (first) with ``seeds`` RL seeds, the others with ``other_level_seeds`` (of
+   ``contrast_steps`` steps; the working level is also measured at that step, `gain_at_budget`);
 5. :func:`sanity_run` — RL on a handful of training transitions until it predicts them
    exactly: the pipeline can move the model at all.
 
@@ -23,6 +24,7 @@ the time of one.
 """
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
@@ -180,14 +182,36 @@ def _gain_figure(measured: dict, key: str) -> float | None:
 
 
 def rl_run(run: WorldModelRun, train: Sequence[Transition], sizes: RegimeSizes, out_dir: str | Path, seed: int,
-           steps: int | None = None, show_progress: bool = False) -> rl.RLVRResult:
-    """One GRPO run of the regime recipe from `run`'s MLE model (resumes from its checkpoints)."""
+           steps: int | None = None, show_progress: bool = False, keep_steps: Sequence[int] = ()) -> rl.RLVRResult:
+    """One GRPO run of the regime recipe from `run`'s MLE model (resumes from its checkpoints).
+    `keep_steps`: steps whose checkpoint must exist afterwards (`checkpoint_model` loads them)."""
+    steps = steps or sizes.steps
+    save_steps = math.gcd(max(10, steps // 4), *[s for s in keep_steps if 0 < s < steps])
     config = rl.RLVRConfig(
         output_dir=str(out_dir), reward=sizes.reward, num_generations=sizes.num_generations,
         prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-        max_completion_length=sizes.max_completion_length, max_steps=steps or sizes.steps, seed=seed,
-        save_steps=max(10, (steps or sizes.steps) // 4), show_progress=show_progress, lora=uses_lora(run.info))
+        max_completion_length=sizes.max_completion_length, max_steps=steps, seed=seed,
+        save_steps=save_steps, show_progress=show_progress, lora=uses_lora(run.info))
     return rl.train_rlvr(run.model, run.tokenizer, rl.rl_transitions(train, seed=seed), config)
+
+
+def checkpoint_model(run: WorldModelRun, out_dir: str | Path, step: int):
+    """The policy of the RL run in `out_dir` (an `rl_run` folder) as it was after `step` steps: the
+    checkpoint's full weights, or `run`'s model plus the checkpoint's LoRA adapters, merged."""
+    import copy
+
+    from transformers import AutoModelForCausalLM
+
+    from wmkit.core.models import merge_adapters
+
+    folder = Path(out_dir) / "checkpoints" / f"checkpoint-{step}"
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no checkpoint of step {step} in {folder.parent} (rl_run's keep_steps keeps one)")
+    if (folder / "adapter_config.json").exists():
+        model = merge_adapters(copy.deepcopy(run.model), folder)
+    else:
+        model = AutoModelForCausalLM.from_pretrained(folder)
+    return model.eval()
 
 
 def rl_folder_name(sizes: RegimeSizes, seed: int) -> str:
@@ -197,16 +221,20 @@ def rl_folder_name(sizes: RegimeSizes, seed: int) -> str:
 
 
 def _seed_run(profile: str, level: str, seed: int, runs_root: str, sizes: RegimeSizes, work_dir: str,
-              show_progress: bool = False) -> dict:
-    """One RL seed at one level, then its measurement (a worker job: loads the model from disk)."""
+              show_progress: bool = False, measure_at: Sequence[int] = ()) -> dict:
+    """One RL seed at one level, then its measurement (a worker job: loads the model from disk);
+    also the measurement after each earlier step in `measure_at` ("after_at", from checkpoints)."""
     run = level_world_model(profile, level, runs_root)
     train, evaluation = _level_data(run, sizes)
-    result = rl_run(run, train, sizes, Path(work_dir) / rl_folder_name(sizes, seed), seed,
-                    show_progress=show_progress)
+    out_dir = Path(work_dir) / rl_folder_name(sizes, seed)
+    earlier = sorted({s for s in measure_at if 0 < s < sizes.steps})
+    result = rl_run(run, train, sizes, out_dir, seed, show_progress=show_progress, keep_steps=earlier)
     after = measure_level(result.model, run.tokenizer, evaluation, sizes)
+    after_at = {str(s): measure_level(checkpoint_model(run, out_dir, s), run.tokenizer, evaluation, sizes)
+                for s in earlier}
     return {"seed": seed, "steps": result.steps, "seconds": round(result.seconds, 1),
             "reward_curve": result.curve("reward"), "zero_std_share": result.curve("frac_reward_zero_std"),
-            "after": after}
+            "after": after, "after_at": after_at}
 
 
 def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequence[dict],
@@ -216,7 +244,9 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
     (default: the sizes' ``parallel_runs``), so that no core idles while another seed or level runs.
 
     Each spec holds ``level`` and ``seeds``, optionally ``sizes`` (default: the profile's
-    ``rlvr.regime``), ``work_dir`` and ``before`` (as :func:`level_experiment`). Specs at the same
+    ``rlvr.regime``), ``work_dir`` and ``before`` (as :func:`level_experiment`), and ``measure_at``:
+    earlier steps at which every run is measured too (from its checkpoint; the result's
+    ``gain_at`` holds those gains, as ``gain`` and ``gain_per_transition`` do). Specs at the same
     level with the same evaluation sizes share one measurement of the MLE model. Returns one
     result per spec, in order; each result's ``seconds`` is the wall time of this whole call (the
     specs' runs share the pool, so no per-spec time exists)."""
@@ -240,14 +270,15 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
         measured[key] = before
         work = Path(spec.get("work_dir") or Path(runs_root) / "02_regime" / level)
         prepared.append({"level": level, "seeds": list(spec["seeds"]), "sizes": sizes, "run_info": dict(run.info),
-                         "n_train": len(train), "before": before, "work": work})
+                         "n_train": len(train), "before": before, "work": work,
+                         "measure_at": list(spec.get("measure_at") or ())})
 
     jobs, owners = [], []
     for i, p in enumerate(prepared):
         for seed in p["seeds"]:
             jobs.append((_seed_run, {"profile": profile.name, "level": p["level"], "seed": seed,
                                      "runs_root": str(runs_root), "sizes": p["sizes"], "work_dir": str(p["work"]),
-                                     "show_progress": show_progress}))
+                                     "show_progress": show_progress, "measure_at": p["measure_at"]}))
             owners.append(i)
 
     def report(index: int, seed_result: dict) -> None:
@@ -255,7 +286,7 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
         seed_result["gain"] = {key: differences([_gain_figure(seed_result["after"], key)],
                                                 [_gain_figure(p["before"], key)])[0] for key in GAIN_KEYS}
         g = seed_result["gain"]
-        progress(f"[{p['level']}, {p['sizes'].reward}] RL seed {seed_result['seed']}: sampled "
+        progress(f"[{p['level']}, {p['sizes'].reward}, {p['sizes'].steps} steps] RL seed {seed_result['seed']}: sampled "
                  f"{seed_result['after']['changed']['sampled']:.3f} ({g['sampled']:+.3f}), task reward "
                  f"{g['reward']:+.3f}, greedy {g['greedy']:+.3f} ({seed_result['seconds']:.0f} s)")
 
@@ -263,16 +294,46 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
     results = []
     for i, p in enumerate(prepared):
         runs = [r for r, owner in zip(seed_results, owners) if owner == i]
-        summary = {key: summarize([r["gain"][key] for r in runs]) for key in GAIN_KEYS}
-        # Pooled over RL seeds and held-out transitions: how much of the sampled gain is spread over
-        # transitions (an interval also for a level run with one seed).
-        start_shares = changed_success_shares(p["before"])
-        per_transition = [a - b for r in runs for a, b in zip(changed_success_shares(r["after"]), start_shares)]
-        results.append({"level": p["level"], "seeds": p["seeds"], "sizes": asdict(p["sizes"]),
-                        "world_model": p["run_info"], "n_train": p["n_train"], "before": p["before"],
-                        "runs": runs, "gain": summary, "gain_per_transition": summarize(per_transition),
-                        "seconds": round(time.perf_counter() - start, 1)})
+        result = {"level": p["level"], "seeds": p["seeds"], "sizes": asdict(p["sizes"]),
+                  "world_model": p["run_info"], "n_train": p["n_train"], "before": p["before"], "runs": runs,
+                  **_gains(p["before"], [r["after"] for r in runs]),
+                  "gain_at": {step: _gains(p["before"], [r["after_at"][step] for r in runs])
+                              for step in (runs[0]["after_at"] if runs else {})},
+                  "seconds": round(time.perf_counter() - start, 1)}
+        results.append(result)
     return results
+
+
+def _gains(before: dict, afters: Sequence[dict]) -> dict:
+    """RL − MLE of one level over its RL seeds: per key of `GAIN_KEYS` over seeds ("gain"), and the
+    sampled gain pooled over seeds and held-out changed transitions ("gain_per_transition": how much
+    of it is spread over transitions, an interval also for one seed)."""
+    start_shares = changed_success_shares(before)
+    per_transition = [a - b for after in afters for a, b in zip(changed_success_shares(after), start_shares)]
+    return {"gain": {key: summarize([differences([_gain_figure(after, key)], [_gain_figure(before, key)])[0]
+                                     for after in afters]) for key in GAIN_KEYS},
+            "gain_per_transition": summarize(per_transition)}
+
+
+def regime_specs(sizes: RegimeSizes) -> list[dict]:
+    """The RL runs of the regime study, as `level_experiments` specs: the working level (first of
+    ``levels``) with ``seeds`` seeds, also measured after ``contrast_steps``; every other level with
+    ``other_level_seeds`` seeds of ``contrast_steps`` steps (levels with 0 seeds: measured, no RL)."""
+    contrast = sizes.level_steps(working=False)
+    working = {"level": sizes.levels[0], "seeds": list(range(sizes.seeds)), "sizes": sizes,
+               "measure_at": [contrast] if contrast < sizes.steps else []}
+    return [working] + [{"level": level, "seeds": list(range(sizes.other_level_seeds)),
+                         "sizes": replace(sizes, steps=contrast)} for level in sizes.levels[1:]]
+
+
+def gain_at_budget(result: dict, steps: int) -> dict:
+    """A `level_experiments` result's gains after `steps` RL steps: its final ones when its runs
+    had that many, else those measured at that step's checkpoint (``gain_at``)."""
+    if result["sizes"]["steps"] == steps:
+        return {"gain": result["gain"], "gain_per_transition": result["gain_per_transition"]}
+    if str(steps) not in result.get("gain_at", {}):
+        raise KeyError(f"level {result['level']} was not measured after {steps} steps")
+    return result["gain_at"][str(steps)]
 
 
 def level_experiment(profile: str | Profile, level: str, seeds: Sequence[int], runs_root: str | Path,
@@ -291,14 +352,13 @@ def level_experiment(profile: str | Profile, level: str, seeds: Sequence[int], r
 
 def regime_experiment(profile: str | Profile, runs_root: str | Path, progress: Callable[[str], None] = print,
                       show_progress: bool = False) -> dict:
-    """Every level of the profile's ``rlvr.regime`` section: the first with ``seeds`` RL seeds, the
-    others with ``other_level_seeds`` (0: the MLE model is measured, RL not run)."""
+    """Every level of the profile's ``rlvr.regime`` section (`regime_specs`): the first with ``seeds``
+    RL seeds, the others with ``other_level_seeds`` of ``contrast_steps`` steps (0 seeds: the MLE
+    model is measured, RL not run)."""
     profile = get_profile(profile)
     sizes = _regime_sizes(profile)
     build_level_models(profile, runs_root)
-    specs = [{"level": level, "seeds": list(range(sizes.seeds if i == 0 else sizes.other_level_seeds))}
-             for i, level in enumerate(sizes.levels)]
-    results = level_experiments(profile, runs_root, specs, progress, show_progress=show_progress)
+    results = level_experiments(profile, runs_root, regime_specs(sizes), progress, show_progress=show_progress)
     return {"profile": profile.name, "working_level": sizes.levels[0],
             "levels": {r["level"]: r for r in results}}
 
