@@ -17,7 +17,7 @@ One seeded run (:func:`run_video_seed`):
 Sizes: the profile's ``video`` section (`wmkit.profiles.VideoSizes`). Seeds run two at a time in
 worker processes on 2 cores (`wmkit.core.parallel.run_jobs`). Command line::
 
-    python -m wmkit run video --profile cpu --seeds 3
+    python -m wmkit run rlvr-video --profile cpu --seeds 3
 """
 from __future__ import annotations
 
@@ -317,7 +317,8 @@ def run_rlvr_video(profile: str, seed: int, runs_root: Path, sizes) -> dict:
 
 def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, runs_dir: str | Path | None = None,
               workers: int | None = None) -> Path:
-    """``python -m wmkit run video``: seeds 0..seeds-1 (two at a time on 2 cores), as JSON."""
+    """``python -m wmkit run rlvr-video``: seeds 0..seeds-1 (`parallel_runs` at a time), as JSON in
+    runs_dir/video_seeds.json (default runs/<profile>) unless `out` names the file."""
     from wmkit.core.parallel import run_jobs
     from wmkit.runs import default_runs_root
 
