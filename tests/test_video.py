@@ -52,6 +52,25 @@ def test_bad_collection_sizes_are_one_clear_error():
         fr.split_trajectories(fr.collect_trajectories(3, 2), 2, 1)
 
 
+def test_agent_visible_finds_minigrids_red_agent(trajectories):
+    assert fr.agent_visible(trajectories.frames).all()  # every rendered frame shows the agent
+    erased = trajectories.frames[0, 0].copy()
+    erased[(erased[..., 0] >= 200) & (erased[..., 1] <= 60)] = 0
+    assert not fr.agent_visible(erased)
+    assert fr.agent_visible(trajectories.frames[:2]).shape == (2, trajectories.frames.shape[1])
+
+
+def test_agent_kept_flags_an_rl_model_that_erases_the_agent():
+    from wmkit.video.experiment import agent_kept
+
+    def seed(before, after):
+        return {"mle": {"one_step": {"agent_missing": before}}, "arms": {"all": {"one_step": {"agent_missing": after}}}}
+
+    assert agent_kept([seed(0.0, 0.01), seed(0.1, 0.05)]) is None
+    reason = agent_kept([seed(0.0, 0.01), seed(0.0, 0.25)])
+    assert "seed 1: +0.25" in reason and "reward hacking" in reason
+
+
 def test_patch_codebook_by_hand():
     # A 2x4 frame of two 2x2 patches: black left, white right.
     frame = np.zeros((2, 4, 3), np.uint8)
@@ -160,6 +179,8 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
         assert arm["moved"] > 0  # GRPO changed the parameters
     for measured in (result["mle"], *result["arms"].values()):
         assert set(measured["one_step"]["greedy"]) >= {"l1", "mse", "ssim", "exact", "l1_changed"}
+        assert 0 <= measured["one_step"]["agent_missing"] <= 1 and 0 <= measured["one_step"]["exact_changed"] <= 1
+        assert len(measured["rollout"]["curves"]["agent_missing"]) == 2
         assert len(measured["rollout"]["curves"]["l1"]) == 2
     assert result["pictures"]["mle"].shape[1:] == (2, 48, 48, 3)
     assert result["pictures"]["truth"].shape == result["pictures"]["changed"].shape

@@ -218,7 +218,17 @@ CLAIMS: tuple[Claim, ...] = (
           "repetition 48.6% → 9.9%", "rlvr_video", "arms/all/one_step/copy_rate_changed",
           "mle/one_step/copy_rate_changed", direction="lower",
           kit_label="Δ copy rate: share of held-out steps where the picture changes but the greedy prediction "
-                    "repeats the last frame (RLVR − MLE, RL on every transition)"),
+                    "repeats the last frame (RLVR − MLE, RL on every transition)",
+          precondition="wmkit.video.experiment:agent_kept_all"),
+    Claim("rlvr.repetition_changed", "RLVR-World", "the same, RL on changed transitions plus a sample of "
+          "unchanged ones", "— (the kit's check)", "rlvr_video", "arms/changed/one_step/copy_rate_changed",
+          "mle/one_step/copy_rate_changed", direction="lower",
+          kit_label="Δ copy rate (RLVR − MLE), RL on changed transitions + 25% unchanged",
+          precondition="wmkit.video.experiment:agent_kept_changed"),
+    Claim("rlvr.video_exact_changed", "RLVR-World", "RLVR predicts more of the changing frames exactly",
+          "— (the kit's check that a lower copy rate is a right move, not an erased agent)", "rlvr_video",
+          "arms/changed/one_step/exact_changed", "mle/one_step/exact_changed",
+          kit_label="Δ share of held-out changed steps predicted exactly (greedy), RL on changed + 25% unchanged"),
     # ---------------------------------------------------------------- RWML
     Claim("rwml.vs_base", "RWML", "world-model RL without task reward improves on its starting model",
           "+19.6 ALFWorld, +7.9 τ²-Bench (agent success; the kit measures prediction)", "rwml_textgame",
