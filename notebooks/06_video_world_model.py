@@ -293,7 +293,8 @@ print(f"{len(runs)} seeds in {comparison_seconds:.0f} s")
 ROWS = [("one-step greedy L1", "one_step_greedy_l1"), ("one-step greedy L1, changed steps", "one_step_greedy_changed_l1"),
         ("one-step sampled L1", "one_step_sampled_l1"), ("one-step greedy SSIM", "one_step_greedy_ssim"),
         ("rollout L1 (mean over horizon)", "rollout_l1"), ("rollout MSE", "rollout_mse"), ("rollout SSIM", "rollout_ssim"),
-        ("copy rate on changed steps", "copy_rate_changed")]
+        ("copy rate on changed steps", "copy_rate_changed"), ("exact frames on changed steps", "exact_changed"),
+        ("agent missing (one-step greedy)", "agent_missing"), ("agent missing (rollout frames)", "rollout_agent_missing")]
 tables = {arm: vx.paired_table(runs, arm) for arm in vx.RL_ARMS}
 print(f"{'metric':36s} {'MLE':>10s} | " + " | ".join(f"RLVR {arm} − MLE (95% CI)".ljust(40) for arm in vx.RL_ARMS))
 for label, key in ROWS:
@@ -302,16 +303,18 @@ for label, key in ROWS:
           + " | ".join(describe(tables[arm][key]["difference"], 4).ljust(40) for arm in vx.RL_ARMS))
 
 # %% [markdown]
-# Lower is better for L1, MSE and the copy rate; higher for SSIM. Read the two arms side by side: the
-# difference between them is only *which transitions GRPO saw*.
+# Lower is better for L1, MSE, the copy rate and the agent-missing share; higher for SSIM and exact
+# frames. Read the two arms side by side: the difference between them is only *which transitions
+# GRPO saw*. "Agent missing" is the share of predicted frames in which the agent (MiniGrid's red
+# triangle) is nowhere: the true frames always show it.
 #
 # ## 6. Error against horizon, and pictures
 
 # %%
 horizon = len(runs[0]["mle"]["rollout"]["curves"]["l1"])
 steps_axis = np.arange(1, horizon + 1)
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
-for metric, ax in zip(("l1", "ssim"), axes):
+fig, axes = plt.subplots(1, 3, figsize=(14, 3.4))
+for metric, ax in zip(("l1", "ssim", "agent_missing"), axes):
     for name, getter, style in (("MLE", lambda r: r["mle"], "k-o"),
                                 ("RLVR all", lambda r: r["arms"]["all"], "C0-s"),
                                 ("RLVR changed", lambda r: r["arms"]["changed"], "C1-^")):
@@ -319,7 +322,7 @@ for metric, ax in zip(("l1", "ssim"), axes):
         ax.errorbar(steps_axis, curves.mean(0), yerr=curves.std(0, ddof=1) if len(runs) > 1 else None,
                     fmt=style, capsize=3, label=name, markersize=4)
     ax.set_xlabel("frames predicted ahead (each fed back as context)")
-    ax.set_ylabel(metric.upper())
+    ax.set_ylabel("share of frames without the agent" if metric == "agent_missing" else metric.upper())
     ax.grid(alpha=0.3)
 axes[0].legend()
 fig.suptitle(f"greedy rollouts on held-out episodes: mean ± std over {len(runs)} seeds", fontsize=10)
@@ -347,12 +350,16 @@ fig.suptitle(f"rollouts of seed {seeds[0]}: truth, then each model's own frames 
 save(fig, "rollout_grid.png")
 
 # %% [markdown]
-# ## 7. Why: what GRPO can see
+# ## 7. Why: what GRPO can see, and what it exploits
 #
 # GRPO learns only from groups whose rewards differ. An unchanged step that the MLE model already
-# copies right gives $G$ identical rewards: zero advantage, no gradient. And on a changed step, the
-# MLE model's favourite mistake — repeating the last frame — costs only the two or three cells where
-# the agent was and went, so its $-L_1$ is close to a right prediction's. The numbers of this run:
+# copies right gives $G$ identical rewards: zero advantage, no gradient. On a changed step, the MLE
+# model's favourite mistake — repeating the last frame — costs only the two cells where the agent was
+# and went. And there is a cheaper mistake still: **leave the agent out**. A frame with the agent
+# erased is wrong in one cell (where the agent is), a frame with the agent in the wrong cell is wrong
+# in two, so when the model is unsure where the agent went, $-L_1$ prefers no agent at all. That is
+# reward hacking, and the pictures above show whether it happened; the repetition verdicts below do
+# not count a copy rate that fell that way. The numbers of this run:
 
 # %%
 def mean_curve(key, arm):
@@ -366,6 +373,10 @@ for arm in vx.RL_ARMS:
           f"{np.mean([r['arms'][arm]['moved'] for r in runs]):.3f} (relative L2)")
 copy_mle = summarize([r["mle"]["one_step"]["copy_rate_changed"] for r in runs])
 print(f"MLE copy rate on changed steps: {describe(copy_mle, 2)}")
+for name, getter in (("MLE", lambda r: r["mle"]), *((f"RLVR {arm}", lambda r, a=arm: r["arms"][a]) for arm in vx.RL_ARMS)):
+    print(f"{name:13s} agent missing: one-step {np.mean([getter(r)['one_step']['agent_missing'] for r in runs]):.2f}, "
+          f"rollout frames {np.mean([getter(r)['rollout']['mean']['agent_missing'] for r in runs]):.2f}; "
+          f"changed steps exact {np.mean([getter(r)['one_step']['exact_changed'] for r in runs]):.2f}")
 print(f"MLE one-step greedy exact frames: {np.mean([r['mle']['one_step']['greedy']['exact'] for r in runs]):.2f}; "
       f"sampled: {np.mean([r['mle']['one_step']['sampled']['exact'] for r in runs]):.2f}")
 
@@ -386,12 +397,11 @@ save(fig, "rl_reward.png")
 # What to look for, arm by arm. On **all** transitions about half the groups are unchanged steps
 # the model already copies right: identical rewards, no gradient; the rest of the signal can sharpen
 # the *sampled* predictions while greedy decoding barely moves. On **changed** transitions every
-# group holds a move that the MLE model tends to get wrong by copying, so GRPO can learn to stop
-# copying — and it now sees few unchanged steps, on which it can get worse. In the `cpu` run of
-# 2026-12-01 (3 seeds) that is what happened: the *changed* arm cut the copy rate by about half
-# (0.74 → 0.21) and its rollouts' L1 by 10% on average (the interval still covered 0), while its
-# one-step error over all steps rose, from the unchanged ones; the *all* arm moved the sampled
-# error a little and the greedy error not at all. The verdicts below are this run's.
+# group holds a move that the MLE model tends to get wrong by copying, so GRPO pushes away from
+# copying — towards the right move where the model can find it, and towards erasing the agent where
+# it cannot. It also sees few unchanged steps, on which it can get worse. Whether the lower copy rate
+# is a right move or an erased agent is what "exact frames on changed steps" and "agent missing" tell
+# apart. The verdicts below are this run's.
 #
 # ## 8. The paper's numbers beside the kit's
 
@@ -409,14 +419,17 @@ claims = [
      "relative L1 gain"),
     ("rlvr.repetition: RLVR reduces repetition (RL on all transitions)", "48.6% → 9.9%",
      [r["arms"]["all"]["one_step"]["copy_rate_changed"] - r["mle"]["one_step"]["copy_rate_changed"] for r in runs],
-     "lower", "Δ copy rate"),
+     "lower", "Δ copy rate", vx.agent_kept(runs, "all")),
     ("RLVR reduces repetition (RL on changed transitions + 25% unchanged)", "—",
      [r["arms"]["changed"]["one_step"]["copy_rate_changed"] - r["mle"]["one_step"]["copy_rate_changed"] for r in runs],
-     "lower", "Δ copy rate"),
+     "lower", "Δ copy rate", vx.agent_kept(runs, "changed")),
+    ("RLVR predicts more changing frames exactly (RL on changed transitions + 25% unchanged)", "—",
+     [r["arms"]["changed"]["one_step"]["exact_changed"] - r["mle"]["one_step"]["exact_changed"] for r in runs],
+     "higher", "Δ exact share", None),
 ]
 verdicts = []
-for claim, paper, values, direction, unit in claims:
-    v = verdict(values, direction)
+for claim, paper, values, direction, unit, *precondition in claims:
+    v = verdict(values, direction, not_measured=precondition[0] if precondition else None)
     verdicts.append({"claim": claim, "paper": paper, "kit": v.summary, "unit": unit, "verdict": v.verdict,
                      "reason": v.reason, "source": f"notebook 06, {run.profile.name}, {len(values)} seed(s)"})
     print(f"* {claim}\n    paper {paper} | kit {unit} {describe(v.summary, 3)} → {v.verdict}: {v.reason}")
@@ -448,9 +461,12 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # * GRPO on the decoded frame's $-L_1$ needs no pretrained weights and plugs into TRL unchanged (the
 #   reward decodes the sampled codes; a truncated frame is black where codes are missing, never an error).
 # * What it improves depends on what it sees: the two RL arms, from the same MLE model and differing
-#   only in their transitions, are the kit's regime study. RL on the changed steps is the regime where
-#   the repetition artefact falls; RL on every step mostly finds groups without signal. The verdicts
-#   above state what held, with 95% intervals over seeds.
+#   only in their transitions, are the kit's regime study. RL on the changed steps pushes hardest
+#   against the repetition artefact; RL on every step finds many groups without signal.
+# * A pixel reward can be gamed: erasing an object the model cannot place costs less L1 than placing
+#   it wrong. Count what the reward does not (here: is the agent still there?) before calling a lower
+#   copy rate less repetition — one reason RLVR-World adds a perceptual term (LPIPS) to L1. The
+#   verdicts above state what held, with 95% intervals over seeds.
 # * At this size the kit reproduces *directions and mechanisms*, not the paper's numbers: L1 stands in
 #   for LPIPS, MiniGrid for RT-1, a 0.1M-parameter model for iVideoGPT.
 #
