@@ -43,8 +43,8 @@
 #
 # | profile | time | what it runs |
 # |---|---|---|
-# | `smoke` | 54 s (a shared 2-core AMD EPYC, load ~3, 2026-12-01) | 2 seeds at toy sizes (proves the code runs) |
-# | `cpu` | about 10.5 min (626 s for the 3 seeds, a 2-core AMD EPYC shared with other jobs, load 7-8, 2026-12-01) | 3 seeds, two at a time on 2 cores: MLE + two GRPO arms of 300 steps each |
+# | `smoke` | 54-134 s (a shared 2-core AMD EPYC, load 3-5, 2026-12-01) | 2 seeds at toy sizes (proves the code runs) |
+# | `cpu` | 7.5 min (448 s, a 2-core AMD EPYC shared with other jobs, load 1-7.5, 2026-12-01) | 3 seeds, two at a time on 2 cores: MLE + two GRPO arms of 300 steps each |
 # | `gpu` | not measured | a larger model and data, 400 GRPO steps |
 #
 # **Where it fits.** Notebook 02 trained a *text* world model with RLVR and found that RL sharpens
@@ -401,7 +401,9 @@ save(fig, "rl_reward.png")
 # copying — towards the right move where the model can find it, and towards erasing the agent where
 # it cannot. It also sees few unchanged steps, on which it can get worse. Whether the lower copy rate
 # is a right move or an erased agent is what "exact frames on changed steps" and "agent missing" tell
-# apart. The verdicts below are this run's.
+# apart. In the `cpu` run of 2026-12-01 (3 seeds) it was mostly the erased agent: on the changed arm
+# the agent was missing from 46% of one-step predictions (MLE: 2%) while exact changed frames did not
+# rise. The verdicts below are this run's.
 #
 # ## 8. The paper's numbers beside the kit's
 
