@@ -111,8 +111,26 @@ def test_rwml_agent_claims_read_the_policy_experiment():
     assert bench_claims.claim_value(claims["rwml.mid_training"], result) == pytest.approx(0.3)
     assert bench_claims.claim_value(claims["rwml.invalid_actions"], result) == pytest.approx(-0.25)
     assert claims["rwml.invalid_actions"].direction == "lower"
-    # every claim the kit cannot measure says why; the RWML agent claims are no longer among them
-    assert {c.id for c in bench_claims.CLAIMS if c.experiment is None} == {"rlvr.repetition", "rlvr.video"}
+    # every claim the kit can now measure: notebook 06 measures the video and repetition claims
+    assert {c.id for c in bench_claims.CLAIMS if c.experiment is None} == set()
+
+
+def test_video_claims_read_the_video_experiment():
+    claims = {c.id: c for c in bench_claims.CLAIMS}
+    result = {"relative_l1_gain": {"all": {"rollout": 0.08, "one_step": 0.02}, "changed": {"rollout": 0.1}},
+              "mle": {"one_step": {"copy_rate_changed": 0.5, "agent_missing": 0.0, "exact_changed": 0.1}},
+              "arms": {"all": {"one_step": {"copy_rate_changed": 0.2, "agent_missing": 0.01}},
+                       "changed": {"one_step": {"copy_rate_changed": 0.1, "agent_missing": 0.3,
+                                                "exact_changed": 0.15}}}}
+    assert bench_claims.claim_value(claims["rlvr.video"], result) == pytest.approx(0.08)
+    assert bench_claims.claim_value(claims["rlvr.video_changed"], result) == pytest.approx(0.1)
+    assert bench_claims.claim_value(claims["rlvr.repetition"], result) == pytest.approx(-0.3)
+    assert bench_claims.claim_value(claims["rlvr.video_exact_changed"], result) == pytest.approx(0.05)
+    assert claims["rlvr.repetition"].direction == "lower"
+    # a copy rate that fell by erasing the agent is not less repetition: the precondition says so
+    assert bench_claims.precondition_failure(claims["rlvr.repetition"], {0: result, 1: result}) is None
+    reason = bench_claims.precondition_failure(claims["rlvr.repetition_changed"], {0: result, 1: result})
+    assert reason and "erased the agent" in reason and "seed 0: +0.30" in reason
 
 
 def test_select_experiments_by_paper_or_name():
@@ -262,7 +280,8 @@ def test_forgetting_claim_needs_rl_to_have_moved_the_model():
     assert bench_claims.precondition_failure(claim, {0: {"moved": True}, 1: {"moved": True}}) is None
     assert "seed(s) [0]" in bench_claims.precondition_failure(claim, {0: {"moved": False, "param_change": 0.1}})
     assert claim.experiment == "rwml_textgame"
-    assert {c.id for c in CLAIMS if c.precondition} == {"rwml.forgetting", "rwml.twx_vs_base", "rwml.twx_vs_sft"}
+    assert {c.id for c in CLAIMS if c.precondition} == {"rwml.forgetting", "rwml.twx_vs_base", "rwml.twx_vs_sft",
+                                                        "rlvr.repetition", "rlvr.repetition_changed"}
 
 
 def test_parameter_change_of_a_model():

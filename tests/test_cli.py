@@ -26,14 +26,14 @@ def test_help_lists_every_subcommand():
         assert command in out.stdout, command
     out = run_cli("run", "--help")
     assert out.returncode == 0
-    for word in ("rlvr-world", "rwml", "wm-r1", "wmrl", "--profile", "--seeds", "--out", "--sweep", "--arms",
+    for word in ("rlvr-world", "rwml", "wm-r1", "wmrl", "rlvr-video", "--profile", "--seeds", "--out", "--sweep", "--arms",
                  "--check"):
         assert word in out.stdout, word
 
 
 @pytest.mark.parametrize("args, message", [
     (("run", "dreamer", "--profile", "smoke"),
-     "wmkit: error: unknown paper 'dreamer': choose one of rlvr-world, rwml, wm-r1, wmrl"),
+     "wmkit: error: unknown paper 'dreamer': choose one of rlvr-world, rwml, wm-r1, wmrl, rlvr-video"),
     (("run", "wmrl", "--profile", "huge"),
      "wmkit: error: Unknown profile 'huge': choose one of auto, smoke, cpu, gpu"),
     (("run", "wmrl", "--profile", "smoke", "--sweep"), "wmkit: error: --sweep not an option of wmrl"),
@@ -55,6 +55,7 @@ def test_run_with_bad_input_exits_2_with_one_line(args, message):
     ("wm-r1", "wmkit.wm_r1.experiment", ["--arms", "sft", "wm_r1", "--first-seed", "4"],
      {"first_seed": 4, "arms": ["sft", "wm_r1"], "threads": 2}),
     ("wmrl", "wmkit.wmrl.experiment", ["--check", "5"], {"check": "5"}),
+    ("rlvr-video", "wmkit.video.experiment", ["--runs-dir", "R"], {"runs_dir": "R"}),
 ])
 def test_run_resolves_the_profile_once_and_calls_the_papers_run_seeds(monkeypatch, paper, module, extra, expected):
     import importlib

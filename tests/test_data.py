@@ -10,7 +10,7 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 def test_shipped_checksums_hold():
     lines = (DATA / "SHA256SUMS").read_text().split("\n")
     entries = [line.split("  ") for line in lines if line]
-    assert len(entries) == 6
+    assert len(entries) == 9
     for digest, name in entries:
         assert hashlib.sha256((DATA / name).read_bytes()).hexdigest() == digest, name
 
@@ -19,3 +19,14 @@ def test_data_regenerates_byte_identically(tmp_path):
     write_data(tmp_path)
     for path in sorted(tmp_path.iterdir()):
         assert path.read_bytes() == (DATA / path.name).read_bytes(), path.name
+
+
+def test_shipped_minigrid_episodes_replay_to_their_frames():
+    from wmkit.profiles import PROFILES
+    from wmkit.video.experiment import make_data
+    from wmkit.video.frames import load_trajectories
+
+    fresh = make_data(PROFILES["smoke"].video)
+    for name, trajectories in fresh.items():
+        shipped = load_trajectories(DATA / f"minigrid_{name}.jsonl")  # checks every episode's frame hash
+        assert (shipped.frames == trajectories.frames).all() and shipped.seeds == trajectories.seeds

@@ -113,6 +113,13 @@ CASES = {
     "grpo_clipped_loss_by_hand": (lambda a: exercises.check_grpo_clipped_loss_by_hand(a, GRPO_RECORD), None, []),
     "missing_record": (exercises.check_missing_record_verdict, "not measured",
                        [("inconclusive", "no number"), ("reproduced", "record")]),
+    # one of 48 values (16 pixels x 3 channels) off by the full range
+    "red_pixel_l1": (exercises.check_red_pixel_l1, 1 / 48,
+                     [(1 / 16, "one channel of three"), (255 / 48, "scaled"), (1 / 3, "every pixel")]),
+    "completion_budget": (lambda a: exercises.check_completion_budget(a, 8), 65,
+                          [(64, "<|im_end|>"), (4096, "per *cell*")]),
+    "zero_signal_share": (lambda a: exercises.check_zero_signal_share(a, [0.0, 0.5, 0.25]), 0.25,
+                          [(0.75, "*with* a signal")]),
 }
 
 

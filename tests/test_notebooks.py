@@ -89,6 +89,22 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
         assert len(results["training"]["wm_r1"]["history"]) == results["sizes"]["grpo_steps"]
         assert [row["transitions"] for row in results["throughput"]] == ["simulator", "world_model"]
         assert (out / path.stem / "wm_calls_per_trajectory.png").exists()
+    if path.stem.startswith("06"):
+        from wmkit.stats import VERDICTS
+
+        sizes = results["sizes"]
+        assert len(results["runs"]) == sizes["seeds"] and results["reconstruction"]["l1"] == 0.0
+        for seed_run in results["runs"]:
+            assert set(seed_run["arms"]) == {"all", "changed"}
+            for measured in (seed_run["mle"], *seed_run["arms"].values()):
+                assert 0 <= measured["one_step"]["greedy"]["l1"] <= 1 and -1 <= measured["one_step"]["greedy"]["ssim"] <= 1
+                assert len(measured["rollout"]["curves"]["l1"]) == min(sizes["horizon"], sizes["steps"])
+            for arm in seed_run["arms"].values():
+                assert arm["rl_steps"] == sizes["rl_steps"] and len(arm["reward_curve"]) == sizes["rl_steps"]
+        for v in results["verdicts"]:
+            assert v["verdict"] in VERDICTS and v["reason"]
+        for figure in ("metric_vs_horizon.png", "rollout_grid.png", "codebook.png"):
+            assert (out / path.stem / figure).exists()
     if path.stem.startswith("05"):
         from wmkit.bench.claims import CLAIMS
         from wmkit.stats import VERDICTS

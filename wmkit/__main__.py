@@ -2,7 +2,7 @@
 
     python -m wmkit reproduce --profile smoke     run every notebook with papermill
     python -m wmkit run <paper> --profile cpu     one paper's experiment over seeds, as JSON
-                                                  (<paper>: rlvr-world, rwml, wm-r1, wmrl)
+                                                  (<paper>: rlvr-world, rwml, wm-r1, wmrl, rlvr-video)
     python -m wmkit data [--out data]             regenerate the shipped datasets
     python -m wmkit world-model --profile cpu     build notebook 01's world model
     python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from wmkit.runs import REPO
 
-PAPERS = ("rlvr-world", "rwml", "wm-r1", "wmrl")
+PAPERS = ("rlvr-world", "rwml", "wm-r1", "wmrl", "rlvr-video")
 """``python -m wmkit run <paper>``: each is ``run_seeds`` of that paper's experiment module."""
 
 
@@ -42,9 +42,21 @@ def write_data(out: Path, episodes: int | None = None, seed: int | None = None) 
     for env in DEFAULT_ENVS:
         for name, items in splits.items():
             written.append(write_jsonl([t for t in items if t.env == env], out / f"{env}_{name}.jsonl"))
+    written += write_video_data(out)
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n" for p in sorted(written))
     (out / "SHA256SUMS").write_text(sums)
     return written
+
+
+def write_video_data(out: Path) -> list[Path]:
+    """data/minigrid_<split>.jsonl: notebook 06's smoke-profile MiniGrid episodes as seeds and actions,
+    with the SHA-256 of the frames each replay must give (`wmkit.video.frames.write_trajectories`)."""
+    from wmkit.profiles import PROFILES
+    from wmkit.video.experiment import make_data
+    from wmkit.video.frames import write_trajectories
+
+    return [write_trajectories(t, out / f"minigrid_{name}.jsonl")
+            for name, t in make_data(PROFILES["smoke"].video).items()]
 
 
 def notebooks() -> list[Path]:
@@ -143,7 +155,7 @@ def run_paper(args) -> int:
         raise ValueError(f"unknown paper {args.paper!r}: choose one of {', '.join(PAPERS)}")
     profile = get_profile(args.profile)  # resolved once ('auto' -> gpu / cpu); passed down as a Profile
     only = {"rlvr-world": ("sweep", "steps", "lora", "runs_dir", "vllm"), "rwml": ("runs_dir", "vllm"),
-            "wm-r1": ("arms", "first_seed", "threads"), "wmrl": ("check",)}[args.paper]
+            "wm-r1": ("arms", "first_seed", "threads"), "wmrl": ("check",), "rlvr-video": ("runs_dir",)}[args.paper]
     given = [name for name in ("sweep", "steps", "lora", "runs_dir", "arms", "first_seed", "threads", "check",
                                "vllm") if getattr(args, name) not in (None, False)]
     stray = [name for name in given if name not in only]
@@ -167,19 +179,24 @@ def run_paper(args) -> int:
 
         run_seeds(profile, args.seeds, args.out, first_seed=args.first_seed or 0, arms=args.arms,
                   threads=2 if args.threads is None else args.threads)
-    else:
+    elif args.paper == "wmrl":
         from wmkit.wmrl.experiment import run_seeds
 
         run_seeds(profile, args.seeds, args.out, check=args.check or "all")
+    else:
+        from wmkit.video.experiment import run_seeds
+
+        run_seeds(profile, args.seeds, args.out, runs_dir=args.runs_dir)
     return 0
 
 
 def add_run_parser(sub) -> None:
-    p = sub.add_parser("run", help="one paper's experiment over seeds, as JSON (rlvr-world, rwml, wm-r1, wmrl)",
+    p = sub.add_parser("run", help="one paper's experiment over seeds, as JSON (rlvr-world, rwml, wm-r1, wmrl, "
+                                   "rlvr-video)",
                        description="One paper's experiment over seeds, at the profile's sizes, as JSON under "
                                    "runs/<profile>/ (rlvr_seeds.json, rwml_seeds.json, wm_r1_seeds.json, "
-                                   "wmrl_seeds.json).")
-    p.add_argument("paper", help="rlvr-world | rwml | wm-r1 | wmrl")
+                                   "wmrl_seeds.json, video_seeds.json).")
+    p.add_argument("paper", help="rlvr-world | rwml | wm-r1 | wmrl | rlvr-video (notebook 06)")
     p.add_argument("--profile", default="auto", help="smoke | cpu | gpu | auto (default)")
     p.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (default 3)")
     p.add_argument("--out", default=None, help="JSON file (default runs/<profile>/<paper>_seeds.json)")
@@ -187,8 +204,8 @@ def add_run_parser(sub) -> None:
     g.add_argument("--sweep", action="store_true", help="learning-rate sweep on validation instead of seeds")
     g.add_argument("--steps", type=int, default=None, help="override GRPO steps")
     g.add_argument("--lora", action="store_true", help="sweep: LoRA adapters even on the from-scratch model")
-    g.add_argument("--runs-dir", default=None, help="rlvr-world, rwml: where notebook 01's world model is and "
-                                                    "the JSON goes (default runs/<profile>)")
+    g.add_argument("--runs-dir", default=None, help="rlvr-world, rwml, rlvr-video: where notebook 01's world model "
+                                                    "is (rlvr-world, rwml) and the JSON goes (default runs/<profile>)")
     g.add_argument("--vllm", action="store_true", help="rlvr-world, rwml: generate GRPO rollouts with vLLM "
                                                        "(TRL colocate mode; CUDA and pip install vllm)")
     g = p.add_argument_group("wm-r1")

@@ -750,3 +750,63 @@ def check_missing_record_verdict(answer: Any) -> bool | None:
                                             "record there is no number at all")),
                    (word in ("reproduced", "contradicted"),
                     "the table shows a number only while the record that made it exists")])
+
+
+# ---------------------------------------------------------------- notebook 06
+
+
+def check_red_pixel_l1(answer: Any) -> bool | None:
+    """Exercise (06): the L1 reward distance between a black 4x4 RGB frame and the same frame with one
+    pixel pure red (255, 0, 0), pixels scaled to 0..1 (`wmkit.video.model.l1_distance`)."""
+    import numpy as np
+
+    from wmkit.video.model import l1_distance
+
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (the mean absolute difference, in 0..1)")
+    black = np.zeros((4, 4, 3), np.uint8)
+    red = black.copy()
+    red[0, 0, 0] = 255
+    right = l1_distance(black, red)
+    return _judge(_close(value, right, 1e-4), answer, "the mean over all 48 values (16 pixels x 3 channels)",
+                  [(_close(value, 1 / 16, 1e-4), "the pixel is wrong in one channel of three, not wholly wrong"),
+                   (_close(value, 255 * right, 1e-2), "the pixels were not scaled to 0..1 (divide by 255)"),
+                   (_close(value, 1 / 3, 1e-4), "that is the pixel's own error; the mean runs over every pixel")],
+                  "count the values that differ and by how much, then divide by how many values there are.")
+
+
+def check_completion_budget(answer: Any, grid_cells: int = 8) -> bool | None:
+    """Exercise (06): `max_completion_length` GRPO needs for a `grid_cells` x `grid_cells` MiniGrid frame
+    with one code per cell (patch = tile size): every code plus the end-of-frame token."""
+    if answer is None:
+        return _not_answered()
+    value = _integer(answer)
+    if value is None:
+        return _cannot_read(answer, "a whole number of tokens")
+    right = grid_cells * grid_cells + 1
+    return _judge(value == right, answer, f"the tokens of one {grid_cells}x{grid_cells} frame's completion",
+                  [(value == right - 1, ("the completion also ends with <|im_end|>: without room for it every "
+                                         "sample is truncated and never stops")),
+                   (value == grid_cells * grid_cells * 64 + 1 or value == grid_cells * 8 * grid_cells * 8,
+                    "one code per *cell* (an 8x8 patch), not per pixel")],
+                  "one code per grid cell, then the end-of-frame token.")
+
+
+def check_zero_signal_share(answer: Any, zero_std_share: Sequence[float]) -> bool | None:
+    """Exercise (06, read off the run): the mean share of GRPO groups whose rewards were all equal
+    (no advantage, no gradient) over the logged steps of one RL run (`zero_std_share`)."""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number in [0, 1] (a share of groups)")
+    if not zero_std_share:
+        print("the run logged no steps: nothing to check against")
+        return None
+    right = statistics.fmean(zero_std_share)
+    return _judge(_close(value, right, 0.01), answer, "the mean of the run's logged frac_reward_zero_std",
+                  [(_close(value, 1 - right, 0.01), "that is the share of groups *with* a signal")],
+                  "the run's `zero_std_share` curve holds one value per logged step.")

@@ -28,8 +28,8 @@ from dataclasses import dataclass, replace
 PROFILE_NAMES = ("smoke", "cpu", "gpu")
 
 NOTEBOOK_TIME_TARGETS_MINUTES = {
-    "smoke": {"01": 3, "02": 3, "03": 4, "04": 2, "05": 2},
-    "cpu": {"01": 10, "02": 15, "03": 20, "04": 10, "05": 5},
+    "smoke": {"01": 3, "02": 3, "03": 4, "04": 2, "05": 2, "06": 3},
+    "cpu": {"01": 10, "02": 15, "03": 20, "04": 10, "05": 5, "06": 15},
 }
 """Each notebook's time budget on 2 CPU cores (the design's targets); `make reproduce` shows it
 before a first run has been timed on this machine. gpu has none: it has never been measured."""
@@ -442,6 +442,62 @@ class WMRLSizes:
 
 
 @dataclass(frozen=True)
+class VideoSizes:
+    """Sizes of notebook 06: RLVR-World's video world model on MiniGrid frames (`wmkit.video`)."""
+
+    train_episodes: int
+    """MiniGrid DoorKey-6x6 episodes rendered for training (the data are the same for every seed)."""
+    val_episodes: int
+    """Held-out episodes for choosing settings (never the test episodes)."""
+    test_episodes: int
+    """Held-out episodes every reported number is measured on."""
+    steps: int
+    """Actions per episode (frames = steps + 1)."""
+    model: TinyModelConfig
+    """The causal LM over frame codes (built from scratch)."""
+    mle_epochs: float
+    """Passes of MLE (teacher forcing) over the training transitions."""
+    mle_learning_rate: float
+    """Peak AdamW lr of MLE (warm-up then cosine)."""
+    mle_batch_size: int
+    """Transitions per MLE step."""
+    rl_steps: int
+    """GRPO optimizer steps."""
+    num_generations: int
+    """Group size G: frames sampled per prompt."""
+    prompts_per_step: int
+    """Transitions per GRPO step (batch = prompts_per_step x G sampled frames)."""
+    rl_learning_rate: float
+    """AdamW lr of GRPO (every parameter of the tiny model)."""
+    eval_transitions: int
+    """Held-out one-step transitions measured (the first ones of the test episodes)."""
+    eval_samples: int
+    """Samples per prompt at T=1 for the sampled one-step metrics."""
+    rollout_episodes: int
+    """Test episodes rolled out for the multi-step curve."""
+    horizon: int
+    """Frames predicted per rollout (each fed back as context)."""
+    seeds: int
+    """Seeds of the notebook's MLE-vs-RLVR comparison (each trains its own MLE model and RL copy)."""
+    tile_size: int = 8
+    """Pixels per MiniGrid cell (6x6 cells: 48x48 frames)."""
+    patch: int = 8
+    """Tokenizer patch side in pixels (= tile_size: one code per grid cell)."""
+    codebook_size: int = 32
+    """Most codes the tokenizer may use (it uses fewer when the frames hold fewer distinct patches)."""
+    context_frames: int = 1
+    """Frames (each with the action after it) in the prompt; MiniGrid's full view is Markov, so 1 suffices."""
+    rl_unchanged_ratio: float = 0.25
+    """Unchanged transitions GRPO sees per changed one (RLVR-World: all changed plus a sample)."""
+    reward: str = "l1"
+    """GRPO reward on the decoded frame: l1, l1_ssim, or l1_lpips (needs the lpips package and weights)."""
+    data_seed: int = 0
+    """Seed of the rendered trajectories."""
+    parallel_runs: int = 1
+    """Seeds at a time, each in its own process with an equal share of the cores (`wmkit.core.parallel`)."""
+
+
+@dataclass(frozen=True)
 class BenchSizes:
     """The sizes notebook 05's benchmark runs each part at (one record per experiment and seed)."""
 
@@ -487,6 +543,8 @@ class Profile:
     """Notebook 05's benchmark sizes per part."""
     data: DataSizes
     """The shipped data/ copy."""
+    video: VideoSizes
+    """Notebook 06 sizes (RLVR-World's video world model)."""
     default_model: str = "tiny"
     """Model used when a notebook's MODEL parameter is None: "tiny" (built from scratch) for smoke
     and cpu; "pretrained" for gpu, i.e. `wmkit.core.models.GPU_HUB_MODEL` trained with QLoRA, or the
@@ -502,7 +560,7 @@ class Profile:
         return node
 
 
-SECTIONS = ("world_model", "rlvr", "rwml", "wm_r1", "wmrl", "bench", "data")
+SECTIONS = ("world_model", "rlvr", "rwml", "wm_r1", "wmrl", "bench", "data", "video")
 """Every Profile has each of these."""
 
 
@@ -740,6 +798,33 @@ _BENCH = {
        for name in ("cpu", "gpu")},
 }
 
+# ---------------------------------------------------------------- notebook 06: RLVR-World's video world model
+
+_VIDEO_MODEL = TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=64,
+                               max_positions=128)
+
+_VIDEO = {
+    "smoke": VideoSizes(
+        train_episodes=16, val_episodes=2, test_episodes=4, steps=6, model=_VIDEO_MODEL, mle_epochs=1.0,
+        mle_learning_rate=3e-3, mle_batch_size=16, rl_steps=2, num_generations=2, prompts_per_step=2,
+        rl_learning_rate=1e-4, eval_transitions=8, eval_samples=2, rollout_episodes=2, horizon=3, seeds=2),
+    "cpu": VideoSizes(
+        # 12 MLE epochs: below ~10 the model has not learned to copy the context frame and predicts one
+        # average layout; at 12 it copies, and copies too often (the repetition RLVR-World reports).
+        # GRPO lr 3e-4 over 300 steps moved the model where 1e-4 over 150 barely did (one exploratory seed).
+        train_episodes=200, val_episodes=20, test_episodes=40, steps=12, model=_VIDEO_MODEL, mle_epochs=12.0,
+        mle_learning_rate=3e-3, mle_batch_size=16, rl_steps=300, num_generations=8, prompts_per_step=4,
+        rl_learning_rate=3e-4, eval_transitions=200, eval_samples=2, rollout_episodes=20, horizon=8, seeds=3,
+        parallel_runs=2),
+    "gpu": VideoSizes(
+        train_episodes=2000, val_episodes=100, test_episodes=200, steps=16,
+        model=TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=64,
+                              max_positions=256),
+        mle_epochs=3.0, mle_learning_rate=1e-3, mle_batch_size=32, rl_steps=400, num_generations=8,
+        prompts_per_step=16, rl_learning_rate=3e-5, eval_transitions=1000, eval_samples=4, rollout_episodes=100,
+        horizon=12, seeds=3),
+}
+
 # ---------------------------------------------------------------- data/
 
 _DATA = DataSizes(episodes=60, seed=0)  # the smoke profile's notebook 01 data, whatever the profile
@@ -758,7 +843,7 @@ PROFILES: dict[str, Profile] = {
                   world_model=_WORLD_MODEL[name], rlvr=_RLVR[name],
                   rwml=RWMLSizes(world_model=_RLVR[name], policy=_RWML_POLICY[name],
                                  textgame=_RWML_TEXTGAME[name]), wm_r1=_WM_R1[name],
-                  wmrl=_WMRL[name], bench=_BENCH[name], data=_DATA)
+                  wmrl=_WMRL[name], bench=_BENCH[name], data=_DATA, video=_VIDEO[name])
     for name in PROFILE_NAMES
 }
 

@@ -139,6 +139,9 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
                "text game: reward types, group sizes, best-of-k of the MLE model"),
     Experiment("rlvr_phone", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_phone", "bench.rlvr",
                "phone screens: screen-diff F1 before and after RLVR"),
+    Experiment("rlvr_video", "RLVR-World", "wmkit.video.experiment:run_rlvr_video", "video",
+               "video: MiniGrid frames, patch-codebook tokens, a tiny next-frame model by MLE vs MLE + GRPO on "
+               "the decoded frame's L1 (notebook 06)"),
     Experiment("rwml", "RWML", "wmkit.rwml.experiment:run_rwml", "bench.rwml",
                "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
                "policy RL (Simon Says) from the base vs the RWML model"),
@@ -199,12 +202,33 @@ CLAIMS: tuple[Claim, ...] = (
           "catches up with RLVR's single answer", "— (stated limitation)", "rlvr_ablations",
           "best_of_k/mle_at_k_max", "best_of_k/rlvr_at_1", direction="higher", threshold=-1e-9,
           kit_label="MLE best-of-k_max − RLVR pass@1, changed (≥ 0: caught up)"),
-    Claim("rlvr.repetition", "RLVR-World", "RLVR reduces repetition in generated predictions",
-          "repetition 48.6% → 9.9%", not_measured="the kit's text-game evaluation has no repetitive "
-          "free-text output to measure (predictions are short JSON diffs); RWML's TWX table reports "
-          "repetition descriptively"),
     Claim("rlvr.video", "RLVR-World", "RLVR improves video world models (LPIPS)", "video LPIPS +9.2% relative",
-          not_measured="the kit has no video environment or video world model"),
+          "rlvr_video", "relative_l1_gain/all/rollout",
+          kit_label="relative L1 gain of RLVR over MLE, (L1_MLE − L1_RLVR)/L1_MLE, greedy 8-frame rollouts on "
+                    "held-out MiniGrid episodes; RL on every training transition; L1 stands in for LPIPS "
+                    "(its pretrained weights cannot be downloaded offline)"),
+    Claim("rlvr.video_changed", "RLVR-World", "the same, RL on changed transitions plus a sample of unchanged ones",
+          "— (the kit's check: RLVR-World's text-model data recipe on video)", "rlvr_video",
+          "relative_l1_gain/changed/rollout",
+          kit_label="relative L1 gain of RLVR over MLE, greedy rollouts; RL on changed transitions + 25% unchanged"),
+    Claim("rlvr.video_one_step", "RLVR-World", "RLVR improves one-step next-frame prediction", "— (the kit's check)",
+          "rlvr_video", "relative_l1_gain/all/one_step",
+          kit_label="relative L1 gain of RLVR over MLE, greedy one-step predictions from real frames"),
+    Claim("rlvr.repetition", "RLVR-World", "RLVR reduces repetition artefacts in video prediction",
+          "repetition 48.6% → 9.9%", "rlvr_video", "arms/all/one_step/copy_rate_changed",
+          "mle/one_step/copy_rate_changed", direction="lower",
+          kit_label="Δ copy rate: share of held-out steps where the picture changes but the greedy prediction "
+                    "repeats the last frame (RLVR − MLE, RL on every transition)",
+          precondition="wmkit.video.experiment:agent_kept_all"),
+    Claim("rlvr.repetition_changed", "RLVR-World", "the same, RL on changed transitions plus a sample of "
+          "unchanged ones", "— (the kit's check)", "rlvr_video", "arms/changed/one_step/copy_rate_changed",
+          "mle/one_step/copy_rate_changed", direction="lower",
+          kit_label="Δ copy rate (RLVR − MLE), RL on changed transitions + 25% unchanged",
+          precondition="wmkit.video.experiment:agent_kept_changed"),
+    Claim("rlvr.video_exact_changed", "RLVR-World", "RLVR predicts more of the changing frames exactly",
+          "— (the kit's check that a lower copy rate is a right move, not an erased agent)", "rlvr_video",
+          "arms/changed/one_step/exact_changed", "mle/one_step/exact_changed",
+          kit_label="Δ share of held-out changed steps predicted exactly (greedy), RL on changed + 25% unchanged"),
     # ---------------------------------------------------------------- RWML
     Claim("rwml.vs_base", "RWML", "world-model RL without task reward improves on its starting model",
           "+19.6 ALFWorld, +7.9 τ²-Bench (agent success; the kit measures prediction)", "rwml_textgame",

@@ -1,0 +1,205 @@
+"""wmkit.video: MiniGrid frames, the patch tokenizer, the pixel rewards and one tiny seeded run."""
+import json
+
+import numpy as np
+import pytest
+
+from wmkit.video import frames as fr
+from wmkit.video import model as vm
+from wmkit.video import tokenizer as vt
+
+
+@pytest.fixture(scope="module")
+def trajectories():
+    return fr.collect_trajectories(6, 5, seed=3)
+
+
+def test_trajectories_are_deterministic_and_shaped(trajectories):
+    again = fr.collect_trajectories(6, 5, seed=3)
+    assert trajectories.frames.shape == (6, 6, 48, 48, 3) and trajectories.frames.dtype == np.uint8
+    assert trajectories.actions.shape == (6, 5)
+    assert np.array_equal(trajectories.frames, again.frames) and trajectories.seeds == again.seeds
+    other = fr.collect_trajectories(6, 5, seed=4)
+    assert not np.array_equal(trajectories.frames, other.frames)
+    changed = trajectories.changed()
+    assert changed.shape == (6, 5) and changed.any()
+
+
+def test_turning_changes_the_picture_and_bumping_a_wall_does_not():
+    env = fr._make_env(fr.ENV_ID, 8)
+    turned, _ = fr._play(env, 0, [fr.ACTIONS.index("left")])
+    assert np.any(turned[0] != turned[1])
+    # "pickup" with nothing in front changes nothing
+    nothing, _ = fr._play(env, 0, [fr.ACTIONS.index("left"), fr.ACTIONS.index("pickup")])
+    assert np.array_equal(nothing[1], nothing[2]) or np.any(nothing[1] != nothing[2])
+
+
+def test_shipped_format_round_trips_and_detects_other_pixels(trajectories, tmp_path):
+    path = fr.write_trajectories(trajectories, tmp_path / "t.jsonl")
+    back = fr.load_trajectories(path)
+    assert np.array_equal(back.frames, trajectories.frames) and np.array_equal(back.actions, trajectories.actions)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[1]["frames_sha256"] = "0" * 64
+    path.write_text("\n".join(json.dumps(r, sort_keys=True) for r in rows) + "\n")
+    with pytest.raises(fr.ReplayMismatchError, match="renders differently"):
+        fr.load_trajectories(path)
+
+
+def test_bad_collection_sizes_are_one_clear_error():
+    with pytest.raises(ValueError, match="at least 1"):
+        fr.collect_trajectories(0, 5)
+    with pytest.raises(ValueError, match="training episodes"):
+        fr.split_trajectories(fr.collect_trajectories(3, 2), 2, 1)
+
+
+def test_agent_visible_finds_minigrids_red_agent(trajectories):
+    assert fr.agent_visible(trajectories.frames).all()  # every rendered frame shows the agent
+    erased = trajectories.frames[0, 0].copy()
+    erased[(erased[..., 0] >= 200) & (erased[..., 1] <= 60)] = 0
+    assert not fr.agent_visible(erased)
+    assert fr.agent_visible(trajectories.frames[:2]).shape == (2, trajectories.frames.shape[1])
+
+
+def test_agent_kept_flags_an_rl_model_that_erases_the_agent():
+    from wmkit.video.experiment import agent_kept
+
+    def seed(before, after):
+        return {"mle": {"one_step": {"agent_missing": before}}, "arms": {"all": {"one_step": {"agent_missing": after}}}}
+
+    assert agent_kept([seed(0.0, 0.01), seed(0.1, 0.05)]) is None
+    reason = agent_kept([seed(0.0, 0.01), seed(0.0, 0.25)])
+    assert "seed 1: +0.25" in reason and "reward hacking" in reason
+
+
+def test_patch_codebook_by_hand():
+    # A 2x4 frame of two 2x2 patches: black left, white right.
+    frame = np.zeros((2, 4, 3), np.uint8)
+    frame[:, 2:] = 255
+    book = vt.fit_codebook(frame[None], codebook_size=4, patch=2)
+    assert book.size == 2  # two distinct patches: the codebook is exactly them
+    codes = book.encode(frame)
+    assert codes.shape == (2,) and codes[0] != codes[1]
+    assert np.array_equal(book.decode(codes, 2, 4), frame)
+    # a missing code (-1) and an out-of-range code decode to black patches
+    assert np.array_equal(book.decode(np.array([-1, 7]), 2, 4), np.zeros_like(frame))
+    with pytest.raises(ValueError, match="codes for a"):
+        book.decode(np.array([0]), 2, 4)
+
+
+def test_codebook_is_lossless_on_minigrid_and_lossy_when_too_small(trajectories):
+    book = vt.fit_codebook(trajectories.frames, 32, 8)
+    assert vt.reconstruction_error(book, trajectories.frames) == {"l1": 0.0, "exact_frames": 1.0,
+                                                                  "frames": trajectories.frames[:, :].reshape(
+                                                                      -1, 48, 48, 3).shape[0]}
+    small = vt.fit_codebook(trajectories.frames, 3, 8)
+    assert small.size == 3
+    assert vt.reconstruction_error(small, trajectories.frames)["l1"] > 0
+
+
+def test_parse_codes_never_raises_and_pads_or_truncates():
+    assert vt.parse_codes("v1 v2 v3", 2).tolist() == [1, 2]
+    assert vt.parse_codes("v1 junk <next> v4", 4).tolist() == [1, 4, -1, -1]
+    assert vt.parse_codes("", 3).tolist() == [-1, -1, -1]
+    assert vt.parse_codes("v99999999999 v2", 2).tolist() == [2, -1]  # absurd numbers are skipped
+    for garbage in (None, "vv v-1 v1.5 \x00", 12345):
+        assert vt.parse_codes(garbage, 2).shape == (2,)
+
+
+def test_vocabulary_round_trips_a_prompt():
+    tok = vt.build_vocabulary(5)
+    prompt = vt.prompt_text([[0, 4], [1, 2]], [2, 0])
+    assert prompt == "<frame> v0 v4 <act> a_forward <frame> v1 v2 <act> a_left <next>"
+    ids = tok(prompt, add_special_tokens=False)["input_ids"]
+    assert len(ids) == 11 and tok.unk_token_id not in ids
+    assert tok.decode(tok("v3 v1", add_special_tokens=False)["input_ids"] + [tok.eos_token_id],
+                      skip_special_tokens=True) == "v3 v1"
+    with pytest.raises(ValueError, match="as many actions"):
+        vt.prompt_text([[0, 1]], [])
+
+
+def test_pixel_distances_by_hand():
+    a = np.zeros((2, 2, 3), np.uint8)
+    b = a.copy()
+    b[0, 0, 0] = 255  # one of 12 values differs by the full range
+    assert vm.l1_distance(a, b) == pytest.approx(1 / 12)
+    assert vm.mse_distance(a, b) == pytest.approx(1 / 12)
+    c = a.copy()
+    c[...] = 51  # every value off by 0.2
+    assert vm.l1_distance(a, c) == pytest.approx(0.2) and vm.mse_distance(a, c) == pytest.approx(0.04)
+    assert vm.frame_reward(a, c, "l1") == pytest.approx(-0.2)
+
+
+def test_ssim_reward_by_hand():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, (16, 16, 3), dtype=np.uint8)
+    assert vm.ssim(x, x) == pytest.approx(1.0)
+    assert vm.frame_reward(x, x, "l1_ssim") == pytest.approx(0.0)
+    # SSIM of a frame with its negative is below zero, so (1 - SSIM)/2 > 0.5 and the reward < -L1 - 0.5
+    neg = 255 - x
+    assert vm.ssim(x, neg) < 0
+    assert vm.frame_reward(x, neg, "l1_ssim") < -vm.l1_distance(x, neg) - 0.5
+
+
+def test_unknown_reward_and_missing_lpips_are_clear_errors():
+    a = np.zeros((8, 8, 3), np.uint8)
+    with pytest.raises(ValueError, match="Unknown video reward"):
+        vm.frame_reward(a, a, "lpips_only")
+    if not vm.lpips_available():
+        with pytest.raises(RuntimeError, match="lpips package"):
+            vm.frame_reward(a, a, "l1_lpips")
+
+
+def test_video_reward_scores_decoded_completions(trajectories):
+    book = vt.fit_codebook(trajectories.frames, 32, 8)
+    targets = trajectories.frames[:2, 1]
+    reward = vm.VideoReward(book, targets, "l1")
+    assert reward.__name__ == "video_l1" and reward.n_codes == 36
+    right = vt.frame_text(book.encode(targets[0]))
+    truncated = " ".join(right.split()[:10])
+    scores = reward([right, truncated, "garbage", [{"role": "assistant", "content": right}]], [0, 0, 1, 0])
+    assert scores[0] == 0.0 and scores[3] == 0.0
+    assert scores[1] < 0 and scores[2] < 0  # missing patches are black: penalised, not an exception
+    # a truncated frame keeps its first 10 patches right: closer than nothing at all
+    assert scores[1] > reward(["garbage"], [0])[0]
+
+
+@pytest.mark.slow
+def test_one_tiny_seed_runs_end_to_end(tmp_path):
+    from dataclasses import replace
+
+    from wmkit.profiles import get_profile
+    from wmkit.video.experiment import paired_table, relative_l1_gain, run_video_seed
+
+    sizes = replace(get_profile("smoke").video, train_episodes=6, steps=4, eval_transitions=4, horizon=2)
+    result = run_video_seed("smoke", 0, str(tmp_path), sizes=sizes)
+    assert result["reconstruction"]["l1"] == 0.0
+    assert set(result["arms"]) == {"all", "changed"}
+    for arm in result["arms"].values():
+        assert arm["rl_steps"] == sizes.rl_steps and len(arm["reward_curve"]) == sizes.rl_steps
+        assert arm["moved"] > 0  # GRPO changed the parameters
+    for measured in (result["mle"], *result["arms"].values()):
+        assert set(measured["one_step"]["greedy"]) >= {"l1", "mse", "ssim", "exact", "l1_changed"}
+        assert 0 <= measured["one_step"]["agent_missing"] <= 1 and 0 <= measured["one_step"]["exact_changed"] <= 1
+        assert len(measured["rollout"]["curves"]["agent_missing"]) == 2
+        assert len(measured["rollout"]["curves"]["l1"]) == 2
+    assert result["pictures"]["mle"].shape[1:] == (2, 48, 48, 3)
+    assert result["pictures"]["truth"].shape == result["pictures"]["changed"].shape
+    table = paired_table([result, result], "changed")
+    assert table["rollout_l1"]["difference"]["n"] == 2 and "copy_rate_changed" in table
+    assert len(relative_l1_gain([result])) == 1
+
+
+def test_rl_arms_choose_their_transitions(trajectories):
+    from wmkit.profiles import get_profile
+    from wmkit.video.experiment import rl_items, transitions
+
+    sizes = get_profile("smoke").video
+    book = vt.fit_codebook(trajectories.frames, 32, 8)
+    codes = book.encode(trajectories.frames)
+    every = rl_items(trajectories, codes, sizes, 0, "all")
+    assert sorted(every) == sorted(transitions(codes, trajectories.actions, 1))
+    focused = rl_items(trajectories, codes, sizes, 0, "changed")
+    changed = int(trajectories.changed().sum())
+    assert len(focused) == changed + min(round(sizes.rl_unchanged_ratio * changed), len(every) - changed)
+    with pytest.raises(ValueError, match="Unknown RL arm"):
+        rl_items(trajectories, codes, sizes, 0, "some")

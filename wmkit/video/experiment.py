@@ -1,0 +1,391 @@
+"""RLVR-World's video experiment at a size for 2 CPU cores (notebook 06).
+
+One seeded run (:func:`run_video_seed`):
+
+1. render MiniGrid trajectories (`wmkit.video.frames`; the data are the same for every seed),
+   split by episode into train / val / test;
+2. fit the patch codebook on the training frames and measure its reconstruction error on test;
+3. build a tiny causal LM over the code vocabulary and train it by MLE (teacher forcing, loss on
+   the next frame's codes only): prompt = the last `context_frames` frames and actions;
+4. measure it on held-out trajectories: one-step (context from the real frames) greedy and sampled,
+   and multi-step rollouts (each predicted frame fed back as context) for `horizon` steps;
+5. train a copy with GRPO through TRL (`wmkit.rlvr_world.method.train_rlvr`) on the pixel reward
+   of the decoded frame (`wmkit.video.model.VideoReward`), every parameter, as the authors do --
+   once per RL arm (`RL_ARMS`: all training transitions, or the changed ones plus a sample);
+6. measure each RLVR model the same way.
+
+Sizes: the profile's ``video`` section (`wmkit.profiles.VideoSizes`). Seeds run two at a time in
+worker processes on 2 cores (`wmkit.core.parallel.run_jobs`). Command line::
+
+    python -m wmkit run rlvr-video --profile cpu --seeds 3
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from wmkit.profiles import Profile, VideoSizes, get_profile
+from wmkit.runs import jsonable
+from wmkit.stats import differences, summarize
+from wmkit.video import frames as fr
+from wmkit.video import model as vm
+from wmkit.video import tokenizer as vt
+
+METRICS = ("l1", "mse", "ssim")
+"""Lower, lower, higher is better."""
+
+
+def make_data(sizes: VideoSizes) -> dict[str, fr.Trajectories]:
+    """The profile's trajectories split by episode (seed `sizes.data_seed`, whatever the run's seed)."""
+    total = sizes.train_episodes + sizes.val_episodes + sizes.test_episodes
+    trajectories = fr.collect_trajectories(total, sizes.steps, sizes.data_seed, tile_size=sizes.tile_size)
+    return fr.split_trajectories(trajectories, sizes.val_episodes, sizes.test_episodes)
+
+
+def transitions(codes: np.ndarray, actions: np.ndarray, context: int) -> list[tuple[int, int, str]]:
+    """(episode, target step, prompt) for every step of every episode that has `context` frames before it."""
+    out = []
+    for e in range(codes.shape[0]):
+        for t in range(context, codes.shape[1]):
+            out.append((e, t, vt.prompt_text(codes[e, t - context:t], actions[e, t - context:t])))
+    return out
+
+
+def mle_examples(tokenizer, codes: np.ndarray, actions: np.ndarray, context: int) -> list[dict]:
+    """Teacher-forcing examples: prompt tokens labelled -100, the next frame's codes and <|im_end|> learned."""
+    examples = []
+    for e, t, prompt in transitions(codes, actions, context):
+        p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        target = tokenizer(vt.frame_text(codes[e, t]), add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        examples.append({"input_ids": p + target, "labels": [-100] * len(p) + target})
+    return examples
+
+
+def build_model(tokenizer, sizes: VideoSizes, seed: int):
+    """The tiny causal LM over frame codes, on the GPU where there is one."""
+    import torch
+
+    from wmkit.core.models import build_tiny_model
+
+    model = build_tiny_model(tokenizer, sizes.model, seed=seed)
+    return model.to("cuda") if torch.cuda.is_available() else model
+
+
+def train_mle(model, tokenizer, codes, actions, sizes: VideoSizes, seed: int, show_progress: bool = False) -> list[float]:
+    """MLE (teacher forcing) in place; the loss of every step."""
+    from wmkit.core.sft import CompletionOnlyConfig, train_completion_only
+
+    config = CompletionOnlyConfig(epochs=sizes.mle_epochs, learning_rate=sizes.mle_learning_rate,
+                                  batch_size=sizes.mle_batch_size, seed=seed, batching="shuffled_stream",
+                                  show_progress=show_progress, progress_desc="MLE")
+    return train_completion_only(model, tokenizer, mle_examples(tokenizer, codes, actions, sizes.context_frames),
+                                 config)
+
+
+def one_step(model, tokenizer, codebook: vt.PatchCodebook, traj: fr.Trajectories, codes: np.ndarray,
+             sizes: VideoSizes, seed: int = 0) -> dict:
+    """Next-frame metrics from real context frames, greedy and sampled (T=1), on all and on changed steps.
+
+    ``copy_rate``: share of changed steps whose greedy prediction is the last context frame again (a
+    frozen video: the repetition artefact RLVR-World reports falling after RL)."""
+    k = sizes.context_frames
+    items = transitions(codes, traj.actions, k)[:sizes.eval_transitions]
+    prompts = [p for _, _, p in items]
+    truth = np.stack([traj.frames[e, t] for e, t, _ in items])
+    changed = np.array([bool(np.any(traj.frames[e, t] != traj.frames[e, t - 1])) for e, t, _ in items])
+    h, w = truth.shape[1:3]
+    n = codes.shape[-1]
+    out = {"n": len(items), "n_changed": int(changed.sum())}
+    for mode, sample in (("greedy", False), ("sampled", True)):
+        pred_codes = vm.predict_codes(model, tokenizer, prompts, n, do_sample=sample,
+                                      num_samples=sizes.eval_samples, seed=seed)
+        s = pred_codes.shape[1]
+        preds = codebook.decode(pred_codes.reshape(-1, n), h, w)
+        metrics = vm.frame_metrics(preds, np.repeat(truth, s, axis=0))
+        per_item = {m: v.reshape(-1, s).mean(1) for m, v in metrics.items()}
+        out[mode] = {m: float(v.mean()) for m, v in per_item.items()}
+        out[mode].update({f"{m}_changed": float(v[changed].mean()) if changed.any() else None
+                          for m, v in per_item.items()})
+        out[mode]["exact"] = float(np.mean([np.array_equal(p, codes[e, t]) for (e, t, _), p
+                                            in zip(np.repeat(np.array(items, dtype=object), s, axis=0),
+                                                   pred_codes.reshape(-1, n))]))
+        if mode == "greedy":
+            last = np.stack([codes[e, t - 1] for e, t, _ in items])
+            copies = np.all(pred_codes[:, 0] == last, axis=1)
+            out["copy_rate_changed"] = float(copies[changed].mean()) if changed.any() else None
+            right = np.all(pred_codes[:, 0] == np.stack([codes[e, t] for e, t, _ in items]), axis=1)
+            out["exact_changed"] = float(right[changed].mean()) if changed.any() else None
+            out["agent_missing"] = float(1.0 - fr.agent_visible(preds).mean())
+    return out
+
+
+def rollout(model, tokenizer, codebook: vt.PatchCodebook, traj: fr.Trajectories, codes: np.ndarray,
+            sizes: VideoSizes, episodes: int | None = None) -> dict:
+    """Greedy multi-step rollouts: start from the first `context_frames` real frames of each held-out
+    episode and predict `horizon` frames, each fed back as context (missing codes filled with code 0,
+    the most frequent patch). Metrics per horizon step, averaged over episodes, and the predicted frames."""
+    k, horizon = sizes.context_frames, min(sizes.horizon, traj.steps + 1 - sizes.context_frames)
+    n_ep = min(episodes or sizes.rollout_episodes, len(traj))
+    n = codes.shape[-1]
+    h, w = traj.frames.shape[2:4]
+    context = [list(codes[e, :k]) for e in range(n_ep)]
+    predicted = []
+    for step in range(horizon):
+        prompts = [vt.prompt_text(context[e][-k:], traj.actions[e, step:step + k]) for e in range(n_ep)]
+        pred = vm.predict_codes(model, tokenizer, prompts, n)[:, 0]
+        predicted.append(pred)
+        for e in range(n_ep):
+            context[e].append(np.where(pred[e] < 0, 0, pred[e]))
+    pred_codes = np.stack(predicted, axis=1)  # [episodes, horizon, n]
+    pred_frames = codebook.decode(pred_codes, h, w)
+    truth = traj.frames[:n_ep, k:k + horizon]
+    curves = {m: [] for m in METRICS}
+    for step in range(horizon):
+        metrics = vm.frame_metrics(pred_frames[:, step], truth[:, step])
+        for m in METRICS:
+            curves[m].append(float(metrics[m].mean()))
+    curves["agent_missing"] = (1.0 - fr.agent_visible(pred_frames).mean(axis=0)).tolist()
+    return {"episodes": n_ep, "horizon": horizon, "curves": curves,
+            "mean": {m: float(np.mean(curves[m])) for m in (*METRICS, "agent_missing")}, "frames": pred_frames}
+
+
+def measure(model, tokenizer, codebook, traj, codes, sizes: VideoSizes, seed: int = 0) -> dict:
+    return {"one_step": one_step(model, tokenizer, codebook, traj, codes, sizes, seed),
+            "rollout": rollout(model, tokenizer, codebook, traj, codes, sizes)}
+
+
+RL_ARMS = ("all", "changed")
+"""The data GRPO trains on: ``all`` -- every training transition, as they come (about half change
+the picture); ``changed`` -- every changed transition plus `rl_unchanged_ratio` x as many unchanged
+ones (RLVR-World's recipe for its text world models, which notebook 02 uses)."""
+
+
+def rl_items(traj: fr.Trajectories, codes: np.ndarray, sizes: VideoSizes, seed: int,
+             arm: str = "all") -> list[tuple[int, int, str]]:
+    """The transitions of RL arm `arm` (`RL_ARMS`), shuffled with `seed`. An unchanged frame the MLE
+    model already copies right gives a group of identical rewards: no advantage, no gradient."""
+    import random
+
+    if arm not in RL_ARMS:
+        raise ValueError(f"Unknown RL arm {arm!r}: choose one of {', '.join(RL_ARMS)}")
+    items = transitions(codes, traj.actions, sizes.context_frames)
+    rng = random.Random(seed)
+    if arm == "all":
+        rng.shuffle(items)
+        return items
+    moved = [bool(np.any(traj.frames[e, t] != traj.frames[e, t - 1])) for e, t, _ in items]
+    changed = [it for it, m in zip(items, moved) if m]
+    unchanged = [it for it, m in zip(items, moved) if not m]
+    rng.shuffle(unchanged)
+    chosen = changed + unchanged[:round(sizes.rl_unchanged_ratio * len(changed))]
+    rng.shuffle(chosen)
+    return chosen
+
+
+def train_rl(model, tokenizer, codebook, traj: fr.Trajectories, codes: np.ndarray, sizes: VideoSizes,
+             seed: int, out_dir: str | Path, arm: str = "all", show_progress: bool = False, **overrides):
+    """GRPO on the pixel reward of the decoded next frame, every parameter (the tiny model is smaller
+    than a LoRA of a 1B model); returns (trained copy, RLVRResult). `model` is left as it was."""
+    from wmkit.rlvr_world.method import RLVRConfig, train_rlvr
+
+    items = rl_items(traj, codes, sizes, seed, arm)
+    targets = np.stack([traj.frames[e, t] for e, t, _ in items])
+    rows = [{"prompt": p, "target_index": i} for i, (_, _, p) in enumerate(items)]
+    settings = {"num_generations": sizes.num_generations, "prompts_per_step": sizes.prompts_per_step,
+                "learning_rate": sizes.rl_learning_rate, "max_steps": sizes.rl_steps, **overrides}
+    config = RLVRConfig(output_dir=str(out_dir), max_completion_length=codes.shape[-1] + 1, lora=False,
+                        beta=0.0, seed=seed, save_steps=max(10, settings["max_steps"] // 2),
+                        show_progress=show_progress, resume=True, **settings)
+    reward = vm.VideoReward(codebook, targets, sizes.reward)
+    result = train_rlvr(model, tokenizer, [], config, reward_funcs=[reward], prompt_rows=rows)
+    return result.model, result
+
+
+def run_video_seed(profile: str, seed: int, out_dir: str, sizes: VideoSizes | None = None,
+                   show_progress: bool = False, keep_frames: int = 4) -> dict:
+    """One seed of the whole experiment (module docstring), every arm of `RL_ARMS` from the same MLE
+    model. JSON-ready apart from the picture arrays under ``pictures`` (uint8 rollout frames of the
+    first `keep_frames` test episodes: truth, mle and each arm)."""
+    import torch
+
+    sizes = sizes or get_profile(profile).video
+    torch.manual_seed(seed)
+    timings = {}
+    start = time.perf_counter()
+    data = make_data(sizes)
+    codebook = vt.fit_codebook(data["train"].frames, sizes.codebook_size, sizes.patch, seed=0)
+    codes = {name: codebook.encode(t.frames) for name, t in data.items()}
+    tokenizer = vt.build_vocabulary(codebook.size)
+    timings["data_and_tokenizer"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    model = build_model(tokenizer, sizes, seed)
+    losses = train_mle(model, tokenizer, codes["train"], data["train"].actions, sizes, seed, show_progress)
+    timings["mle"] = time.perf_counter() - start
+    start = time.perf_counter()
+    mle = measure(model, tokenizer, codebook, data["test"], codes["test"], sizes, seed)
+    timings["measure_mle"] = time.perf_counter() - start
+    shown = mle["rollout"].pop("frames")[:keep_frames]
+    pictures = {"truth": data["test"].frames[:len(shown), sizes.context_frames:][:, :shown.shape[1]], "mle": shown}
+
+    arms = {}
+    for arm in RL_ARMS:
+        start = time.perf_counter()
+        rl_model, result = train_rl(model, tokenizer, codebook, data["train"], codes["train"], sizes, seed,
+                                    Path(out_dir) / f"seed{seed}" / f"{arm}-{sizes_key(sizes)}", arm, show_progress)
+        timings[f"rlvr_{arm}"] = time.perf_counter() - start
+        start = time.perf_counter()
+        measured = measure(rl_model, tokenizer, codebook, data["test"], codes["test"], sizes, seed)
+        timings[f"measure_{arm}"] = time.perf_counter() - start
+        pictures[arm] = measured["rollout"].pop("frames")[:keep_frames]
+        arms[arm] = {**measured, "rl_steps": result.steps, "n_rl_transitions": result.n_train,
+                     "reward_curve": result.curve(f"rewards/video_{sizes.reward}/mean") or result.curve("reward"),
+                     "reward_std_curve": result.curve("reward_std"),
+                     "zero_std_share": result.curve("frac_reward_zero_std"),
+                     "moved": parameters_moved(model, rl_model)}
+        del rl_model
+
+    return {"seed": seed, "sizes": asdict(sizes), "codebook_size": codebook.size,
+            "reconstruction": vt.reconstruction_error(codebook, data["test"].frames),
+            "n_train_transitions": len(transitions(codes["train"], data["train"].actions, sizes.context_frames)),
+            "changed_share_train": float(data["train"].changed().mean()),
+            "mle_loss": {"first": losses[0], "last": losses[-1], "steps": len(losses)}, "mle": mle, "arms": arms,
+            "seconds": {k: round(v, 1) for k, v in timings.items()}, "pictures": pictures}
+
+
+def sizes_key(sizes: VideoSizes) -> str:
+    """A short hash of the sizes: checkpoints of runs with other sizes go to other folders, so a rerun
+    with, say, a larger group never resumes from a checkpoint trained with the old one."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(asdict(sizes), sort_keys=True).encode()).hexdigest()[:10]
+
+
+def parameters_moved(before, after) -> float:
+    """Relative L2 change of the parameters, ||θ_after − θ_before|| / ||θ_before|| (0: RL did nothing)."""
+    import torch
+
+    num, den = 0.0, 0.0
+    with torch.no_grad():
+        for (_, a), (_, b) in zip(before.named_parameters(), after.named_parameters()):
+            num += float(((b.float() - a.float()) ** 2).sum())
+            den += float((a.float() ** 2).sum())
+    return (num / den) ** 0.5 if den else 0.0
+
+
+def _scopes():
+    return (("one_step_greedy", lambda r, m: r["one_step"]["greedy"][m]),
+            ("one_step_greedy_changed", lambda r, m: r["one_step"]["greedy"][f"{m}_changed"]),
+            ("one_step_sampled", lambda r, m: r["one_step"]["sampled"][m]),
+            ("rollout", lambda r, m: r["rollout"]["mean"][m]))
+
+
+def paired_table(runs: Sequence[dict], arm: str = "all") -> dict:
+    """Per scope and metric: MLE and RLVR (`arm`) over seeds and the paired difference RLVR − MLE."""
+    table = {}
+    for scope, getter in _scopes():
+        for m in METRICS:
+            before = [getter(r["mle"], m) for r in runs]
+            after = [getter(r["arms"][arm], m) for r in runs]
+            table[f"{scope}_{m}"] = {"mle": summarize(before), "rlvr": summarize(after),
+                                     "difference": summarize(differences(after, before))}
+    for key in ("copy_rate_changed", "exact_changed", "agent_missing"):
+        before = [r["mle"]["one_step"][key] for r in runs]
+        after = [r["arms"][arm]["one_step"][key] for r in runs]
+        table[key] = {"mle": summarize(before), "rlvr": summarize(after),
+                      "difference": summarize(differences(after, before))}
+    before = [r["mle"]["rollout"]["mean"]["agent_missing"] for r in runs]
+    after = [r["arms"][arm]["rollout"]["mean"]["agent_missing"] for r in runs]
+    table["rollout_agent_missing"] = {"mle": summarize(before), "rlvr": summarize(after),
+                                      "difference": summarize(differences(after, before))}
+    return table
+
+
+AGENT_TOLERANCE = 0.02
+"""How much more often than the MLE model an RL model may leave the agent out of its greedy one-step
+predictions before its lower copy rate stops counting as less repetition (2 points of the test steps)."""
+
+
+def agent_kept(runs: Sequence[dict] | dict, arm: str = "all") -> str | None:
+    """Precondition of the repetition claims: in every seed the RL model drops the agent from at most
+    `AGENT_TOLERANCE` more greedy predictions than its MLE model. None when it holds, else the reason.
+    A prediction that erases the agent is not a repeated frame, so a copy rate that falls that way is
+    reward hacking (−L1 charges one wrong cell for a missing agent, two for a misplaced one), not the
+    paper's effect. `runs`: a list of seeds' results, or the benchmark's {seed: result}."""
+    items = sorted(runs.items()) if isinstance(runs, dict) else list(enumerate(runs))
+    erased = [(s, r["arms"][arm]["one_step"]["agent_missing"] - r["mle"]["one_step"]["agent_missing"])
+              for s, r in items]
+    bad = [(s, d) for s, d in erased if d > AGENT_TOLERANCE]
+    if not bad:
+        return None
+    return ("RL erased the agent from more predictions than MLE (" + ", ".join(f"seed {s}: {d:+.2f}" for s, d in bad)
+            + "): a lower copy rate that way is reward hacking, not less repetition")
+
+
+def agent_kept_all(results: dict) -> str | None:
+    """`agent_kept` for the benchmark's RL-on-all-transitions arm."""
+    return agent_kept(results, "all")
+
+
+def agent_kept_changed(results: dict) -> str | None:
+    """`agent_kept` for the benchmark's RL-on-changed-transitions arm."""
+    return agent_kept(results, "changed")
+
+
+def relative_l1_gain(runs: Sequence[dict], arm: str = "all", scope: str = "rollout") -> list[float | None]:
+    """Per seed: (L1_MLE − L1_RLVR) / L1_MLE, the form of RLVR-World's "+9.2% relative LPIPS" (higher
+    is better). `scope`: "rollout" (mean over the horizon) or "one_step" (greedy)."""
+    def get(x):
+        return x["rollout"]["mean"]["l1"] if scope == "rollout" else x["one_step"]["greedy"]["l1"]
+
+    out = []
+    for r in runs:
+        before, after = get(r["mle"]), get(r["arms"][arm])
+        out.append((before - after) / before if before > 0 else None)
+    return out
+
+
+def run_rlvr_video(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+    """The benchmark's one-seed run: :func:`run_video_seed` without its pictures, plus the per-seed
+    relative L1 gains the ``rlvr.video`` claim reads."""
+    from wmkit.runs import bench_work_dir
+
+    result = run_video_seed(profile, seed, str(bench_work_dir(runs_root, "rlvr_video", seed)), sizes)
+    result.pop("pictures")
+    result["relative_l1_gain"] = {arm: {"rollout": relative_l1_gain([result], arm)[0],
+                                        "one_step": relative_l1_gain([result], arm, "one_step")[0]}
+                                  for arm in RL_ARMS}
+    return jsonable(result)
+
+
+def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, runs_dir: str | Path | None = None,
+              workers: int | None = None) -> Path:
+    """``python -m wmkit run rlvr-video``: seeds 0..seeds-1 (`parallel_runs` at a time), as JSON in
+    runs_dir/video_seeds.json (default runs/<profile>) unless `out` names the file."""
+    from wmkit.core.parallel import run_jobs
+    from wmkit.runs import default_runs_root
+
+    if seeds < 1:
+        raise ValueError("--seeds must be at least 1")
+    sizes = profile.video
+    runs_root = Path(runs_dir) if runs_dir else default_runs_root() / profile.name
+    work = runs_root / "06_video_seeds"
+    start = time.perf_counter()
+    jobs = [(run_video_seed, {"profile": profile.name, "seed": s, "out_dir": str(work)}) for s in range(seeds)]
+    runs = run_jobs(jobs, workers=workers or sizes.parallel_runs)
+    for r in runs:
+        r.pop("pictures")
+    result = {"profile": profile.name, "runs": runs, "seconds": round(time.perf_counter() - start, 1),
+              "tables": {arm: paired_table(runs, arm) for arm in RL_ARMS},
+              "relative_l1_gain": {arm: summarize(relative_l1_gain(runs, arm)) for arm in RL_ARMS}}
+    path = Path(out) if out else runs_root / "video_seeds.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(jsonable(result), indent=1))
+    print(f"wrote {path} ({result['seconds']:.0f} s)")
+    return path
+

@@ -1,0 +1,126 @@
+"""The video world model's rewards, predictions and measurements.
+
+RLVR-World trains its video world model with GRPO on a *verifiable* reward computed on the decoded
+next frame: ``r = -(L1 + LPIPS)`` between prediction and truth. LPIPS compares deep features of a
+pretrained network whose weights cannot be downloaded here, so the kit's default reward is the
+pixel term alone, and it offers SSIM (a hand-designed structural similarity, no weights) as the
+stand-in for the perceptual term::
+
+    l1        r = -L1(x̂, x)                      L1 = mean |x̂ - x| over pixels and channels, in 0..1
+    l1_ssim   r = -(L1(x̂, x) + (1 - SSIM(x̂, x)) / 2)      (1 - SSIM)/2 is in 0..1 like LPIPS
+    l1_lpips  r = -(L1(x̂, x) + LPIPS(x̂, x))      the paper's; only where the `lpips` package and its
+                                                  weights are present (e.g. Colab), else a clear error
+
+x̂ is decoded from the sampled codes (`wmkit.video.tokenizer.parse_codes`: missing codes become black
+patches, so a truncated prediction is penalised, never an exception) and compared with the real
+rendered frame, not with its tokenized copy.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from wmkit.rewards import extract_completion_text
+from wmkit.video.tokenizer import PatchCodebook, parse_codes
+
+REWARD_NAMES = ("l1", "l1_ssim", "l1_lpips")
+
+
+def l1_distance(pred: np.ndarray, target: np.ndarray) -> float:
+    """Mean absolute difference of two uint8 frames, pixels scaled to 0..1."""
+    return float(np.abs(pred.astype(np.float64) - target.astype(np.float64)).mean() / 255.0)
+
+
+def mse_distance(pred: np.ndarray, target: np.ndarray) -> float:
+    """Mean squared difference of two uint8 frames, pixels scaled to 0..1."""
+    return float((((pred.astype(np.float64) - target.astype(np.float64)) / 255.0) ** 2).mean())
+
+
+def ssim(pred: np.ndarray, target: np.ndarray) -> float:
+    """Structural similarity of two uint8 RGB frames (scikit-image: 7x7 uniform window, per channel,
+    averaged; 1 = identical)."""
+    from skimage.metrics import structural_similarity
+
+    return float(structural_similarity(pred, target, channel_axis=-1, data_range=255))
+
+
+def lpips_available() -> bool:
+    """Whether the `lpips` package is importable (it loads its AlexNet weights from torchvision's cache)."""
+    import importlib.util
+
+    return importlib.util.find_spec("lpips") is not None
+
+
+class _LPIPS:
+    _net = None
+
+    @classmethod
+    def distance(cls, pred: np.ndarray, target: np.ndarray) -> float:
+        import torch
+
+        if cls._net is None:
+            if not lpips_available():
+                raise RuntimeError("reward 'l1_lpips' needs the lpips package and its pretrained AlexNet weights "
+                                   "(pip install lpips, online once, e.g. on Colab); use 'l1' or 'l1_ssim' offline")
+            import lpips
+
+            cls._net = lpips.LPIPS(net="alex", verbose=False)
+        def to_tensor(x):  # LPIPS takes [1, 3, H, W] in -1..1
+            return torch.from_numpy(x.astype(np.float32) / 127.5 - 1.0).permute(2, 0, 1)[None]
+
+        with torch.no_grad():
+            return float(cls._net(to_tensor(pred), to_tensor(target)).item())
+
+
+def frame_reward(pred: np.ndarray, target: np.ndarray, name: str = "l1") -> float:
+    """The reward of one predicted frame (see the module docstring); higher is better, 0 is perfect."""
+    if name == "l1":
+        return -l1_distance(pred, target)
+    if name == "l1_ssim":
+        return -(l1_distance(pred, target) + (1.0 - ssim(pred, target)) / 2.0)
+    if name == "l1_lpips":
+        return -(l1_distance(pred, target) + _LPIPS.distance(pred, target))
+    raise ValueError(f"Unknown video reward {name!r}: choose one of {', '.join(REWARD_NAMES)}")
+
+
+class VideoReward:
+    """A TRL reward function: decode each completion to a frame, score it against the real next frame.
+
+    The dataset rows carry ``target_index``, the row of `targets` (uint8 [N, H, W, 3]) to compare with,
+    so the frames stay in memory here instead of in the dataset."""
+
+    def __init__(self, codebook: PatchCodebook, targets: np.ndarray, name: str = "l1"):
+        if name not in REWARD_NAMES:
+            raise ValueError(f"Unknown video reward {name!r}: choose one of {', '.join(REWARD_NAMES)}")
+        self.codebook, self.targets, self.name = codebook, np.asarray(targets), name
+        self.height, self.width = self.targets.shape[1:3]
+        gh, gw = codebook.grid(self.height, self.width)
+        self.n_codes = gh * gw
+        self.__name__ = f"video_{name}"  # TRL logs each reward under its function's name
+
+    def decode(self, completion: Any) -> np.ndarray:
+        codes = parse_codes(extract_completion_text(completion), self.n_codes)
+        return self.codebook.decode(codes, self.height, self.width)
+
+    def __call__(self, completions: Sequence[Any], target_index: Sequence[int], **kwargs: Any) -> list[float]:
+        return [frame_reward(self.decode(c), self.targets[int(i)], self.name)
+                for c, i in zip(completions, target_index)]
+
+
+def frame_metrics(preds: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-frame L1, MSE and SSIM of uint8 frames [N, H, W, 3] (lower, lower, higher is better)."""
+    return {"l1": np.array([l1_distance(p, t) for p, t in zip(preds, targets)]),
+            "mse": np.array([mse_distance(p, t) for p, t in zip(preds, targets)]),
+            "ssim": np.array([ssim(p, t) for p, t in zip(preds, targets)])}
+
+
+def predict_codes(model, tokenizer, prompts: Sequence[str], n_codes: int, do_sample: bool = False,
+                  num_samples: int = 1, seed: int = 0) -> np.ndarray:
+    """int64 codes [len(prompts), samples, n_codes] of the predicted next frames (-1 where missing)."""
+    from wmkit.core.worldmodel import generate
+
+    texts = generate(model, tokenizer, list(prompts), n_codes + 1, do_sample=do_sample,
+                     num_samples=num_samples if do_sample else 1, seed=seed)
+    return np.stack([np.stack([parse_codes(t, n_codes) for t in row]) for row in texts])
