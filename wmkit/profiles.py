@@ -339,6 +339,9 @@ class WMR1LadderSizes:
     """The oracle error rates p of the ladder (0 = the simulator itself: the positive control)."""
     sft_epochs: float
     """SFT epochs of the ladder's start (its other SFT sizes are the section's)."""
+    sft_tasks: int
+    """Reference episodes of the ladder's start, the templates in turn
+    (``experiment.template_balanced_tasks``)."""
     grpo_steps: int
     """GRPO steps per rung."""
     group_size: int
@@ -624,12 +627,12 @@ _RWML_TEXTGAME = {
 # 5e-4 lowered greedy success by 0.10-0.17). Even so GRPO on the simulator (p = 0) gained only
 # +0.033 [-0.008, +0.074] greedy over 5 seeds: the positive control is not established yet.
 _WM_R1_LADDER = {
-    "smoke": WMR1LadderSizes(error_rates=(0.0, 0.6), sft_epochs=1.0, grpo_steps=1, group_size=2, prompts_per_step=2,
+    "smoke": WMR1LadderSizes(error_rates=(0.0, 0.6), sft_epochs=1.0, sft_tasks=40, grpo_steps=1, group_size=2, prompts_per_step=2,
                              learning_rate=1e-4, temperature=0.6, eval_tasks=2, fidelity_episodes=2),
-    "cpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=20.0, grpo_steps=60, group_size=8,
+    "cpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=20.0, sft_tasks=600, grpo_steps=60, group_size=8,
                            prompts_per_step=4, learning_rate=1e-4, temperature=0.6, eval_tasks=300,
                            fidelity_episodes=100),
-    "gpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=3.0, grpo_steps=200, group_size=8,
+    "gpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=3.0, sft_tasks=4000, grpo_steps=200, group_size=8,
                            prompts_per_step=16, learning_rate=1e-4, temperature=0.6, eval_tasks=600,
                            fidelity_episodes=300),
 }
