@@ -119,9 +119,10 @@ DEVICE_LATENCY: float = 0.0    # emulated seconds per simulator step in the thro
 
 # %%
 import json
+import math
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import matplotlib.pyplot as plt
 import torch
@@ -280,7 +281,10 @@ print("judge on the predicted screen:", phone.judge_screen(task, predicted_next)
 for kind in ("element", "value"):
     wrong = corrupt_screen(real_next, kind, (0, "example"))
     changed = [(a, b) for a, b in zip(real_next.split("\n"), wrong.split("\n")) if a != b]
-    print(f"{kind:8s} real: {changed[0][0]!r}\n{'':8s} shown: {changed[0][1]!r}")
+    if changed:
+        print(f"{kind:8s} real: {changed[0][0]!r}\n{'':8s} shown: {changed[0][1]!r}")
+    else:
+        print(f"{kind:8s} shown screen:\n{wrong}")
 
 # %% [markdown]
 # ## 4. The precondition: an SFT start that succeeds on every template, whatever the seed
@@ -370,8 +374,9 @@ def ladder_figure(points, start_band, learned_error, title, interval_label):
         low, high = start_band[mode]
         ax.axhspan(low, high, color=colour, alpha=0.15, label=f"SFT start, {mode}")
         for x, y, _, _, label in points[mode]:
-            ax.annotate(label, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    if learned_error is not None:
+            if math.isfinite(x) and math.isfinite(y):  # no transition measured (tiny runs): no label
+                ax.annotate(label, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    if learned_error is not None and math.isfinite(learned_error):
         ax.axvline(learned_error, color="grey", ls="--", label="notebook 01's world model (its error)")
     ax.set(xlabel="world-model error: 1 − next-screen exact match on the start's transitions",
            ylabel="success in the real simulator", title=title, xlim=(-0.05, 1.05))
@@ -565,7 +570,7 @@ if learned:
                          f"{learned['success_judged_on_real_successes']:.3f}, judge agreement {learned['agreement']:.3f}")
 print("\n".join(summary_lines))
 results_path = nb.write_results(run, {
-    "sizes": sizes, "ladder": this_seed, "ladder_summary": ladder_summary, "verdict_source": source,
+    "sizes": asdict(sizes), "ladder": this_seed, "ladder_summary": ladder_summary, "verdict_source": source,
     "sft_seconds": round(sft_seconds, 1), "ladder_seconds": round(ladder_seconds, 1),
     "pool_counts": {name: dict(c) for name, c in counts.items()}, "verdicts": verdicts, "throughput": tput,
     "figures": figures, "summary": summary_lines, "paper": wm_r1.PAPER, "world_model": wm_info,

@@ -7,15 +7,17 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from wmkit.quiet import drop_dependency_messages, quiet_dependencies
+
+# A notebook imports this module before anything that imports bitsandbytes (peft does, and with the
+# pinned versions so does `from transformers import set_seed`): the filter goes on first.
+drop_dependency_messages()
+
 import torch
 from transformers import set_seed
 
 from wmkit.profiles import Profile, check_seed, get_profile
-from wmkit.quiet import drop_dependency_messages, quiet_dependencies
 from wmkit.runs import default_runs_root, jsonable, make_folder
-
-# A notebook imports this module before anything that imports bitsandbytes (peft does).
-drop_dependency_messages()
 
 
 @dataclass
