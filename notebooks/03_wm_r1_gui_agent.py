@@ -46,8 +46,8 @@
 #
 # | profile | time | what it trains |
 # |---|---|---|
-# | `smoke` | not yet measured for this version (the previous one: 79 s) | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | not yet measured for this version (estimate from its parts, idle 2-core machine: ~15-20 min) | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
+# | `smoke` | 93 s with notebook 01's smoke world model built inside it (a shared 2-core machine, load ~3, 2026-12-01) | one GRPO step per rung of a tiny policy (proves the code runs) |
+# | `cpu` | not timed yet; its parts, measured with one thread at load 3-8: SFT 4-8 min, each rung 2-7 min with its 1000-task evaluations, so ~15-25 min plus notebook 01's world model if it must be built | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
@@ -292,8 +292,8 @@ for kind in ("element", "value"):
 # RL can only reinforce what the start sometimes does. Two things made earlier cpu starts unfit
 # (measured while building this notebook; the kit's `tools/WM_R1_LADDER.md` has the numbers): the
 # reference episodes came from distinct *prompts* (`unique_tasks`), and templates differ wildly in
-# how many instructions they have, so some templates got one reference episode in 400 while the
-# evaluation draws templates uniformly; and the start's success then hinged on the seed (greedy
+# how many instructions they have, so a template with one instruction got about one reference
+# episode while the evaluation draws templates uniformly (the table below counts them); and the start's success then hinged on the seed (greedy
 # 0.26-0.41 over 5 seeds). The ladder's start draws its reference episodes **template by
 # template** (`template_balanced_tasks`). The table: reference episodes per template in each
 # pool, and in the evaluation.
@@ -389,8 +389,14 @@ def se(p, n):
     return (max(p * (1 - p), 1e-4) / n) ** 0.5
 
 
+def error_of(rung):
+    """1 − exact on the start's transitions; the knob p where no transition was measured (tiny runs)."""
+    exact = rung["fidelity"]["exact"]
+    return 1 - exact if exact is not None and math.isfinite(exact) else rung["p"]
+
+
 n_eval = ladder.eval_tasks
-points = {mode: [(1 - r["fidelity"]["exact"], r[mode]["success"], r[mode]["success"] - se(r[mode]["success"], n_eval),
+points = {mode: [(error_of(r), r[mode]["success"], r[mode]["success"] - se(r[mode]["success"], n_eval),
                   r[mode]["success"] + se(r[mode]["success"], n_eval), f"p={k}")
                  for k, r in this_seed["rungs"].items()] for mode in ("greedy", "sampled")}
 band = {mode: (start[mode]["success"] - se(start[mode]["success"], n_eval),
@@ -456,11 +462,14 @@ if len(per_seed) >= 2:
     def interval(s):
         return (s["mean"], s["ci_low"] if s["ci_low"] is not None else s["mean"],
                 s["ci_high"] if s["ci_high"] is not None else s["mean"])
-    points = {mode: [(1 - row["exact"]["mean"], *interval(row[mode]), f"p={k}") for k, row in ladder_summary["rungs"].items()]
+    def mean_error(row):
+        return 1 - row["exact"]["mean"] if row["exact"]["mean"] is not None else row["p"]
+    points = {mode: [(mean_error(row), *interval(row[mode]), f"p={k}") for k, row in ladder_summary["rungs"].items()]
               for mode in ("greedy", "sampled")}
     band = {mode: interval(ladder_summary["start"][mode])[1:] for mode in ("greedy", "sampled")}
-    learned_x = (1 - ladder_summary["learned_world_model"]["exact"]["mean"]
-                 if "learned_world_model" in ladder_summary else (1 - learned["exact"] if learned else None))
+    learned_exact = (ladder_summary["learned_world_model"]["exact"]["mean"] if "learned_world_model" in ladder_summary
+                     else learned["exact"] if learned else None)
+    learned_x = 1 - learned_exact if learned_exact is not None else None
     fig = ladder_figure(points, band, learned_x, f"fidelity ladder over {len(per_seed)} seeds ({run.profile.name})",
                         "bars and bands: 95% t-interval over seeds")
     save(fig, "fidelity_ladder.png"); plt.show()

@@ -110,7 +110,7 @@ def balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.Ph
 def template_balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
     """`n` freshly drawn tasks, the templates in turn (as many of each, ±1): the SFT start's
     reference data. :func:`unique_tasks` skews towards templates with many distinct instructions
-    (cpu, 400 tasks: alarm_swap ~29%, airplane_on one task) while the evaluation draws templates
+    (cpu, a pool of 300: 86 alarm_swap, 1 airplane_on) while the evaluation draws templates
     uniformly; SFT needs no distinct prompts, so every task here is a new draw (a template with one
     instruction repeats it, on new worlds)."""
     if n < 0:
