@@ -47,7 +47,7 @@
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | 93 s with notebook 01's smoke world model built inside it (a shared 2-core machine, load ~3, 2026-12-01) | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | not timed yet; its parts, measured with one thread at load 3-8: SFT 4-8 min, each rung 2-7 min with its 1000-task evaluations, so ~15-25 min plus notebook 01's world model if it must be built | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
+# | `cpu` | not timed yet; its parts, measured with one thread at load 3-8: SFT 4-8 min, each rung 2-7 min with its 1000-task evaluations, so ~10-25 min plus notebook 01's world model if it must be built | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
