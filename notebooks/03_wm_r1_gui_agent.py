@@ -487,7 +487,7 @@ def paired(after_key, before_key, mode="greedy"):
 top = max(this_seed["rungs"], key=float)
 paper_rows = [
     ("WM-R1 in an exact world model (p = 0) beats its SFT start (positive control), greedy",
-     "— (UI-R1-style RL on the device gains)", paired("0", "start")),
+     "— (the kit's positive control)", paired("0", "start")),
     ("the same, sampled at T = 1", "—", paired("0", "start", "sampled")),
     (f"fidelity matters: p = 0 beats p = {top} (greedy)", "limitation (no number)", paired("0", top)),
 ]

@@ -282,7 +282,7 @@ CLAIMS: tuple[Claim, ...] = (
           kit_label="calls/episode, first − last GRPO step (> 0: fell)"),
     Claim("wm_r1.positive_control", "WM-R1", "inside an error-free world model (the simulator itself, p = 0) "
           "GRPO raises the agent's success over its SFT start: the method works where fidelity is there",
-          "— (the kit's positive control; paper: UI-R1-style RL on the real device gains)", "wm_r1_ladder",
+          "— (the kit's positive control: no paper number)", "wm_r1_ladder",
           "rungs/0/greedy/success", "start/greedy/success",
           kit_label="Δ greedy simulator success, unseen tasks of the training templates (p = 0 − SFT start)"),
     Claim("wm_r1.fidelity", "WM-R1", "WM-R1's gains depend on world-model fidelity (the paper's stated "
