@@ -80,7 +80,7 @@ def test_registry_covers_the_issue_and_unmeasured_claims_carry_no_fields():
     for needed in ("rlvr.changed", "rlvr.unchanged", "rlvr.reward_type", "rlvr.group_size", "rlvr.best_of_k",
                    "rwml.vs_sft", "rwml.forgetting", "rwml.mid_training", "wm_r1.vs_zero_shot",
                    "wm_r1.vs_real_grpo", "wm_r1.vs_simulation", "wm_r1.imagined_calls", "wm_r1.length_reward",
-                   "wm_r1.calls_fall", "wmrl.error_floor", "wmrl.compute_research", "wmrl.ablation_both",
+                   "wm_r1.calls_fall", "wm_r1.positive_control", "wm_r1.fidelity", "wmrl.error_floor", "wmrl.compute_research", "wmrl.ablation_both",
                    "wmrl.ablation_debias", "wmrl.ablation_denoise"):
         assert needed in ids
     assert {c.paper for c in bench_claims.CLAIMS} == set(bench_claims.PAPERS)
@@ -134,7 +134,8 @@ def test_video_claims_read_the_video_experiment():
 
 
 def test_select_experiments_by_paper_or_name():
-    assert bench.select_experiments(["wm-r1"]) == ["wm_r1"]
+    assert bench.select_experiments(["wm-r1"]) == ["wm_r1", "wm_r1_ladder"]
+    assert bench.select_experiments(["wm_r1_ladder"]) == ["wm_r1_ladder"]
     assert set(bench.select_experiments(["WMRL", "rwml"])) == {"wmrl_controlled", "wmrl_research", "rwml",
                                                                "rwml_textgame"}
     with pytest.raises(ValueError, match="names no paper"):

@@ -90,6 +90,9 @@ CASES = {
     "turn_kind": (lambda a: exercises.check_turn_kind(a, "Thought: maybe call_wm(action='tap(2)') first"), "imagine",
                   [("action", "not an Action: line"), ("invalid", "not a failure")]),
     "no_signal": (exercises.check_no_signal, False, [(True, "every advantage")]),
+    # all fail, n_max 5: budget 5, λ = -0.6, -0.2 -> min(0.9λ - 0.1, -0.1) = -0.64, -0.28
+    "call_term": (lambda a: exercises.check_call_term(a, [0, 0], [2, 4], 5), [-0.64, -0.28],
+                  [([0.8, 0.6], "these rollouts failed"), ([-0.55, -0.1], "budget is n_max")]),
     "break_even_latency": (lambda a: exercises.check_break_even_latency(a, THROUGHPUT), 0.4,
                            [(0.04, "per agent step"), (5.0, "ratio")]),
     "affine": (exercises.check_affine_answer, 0, [(5, "std by 5"), (1, "mean by 1")]),

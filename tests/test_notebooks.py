@@ -81,14 +81,25 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
         for figure in ("working_level.png", "regime_curve.png", "rwml_textgame.png"):
             assert (out / path.stem / figure).exists()
     if path.stem.startswith("03"):
-        assert {"sft", "wm_r1"} <= set(results["arms"])
-        for arm in results["arms"].values():
-            for split in ("heldout", "train_templates"):
-                assert arm[split]["n"] > 0 and 0 <= arm[split]["success"] <= 1
-        assert results["training"]["wm_r1"]["simulator_steps"] == 0  # WM-R1 never steps the simulator
-        assert len(results["training"]["wm_r1"]["history"]) == results["sizes"]["grpo_steps"]
+        ladder_sizes = results["sizes"]["ladder"]
+        ladder = results["ladder"]
+        rungs = ladder_sizes["notebook_error_rates"] or ladder_sizes["error_rates"]
+        assert set(ladder["rungs"]) == {f"{p:g}" for p in rungs}
+        for mode in ("greedy", "sampled"):
+            assert 0 <= ladder["start"][mode]["success"] <= 1 and ladder["start"][mode]["per_template"]
+        for rung in ladder["rungs"].values():
+            assert 0 <= rung["greedy"]["success"] <= 1 and 0 <= rung["sampled"]["success"] <= 1
+            assert len(rung["history"]) == ladder_sizes["grpo_steps"]
+        exact = ladder["rungs"]["0"]["fidelity"]  # p = 0 is the simulator: agrees on every judgment
+        assert exact["agreement"] == 1.0 and (exact["transitions"] == 0 or exact["exact"] == 1.0)
+        assert "learned_world_model" in ladder  # notebook 01's model, measured on the same axis
+        assert set(results["pool_counts"]) == {"unique prompts", "template-balanced", "evaluation"}
+        from wmkit.stats import VERDICTS
+
+        assert results["verdicts"] and all(v.startswith(VERDICTS) for v in results["verdicts"].values())
         assert [row["transitions"] for row in results["throughput"]] == ["simulator", "world_model"]
-        assert (out / path.stem / "wm_calls_per_trajectory.png").exists()
+        for figure in ("fidelity_ladder_this_seed.png", "wm_calls_per_trajectory.png"):
+            assert (out / path.stem / figure).exists()
     if path.stem.startswith("06"):
         from wmkit.stats import VERDICTS
 

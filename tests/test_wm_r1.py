@@ -178,3 +178,18 @@ def test_balanced_tasks_give_every_template_its_share_and_one_task_per_prompt():
     # (a template whose instruction never varies, like open_display_settings, has one prompt)
     assert min(sum(t.template == x for t in unique) for x in train) <= 1 < min(counts.values())
     assert wm_r1.balanced_tasks(len(tasks), 0, train) == tasks  # seeded
+
+
+def test_template_balanced_tasks_give_every_template_its_share_with_fresh_draws():
+    train, _ = wm_r1.task_templates(4)
+    tasks = wm_r1.template_balanced_tasks(3 * len(train) + 1, 7, train)
+    counts = {t: sum(task.template == t for task in tasks) for t in train}
+    assert set(counts.values()) <= {3, 4} and sum(counts.values()) == 3 * len(train) + 1
+    # fresh draws, not one task per prompt: a template is drawn on new worlds every time
+    assert len({(t.template, t.seed) for t in tasks}) == len(tasks)
+    assert wm_r1.template_balanced_tasks(len(tasks), 7, train) == tasks  # seeded
+    assert wm_r1.template_balanced_tasks(0, 7, train) == []
+    with pytest.raises(ValueError, match="templates is empty"):
+        wm_r1.template_balanced_tasks(3, 0, [])
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        wm_r1.template_balanced_tasks(-1, 0, train)

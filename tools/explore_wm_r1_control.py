@@ -100,7 +100,8 @@ def cmd_sft(args):
     sizes = sizes_for(args)
     seed_everything(args.seed)
     tr, _ = ex.task_templates(sizes.max_ref_len)
-    sft_tasks = ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr)
+    pool = ex.template_balanced_tasks if args.balanced else ex.unique_tasks
+    sft_tasks = pool(args.sft_tasks, 10_000 + args.seed, tr)
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
     examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200)
@@ -113,6 +114,8 @@ def cmd_sft(args):
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, seed=args.seed)
     log({"cmd": "sft", "tag": args.tag, "seed": args.seed, "epochs": args.epochs, "sft_tasks": args.sft_tasks,
+         "balanced": args.balanced, "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
+         "per_template_greedy": {k: round(sum(x[0] for x in v) / len(v), 3) for k, v in per_template(tasks, g, 1).items()},
          "max_ref_len": args.max_ref_len, "sft_seconds": round(sec, 1), "loss_last": round(loss[-1], 3),
          "greedy": sum(e.success for e in g) / len(g), "sampled": sum(e.success for e in s) / len(s), "n": args.n})
 
@@ -124,7 +127,18 @@ def cmd_train(args):
     seed_everything(args.seed)
     model, tok = models.load_model(args.ckpt)
     tr, _ = ex.task_templates(sizes.max_ref_len)
-    rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr)
+    if args.hard_below < 1:
+        # keep the templates the start has not mastered (greedy success on 10 training tasks each,
+        # drawn from the pool's own seed, never the evaluation tasks): saturated templates give
+        # all-success groups, whose rewards differ only by length
+        probe_tasks = [phone.make_task(t, 20_000 + args.seed + k) for t in tr for k in range(10)]
+        probe = run(model, tok, probe_tasks, sizes, True)
+        rates = {t: sum(e.success for e in probe if e.task.template == t) / 10 for t in tr}
+        tr_pool = [t for t in tr if rates[t] < args.hard_below]
+        print("start greedy per template on pool-seed tasks:", rates, "->", tr_pool, flush=True)
+    else:
+        tr_pool = tr
+    rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr_pool)
     tasks = eval_tasks(sizes, args.n)
     g0 = run(model, tok, tasks, sizes, True)
     s0 = run(model, tok, tasks, sizes, False, seed=args.seed)
@@ -144,6 +158,8 @@ def cmd_train(args):
     log({"cmd": "train", "tag": args.tag, "ckpt": args.ckpt, "seed": args.seed, "steps": args.steps, "lr": args.lr,
          "G": args.group_size, "prompts": args.prompts, "T": args.temperature, "balanced": args.balanced, "beta": args.beta, "gamma": args.gamma,
          "max_ref_len": args.max_ref_len, "n": args.n, "train_seconds": round(res.seconds, 1),
+         "hard_below": args.hard_below, "pool_templates": sorted({t.template for t in rl_tasks}),
+         "history": [{k: h[k] for k in ("step", "success", "wm_calls", "signal_groups")} for h in res.history],
          "greedy": [rate(g0), rate(g1)], "sampled": [rate(s0), rate(s1)],
          "train_success_q1_q4": [m(h[:k], "success"), m(h[-k:], "success")],
          "signal_groups": m(h, "signal_groups"), "wm_calls_q1_q4": [m(h[:k], "wm_calls"), m(h[-k:], "wm_calls")]})
@@ -153,7 +169,8 @@ def cmd_ladder(args):
     """The library's ladder (experiment.run_fidelity_ladder) at the cpu profile's ladder sizes, from a
     saved SFT start, for the given error rates; --learned also measures notebook 01's world model."""
     sizes = get_profile("cpu").wm_r1
-    sizes = replace(sizes, ladder=replace(sizes.ladder, error_rates=tuple(args.p)))
+    sizes = replace(sizes, ladder=replace(sizes.ladder, error_rates=tuple(args.p),
+                                          eval_tasks=args.n if args.n else sizes.ladder.eval_tasks))
     start = models.load_model(args.ckpt) if args.ckpt else None  # None: the ladder's own SFT
     learned = None
     if args.learned:
@@ -207,8 +224,10 @@ def main():
         s.add_argument("--temperature", type=float, default=1.0)
         s.add_argument("--beta", type=float, default=0.5)
         s.add_argument("--gamma", type=float, default=0.1)
-        s.add_argument("--balanced", action="store_true", help="template-balanced GRPO task pool")
+        s.add_argument("--balanced", action="store_true", help="template-balanced task pool (sft: reference data; train: GRPO prompts)")
         s.add_argument("--p", type=float, nargs="+", default=[0.0])
+        s.add_argument("--hard-below", type=float, default=1.0,
+                       help="train: GRPO pool only from templates whose start greedy success is below this")
         s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
     args = p.parse_args()
     torch.set_num_threads(1)

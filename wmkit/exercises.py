@@ -455,6 +455,34 @@ def check_group_rewards(answer: Any, successes: Sequence[float], lengths: Sequen
                   "calls with n_max = 5.")
 
 
+def check_call_term(answer: Any, successes: Sequence[float], calls: Sequence[float], n_max: int = 5) -> bool | None:
+    """Exercise (03): the world-model-call term R_WM of one group, computed by hand."""
+    from wmkit.rewards.wm_r1 import wm_call_rewards
+
+    if answer is None:
+        return _not_answered()
+    values = _numbers(answer, len(calls))
+    if values is None:
+        return _cannot_read(answer, f"a list of {len(calls)} numbers, one R_WM per rollout")
+
+    def matches(rewards: Sequence[float]) -> bool:
+        return all(abs(a - t) < 1e-3 for a, t in zip(values, rewards))
+
+    truth = wm_call_rewards(successes, calls, n_max=n_max)
+    flags = [bool(s) for s in successes]
+    budget_max = max(1.0, float(max(calls)))
+    as_successes = [max(-0.5 * (c - n_max) / n_max + 0.5, 0.1) for c in calls]
+    group_max_budget = [(max(-0.5 * (c - budget_max) / budget_max + 0.5, 0.1) if f
+                         else min(0.9 * (c - budget_max) / budget_max - 0.1, -0.1)) for f, c in zip(flags, calls)]
+    no_clip = [0.9 * (c - n_max) / n_max - 0.1 for c in calls]
+    return _judge(matches(truth), answer, f"R_WM of {len(truth)} rollouts (n_max = {n_max})",
+                  [(matches(as_successes), "these rollouts failed: a failure's shape is min(0.9λ − 0.1, −0.1)"),
+                   (not any(flags) and matches(group_max_budget),
+                    "with no success the budget is n_max, not the group's most calls (N_ref only counts with p > 0)"),
+                   (matches(no_clip), "a failure's R_WM is capped at −0.1 (min with −0.1)")],
+                  "p = share of successes; budget = p·N_ref + (1 − p)·n_max; λ = (calls − budget)/budget.")
+
+
 def check_turn_kind(answer: Any, text: str) -> bool | None:
     """Exercise (03): what kind of turn a text is ('action', 'imagine' or 'invalid')."""
     from wmkit.wm_r1 import agent as ag

@@ -150,6 +150,9 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
                "SFT on the same data; forgetting on the kit's full text game and phone"),
     Experiment("wm_r1", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1", "bench.wm_r1",
                "phone agent trained inside the world model vs its baselines and ablations, judged in the simulator"),
+    Experiment("wm_r1_ladder", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1_ladder", "wm_r1",
+               "phone agent trained by WM-R1 inside a noisy oracle (the simulator, screens corrupted and success "
+               "flipped at rate p), one SFT start, p = 0 (= GRPO on the real simulator) up to 0.6, judged in the simulator"),
     Experiment("wmrl_controlled", "WMRL", "wmkit.wmrl.experiment:run_wmrl_controlled", "bench.wmrl",
                "controlled problem with a known optimum and the paper's error model"),
     Experiment("wmrl_research", "WMRL", "wmkit.wmrl.experiment:run_wmrl_research", "bench.wmrl",
@@ -301,6 +304,15 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("wm_r1.calls_fall", "WM-R1", "world-model calls per trajectory fall during training",
           "~4 → ~2.5 → ~1.8", "wm_r1", "wm_calls_first", "wm_calls_last",
           kit_label="calls/episode, first − last GRPO step (> 0: fell)"),
+    Claim("wm_r1.positive_control", "WM-R1", "inside an error-free world model (the simulator itself, p = 0) "
+          "GRPO raises the agent's success over its SFT start: the method works where fidelity is there",
+          "— (the kit's positive control: no paper number)", "wm_r1_ladder",
+          "rungs/0/greedy/success", "start/greedy/success",
+          kit_label="Δ greedy simulator success, unseen tasks of the training templates (p = 0 − SFT start)"),
+    Claim("wm_r1.fidelity", "WM-R1", "WM-R1's gains depend on world-model fidelity (the paper's stated "
+          "limitation): the same training inside a world model that errs on 60% of transitions ends lower",
+          "— (limitation, no number)", "wm_r1_ladder", "rungs/0/greedy/success", "rungs/0.6/greedy/success",
+          kit_label="Δ greedy simulator success, training templates (oracle p = 0 − p = 0.6)"),
     # ---------------------------------------------------------------- WMRL
     Claim("wmrl.error_floor", "WMRL", "pure world-model RL plateaus at an error floor above real-execution RL",
           "Theorem 3 (permanent floor)", "wmrl_controlled",

@@ -107,6 +107,24 @@ def balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.Ph
     return out
 
 
+def template_balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
+    """`n` freshly drawn tasks, the templates in turn (as many of each, ±1): the SFT start's
+    reference data. :func:`unique_tasks` skews towards templates with many distinct instructions
+    (cpu, a pool of 300: 86 alarm_swap, 1 airplane_on) while the evaluation draws templates
+    uniformly; SFT needs no distinct prompts, so every task here is a new draw (a template with one
+    instruction repeats it, on new worlds)."""
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    if not templates:
+        raise ValueError("templates is empty")
+    rng = random.Random(seed)
+    order = list(templates)
+    rng.shuffle(order)
+    out = [phone.make_task(order[k % len(order)], rng.randrange(2**31)) for k in range(n)]
+    rng.shuffle(out)
+    return out
+
+
 def reference_episode(task: phone.PhoneTask, imagine_rate: float, rng: random.Random) -> list[tuple[str, bool]]:
     """A reference trajectory as (text, written by the agent?) pieces, prompt first. A share
     `imagine_rate` of the steps first imagine their action with call_wm (the imagined screen is
@@ -593,7 +611,39 @@ def _greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int) ->
                      max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
                      seed=seed)
         out[name] = {k: r[k] for k in ("success", "steps", "wm_calls", "invalid")}
+        out[name]["per_template"] = success_per_template(r["episodes"])
     return out
+
+
+def success_per_template(episodes: Sequence[ag.Episode]) -> dict[str, dict]:
+    """Success rate and number of episodes per task template."""
+    by: dict[str, list[bool]] = {}
+    for ep in episodes:
+        by.setdefault(ep.task.template, []).append(bool(ep.success))
+    return {t: {"n": len(v), "success": sum(v) / len(v)} for t, v in sorted(by.items())}
+
+
+def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
+                       progress: bool = False, model_name: str | None = None):
+    """(model, tokenizer, sft_tasks): the fidelity ladder's SFT start for `seed` -- a from-scratch
+    policy trained on ``ladder.sft_tasks`` reference episodes drawn the templates in turn
+    (:func:`template_balanced_tasks`; :func:`unique_tasks`' skew made the start's success depend
+    on the seed, tools/WM_R1_LADDER.md), for ``ladder.sft_epochs`` epochs. `model_name`: as in
+    :func:`build_policy` (None: the from-scratch policy)."""
+    from transformers import set_seed as seed_everything
+
+    profile = get_profile(profile)
+    sizes = sizes or profile.wm_r1
+    if sizes.ladder is None:
+        raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
+    seed_everything(seed)
+    train_templates, _ = task_templates(sizes.max_ref_len)
+    sft_tasks = template_balanced_tasks(sizes.ladder.sft_tasks, 10_000 + seed, train_templates)
+    model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
+    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200)
+    train_policy_sft(model, tokenizer, examples, sizes.ladder.sft_epochs, sizes.sft_learning_rate,
+                     sizes.sft_batch_size, seed, progress=progress)
+    return model, tokenizer, sft_tasks
 
 
 def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
@@ -629,11 +679,7 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
 
     t = time.perf_counter()
     if start is None:
-        sft_tasks = unique_tasks(sizes.sft_tasks, 10_000 + seed, train_templates)
-        model, tokenizer = build_policy(sizes, sft_tasks, seed)
-        examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200)
-        train_policy_sft(model, tokenizer, examples, ladder.sft_epochs, sizes.sft_learning_rate,
-                         sizes.sft_batch_size, seed, progress=False)
+        model, tokenizer, _ = build_ladder_start(profile, seed, sizes)
     else:
         model, tokenizer = _clone(start[0]), start[1]
     timings["sft"] = time.perf_counter() - t
@@ -676,6 +722,8 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
                 "signal_groups": _mean(h["signal_groups"] for h in history),
                 "wm_calls_first_last_quarter": [_mean(h["wm_calls"] for h in history[:quarter]),
                                                 _mean(h["wm_calls"] for h in history[-quarter:])],
+                "history": [{k: h[k] for k in ("step", "success", "steps", "wm_calls", "signal_groups")}
+                            for h in history],
                 # only the imagined call_wm screens: episode transitions and judgments run in per-batch
                 # copies (oracle.episode_source()) whose counters are their own
                 "imagined_calls_corrupted": oracle.corrupted,
@@ -687,6 +735,13 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
             f"({rung['seconds']:.0f} s)")
     results["timings"] = timings
     return results
+
+
+def run_wm_r1_ladder(profile: str, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
+    """The benchmark's fidelity ladder: :func:`run_fidelity_ladder` for this seed at the profile's
+    notebook 03 sizes (its own SFT start; every rung; the oracle only, no learned world model)."""
+    return run_fidelity_ladder(profile, seed, sizes=sizes, out_dir=bench_work_dir(runs_root, "wm_r1_ladder", seed),
+                               log=lambda line: None)
 
 
 def _mean(values) -> float:
