@@ -606,17 +606,38 @@ print("wrote", results_path)
 #    to the verdict (`"reproduced"`, `"inconclusive"`, `"contradicted"` or `"not measured"`).
 #    Then (open): at which measured error does WM-R1 stop beating its start, and where is
 #    notebook 01's world model on that axis?
+# 7. **GRPO by hand, checked against TRL.** `GRPO_RECORD` (made below by
+#    `grpo_step.record_grpo_step`) is one real TRL GRPO run on a tiny model: one prompt, a group of
+#    4 completions whose rewards are fixed to [1, 0, 0.5, 0], trained twice on the same samples
+#    (`num_iterations=2`) with this notebook's loss type and reward scaling (WM-R1 keeps
+#    `scale_rewards="none"`: the advantages are the centred rewards). In numpy, from scratch:
+#    (a) the group's advantages, from `GRPO_RECORD["rewards"]` in that order: set `ANSWER_7A`;
+#    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
+#    `p["rewards"]` (its rows' order), ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the
+#    clipped per-token loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`,
+#    aggregated as `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set
+#    `ANSWER_7B`. Why does WM-R1 not divide by the group's std?
 
 # %%
+from wmkit.core import grpo_step
+from wmkit.core.grpo import GRPOSettings
+from wmkit.wm_r1.method import WMR1Config
+
+GRPO_RECORD = grpo_step.record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], loss_type=GRPOSettings.loss_type,
+                                         scale_rewards=WMR1Config.scale_rewards, seed=run.seed)
 ANSWER_1 = None  # a list of three numbers
 ANSWER_2 = None  # "action", "imagine" or "invalid"
 ANSWER_3 = None  # True or False
 ANSWER_4 = None  # a list of two numbers
 ANSWER_5 = None  # seconds per batched device step
 ANSWER_6 = None  # a verdict
+ANSWER_7A = None  # 4 numbers (a list or a numpy array)
+ANSWER_7B = None  # a number
 exercises.check_group_rewards(ANSWER_1, [1, 0, 1], [4, 7, 6], [2, 0, 1], max_steps=7)
 exercises.check_turn_kind(ANSWER_2, "Thought: maybe call_wm(action='tap(2)') first")
 exercises.check_no_signal(ANSWER_3)
 exercises.check_call_term(ANSWER_4, [0, 0], [2, 4], n_max=5)
 exercises.check_break_even_latency(ANSWER_5, tput)
 exercises.check_verdict_answer(ANSWER_6, [d for d in paired("0", top) if d is not None])
+exercises.check_grpo_advantages_by_hand(ANSWER_7A, GRPO_RECORD)
+exercises.check_grpo_clipped_loss_by_hand(ANSWER_7B, GRPO_RECORD)

@@ -7,16 +7,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
-# wmkit/wm_r1/ is being rebuilt elsewhere; its GRPO step still hands TRL `peft_config=`, which
-# trains exactly like add_lora (test below). Remove this entry once it calls models.add_lora.
-NOT_YET = {"wmkit/wm_r1/method.py": "GRPOTrainer(..., peft_config=models.lora_config(...))"}
 
 
 def test_adapters_are_added_only_by_models_add_lora():
     other_ways = []
     for path in sorted((REPO / "wmkit").rglob("*.py")):
         name = path.relative_to(REPO).as_posix()
-        if name == "wmkit/core/models.py" or name in NOT_YET:
+        if name == "wmkit/core/models.py":
             continue
         text = path.read_text()
         if re.search(r"\bget_peft_model\(|\bpeft_config\s*=", text):

@@ -111,8 +111,13 @@ def test_sft_lowers_the_loss(tiny_policy):
 # --------------------------------------------------------------------------- GRPO without the simulator
 
 
-def test_wm_r1_training_never_steps_the_simulator(tiny_policy, tmp_path, monkeypatch):
+@pytest.mark.parametrize("lora", [False, True])
+def test_wm_r1_training_never_steps_the_simulator(tiny_policy, tmp_path, monkeypatch, lora):
     model, tokenizer, tasks = tiny_policy
+    if lora:  # adapters go on through models.add_lora, and only they train
+        import copy
+
+        model = copy.deepcopy(model)
 
     def raising_step(self, action):
         raise AssertionError("the simulator was stepped during WM-R1 training")
@@ -120,7 +125,7 @@ def test_wm_r1_training_never_steps_the_simulator(tiny_policy, tmp_path, monkeyp
     wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
                              judge=lambda task, screen: random.random() < 0.5)  # noisy judge: some signal
     config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=2, group_size=2, prompts_per_step=2,
-                              max_steps=2, max_turn_tokens=8, progress=False)
+                              max_steps=2, max_turn_tokens=8, progress=False, lora=lora)
     result = wm_r1_method.train_wm_r1(config, model, tokenizer, tasks, wm)
     assert result.simulator_steps == 0
     assert len(result.history) == 2 and all(h["n"] == 4 for h in result.history)

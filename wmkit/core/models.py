@@ -427,8 +427,7 @@ def add_lora(model, r: int = 16, alpha: int = 32, dropout: float = 0.0, target_m
 
 
 def lora_config(r: int = 16, alpha: int = 32, dropout: float = 0.0, target_modules="all-linear"):
-    """The `peft.LoraConfig` that `add_lora` applies. (wmkit/wm_r1/method.py still hands it to TRL as
-    `peft_config=`, the one place left that does not go through `add_lora`.)"""
+    """The `peft.LoraConfig` that `add_lora` applies."""
     from peft import LoraConfig
 
     return LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target_modules,

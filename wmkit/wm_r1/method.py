@@ -178,9 +178,10 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     # A pretrained policy arrives with its adapters already on (`experiment.build_policy`: the SFT warm
     # start trained them, on NF4 weights on CUDA); TRL then trains those, and needs no new ones.
     has_adapters = hasattr(model, "peft_config")
-    peft_config = models.lora_config(r=8, alpha=16) if config.lora and not has_adapters else None
+    if config.lora and not has_adapters:
+        model = models.add_lora(model, r=8, alpha=16)
     trainer = GRPOTrainer(model=model, reward_funcs=[wm_r1_reward], args=trl_config, train_dataset=dataset,
-                          processing_class=tokenizer, rollout_func=rollout, peft_config=peft_config)
+                          processing_class=tokenizer, rollout_func=rollout)
     from wmkit.runs import latest_checkpoint, stop_printing_logs, train_or_resume
 
     if not config.progress:
