@@ -54,3 +54,19 @@ def test_notebooks_and_reproduce_agree_on_the_kernel_python3_of_this_interpreter
     assert "ipykernel install" not in (repo / "Makefile").read_text()
     assert this_interpreters_kernel() == "python3"
     assert KernelSpecManager().get_kernel_spec("python3").argv[0] == sys.executable
+
+
+def test_the_line_keeps_coming_while_a_cell_runs_without_a_bar():
+    import time
+
+    out = io.StringIO()
+    progress = SeriesProgress({"01_a": 120.0}, stream=out, log_every=0.05)
+    progress.begin("01_a", cells=10)
+    progress.cell_started(1)
+    time.sleep(0.5)  # a long cell: no cell starts, no bar
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("[1/1] 01_a  cell 2/10")]
+    assert len(lines) >= 3
+    progress.end(1)
+    printed = out.getvalue()
+    time.sleep(0.2)
+    assert out.getvalue() == printed  # nothing after the notebook ended

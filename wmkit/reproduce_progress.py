@@ -12,13 +12,15 @@ which says seconds while a training cell runs for minutes. This line instead sho
   the widget messages (ipywidgets, the normal case) or the stderr text (without ipywidgets),
   with that bar's own ETA, which is meaningful because it counts steps of one loop.
 
-On a terminal the line is rewritten in place; in a log (CI) a line is printed every 30 seconds.
+On a terminal the line is rewritten in place; in a log (CI) a line is printed every 30 seconds,
+also while a cell runs without a bar the client sees.
 """
 from __future__ import annotations
 
 import html
 import re
 import sys
+import threading
 import time
 
 from papermill.clientwrap import PapermillNotebookClient
@@ -56,12 +58,24 @@ class SeriesProgress:
         self.start = self.last_shown = 0.0
         self.cell = (0, 0)
         self.bar: tuple[str, str] | None = None
+        self._heartbeat: threading.Thread | None = None
+        self._lock = threading.Lock()
 
     def begin(self, stem: str, cells: int) -> None:
         self.current, self.start, self.cell, self.bar = stem, time.perf_counter(), (0, cells), None
         expected = self.expected.get(stem)
         since = "unknown" if expected is None else f"~{minutes(expected)}"
         self._print(f"== [{self.order.index(stem) + 1}/{len(self.order)}] {stem}: expected {since}", final=True)
+        if self._heartbeat is None:
+            # A cell can run for minutes without a progress bar the client sees (a worker process's
+            # training, a generation loop): without this the line would stand still all that time.
+            self._heartbeat = threading.Thread(target=self._beat, daemon=True, name="reproduce-progress")
+            self._heartbeat.start()
+
+    def _beat(self) -> None:
+        while True:
+            time.sleep(0.5 if self.tty else max(self.log_every, 0.05))
+            self.show()
 
     def cell_started(self, index: int) -> None:
         self.cell = (index + 1, self.cell[1])
@@ -91,15 +105,17 @@ class SeriesProgress:
         return " | ".join(parts)
 
     def show(self, force: bool = False) -> None:
-        now = time.perf_counter()
-        if self.current is None or (not force and now - self.last_shown < (0.5 if self.tty else self.log_every)):
-            return
-        self.last_shown = now
-        self._print(self.line())
+        with self._lock:
+            now = time.perf_counter()
+            if self.current is None or (not force and now - self.last_shown < (0.5 if self.tty else self.log_every)):
+                return
+            self.last_shown = now
+            self._print(self.line())
 
     def end(self, seconds: float) -> None:
-        self._print(f"   {self.current} done in {minutes(seconds)}", final=True)
-        self.current = None
+        with self._lock:
+            self._print(f"   {self.current} done in {minutes(seconds)}", final=True)
+            self.current = None
 
     def _print(self, text: str, final: bool = False) -> None:
         if self.tty:
