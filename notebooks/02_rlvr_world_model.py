@@ -44,7 +44,7 @@
 # | profile | time | what it runs |
 # |---|---|---|
 # | `smoke` | 177 s (a shared, loaded 2-core machine, 2026-12-01) | every section at toy sizes (proves the code runs) |
-# | `cpu` | 20 min (1212 s, idle 2-core AMD EPYC, 2026-12-01; target 15 min) | 2 new MLE world models, 6 RL runs of 120 steps, 3 RWML seeds, two at a time on 2 cores |
+# | `cpu` | 12 min (698 s, idle 2-core AMD EPYC, 2026-12-01; target 15 min) | 2 new MLE world models, 4 RL runs of 120 steps and 2 of 60, 3 RWML seeds, two at a time on 2 cores |
 # | `gpu` | not measured | 4 world sizes, 3 RL seeds each, 300 steps |
 #
 # **Where it fits.** It starts from notebook 01's world model (`runs/<profile>/01_build_world_model`,
@@ -389,7 +389,10 @@ print(f"pass@{ks[-1]} MLE", round(mle_pass[-1], 3), " RLVR", np.round(rl_pass[:,
 # the model surer, also narrows what it samples. RLVR-World names this limitation (RL sharpens
 # rather than extends what the model can do); the same picture is reported for RLVR on language
 # models generally. Greedy accuracy need not rise with pass@1: the greedy answer was already the
-# model's favourite, and RL reorders the rest.
+# model's favourite, and RL reorders the rest. Read each seed's line too: training every parameter
+# of a 0.3M-parameter model at lr 5e-4 is close to the edge of stability, and a run can collapse
+# (its greedy and sampled accuracy fall towards 0). One collapsed seed out of three widens the
+# interval over seeds to cover 0, and the verdict then says *inconclusive*, as it should.
 #
 # ## 5. Experiment 2 — the regime curve: the same recipe on larger worlds
 #
