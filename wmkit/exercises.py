@@ -443,7 +443,7 @@ def check_group_rewards(answer: Any, successes: Sequence[float], lengths: Sequen
         return _cannot_read(answer, f"a list of {len(successes)} numbers, one reward per rollout")
 
     def matches(rewards: Sequence[float]) -> bool:
-        return all(abs(a - t) < 1e-3 for a, t in zip(values, rewards))
+        return _close_all(values, rewards, 1e-3)
 
     truth = composite_rewards(successes, lengths, calls, max_steps=max_steps)
     return _judge(matches(truth), answer, f"{len(truth)} composite rewards R = R_succ + 0.5·R_L + 0.1·R_WM",
@@ -466,7 +466,7 @@ def check_call_term(answer: Any, successes: Sequence[float], calls: Sequence[flo
         return _cannot_read(answer, f"a list of {len(calls)} numbers, one R_WM per rollout")
 
     def matches(rewards: Sequence[float]) -> bool:
-        return all(abs(a - t) < 1e-3 for a, t in zip(values, rewards))
+        return _close_all(values, rewards, 1e-3)
 
     truth = wm_call_rewards(successes, calls, n_max=n_max)
     flags = [bool(s) for s in successes]
