@@ -371,9 +371,13 @@ rl_pass = np.array([r["after"]["changed"]["pass_at"] for r in working["runs"]])
 axes[1].plot(ks, mle_pass, "o-", label="MLE")
 rl_summary = [stats.summarize(rl_pass[:, j]) for j in range(len(ks))]
 rl_mean = np.array([s_["mean"] for s_ in rl_summary])
+for j, r in enumerate(working["runs"]):  # each seed faintly: a collapsed seed shows as its own low line
+    axes[1].plot(ks, rl_pass[j], "-", color="C1", alpha=0.3, lw=1, label="one RL seed" if j == 0 else None)
 if len(working["runs"]) > 1:
+    # pass@k is a probability: the t-interval over few seeds can reach past [0, 1], so it is drawn clipped
     low = np.array([s_["ci_low"] for s_ in rl_summary]); high = np.array([s_["ci_high"] for s_ in rl_summary])
-    axes[1].fill_between(ks, low, high, color="C1", alpha=0.25, label="MLE + RLVR, 95% interval over seeds")
+    axes[1].fill_between(ks, np.clip(low, 0, 1), np.clip(high, 0, 1), color="C1", alpha=0.2,
+                         label="MLE + RLVR, 95% interval over seeds (clipped to [0, 1])")
 axes[1].plot(ks, rl_mean, "s-", color="C1", label=f"MLE + RLVR (mean of {len(working['runs'])} seeds)")
 axes[1].set(xscale="log", xlabel="k (samples)", ylabel="pass@k, changed test transitions",
             title=f"pass@k at level '{working['level']}'"); axes[1].set_xticks(ks[[0, 1, 3, 7, -1]] if len(ks) >= 8 else ks, labels=None)

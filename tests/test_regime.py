@@ -218,3 +218,30 @@ def test_a_run_is_also_measured_at_an_earlier_step_from_its_checkpoint(tiny_leve
     assert any(not torch.equal(p, after_one[name]) for name, p in after_two.items()), "step 2 did not update"
     with pytest.raises(FileNotFoundError, match="no checkpoint of step 5"):
         regime.checkpoint_model(run, folder, 5)
+
+
+def test_settings_are_chosen_on_validation_and_the_kl_term_reaches_trl(tiny_level, monkeypatch):
+    profile, root, run = tiny_level
+    sizes = replace(profile.rlvr.regime, eval_changed=2, eval_unchanged=1)
+    # "val" measures transitions of the validation episodes, "test" those of the test episodes
+    _, on_val = regime._level_data(run, sizes, "val")
+    _, on_test = regime._level_data(run, sizes, "test")
+    assert on_val and {id(t) for t in on_val} <= {id(t) for t in run.splits["val"]}
+    assert on_test and {id(t) for t in on_test} <= {id(t) for t in run.splits["test"]}
+    with pytest.raises(ValueError, match="split must be 'val' or 'test'"):
+        regime._level_data(run, sizes, "train")
+    # beta reaches the GRPO config and names the run's folder (a KL run never resumes a KL-free one)
+    seen = {}
+
+    def fake_train(model, tokenizer, transitions, config):
+        seen["beta"] = config.beta
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(regime.rl, "train_rlvr", fake_train)
+    with pytest.raises(RuntimeError, match="stop here"):
+        regime.rl_run(run, run.splits["train"], replace(sizes, beta=0.04), root / "kl", seed=0)
+    assert seen["beta"] == 0.04
+    assert "_beta0.04_" in regime.rl_folder_name(replace(sizes, beta=0.04), 0)
+    assert "beta" not in regime.rl_folder_name(sizes, 0)
+    with pytest.raises(ValueError, match="beta must not be negative"):
+        check_sizes(replace(sizes, beta=-0.1))

@@ -173,6 +173,9 @@ class RegimeSizes:
     parallel_runs: int = 1
     """Independent runs (levels' MLE models, RL seeds and levels) at a time, each in its own process
     with an equal share of the cores (`wmkit.core.parallel`); 1: one after another, in this process."""
+    beta: float = 0.0
+    """KL coefficient toward the MLE model (TRL's ``beta``; 0: no KL term and no reference model,
+    RLVR-World's setting). A positive value keeps the policy near its start."""
     contrast_steps: int | None = None
     """GRPO steps at every level but the working one (None: ``steps``). The working level's runs are
     also measured at this step (their checkpoint), so the regime curve compares levels at one budget."""

@@ -134,7 +134,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
                "text game: notebook 01's MLE world model vs MLE + GRPO (task-specific reward)"),
     Experiment("rlvr_regime", "RLVR-World", "wmkit.rlvr_world.regime:run_rlvr_regime", "bench.rlvr",
                "text game, a small world the MLE model can nearly predict (notebook 02's working level): "
-               "MLE vs MLE + GRPO (binary reward)"),
+               "MLE vs MLE + GRPO (the regime recipe: exact reward, every field of the next state)"),
     Experiment("rlvr_ablations", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_ablations", "bench.rlvr",
                "text game: reward types, group sizes, best-of-k of the MLE model"),
     Experiment("rlvr_phone", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_phone", "bench.rlvr",

@@ -116,11 +116,14 @@ def _regime_sizes(profile: Profile) -> RegimeSizes:
     return profile.rlvr.regime
 
 
-def _level_data(run: WorldModelRun, sizes: RegimeSizes) -> tuple[list[Transition], list[Transition]]:
-    """The level's text-game training transitions and its fixed held-out (test) evaluation set."""
-    test = [t for t in run.splits["test"] if t.env == "textgame"]
+def _level_data(run: WorldModelRun, sizes: RegimeSizes, split: str = "test") -> tuple[list[Transition], list[Transition]]:
+    """The level's text-game training transitions and its fixed held-out evaluation set, drawn
+    from `split` ("test": what the notebook reports; "val": where its settings are chosen)."""
+    if split not in ("val", "test"):
+        raise ValueError(f"split must be 'val' or 'test', got {split!r}")
+    held_out = [t for t in run.splits[split] if t.env == "textgame"]
     train = [t for t in run.splits["train"] if t.env == "textgame"]
-    return train, eval_set(test, "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
+    return train, eval_set(held_out, "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
 
 
 def measure_level(model, tokenizer, transitions: Sequence[Transition], sizes: RegimeSizes, seed: int = 0) -> dict:
@@ -190,7 +193,7 @@ def rl_run(run: WorldModelRun, train: Sequence[Transition], sizes: RegimeSizes, 
     config = rl.RLVRConfig(
         output_dir=str(out_dir), reward=sizes.reward, num_generations=sizes.num_generations,
         prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-        max_completion_length=sizes.max_completion_length, max_steps=steps, seed=seed,
+        max_completion_length=sizes.max_completion_length, max_steps=steps, seed=seed, beta=sizes.beta,
         save_steps=save_steps, show_progress=show_progress, lora=uses_lora(run.info))
     return rl.train_rlvr(run.model, run.tokenizer, rl.rl_transitions(train, seed=seed), config)
 
@@ -216,16 +219,17 @@ def checkpoint_model(run: WorldModelRun, out_dir: str | Path, step: int):
 
 def rl_folder_name(sizes: RegimeSizes, seed: int) -> str:
     """The RL run's folder: it names the settings, so a run resumes only its own checkpoints."""
-    return (f"rl_{sizes.reward}_lr{sizes.learning_rate:g}_G{sizes.num_generations}_steps{sizes.steps}"
+    kl = f"_beta{sizes.beta:g}" if sizes.beta else ""
+    return (f"rl_{sizes.reward}_lr{sizes.learning_rate:g}{kl}_G{sizes.num_generations}_steps{sizes.steps}"
             f"_len{sizes.max_completion_length}_seed{seed}")
 
 
 def _seed_run(profile: str, level: str, seed: int, runs_root: str, sizes: RegimeSizes, work_dir: str,
-              show_progress: bool = False, measure_at: Sequence[int] = ()) -> dict:
+              show_progress: bool = False, measure_at: Sequence[int] = (), split: str = "test") -> dict:
     """One RL seed at one level, then its measurement (a worker job: loads the model from disk);
     also the measurement after each earlier step in `measure_at` ("after_at", from checkpoints)."""
     run = level_world_model(profile, level, runs_root)
-    train, evaluation = _level_data(run, sizes)
+    train, evaluation = _level_data(run, sizes, split)
     out_dir = Path(work_dir) / rl_folder_name(sizes, seed)
     earlier = sorted({s for s in measure_at if 0 < s < sizes.steps})
     result = rl_run(run, train, sizes, out_dir, seed, show_progress=show_progress, keep_steps=earlier)
@@ -246,8 +250,9 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
     Each spec holds ``level`` and ``seeds``, optionally ``sizes`` (default: the profile's
     ``rlvr.regime``), ``work_dir`` and ``before`` (as :func:`level_experiment`), and ``measure_at``:
     earlier steps at which every run is measured too (from its checkpoint; the result's
-    ``gain_at`` holds those gains, as ``gain`` and ``gain_per_transition`` do). Specs at the same
-    level with the same evaluation sizes share one measurement of the MLE model. Returns one
+    ``gain_at`` holds those gains, as ``gain`` and ``gain_per_transition`` do), and ``split``:
+    the held-out split measured ("test", default; "val" to choose settings). Specs at the same
+    level, split and evaluation sizes share one measurement of the MLE model. Returns one
     result per spec, in order; each result's ``seconds`` is the wall time of this whole call (the
     specs' runs share the pool, so no per-spec time exists)."""
     profile = get_profile(profile)
@@ -258,19 +263,20 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
         level = spec["level"]
         run = level_world_model(profile, level, runs_root, show_progress=show_progress)
         sizes = fit_generation_lengths(spec.get("sizes") or _regime_sizes(profile), run)
-        train, evaluation = _level_data(run, sizes)
-        key = (level, sizes.eval_changed, sizes.eval_unchanged, sizes.eval_samples, sizes.max_new_tokens)
+        split = spec.get("split", "test")
+        train, evaluation = _level_data(run, sizes, split)
+        key = (level, split, sizes.eval_changed, sizes.eval_unchanged, sizes.eval_samples, sizes.max_new_tokens)
         before = spec.get("before") or measured.get(key)
         if before is None:
             before = measure_level(run.model, run.tokenizer, evaluation, sizes)
             progress(f"[{level}] MLE: greedy {before['changed']['greedy']:.3f}, sampled "
                      f"{before['changed']['sampled']:.3f}, pass@{sizes.eval_samples} "
-                     f"{before['changed']['pass_at'][-1]:.3f} on {before['changed']['n']} changed test "
+                     f"{before['changed']['pass_at'][-1]:.3f} on {before['changed']['n']} changed {split} "
                      f"transitions ({before['seconds']:.0f} s)")
         measured[key] = before
         work = Path(spec.get("work_dir") or Path(runs_root) / "02_regime" / level)
         prepared.append({"level": level, "seeds": list(spec["seeds"]), "sizes": sizes, "run_info": dict(run.info),
-                         "n_train": len(train), "before": before, "work": work,
+                         "n_train": len(train), "before": before, "work": work, "split": split,
                          "measure_at": list(spec.get("measure_at") or ())})
 
     jobs, owners = [], []
@@ -278,7 +284,8 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
         for seed in p["seeds"]:
             jobs.append((_seed_run, {"profile": profile.name, "level": p["level"], "seed": seed,
                                      "runs_root": str(runs_root), "sizes": p["sizes"], "work_dir": str(p["work"]),
-                                     "show_progress": show_progress, "measure_at": p["measure_at"]}))
+                                     "show_progress": show_progress, "measure_at": p["measure_at"],
+                                     "split": p["split"]}))
             owners.append(i)
 
     def report(index: int, seed_result: dict) -> None:
@@ -294,7 +301,7 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
     results = []
     for i, p in enumerate(prepared):
         runs = [r for r, owner in zip(seed_results, owners) if owner == i]
-        result = {"level": p["level"], "seeds": p["seeds"], "sizes": asdict(p["sizes"]),
+        result = {"level": p["level"], "split": p["split"], "seeds": p["seeds"], "sizes": asdict(p["sizes"]),
                   "world_model": p["run_info"], "n_train": p["n_train"], "before": p["before"], "runs": runs,
                   **_gains(p["before"], [r["after"] for r in runs]),
                   "gain_at": {step: _gains(p["before"], [r["after_at"][step] for r in runs])
