@@ -40,7 +40,7 @@
 # | profile | time | what it runs |
 # |---|---|---|
 # | `smoke` | 123 s (a shared, loaded 2-core machine, 2026-12-01) | the checks at small Monte-Carlo sizes, one seed |
-# | `cpu` | about 4 min (235 s, the executed copy) | the checks, check 4 over seeds, check 5 with real executions |
+# | `cpu` | about 2-4 min (126 s for the executed copy, 2 AMD EPYC cores shared with other jobs, load average 9; 235 s on an earlier run) | the checks, check 4 over seeds, check 5 with real executions |
 # | `gpu` | not measured (the notebook uses no GPU) | |
 #
 # **Where it fits.** Notebook 03 trusted the world model completely: every transition and every
@@ -110,6 +110,7 @@ RUNS_DIR: Optional[str] = None  # None: runs/<profile>
 import time
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 
 from wmkit import exercises
@@ -228,7 +229,8 @@ sizes
 # Caveat, worth keeping in mind for check 4: Theorem 4's contraction assumes the calibration map can
 # *represent* the bias. A monotone map of the world-model score can undo a bias that depends on the
 # score; it cannot undo an error tied to particular configs (two configs with the same predicted
-# score but different real ones). The derivation is in `tutorials/wmrl_theory.md`.
+# score but different real ones). The derivation is in the kit's tutorial
+# [WMRL theory](https://github.com/wmkit/wmkit/blob/v0.1.0/tutorials/wmrl_theory.md) (`tutorials/wmrl_theory.md` in a clone).
 
 # %% [markdown]
 # ## 3. Pseudocode (one step of WMRL; `wmkit.wmrl.method.run_grpo`)
@@ -688,7 +690,12 @@ for wm_name, (line, marker) in zip(setup["world_models"], (("-", "o"), (":", "s"
         ax.plot(levels, [curve[q]["mean"] if curve[q]["mean"] else np.nan for q in levels], linestyle=line, marker=marker,
                 color=color, label=f"{numerator} / WMRL ({wm_name})")
 ax.axhline(1, color="gray", lw=0.8)
-ax.set(yscale="log", xlabel="target level q in J0 + q·(J* − J0)", ylabel="compute-to-target ratio", title="how the ratio depends on the bar")
+ax.set(yscale="log", xlabel="target level q in J0 + q·(J* − J0)", ylabel="compute-to-target ratio (work units)",
+       title="how the ratio depends on the bar (mean over seeds)")
+ax.set_yticks([0.1, 0.2, 0.5, 1, 2, 5, 10, 20])
+ax.yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))  # 2, not 2×10⁰
+ax.yaxis.set_minor_formatter(mticker.NullFormatter())
+ax.autoscale(axis="y")
 ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
 save(fig, "check5_ratio_vs_target.png")
 
