@@ -52,7 +52,7 @@
 # | profile | this notebook | the benchmark command |
 # |---|---|---|
 # | `smoke` | 204 s when it runs the smoke benchmark, none existing (a shared, loaded 2-core machine, 2026-12-01) | 1 min 45 s (2 seeds, idle machine) |
-# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy) | 70 min (3 seeds, idle machine) |
+# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy); 80 s without it, running the smoke benchmark instead (2 AMD EPYC cores, load average 8, 2026-12-01) | 70 min (3 seeds, idle machine) |
 # | `gpu` | not measured | not measured |
 #
 # **Where it fits.** The last notebook. Notebooks 01-04 each ran one paper's experiments, most of
