@@ -160,6 +160,42 @@ def test_partly_abstaining_world_model(bandit):
     assert all(np.isfinite(log.values))
 
 
+class JitteryBandit(ControlledBandit):
+    """The controlled problem with each execution charged a random 'measured' time, as a real
+    timing would be: the work units it charges do not depend on that time."""
+
+    def __init__(self, timing_seed: int, **kw):
+        super().__init__(**kw)
+        self._clock = np.random.default_rng(timing_seed)
+
+    def real_grades(self, task, choices, outcome_seeds, ledger):
+        values = self.outcomes(task, choices, outcome_seeds)
+        for _ in values:
+            ledger.charge_execution(float(self._clock.uniform(0.5, 1.5)))
+        return [float(v) for v in values]
+
+
+def test_compute_ratios_in_work_units_do_not_move_with_measured_time():
+    """Two same-seed runs whose executions are timed differently: the policies, the work to the
+    target and the ratio are identical; the seconds (and their ratio) are not."""
+    runs = []
+    for timing_seed in (0, 1):
+        env = JitteryBandit(timing_seed, seed=1)
+        wm = HandmadeWorldModel(env, **wmrl.CONTROLLED_WM, seed=1)
+        logs = wmrl.run_arms(env, {"handmade": wm}, replace(TINY, steps=30),
+                             {"real": {"arm": "real"}, "WMRL": {"arm": "wmrl"}}, seed=2)
+        target = logs["real"].values[0] + 0.3 * (env.optimum - logs["real"].values[0])
+        arms = wmrl._summarize([logs], [env.optimum], [target])
+        runs.append(arms)
+    a, b = runs
+    assert a["real"]["values"] == b["real"]["values"] and a["WMRL"]["values"] == b["WMRL"]["values"]
+    assert a["real"]["compute_to_target"][0] is not None and a["WMRL"]["compute_to_target"][0] is not None
+    assert a["real"]["compute_to_target"] == b["real"]["compute_to_target"]
+    assert wmrl.ratio_summary(a["real"]["compute_to_target"], a["WMRL"]["compute_to_target"]) == \
+        wmrl.ratio_summary(b["real"]["compute_to_target"], b["WMRL"]["compute_to_target"])
+    assert a["real"]["compute_to_target_cpu_s"] != b["real"]["compute_to_target_cpu_s"]
+
+
 def test_compute_to_target():
     log = wmrl_method.RunLog(config=TINY, values=[0.1, 0.4, 0.6, 0.5],
                       compute=[{"total_s": t, "build_s": 2.0, "work": 10 * t, "build_work": 3.0}
