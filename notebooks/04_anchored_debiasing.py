@@ -522,11 +522,12 @@ print("ablation order of means measured (worst → best):", " < ".join(order))
 # **Counting compute.** Every execution is charged twice: its measured CPU seconds (also when it is
 # served from the cache: the cache saves this notebook's time, not the agent's bill), and one **work
 # unit**. A world-model query is charged its measured CPU time and a thousandth of a unit (the
-# measured ratio is printed below: a median execution costs several hundred queries). Seconds are a
+# measured ratio is printed below; it was 860× and 1700× in two runs on 2-core machines). Seconds are a
 # measurement and move by a few percent from run to run, so ratios of seconds did too; work units
 # are a count, so the same seed gives the same compute ratios on every run and every machine. The
-# price: a unit treats a 2-second forest and a 20-millisecond nearest-neighbour fit alike, so the
-# tables show both, and the claims are judged on work units.
+# price: a unit treats a slow forest fit and a fast nearest-neighbour fit alike (the measured costs
+# per config, printed below, span two orders of magnitude), so the tables show both measures, and
+# the claims are judged on work units.
 
 # %%
 setup_start = time.perf_counter()

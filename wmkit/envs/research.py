@@ -612,8 +612,8 @@ def grade(status: str, score: float | None, pool_scores: Any) -> float:
 
 PREDICTION_WORK = 1e-3
 """Work units charged per world-model query on the research tasks: a real execution is 1.
-Notebook 04 measured a median execution at about 860× a query of the learned world model
-(CPU seconds, 2 cores), so a query counts as a thousandth of an execution."""
+Notebook 04 measured a median execution at 860× and at 1700× a query of the learned world model
+(CPU seconds, two runs on 2-core machines), so a query counts as a thousandth of an execution."""
 
 
 @dataclass
