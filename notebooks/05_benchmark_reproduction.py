@@ -45,13 +45,14 @@
 #    need.
 #
 # **What it needs.** No GPU, no internet. Loading a finished benchmark needs nothing else; running
-# one (here the smoke benchmark, or the command above) needs Java 17, for the RWML rows on
-# TextWorldExpress. Time on 2 CPU cores:
+# one (here the smoke benchmark, or the command above) needs Java 17 for the RWML rows on
+# TextWorldExpress: without it that experiment is skipped and its rows say "not measured", with the
+# reason. Time on 2 CPU cores:
 #
 # | profile | this notebook | the benchmark command |
 # |---|---|---|
 # | `smoke` | 204 s when it runs the smoke benchmark, none existing (a shared, loaded 2-core machine, 2026-12-01) | 1 min 45 s (2 seeds, idle machine) |
-# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy) | 70 min (3 seeds, idle machine) |
+# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy); 80 s without it, running the smoke benchmark instead (2 AMD EPYC cores, load average 8, 2026-12-01) | 70 min (3 seeds, idle machine) |
 # | `gpu` | not measured | not measured |
 #
 # **Where it fits.** The last notebook. Notebooks 01-04 each ran one paper's experiments, most of
@@ -165,6 +166,8 @@ m = report["machine"]
 print(f"machine: {m['platform']}, {m['cpu_count']} CPUs, GPU {m['cuda'] or 'none'}; "
       + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v))
 print("verdicts:", report["counts"])
+for name, reason in report.get("unavailable", {}).items():
+    print(f"not run on this machine: {name} — {reason}")
 
 # %% [markdown]
 # ## 2. How a number is made
@@ -283,10 +286,10 @@ display(Markdown("\n\n".join(explain(r) for r in rows)))
 #   tasks, max 20 steps, 11.2 h on one H200. The kit's phone simulator and tiny policy show whether
 #   training inside a world model transfers to the real simulator at all.
 # * **WMRL**: 4B models on MLE-Dojo, 883 vs 286 GPU-hours. The kit's research tasks are scikit-learn
-#   configs executed in seconds; its compute ratios count CPU seconds, including the world model's
-#   own construction, and move with the learning rate (notebook 04). Measured seconds also move with
-#   the machine's load, so the research ratio differs by a few hundredths between two runs of the same
-#   code, while every other number repeats exactly (1 or 2 torch threads alike).
+#   configs executed in seconds; its compute ratios count work in execution units (one per real
+#   execution, a thousandth per world-model query, the executions the world model was built from),
+#   so two runs of the same code give the same ratio (1 or 2 torch threads alike); notebook 04 prints
+#   the measured CPU seconds beside them. The ratios move with the learning rate (notebook 04).
 #
 # The `gpu` profile (`python -m wmkit bench --profile gpu --seeds 3`) runs larger models and more
 # steps on one GPU; it is still far from the papers' scale.

@@ -210,6 +210,38 @@ def test_unmeasurable_claim_row_has_a_reason_and_no_number(tmp_path, fresh):
     assert row["verdict"] == "not measured" and row["reason"] == "no such loop" and row["kit"]["n"] == 0
 
 
+def test_an_experiment_that_cannot_run_here_is_skipped_and_its_rows_say_why(tmp_path, fresh):
+    """An experiment whose `requires` check gives a reason (no Java 17, say) is not run: no record,
+    no exception, and its rows are "not measured" with that reason; the others run as usual."""
+    def needs_java():
+        return "TextWorldExpress needs Java 17; none found"
+
+    def broken_check():
+        raise OSError("no such file")
+
+    experiments = {**FAKE, "java_only": Experiment("java_only", "RWML", fake_run, fake_sizes, "needs Java",
+                                                   requires=needs_java),
+                   "broken": Experiment("broken", "RWML", fake_run, fake_sizes, "check raises", requires=broken_check)}
+    claims = (*FAKE_CLAIMS, Claim("java.gain", "RWML", "needs Java", "+1", "java_only", "after", "before"),
+              Claim("broken.gain", "RWML", "check raises", "+1", "broken", "after", "before"))
+    result = bench.run_bench("smoke", 2, runs_root=tmp_path, experiments=experiments, claims=claims,
+                             log=lambda line: None)
+    assert CALLS == [("fake", 0), ("fake", 1)]  # only the experiment that can run here ran
+    assert set(result.skipped) == {"java_only", "broken"} and "Java 17" in result.skipped["java_only"]
+    rows = {r["id"]: r for r in result.report["rows"]}
+    assert rows["java.gain"]["verdict"] == "not measured" and rows["java.gain"]["kit"]["n"] == 0
+    assert rows["java.gain"]["reason"] == "not run on this machine: TextWorldExpress needs Java 17; none found"
+    assert "OSError" in rows["broken.gain"]["reason"]
+    assert rows["fake.gain"]["kit"]["n"] == 2
+    assert result.report["unavailable"]["java_only"].startswith("TextWorldExpress")
+    assert not (tmp_path / "bench" / "java_only").exists()
+
+
+def test_the_rwml_experiment_declares_its_java_requirement():
+    assert bench_claims.EXPERIMENTS["rwml"].requires == "wmkit.envs.twx:unavailable_reason"
+    assert bench.unavailable_reason(bench_claims.EXPERIMENTS["rwml_textgame"]) is None  # the kit's own game
+
+
 def test_a_row_cannot_exist_without_its_run_record(tmp_path, fresh):
     result = run(tmp_path, 2)
     assert result.report["rows"][0]["kit"]["n"] == 2

@@ -224,13 +224,6 @@ def test_wrong_types_never_pass(capsys):
     assert "cannot check" in capsys.readouterr().out
 
 
-def test_open_exercise_checker_records_and_compares(capsys):
-    assert exercises.check_judge_agreement(0.9, 0.8) is True
-    assert "rose" in capsys.readouterr().out
-    assert exercises.check_judge_agreement(1.5, 0.8) is False
-    assert exercises.check_judge_agreement("high", 0.8) is False
-
-
 def test_break_even_latency_without_simulator_steps_is_not_judged(capsys):
     idle = [dict(row, batched_step_calls=0) for row in THROUGHPUT]
     assert exercises.check_break_even_latency(0.4, idle) is None

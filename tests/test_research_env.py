@@ -177,6 +177,7 @@ def test_executions_are_charged_as_if_run_even_when_cached(env):
     assert ledger.executions == 2 and ledger.cached_executions == 1
     assert ledger.execution_s == pytest.approx(2 * first.cpu_s) and first.cpu_s > 0
     assert ledger.total_s == pytest.approx(ledger.execution_s)
+    assert ledger.work == 2.0  # one work unit per execution, cached or not
 
 
 def test_pool_and_evaluation_are_charged_to_their_own_ledgers(env):
@@ -195,9 +196,12 @@ def test_ledger_sums():
     ledger = CostLedger()
     ledger.charge_execution(1.5)
     ledger.charge_prediction(0.25, 10)
-    ledger.charge_build(2.0)
+    ledger.charge_build(2.0, work=4.0)
     assert ledger.total_s == 3.75 and ledger.predictions == 10
     assert ledger.snapshot()["total_s"] == 3.75
+    # work: 1 execution + 10 predictions at PREDICTION_WORK + the build's 4 units
+    assert ledger.work == pytest.approx(1 + 10 * research.PREDICTION_WORK + 4.0) and ledger.build_work == 4.0
+    assert ledger.snapshot()["work"] == ledger.work
 
 
 def test_cache_file_makes_runs_resumable(tmp_path):
@@ -221,9 +225,9 @@ def test_meta_features_and_unknown_dataset():
 @pytest.mark.slow
 def test_check_5_is_the_same_in_two_same_seed_runs():
     """Check 5 of notebook 04 (smoke sizes), twice, each with a fresh sandbox and no shared cache:
-    every grade, every policy's learning curve and final score agree exactly. (A wall-clock limit
-    turned slow fits into timeouts on a busy machine, so the runs disagreed.) Charged compute is a
-    measurement of CPU seconds: it agrees only roughly."""
+    every grade, every policy's learning curve and final score agree exactly, and so do the compute
+    ratios, which count work units. (A wall-clock limit turned slow fits into timeouts on a busy
+    machine, so the runs disagreed.) The measured CPU seconds kept beside them agree only roughly."""
     from wmkit.wmrl import experiment as wmrl
 
     sizes = get_profile("smoke").wmrl
@@ -241,8 +245,11 @@ def test_check_5_is_the_same_in_two_same_seed_runs():
     for arm in a["arms"]:
         assert a["arms"][arm]["values"] == b["arms"][arm]["values"], arm
         assert a["arms"][arm]["total_executions"] == b["arms"][arm]["total_executions"], arm
-        for spent_a, spent_b in zip(a["arms"][arm]["total_cost"], b["arms"][arm]["total_cost"]):
+        assert a["arms"][arm]["compute_to_target"] == b["arms"][arm]["compute_to_target"], arm
+        assert a["arms"][arm]["total_cost"] == b["arms"][arm]["total_cost"], arm
+        for spent_a, spent_b in zip(a["arms"][arm]["total_cost_cpu_s"], b["arms"][arm]["total_cost_cpu_s"]):
             assert spent_b == pytest.approx(spent_a, rel=0.5), arm
+    assert a["ratios"] == b["ratios"] and a["ratios_no_build"] == b["ratios_no_build"]
 
 
 def _children(pid: int) -> list[int]:

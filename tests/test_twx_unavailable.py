@@ -47,3 +47,22 @@ def test_version_strings(tmp_path, monkeypatch):
         assert twx.java_major_version() == major, said
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert twx.java_major_version() is None
+
+
+def test_without_java_the_benchmark_says_not_measured_for_the_twx_rows(tmp_path, monkeypatch, unchecked_env):
+    """Java hidden: the benchmark's RWML TextWorldExpress experiment is skipped, not failed, and each
+    of its rows says "not measured" with the reason (the report only: nothing heavy runs)."""
+    pytest.importorskip("textworld_express")
+    from wmkit.bench import claims as bench_claims
+    from wmkit.bench import runner as bench
+
+    monkeypatch.setenv("PATH", str(fake_java(tmp_path, 'echo "java: not found" >&2; exit 127')) + os.pathsep
+                       + os.environ["PATH"])
+    reason = bench.unavailable_reason(bench_claims.EXPERIMENTS["rwml"])
+    assert reason and "Java 17" in reason
+    only_twx = {"rwml": bench_claims.EXPERIMENTS["rwml"]}  # not `only=["rwml"]`: that names the paper, both experiments
+    claims = [c for c in bench_claims.CLAIMS if c.experiment == "rwml"]
+    result = bench.run_bench("smoke", 1, runs_root=tmp_path / "runs", experiments=only_twx, claims=claims,
+                             log=lambda line: None)
+    assert result.ran == [] and result.skipped == {"rwml": reason}
+    assert claims and all(r["verdict"] == "not measured" and "Java 17" in r["reason"] for r in result.report["rows"])

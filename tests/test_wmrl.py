@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from wmkit import exercises
+from wmkit.envs import research
 from wmkit.envs.research import CostLedger, Head, ResearchEnv, Space
 from wmkit.profiles import get_profile
 from wmkit.wmrl import experiment as wmrl
@@ -72,13 +73,17 @@ def test_policy_gradient_matches_finite_differences():
 ])
 def test_who_grades_what_and_what_is_charged(bandit, arm, executions_per_step, predictions_per_step):
     env, wm = bandit
-    log = run_grpo(env, wm, replace(TINY, arm=arm), build_cost=5.0)
+    log = run_grpo(env, wm, replace(TINY, arm=arm), build_cost=5.0, build_work=7.0)
     final = log.compute[-1]
     assert final["executions"] == TINY.steps * executions_per_step  # round(0.1·8) = 1 anchor group per step
     assert final["predictions"] == TINY.steps * predictions_per_step
     assert final["execution_s"] == pytest.approx(final["executions"] * env.execution_cost)
     assert final["prediction_s"] == pytest.approx(final["predictions"] * wm.cost_per_query)
     assert final["build_s"] == (5.0 if arm in ("wm", "wmrl") else 0.0)
+    # work: 1 per execution, the world model's work_per_query per prediction, plus the build's work
+    build_work = 7.0 if arm in ("wm", "wmrl") else 0.0
+    assert final["work"] == pytest.approx(final["executions"] + final["predictions"] * wm.work_per_query + build_work)
+    assert final["build_work"] == build_work
     assert len(log.values) == TINY.steps + 1 and len(log.compute) == TINY.steps + 1
 
 
@@ -155,12 +160,53 @@ def test_partly_abstaining_world_model(bandit):
     assert all(np.isfinite(log.values))
 
 
+class JitteryBandit(ControlledBandit):
+    """The controlled problem with each execution charged a random 'measured' time, as a real
+    timing would be: the work units it charges do not depend on that time."""
+
+    def __init__(self, timing_seed: int, **kw):
+        super().__init__(**kw)
+        self._clock = np.random.default_rng(timing_seed)
+
+    def real_grades(self, task, choices, outcome_seeds, ledger):
+        values = self.outcomes(task, choices, outcome_seeds)
+        for _ in values:
+            ledger.charge_execution(float(self._clock.uniform(0.5, 1.5)))
+        return [float(v) for v in values]
+
+
+def test_compute_ratios_in_work_units_do_not_move_with_measured_time():
+    """Two same-seed runs whose executions are timed differently: the policies, the work to the
+    target and the ratio are identical; the seconds (and their ratio) are not."""
+    runs = []
+    for timing_seed in (0, 1):
+        env = JitteryBandit(timing_seed, seed=1)
+        wm = HandmadeWorldModel(env, **wmrl.CONTROLLED_WM, seed=1)
+        logs = wmrl.run_arms(env, {"handmade": wm}, replace(TINY, steps=30),
+                             {"real": {"arm": "real"}, "WMRL": {"arm": "wmrl"}}, seed=2)
+        target = logs["real"].values[0] + 0.3 * (env.optimum - logs["real"].values[0])
+        arms = wmrl._summarize([logs], [env.optimum], [target])
+        runs.append(arms)
+    a, b = runs
+    assert a["real"]["values"] == b["real"]["values"] and a["WMRL"]["values"] == b["WMRL"]["values"]
+    assert a["real"]["compute_to_target"][0] is not None and a["WMRL"]["compute_to_target"][0] is not None
+    assert a["real"]["compute_to_target"] == b["real"]["compute_to_target"]
+    assert wmrl.ratio_summary(a["real"]["compute_to_target"], a["WMRL"]["compute_to_target"]) == \
+        wmrl.ratio_summary(b["real"]["compute_to_target"], b["WMRL"]["compute_to_target"])
+    assert a["real"]["compute_to_target_cpu_s"] != b["real"]["compute_to_target_cpu_s"]
+
+
 def test_compute_to_target():
     log = wmrl_method.RunLog(config=TINY, values=[0.1, 0.4, 0.6, 0.5],
-                      compute=[{"total_s": t, "build_s": 2.0} for t in (2.0, 5.0, 9.0, 12.0)])
-    assert compute_to_target(log, 0.55) == 9.0
-    assert compute_to_target(log, 0.55, include_build=False) == 7.0
+                      compute=[{"total_s": t, "build_s": 2.0, "work": 10 * t, "build_work": 3.0}
+                               for t in (2.0, 5.0, 9.0, 12.0)])
+    assert compute_to_target(log, 0.55) == 90.0  # work units by default
+    assert compute_to_target(log, 0.55, include_build=False) == 87.0
+    assert compute_to_target(log, 0.55, measure="cpu_s") == 9.0
+    assert compute_to_target(log, 0.55, include_build=False, measure="cpu_s") == 7.0
     assert compute_to_target(log, 0.9) is None
+    with pytest.raises(ValueError, match="measure"):
+        compute_to_target(log, 0.55, measure="seconds")
     assert wmrl.first_wins([1.0, None, 3.0], [2.0, 5.0, None]) == 2
 
 
@@ -199,10 +245,12 @@ def test_learned_world_model_is_leave_one_out_and_charged():
     assert learned.train_datasets == {"iris": ["wine"], "wine": ["iris"]}
     executions = sum(r.cpu_s for d in ("iris", "wine") for r in env.results(d))
     assert learned.build_s >= executions > 0
+    assert learned.build_work == 2 * len(tasks.configs)  # one work unit per execution it learned from
     ledger = CostLedger()
     predicted = learned.predict("iris", np.asarray(tasks.configs), None, np.random.default_rng(0), ledger)
     assert len(predicted) == len(tasks.configs) and all(0 <= p <= 1 for p in predicted)
     assert ledger.predictions == len(tasks.configs) and ledger.prediction_s >= 0
+    assert ledger.work == pytest.approx(len(tasks.configs) * research.PREDICTION_WORK)
     stats = wmrl_problems.measure_world_model(learned, tasks, "iris", repeats=3)
     assert {"bias", "noise_std", "spearman", "floor_gap"} <= set(stats)
     env.close()

@@ -551,22 +551,6 @@ def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]
                   "write both times per agent step, add L·(batched calls / agent steps) to the simulator's, solve.")
 
 
-def check_judge_agreement(answer: Any, default_agreement: float) -> bool | None:
-    """Open exercise (03): the imagined-vs-real agreement measured with your own judge.
-
-    Checks the form (a share in [0, 1]) and compares it with the default judge's; what it means
-    is the exercise."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None or not 0 <= value <= 1:
-        return _cannot_read(answer, "the agreement you measured, a share in [0, 1]")
-    change = value - default_agreement
-    print(f"recorded: your judge agrees on {value:.3f} of the episodes, the default judge on {default_agreement:.3f} "
-          f"({'rose' if change > 0 else 'fell' if change < 0 else 'no change'} by {abs(change):.3f}). Now: did the agent improve?")
-    return True
-
-
 # ---------------------------------------------------------------- notebook 04
 
 

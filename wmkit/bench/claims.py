@@ -28,6 +28,10 @@ class Experiment:
     """The section of `wmkit.profiles.Profile` it runs at, e.g. ``"bench.rlvr"`` (hashed into the
     record key); or ``sizes(profile) -> dataclass``, or ``"module:function"`` naming one."""
     description: str
+    requires: str | Callable | None = None
+    """``requires() -> str | None``, or ``"module:function"`` naming one: why the experiment cannot run
+    on this machine (one sentence, e.g. no Java 17 for TextWorldExpress), or None when it can. The
+    runner then skips it and its rows say "not measured" with that reason, instead of failing."""
 
 
 @dataclass(frozen=True)
@@ -144,7 +148,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
                "the decoded frame's L1 (notebook 06)"),
     Experiment("rwml", "RWML", "wmkit.rwml.experiment:run_rwml", "bench.rwml",
                "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
-               "policy RL (Simon Says) from the base vs the RWML model"),
+               "policy RL (Simon Says) from the base vs the RWML model",
+               requires="wmkit.envs.twx:unavailable_reason"),
     Experiment("rwml_textgame", "RWML", "wmkit.rwml.experiment:run_rwml_textgame", "bench.rwml.textgame",
                "the kit's text game (tiny world): embedding-reward RL from a 10% warm-up vs the warm-up and vs "
                "SFT on the same data; forgetting on the kit's full text game and phone"),
@@ -330,8 +335,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("wmrl.compute_research", "WMRL", "the same on research tasks executed for real",
           "3.1-3.4× less (4B: 883 vs 286 GPU-h)", "wmrl_research",
           "compute_ratio/learned/real_over_wmrl/ratio", direction="higher", threshold=1.0,
-          kit_label="compute to target, real / WMRL (learned WM, build cost counted; WMRL never "
-                    "reaching it counts as 0)"),
+          kit_label="compute to target in work units (1 per execution), real / WMRL (learned WM, build "
+                    "counted; WMRL never reaching it counts as 0)"),
     Claim("wmrl.final_score", "WMRL", "WMRL's final score is at least real-execution GRPO's",
           "16.4 vs 15.2 (MLE-Dojo)", "wmrl_research", "arms/WMRL (learned)/final/mean", "arms/real/final/mean",
           direction="higher", threshold=-1e-9, kit_label="final expected grade, WMRL − real (learned WM)"),

@@ -180,6 +180,18 @@ def bench_command(profile: str, seeds: int, only: Sequence[str] | None = None, t
     return shlex.join(parts)
 
 
+def unavailable_reason(experiment: Experiment) -> str | None:
+    """Why `experiment` cannot run on this machine (its ``requires`` check), or None. Never raises:
+    a check that fails is itself the reason."""
+    if experiment.requires is None:
+        return None
+    try:
+        reason = _resolve(experiment.requires)()
+    except Exception as exc:  # a broken check must not take the benchmark down with it
+        return f"its requirement check failed ({type(exc).__name__}: {exc})"
+    return str(reason) if reason else None
+
+
 def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, code: str, command: str,
             log: Callable[[str], None] = print, commit: str | None = None) -> tuple[Path, bool]:
     """Run (experiment, seed) unless its record exists; returns (record path, whether it ran).
@@ -224,8 +236,9 @@ def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str,
 
 
 def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int,
-              experiments: dict[str, Experiment] | None = None) -> dict:
-    """One table row: computed only from `records` (seed -> record) of the claim's experiment."""
+              experiments: dict[str, Experiment] | None = None, unavailable: str | None = None) -> dict:
+    """One table row: computed only from `records` (seed -> record) of the claim's experiment.
+    `unavailable`: why that experiment cannot run on this machine (the reason of a row without records)."""
     experiments = EXPERIMENTS if experiments is None else experiments
     row = {"id": claim.id, "paper": claim.paper, "claim": claim.text, "paper_figure": claim.paper_figure,
            "experiment": claim.experiment, "kit_label": claim.kit_label, "direction": claim.direction,
@@ -236,8 +249,8 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
     paper = experiments[claim.experiment].paper
     row["command"] = bench_command(profile, n_seeds, [claim.experiment])
     if not records:
-        return {**row, "verdict": "not measured", "reason": "no run record (run the command)", "records": [],
-                "seeds": [], "kit": summarize([])}
+        reason = f"not run on this machine: {unavailable}" if unavailable else "no run record (run the command)"
+        return {**row, "verdict": "not measured", "reason": reason, "records": [], "seeds": [], "kit": summarize([])}
     seeds = sorted(records)
     values = [claim_value(claim, records[s]["result"]) for s in seeds]
     judged = verdict(values, claim.direction, claim.threshold,
@@ -257,14 +270,18 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
 
 def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str | None = None,
                  claims: Sequence[Claim] = CLAIMS, experiments: dict[str, Experiment] | None = None,
-                 command: str = "", wall_seconds: float | None = None, plots: bool = True) -> dict:
-    """Read the records from disk, compute every row, write bench.json, report.md and the figures."""
+                 command: str = "", wall_seconds: float | None = None, plots: bool = True,
+                 unavailable: dict[str, str] | None = None) -> dict:
+    """Read the records from disk, compute every row, write bench.json, report.md and the figures.
+    `unavailable`: experiment -> why it cannot run here (rows without records give that reason)."""
     experiments = EXPERIMENTS if experiments is None else experiments
+    unavailable = unavailable or {}
     runs_root = Path(runs_root)
     if code is None:
         code, _ = code_version()
     records = load_records(runs_root, profile, seeds, code, experiments)
-    rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile, len(seeds), experiments)
+    rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile, len(seeds), experiments,
+                      unavailable.get(c.experiment) if c.experiment else None)
             for c in claims]
     report = {
         "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(), "dirty": "+" in code,
@@ -275,6 +292,7 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
                                "wall_seconds": {str(s): r["wall_seconds"] for s, r in records.get(name, {}).items()}}
                         for name, e in experiments.items()},
         "counts": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
+        "unavailable": dict(unavailable),
     }
     report["figures"] = plot_report(report, runs_root / "bench" / "figures") if plots else []
     _write_atomic(runs_root / "bench.json", json.dumps(jsonable(report), indent=1))
@@ -433,6 +451,8 @@ class BenchResult:
     report: dict
     ran: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Experiment -> why it could not run on this machine (its rows say "not measured" with that reason)."""
     seconds: float = 0.0
 
 
@@ -465,12 +485,19 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
     out = BenchResult(report={})
     if not report_only:
         for name in names:
+            reason = unavailable_reason(experiments[name])
             for seed in range(seeds):
+                config = experiment_config(experiments[name], profile, seed)
+                exists = record_path(runs_root / "bench", name, seed, code, config_hash(config)).exists()
+                if reason and not exists:  # a record made where it could run still counts
+                    out.skipped[name] = reason
+                    log(f"{name} seed {seed}: not run on this machine: {reason}")
+                    continue
                 _, ran = run_one(experiments[name], profile, seed, runs_root, code, command, log, commit)
                 (out.ran if ran else out.cached).append(f"{name}/seed{seed}")
     out.seconds = time.perf_counter() - start
     out.report = build_report(runs_root, profile, list(range(seeds)), code, claims, experiments, command,
-                              out.seconds)
+                              out.seconds, unavailable=out.skipped)
     log(f"bench: {len(out.ran)} run, {len(out.cached)} cached, {out.seconds:.0f} s; "
         f"{runs_root / 'bench.json'}, {runs_root / 'report.md'}")
     return out

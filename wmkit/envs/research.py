@@ -27,7 +27,9 @@ The grade follows WMRL's scale for research tasks (the official grader):
 Execution is deterministic (a fixed stratified 50/50 split and ``random_state=0``), so
 results are cached. **Cost accounting** (:class:`CostLedger`) charges every execution
 its measured CPU seconds *as if it had run*, even when served from the cache; the
-reference pool and anything a world model is built from are charged as well.
+reference pool and anything a world model is built from are charged as well. Beside the
+seconds it counts **work** in execution units (one per execution, :data:`PREDICTION_WORK`
+per world-model query), a count that, unlike a timing, is the same in every same-seed run.
 
 The sandbox uses ``os.fork`` and ``resource`` (POSIX: Linux, macOS, Colab). On macOS the
 memory limit (``RLIMIT_AS``) is not enforced by the kernel; the CPU-time limit is.
@@ -608,12 +610,22 @@ def grade(status: str, score: float | None, pool_scores: Any) -> float:
 # -------------------------------------------------------------------- cost ledger
 
 
+PREDICTION_WORK = 1e-3
+"""Work units charged per world-model query on the research tasks: a real execution is 1.
+Notebook 04 measured a median execution at 860× and at 1700× a query of the learned world model
+(CPU seconds, two runs on 2-core machines), so a query counts as a thousandth of an execution."""
+
+
 @dataclass
 class CostLedger:
-    """CPU seconds charged to one run (one arm of an experiment).
+    """What one run (one arm of an experiment) was charged, in two measures.
 
-    Executions are charged their measured CPU seconds even when the result came from
-    the cache ("as if run"): the cache saves the kit's wall time, not the agent's bill.
+    * **CPU seconds**, measured: executions are charged their measured CPU seconds even
+      when the result came from the cache ("as if run"): the cache saves the kit's wall
+      time, not the agent's bill. A timing moves by a few percent from run to run.
+    * **Work**, counted: 1 unit per real execution, a fixed fraction of a unit per
+      world-model query, and a build's own count. Two same-seed runs charge the same
+      work exactly, so compute ratios in work units are reproducible.
     """
 
     execution_s: float = 0.0
@@ -628,22 +640,30 @@ class CostLedger:
     """World-model predictions charged."""
     build_s: float = 0.0
     """One-off costs: building a world model, including the executions it learned from."""
+    work: float = 0.0
+    """Work units charged, build included: executions + predictions × their unit + build work."""
+    build_work: float = 0.0
+    """The build's share of :attr:`work` (the executions a world model learned from)."""
 
     def charge_execution(self, cpu_s: float, cached: bool = False) -> None:
         self.execution_s += float(cpu_s)
         self.executions += 1
         self.cached_executions += int(cached)
+        self.work += 1.0
 
-    def charge_prediction(self, cpu_s: float, n: int) -> None:
+    def charge_prediction(self, cpu_s: float, n: int, work_per_query: float = PREDICTION_WORK) -> None:
         self.prediction_s += float(cpu_s)
         self.predictions += int(n)
+        self.work += float(work_per_query) * int(n)
 
-    def charge_build(self, cpu_s: float) -> None:
+    def charge_build(self, cpu_s: float, work: float = 0.0) -> None:
         self.build_s += float(cpu_s)
+        self.build_work += float(work)
+        self.work += float(work)
 
     @property
     def total_s(self) -> float:
-        """Everything charged: execution + prediction + build."""
+        """Everything charged in CPU seconds: execution + prediction + build."""
         return self.execution_s + self.prediction_s + self.build_s
 
     def snapshot(self) -> dict[str, float]:

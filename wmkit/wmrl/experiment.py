@@ -297,9 +297,11 @@ def _variance_and_se(samples: np.ndarray) -> tuple[float, float]:
 
 def run_arms(env: Any, world_models: dict[str, Any], base: WMRLConfig, specs: dict[str, dict[str, Any]],
              seed: int, build_costs: dict[str, float] | None = None,
-             log_refits: Callable[[str], None] | None = None) -> dict[str, RunLog]:
+             log_refits: Callable[[str], None] | None = None,
+             build_work: dict[str, float] | None = None) -> dict[str, RunLog]:
     """Run several arms on one environment and seed. ``specs``: name → config overrides,
-    with an optional ``"world_model"`` key naming which of ``world_models`` it uses."""
+    with an optional ``"world_model"`` key naming which of ``world_models`` it uses.
+    ``build_costs`` / ``build_work``: each world model's build in CPU seconds / work units."""
     logs = {}
     for name, overrides in specs.items():
         overrides = dict(overrides)
@@ -308,31 +310,39 @@ def run_arms(env: Any, world_models: dict[str, Any], base: WMRLConfig, specs: di
         if log_refits is not None and config.arm == "wmrl":
             log_refits(f"{name} (seed {seed}):")
         logs[name] = run_grpo(env, world_models[wm_name], config,
-                              build_cost=(build_costs or {}).get(wm_name, 0.0), log_refits=log_refits)
+                              build_cost=(build_costs or {}).get(wm_name, 0.0), log_refits=log_refits,
+                              build_work=(build_work or {}).get(wm_name, 0.0))
     return logs
 
 
 def _summarize(logs_by_seed: list[dict[str, RunLog]], optimum: list[float], targets: list[float],
                include_build: bool = True) -> dict[str, Any]:
-    """Per arm: curves, final value and gap to the optimum, compute and executions to target."""
+    """Per arm: curves, final value and gap to the optimum, compute and executions to target.
+
+    Compute (``total_compute``, ``compute_to_target``, ``total_cost``) is in work units, the
+    same in every same-seed run; the ``..._cpu_s`` keys hold the measured CPU seconds."""
     out: dict[str, Any] = {}
     for name in logs_by_seed[0]:
         logs = [by_arm[name] for by_arm in logs_by_seed]
         out[name] = {
             "values": [log.values for log in logs],
-            "total_compute": [[c["total_s"] for c in log.compute] for log in logs],
+            "total_compute": [[c["work"] for c in log.compute] for log in logs],
+            "total_compute_cpu_s": [[c["total_s"] for c in log.compute] for log in logs],
             "execution_compute": [[c["execution_s"] for c in log.compute] for log in logs],
             "executions": [[c["executions"] for c in log.compute] for log in logs],
             "final": summarize([log.final_value for log in logs]),
             "final_gap": summarize([opt - log.final_value for opt, log in zip(optimum, logs)]),
             "compute_to_target": [compute_to_target(log, t, include_build) for log, t in zip(logs, targets)],
             "compute_to_target_no_build": [compute_to_target(log, t, False) for log, t in zip(logs, targets)],
+            "compute_to_target_cpu_s": [compute_to_target(log, t, include_build, "cpu_s")
+                                        for log, t in zip(logs, targets)],
             "executions_to_target": [next((c["executions"] for v, c in zip(log.values, log.compute) if v >= t), None)
                                      for log, t in zip(logs, targets)],
             "refits": [len(log.refits) for log in logs],
             "final_weight": [log.weights[-1] if log.weights else 1.0 for log in logs],
             "total_executions": [log.compute[-1]["executions"] for log in logs],
-            "total_cost": [log.compute[-1]["total_s"] for log in logs],
+            "total_cost": [log.compute[-1]["work"] for log in logs],
+            "total_cost_cpu_s": [log.compute[-1]["total_s"] for log in logs],
         }
     return out
 
@@ -343,7 +353,7 @@ def ratio_summary(numerator: list[float | None], denominator: list[float | None]
     return summarize(ratios)
 
 
-CONTROLLED_WM = {"exponent": 2.0, "config_error": 0.02, "noise": 0.05, "cost_per_query": 0.01}
+CONTROLLED_WM = {"exponent": 2.0, "config_error": 0.02, "noise": 0.05, "cost_per_query": 0.01, "work_per_query": 0.01}
 
 
 """The controlled problem's world model: convex distortion f(r) = r², a small config-specific
@@ -406,7 +416,8 @@ def research_setup(sizes: WMRLSizes, progress: Callable[[str], None] | None = No
 
     The learned world model for each task is trained on every *other* dataset the kit
     uses (the tasks and iris); its build cost counts those executions once each plus
-    the fits. The hand-made one is charged the learned one's measured per-query cost.
+    the fits (CPU seconds; in work units, the executions). The hand-made one is charged the
+    learned one's measured per-query CPU cost and the same work per query.
     """
     env = ResearchEnv(tasks=sizes.research_tasks, pool_size=sizes.pool_size, seed=0, cpu_limit_s=sizes.cpu_limit_s)
     tasks = ResearchTasks(env)
@@ -425,7 +436,8 @@ def research_setup(sizes: WMRLSizes, progress: Callable[[str], None] | None = No
     handmade_stats = {t: measure_world_model(handmade, tasks, t) for t in tasks.tasks}
     return {"env": env, "tasks": tasks, "world_models": {"learned": learned, "handmade": handmade},
             "stats": {"learned": learned_stats, "handmade": handmade_stats},
-            "build_costs": {"learned": learned.build_s, "handmade": 0.0}, "wm_train_datasets": train}
+            "build_costs": {"learned": learned.build_s, "handmade": 0.0},
+            "build_work": {"learned": learned.build_work, "handmade": 0.0}, "wm_train_datasets": train}
 
 
 def research_experiment(sizes: WMRLSizes, setup: dict[str, Any], seeds: list[int] | None = None,
@@ -435,8 +447,10 @@ def research_experiment(sizes: WMRLSizes, setup: dict[str, Any], seeds: list[int
 
     Arms: real-execution GRPO, anchors-only, and for each world model (learned,
     hand-made) pure WM, WMRL and the three other cells of the ablation. Compute is
-    charged CPU seconds (executions as measured, predictions as measured, the learned
-    world model's build). The target for compute-to-target is ``J0 + q·(J* − J0)``.
+    counted in work units (1 per execution, :data:`~wmkit.envs.research.PREDICTION_WORK` per
+    prediction, the learned world model's build executions), which two same-seed runs agree
+    on exactly; the measured CPU seconds (executions, predictions, build) are kept beside them
+    (``ratios_cpu_s``). The target for compute-to-target is ``J0 + q·(J* − J0)``.
     """
     seeds = list(range(sizes.research_seeds)) if seeds is None else list(seeds)
     tasks = setup["tasks"]
@@ -451,7 +465,8 @@ def research_experiment(sizes: WMRLSizes, setup: dict[str, Any], seeds: list[int
     logs_by_seed = []
     for seed in seeds:
         logs_by_seed.append(run_arms(tasks, setup["world_models"], sizes.research, specs, seed,
-                                     build_costs=setup["build_costs"], log_refits=log_refits))
+                                     build_costs=setup["build_costs"], log_refits=log_refits,
+                                     build_work=setup.get("build_work")))
         if progress:
             progress(f"research tasks: seed {seed} done ({len(specs)} runs)")
     optimum = tasks.optimum
@@ -459,7 +474,7 @@ def research_experiment(sizes: WMRLSizes, setup: dict[str, Any], seeds: list[int
     target = initial + sizes.target_fraction * (optimum - initial)
     arms = _summarize(logs_by_seed, [optimum] * len(seeds), [target] * len(seeds))
     result = {"seeds": seeds, "config": asdict(sizes.research), "optimum": optimum, "initial": initial,
-              "target": target, "arms": arms, "ratios": {}, "ratios_no_build": {},
+              "target": target, "arms": arms, "ratios": {}, "ratios_no_build": {}, "ratios_cpu_s": {},
               "refit_example": logs_by_seed[0][f"WMRL ({next(iter(setup['world_models']))})"].refits[:3]}
     for wm_name in setup["world_models"]:
         wmrl = arms[f"WMRL ({wm_name})"]
@@ -470,6 +485,11 @@ def research_experiment(sizes: WMRLSizes, setup: dict[str, Any], seeds: list[int
         result["ratios_no_build"][wm_name] = {
             "real_over_wmrl": ratio_summary(arms["real"]["compute_to_target_no_build"],
                                             wmrl["compute_to_target_no_build"]),
+        }
+        result["ratios_cpu_s"][wm_name] = {
+            "real_over_wmrl": ratio_summary(arms["real"]["compute_to_target_cpu_s"], wmrl["compute_to_target_cpu_s"]),
+            "anchors_over_wmrl": ratio_summary(arms["anchors only"]["compute_to_target_cpu_s"],
+                                               wmrl["compute_to_target_cpu_s"]),
         }
     return result
 
@@ -508,7 +528,8 @@ def learning_rate_sweep(sizes: WMRLSizes, setup: dict[str, Any], learning_rates:
     out: dict[str, Any] = {"learning_rates": list(learning_rates), "by_lr": {}}
     for lr in learning_rates:
         logs_by_seed = [run_arms(tasks, setup["world_models"], replace(sizes.research, learning_rate=lr), specs,
-                                 seed, build_costs=setup["build_costs"]) for seed in seeds]
+                                 seed, build_costs=setup["build_costs"], build_work=setup.get("build_work"))
+                        for seed in seeds]
         initial = logs_by_seed[0]["real"].values[0]
         target = initial + sizes.target_fraction * (tasks.optimum - initial)
         arms = _summarize(logs_by_seed, [tasks.optimum] * len(seeds), [target] * len(seeds))
@@ -570,8 +591,11 @@ def claim_table(research: dict[str, Any], wm_name: str = "learned") -> list[dict
     ratio = research["ratios"][wm_name]["real_over_wmrl"]
     wins = first_wins(wmrl["compute_to_target"], real["compute_to_target"])
     rows.append(_row("less training compute than real-execution GRPO", PAPER["compute_ratio"],
-                     f"real/WMRL compute to reach J ≥ {research['target']:.3f}: {fmt(ratio, 2)}× (seeds where both "
-                     f"reached it); WMRL there first in {wins}/{n} seeds; judged on the censored ratio per seed (> 1)",
+                     f"real/WMRL compute (work units: 1 per execution) to reach J ≥ {research['target']:.3f}: "
+                     f"{fmt(ratio, 2)}× (seeds where both reached it"
+                     + (f"; in measured CPU s {fmt(research['ratios_cpu_s'][wm_name]['real_over_wmrl'], 2)}×"
+                        if wm_name in research.get("ratios_cpu_s", {}) else "")
+                     + f"); WMRL there first in {wins}/{n} seeds; judged on the censored ratio per seed (> 1)",
                      stats.verdict(censored_ratios(arms, "real", wmrl_name), "higher", 1.0)))
     final_vs_real = stats.verdict(final_differences(wmrl, real), "higher", -1e-9)
     rows.append(_row("WMRL's final score ≥ real-execution GRPO's", PAPER["final_score"],
@@ -610,17 +634,19 @@ def research_findings(research: dict[str, Any], setup: dict[str, Any], wm_name: 
         lines.append(
             f"Batch size: real-execution GRPO on the anchor groups alone reached the target with "
             f"{real_ctt['mean'] / anchors_ctt['mean']:.1f}× less compute than on all groups "
-            f"({anchors_ctt['mean']:.1f} vs {real_ctt['mean']:.1f} CPU s). With a constant step size and gradients "
+            f"({anchors_ctt['mean']:.0f} vs {real_ctt['mean']:.0f} executions' worth of work). With a constant step size and gradients "
             "averaged over the batch, progress per step barely depends on the batch when gradient noise is small "
             "(deterministic executions, a small config space), so most executions of real GRPO buy noise reduction "
             "it does not need — and a ratio against it mostly measures 1/anchor-fraction.")
-    build = setup["build_costs"].get(wm_name, 0.0)
-    wmrl_ctt = summarize(arms[f"WMRL ({wm_name})"]["compute_to_target"])
+    build = setup.get("build_work", {}).get(wm_name, 0.0)
+    wmrl_arm = arms[f"WMRL ({wm_name})"]
+    wmrl_ctt = summarize(wmrl_arm["compute_to_target"])
     if wmrl_ctt["mean"]:
-        lines.append(f"World-model cost: building the {wm_name} world model cost {build:.1f} CPU s, "
+        predictions_work = np.mean(wmrl_arm["total_cost"]) - build - np.mean(wmrl_arm["total_executions"])
+        lines.append(f"World-model cost: building the {wm_name} world model took {build:.0f} executions "
+                     f"({setup['build_costs'].get(wm_name, 0.0):.1f} CPU s measured here), "
                      f"{100 * build / wmrl_ctt['mean']:.0f}% of WMRL's compute to the target "
-                     f"({wmrl_ctt['mean']:.1f} CPU s); its predictions cost "
-                     f"{np.mean(arms[f'WMRL ({wm_name})']['total_cost']) - build - np.mean([c[-1] for c in arms[f'WMRL ({wm_name})']['execution_compute']]):.2f} CPU s per run.")
+                     f"({wmrl_ctt['mean']:.0f} work units); its predictions cost {predictions_work:.1f} work units per run.")
     wm_stats = setup["stats"][wm_name]
     lines.append(
         f"World-model quality: rank correlation with the real grades {np.mean([s['spearman'] for s in wm_stats.values()]):.2f} "
@@ -696,7 +722,8 @@ def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, c
         report["verdicts"] = {wm: claim_table(research, wm) for wm in setup["world_models"]}
         for name, arm in research["arms"].items():
             say(f"check 5 {name:28s} final {fmt(arm['final'])}  compute to target "
-                f"{fmt(summarize(arm['compute_to_target']), 1)} s")
+                f"{fmt(summarize(arm['compute_to_target']), 1)} work units "
+                f"({fmt(summarize(arm['compute_to_target_cpu_s']), 1)} CPU s)")
         for wm, rows in report["verdicts"].items():
             for row in rows:
                 say(f"[{wm}] {row['claim']}: paper {row['paper']} | kit {row['kit']} | {row['verdict']}")
@@ -709,15 +736,15 @@ def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, c
 
 def _brief(result: dict[str, Any]) -> dict[str, Any]:
     """A result without its per-step curves (for the command line's JSON)."""
-    arms = {name: {k: v for k, v in arm.items() if k not in ("values", "total_compute", "execution_compute",
-                                                              "executions")}
+    arms = {name: {k: v for k, v in arm.items() if k not in ("values", "total_compute", "total_compute_cpu_s",
+                                                              "execution_compute", "executions")}
             for name, arm in result["arms"].items()}
     return {**{k: v for k, v in result.items() if k != "arms"}, "arms": arms}
 
 
 def _without_curves(result: dict) -> dict:
     """A WMRL result without its per-step curves (the record keeps the summaries)."""
-    curves = ("values", "total_compute", "execution_compute", "executions")
+    curves = ("values", "total_compute", "total_compute_cpu_s", "execution_compute", "executions")
     return {**result, "arms": {name: {k: v for k, v in arm.items() if k not in curves}
                                for name, arm in result["arms"].items()}}
 
@@ -771,6 +798,7 @@ def run_wmrl_research(profile: str, seed: int, runs_root: Path, sizes) -> dict:
     result = research_experiment(sizes, setup, seeds=[seed])
     out = _without_curves(result)
     out["build_costs"] = setup["build_costs"]
+    out["build_work"] = setup["build_work"]
     out["compute_ratio"] = {w: {"real_over_wmrl": censored_ratio(out["arms"], "real", f"WMRL ({w})")}
                             for w in setup["world_models"]}
     return out

@@ -654,14 +654,14 @@ def evaluate_policy(policy: FactorisedSoftmaxPolicy, env: Any) -> list[float]:
 
 
 def run_grpo(env: Any, world_model: Any, config: WMRLConfig, build_cost: float = 0.0,
-             log_refits: Callable[[str], None] | None = None) -> RunLog:
+             log_refits: Callable[[str], None] | None = None, build_work: float = 0.0) -> RunLog:
     """Train a policy with GRPO for one arm. Returns the :class:`RunLog`.
 
     What it reduces to, per step: sample ``groups_per_step`` tasks round-robin and
     ``group_size`` configs each; grade (see the arm table in the module docstring);
     advantages ``(r − mean)/(std + eps)`` per group over graded rollouts, anchor groups
     times ``w``; ``θ += γ · Σ A·∇log π / (rollouts in the batch)``. World-model arms start
-    with ``build_cost`` charged. ``log_refits`` (e.g. ``print``) receives one line per
+    with ``build_cost`` CPU seconds and ``build_work`` work units charged. ``log_refits`` (e.g. ``print``) receives one line per
     isotonic refit.
     """
     if config.arm not in ARMS:
@@ -671,7 +671,7 @@ def run_grpo(env: Any, world_model: Any, config: WMRLConfig, build_cost: float =
     ledger = CostLedger()
     uses_wm = config.arm in ("wm", "wmrl")
     if uses_wm:
-        ledger.charge_build(build_cost)
+        ledger.charge_build(build_cost, build_work)
     debiaser = OnlineDebiaser(min_pairs=config.debias_min_pairs, refit_every=config.debias_refit_every,
                               buffer_size=max(config.debias_buffer, config.debias_min_pairs, 2),
                               n_bins=config.debias_bins, method=config.debias_method)
@@ -758,9 +758,19 @@ def run_grpo(env: Any, world_model: Any, config: WMRLConfig, build_cost: float =
     return log
 
 
-def compute_to_target(log: RunLog, target: float, include_build: bool = True) -> float | None:
-    """Compute charged before the policy's expected real value first reached ``target``; None if never."""
+COMPUTE_MEASURES = ("work", "cpu_s")
+"""What compute-to-target counts: ``work`` (execution units, the same in every same-seed run)
+or ``cpu_s`` (measured CPU seconds, which move by a few percent between runs)."""
+
+
+def compute_to_target(log: RunLog, target: float, include_build: bool = True, measure: str = "work") -> float | None:
+    """Compute charged before the policy's expected real value first reached ``target``; None if never.
+
+    ``measure`` is ``"work"`` (execution units) or ``"cpu_s"`` (measured CPU seconds)."""
+    if measure not in COMPUTE_MEASURES:
+        raise ValueError(f"measure must be one of {COMPUTE_MEASURES}, got {measure!r}")
+    total, build = ("work", "build_work") if measure == "work" else ("total_s", "build_s")
     for value, spent in zip(log.values, log.compute):
         if value >= target:
-            return spent["total_s"] if include_build else spent["total_s"] - spent["build_s"]
+            return spent[total] if include_build else spent[total] - spent[build]
     return None

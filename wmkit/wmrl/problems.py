@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from wmkit.envs.research import (
+    PREDICTION_WORK,
     CostLedger,
     Head,
     ResearchEnv,
@@ -156,6 +157,8 @@ class HandmadeWorldModel:
     """Probability that a query returns None."""
     cost_per_query: float = 0.01
     """Charged per prediction (seconds, or execution units for the controlled problem)."""
+    work_per_query: float = PREDICTION_WORK
+    """Work units charged per prediction (a real execution is 1)."""
     seed: int = 0
     """Seed of the config-specific errors."""
 
@@ -173,7 +176,7 @@ class HandmadeWorldModel:
         predicted = np.clip(self.distort(r) + self.config_error * self._errors[task][idx]
                             + self.noise * rng.standard_normal(len(r)), 0.0, 1.0)
         abstained = rng.random(len(r)) < self.abstain
-        ledger.charge_prediction(self.cost_per_query * len(r), len(r))
+        ledger.charge_prediction(self.cost_per_query * len(r), len(r), self.work_per_query)
         return [None if a else float(p) for p, a in zip(predicted, abstained)]
 
     def expected(self, task: str, outcome_values: list[np.ndarray] | None = None) -> np.ndarray:
@@ -217,7 +220,10 @@ class LearnedWorldModel:
 
     Its build cost — the CPU seconds of every execution it learns from (each counted
     once) plus the fits — is measured into :attr:`build_s`; each prediction is charged
-    its measured CPU time.
+    its measured CPU time. In work units (:class:`~wmkit.envs.research.CostLedger`) the
+    build is :attr:`build_work`, the number of executions it learned from (the fits, about
+    1% of the build's CPU seconds, are not counted there), and a query
+    :data:`~wmkit.envs.research.PREDICTION_WORK`.
     """
 
     def __init__(self, tasks: ResearchTasks, train_datasets: tuple[str, ...], n_trees: int = 48,
@@ -232,10 +238,12 @@ class LearnedWorldModel:
         self.forests: dict[str, Any] = {}
         self.train_datasets = {}
         executions_s = 0.0
+        executions = 0
         tables = {}
         for dataset in train_datasets:  # executions it learns from: charged once each
             tables[dataset] = tasks.env.grade_table(dataset)
             executions_s += sum(r.cpu_s for r in tasks.env.results(dataset))
+            executions += len(configs)
         fit_s = 0.0
         for task in tasks.tasks:
             sources = [d for d in train_datasets if d != task]
@@ -248,7 +256,9 @@ class LearnedWorldModel:
             self.forests[task] = forest
             self.train_datasets[task] = sources
         self.build_s = executions_s + fit_s
-        self.build_detail = {"executions_s": executions_s, "fit_s": fit_s}
+        self.build_work = float(executions)
+        """Work units of the build: one per execution it learned from."""
+        self.build_detail = {"executions_s": executions_s, "fit_s": fit_s, "executions": executions}
 
     def _inputs(self, dataset: str, config_indices: np.ndarray) -> np.ndarray:
         meta = np.broadcast_to(self._meta[dataset], (len(config_indices), len(self._meta[dataset])))
