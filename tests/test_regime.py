@@ -242,6 +242,6 @@ def test_settings_are_chosen_on_validation_and_the_kl_term_reaches_trl(tiny_leve
         regime.rl_run(run, run.splits["train"], replace(sizes, beta=0.04), root / "kl", seed=0)
     assert seen["beta"] == 0.04
     assert "_beta0.04_" in regime.rl_folder_name(replace(sizes, beta=0.04), 0)
-    assert "beta" not in regime.rl_folder_name(sizes, 0)
+    assert "beta" not in regime.rl_folder_name(replace(sizes, beta=0.0), 0)
     with pytest.raises(ValueError, match="beta must not be negative"):
         check_sizes(replace(sizes, beta=-0.1))

@@ -611,7 +611,7 @@ _RLVR = {
         twx_episodes=24, twx_warm_fraction=0.3, twx_warm_epochs=1.0, twx_steps=2, twx_sft_epochs=1.0,
         twx_max_chars=100, twx_eval=4, easy_keep_probability=0.1, forgetting_eval=4,
         regime=RegimeSizes(levels=("tiny", "full"), seeds=2, other_level_seeds=1, steps=2, learning_rate=5e-4,
-                           reward="exact", num_generations=2, prompts_per_step=2, max_completion_length=24,
+                           beta=0.04, reward="exact", num_generations=2, prompts_per_step=2, max_completion_length=24,
                            eval_changed=4, eval_unchanged=2, eval_samples=2, max_new_tokens=32,
                            sanity_transitions=2, sanity_steps=2)),
     "cpu": RLVRSizes(
@@ -624,10 +624,14 @@ _RLVR = {
         phone_steps=12, best_of_k=8,
         twx_episodes=60, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=16, twx_sft_epochs=2.0,
         twx_max_chars=160, twx_eval=30, easy_keep_probability=0.1, forgetting_eval=20,
-        # lr 5e-4, exact reward, 120 steps: chosen on the validation split of "tiny" (task-specific
-        # at 1e-3 collapses to "no change"; at 5e-4 it raises its own reward but not exact match).
+        # Exact reward, 120 steps, lr 5e-4 with a KL term (beta 0.04): chosen on the validation split
+        # of "tiny" over RL seeds 0-4 (tools/explore_rlvr_recipe.py, rule fixed before the runs:
+        # highest lower 95% bound of the sampled-exact gain). Sampled gain on changed: lr 5e-4 without
+        # KL +0.054 [-0.116, +0.223], 2 of 5 seeds collapsed (greedy to 0: malformed JSON, or one
+        # wrong diff for every action); lr 3e-4 +0.113 [+0.106, +0.119]; lr 5e-4 + KL 0.04 +0.138
+        # [+0.131, +0.145], no collapse. Earlier: task-specific at 1e-3 collapses to "no change".
         regime=RegimeSizes(levels=("tiny", "small", "full"), seeds=3, other_level_seeds=1, steps=120,
-                           learning_rate=5e-4, reward="exact", num_generations=8, prompts_per_step=4,
+                           learning_rate=5e-4, beta=0.04, reward="exact", num_generations=8, prompts_per_step=4,
                            max_completion_length=96, eval_changed=60, eval_unchanged=10, eval_samples=16,
                            max_new_tokens=128, sanity_transitions=4, sanity_steps=30,
                            # 2 cores: two tiny-model runs side by side take about the time of one
@@ -644,7 +648,7 @@ _RLVR = {
         twx_episodes=1500, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=300, twx_sft_epochs=2.0,
         twx_max_chars=400, twx_eval=300, easy_keep_probability=0.1, forgetting_eval=200,
         regime=RegimeSizes(levels=("tiny", "small", "medium", "full"), seeds=3, other_level_seeds=3, steps=300,
-                           learning_rate=5e-4, reward="exact", num_generations=8, prompts_per_step=16,
+                           learning_rate=5e-4, beta=0.04, reward="exact", num_generations=8, prompts_per_step=16,
                            max_completion_length=200, eval_changed=300, eval_unchanged=50, eval_samples=16,
                            max_new_tokens=200, sanity_transitions=8, sanity_steps=50)),
 }

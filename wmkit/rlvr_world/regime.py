@@ -407,14 +407,17 @@ def sanity_run(profile: str | Profile, runs_root: str | Path, level: str | None 
 
 def run_rlvr_regime(profile: str | Profile, seed: int, runs_root: str | Path, sizes) -> dict:
     """The benchmark's one-seed run of the working level (the first of ``sizes.regime.levels``):
-    MLE vs MLE + RLVR from that level's MLE model, RL seed `seed`."""
-    from wmkit.runs import bench_work_dir
+    MLE vs MLE + RLVR from that level's MLE model, RL seed `seed`.
 
+    The RL run lives where notebook 02 keeps its runs (``runs_root/02_regime/<level>``, one folder
+    per settings and seed, :func:`rl_folder_name`), not in a benchmark folder: the notebook's
+    working level runs the same recipe with seeds 0..seeds-1, so a benchmark after the notebook
+    measures the notebook's finished runs instead of training them again (and a notebook after
+    the benchmark resumes the benchmark's). Settings that differ get their own folders."""
     regime = sizes.regime
     if regime is None:
         raise ValueError("this profile's rlvr sizes have no regime section")
-    result = level_experiment(profile, regime.levels[0], [seed], runs_root, regime, progress=lambda line: None,
-                              work_dir=bench_work_dir(Path(runs_root), "rlvr_regime", seed))
+    result = level_experiment(profile, regime.levels[0], [seed], runs_root, regime, progress=lambda line: None)
     for measured in [result["before"]] + [r["after"] for r in result["runs"]]:
         measured.pop("rows")  # per-transition rows: the notebook's, too long for the benchmark's records
     return result
