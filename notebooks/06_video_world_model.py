@@ -388,7 +388,7 @@ for arm, color in zip(vx.RL_ARMS, ("C0", "C1")):
             curve = np.convolve(curve, np.ones(5) / 5, mode="valid")
         ax.plot(curve, color=color, alpha=0.6, label=arm if r is runs[0] else None)
 ax.set_xlabel("GRPO step")
-ax.set_ylabel("mean reward −L1 (moving mean of 5)")
+ax.set_ylabel(f"mean reward {sizes.reward} (moving mean of 5)")
 ax.legend()
 ax.grid(alpha=0.3)
 save(fig, "rl_reward.png")
@@ -482,11 +482,44 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #    of groups whose rewards were all equal (`zero_std_share`)? Set `ANSWER_3`. Then (open) rerun with
 #    `sizes = replace(sizes, num_generations=16)` (`from dataclasses import replace`): does that share
 #    fall, and does the copy rate on changed steps?
+# 4. **GRPO by hand, checked against TRL.** `GROUP` (made below) is a group of four predictions of
+#    one changed test step — the right frame, the last frame repeated (the repetition artefact), its
+#    first 12 codes only, and text that is no frame — and `GROUP_REWARDS` their rewards under this
+#    notebook's reward. `GRPO_RECORD` (made by `grpo_step.record_grpo_step`, as in notebooks 02-04) is
+#    one real TRL GRPO run whose group of 4 completions gets exactly these rewards, trained twice on
+#    the same samples (`num_iterations=2`) with the loss type of this notebook's RL runs. Its
+#    completions come from the tiny text model of those notebooks, not from the video model: the
+#    advantages depend on the rewards alone and the loss on log-probabilities, mask and advantages
+#    alone, so the arithmetic is the same, and one shared recorder is checked against TRL in one
+#    place. In numpy, from scratch:
+#    (a) the group's advantages, from `GRPO_RECORD["rewards"]` in that order: set `ANSWER_4A`;
+#    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
+#    `p["rewards"]` (its rows' order), ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the
+#    clipped per-token loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`,
+#    aggregated as `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set
+#    `ANSWER_4B`. Then: the right frame and the repeated one differ in reward by a few thousandths,
+#    the garbage by a quarter. How far apart are the advantages of the first two here, and how far
+#    in a group of only those two? What does dividing by the group's std do to a pixel reward's
+#    small differences, and when does one bad sample drown them?
 
 # %%
+from wmkit.core import grpo_step
+from wmkit.rlvr_world.method import RLVRConfig
+
+changed_step, GROUP = vm.hand_made_group(codes["test"][0], test.frames[0])
+GROUP_REWARDS = vm.VideoReward(codebook, test.frames[:1, changed_step], sizes.reward)(GROUP, [0] * len(GROUP))
+print(f"test episode 0, step {changed_step}: rewards ({sizes.reward}) of "
+      + ", ".join(f"{kind} {r:+.4f}" for kind, r in zip(vm.GROUP_KINDS, GROUP_REWARDS)))
+# One real TRL GRPO run on a tiny group (a few seconds); the loss type of this notebook's RL runs.
+GRPO_RECORD = grpo_step.record_grpo_step(rewards=GROUP_REWARDS, loss_type=RLVRConfig.loss_type,
+                                         scale_rewards=RLVRConfig.scale_rewards, seed=run.seed)
 ANSWER_1 = None  # a number
 ANSWER_2 = None  # a number of tokens
 ANSWER_3 = None  # a share in [0, 1]
+ANSWER_4A = None  # 4 numbers (a list or a numpy array)
+ANSWER_4B = None  # a number
 exercises.check_red_pixel_l1(ANSWER_1)
 exercises.check_completion_budget(ANSWER_2, grid_cells=8)
 exercises.check_zero_signal_share(ANSWER_3, runs[0]["arms"]["all"]["zero_std_share"])
+exercises.check_grpo_advantages_by_hand(ANSWER_4A, GRPO_RECORD)
+exercises.check_grpo_clipped_loss_by_hand(ANSWER_4B, GRPO_RECORD)
