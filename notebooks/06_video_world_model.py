@@ -227,9 +227,10 @@ print(f"{len(tokenizer)} words; prompt {len(tokenizer(prompt)['input_ids'])} tok
 # against the real frame $x$, and push up the samples that beat their group:
 # $$r_i = -\big(L_1(\hat x_i, x) + D(\hat x_i, x)\big), \qquad A_i = \frac{r_i - \operatorname{mean}(r)}{\operatorname{std}(r) + \epsilon},$$
 # with $D$ = LPIPS in the paper. LPIPS compares features of a pretrained network whose weights cannot
-# be downloaded here, so the kit's default reward is $-L_1$ alone (`reward="l1"`); `"l1_ssim"` adds
-# $D = (1 - \text{SSIM})/2$ (no weights) and `"l1_lpips"` is the paper's, where the `lpips` package
-# and its weights are present (e.g. Colab: `pip install lpips`).
+# be downloaded here, so the kit's default reward is $-L_1$ alone (`reward="l1"`, kept after a
+# comparison on validation episodes: section 5); `"l1_ssim"` adds $D = (1 - \text{SSIM})/2$ (no
+# weights) and `"l1_lpips"` is the paper's, where the `lpips` package and its weights are present
+# (e.g. Colab: `pip install lpips`).
 #
 # ## 4. The reward, by hand
 #
@@ -271,6 +272,28 @@ assert scores[0] == 0.0 and scores[2] < scores[1] < 0
 # the next context, for `horizon` frames); and the **copy rate**: the share of steps where the
 # picture changes but the greedy prediction repeats the last frame — the "frozen video" repetition
 # artefact the paper reports. Seeds run two at a time, each in its own process.
+#
+# **How the settings were chosen, before this run.** The reward and the GRPO learning rate of the
+# `cpu` sizes were compared on the 20 *validation* episodes, never on the test ones
+# (`tools/select_video_settings.py` in the repository; raw rows in
+# `tools/regime_results/video_selection_cpu.json`): seeds 0-2 fixed in advance, rewards `l1` and
+# `l1_ssim`, learning rates 3e-4 and 1e-3, both RL arms, 300 GRPO steps each. The rule, written down
+# before it ran: the highest mean relative rollout L1 gain over seeds and arms among the settings that
+# kept the agent (at most 2 points more one-step predictions without it than the MLE model, in every
+# seed and arm), else the highest gain of all, flagged. No setting kept the agent everywhere:
+#
+# | reward, lr | mean relative rollout L1 gain (val) | more predictions without the agent than MLE, per seed (all / changed arm) |
+# |---|---|---|
+# | `l1`, 3e-4 | +15.2% | seed 0: +0.11 / +0.37, seed 1: +0.00 / +0.88, seed 2: +0.21 / +0.22 |
+# | `l1`, 1e-3 | +6.8% | −0.04 / +0.91, +0.00 / +0.99, +0.22 / +0.20 |
+# | `l1_ssim`, 3e-4 | +6.1% | +0.01 / +0.03, −0.01 / +0.00, +0.16 / +0.12 |
+# | `l1_ssim`, 1e-3 | −0.9% | −0.08 / −0.02, +0.00 / +0.00, +0.27 / +0.00 |
+#
+# So by the rule the sizes keep `l1` at 3e-4, flagged: its L1 gain is the largest *because* it erases
+# the agent (section 7). The SSIM term (at 3e-4) cuts the erasing to a few points in seeds 0 and 1
+# (at most +0.03, just over the 0.02 tolerance) but not in seed 2 (+0.16, +0.12), and on the changed
+# arm it raises the exact prediction of changed steps (validation: 0.00 → 0.29, 0.18 → 0.25,
+# 0.06 → 0.23) at a smaller L1 gain. The MLE epochs (12) were not compared on validation.
 
 # %%
 seeds = list(range(SEED, SEED + sizes.seeds))
@@ -468,7 +491,10 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # * A pixel reward can be gamed: erasing an object the model cannot place costs less L1 than placing
 #   it wrong. Count what the reward does not (here: is the agent still there?) before calling a lower
 #   copy rate less repetition — one reason RLVR-World adds a perceptual term (LPIPS) to L1. The
-#   verdicts above state what held, with 95% intervals over seeds.
+#   verdicts above state what held, with 95% intervals over seeds. On validation episodes the
+#   offline stand-in, SSIM, erased the agent far less than $-L_1$ alone, but not in every seed.
+# * Settings were chosen on validation episodes with a rule fixed in advance, and the rule's answer
+#   is kept even where it is the reward that hacks: the test numbers above are not tuned on the test.
 # * At this size the kit reproduces *directions and mechanisms*, not the paper's numbers: L1 stands in
 #   for LPIPS, MiniGrid for RT-1, a 0.1M-parameter model for iVideoGPT.
 #
