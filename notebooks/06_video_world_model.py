@@ -44,7 +44,7 @@
 # | profile | time | what it runs |
 # |---|---|---|
 # | `smoke` | 54-134 s (a shared 2-core AMD EPYC, load 3-5, 2026-12-01) | 2 seeds at toy sizes (proves the code runs) |
-# | `cpu` | 7.5 min (448 s, a 2-core AMD EPYC shared with other jobs, load 1-7.5, 2026-12-01) | 3 seeds, two at a time on 2 cores: MLE + two GRPO arms of 300 steps each |
+# | `cpu` | 5.3 min (318 s, a 2-core AMD EPYC shared with other jobs, load 2.7-4.4, 2026-12-01; 7.5 min at load 1-7.5) | 3 seeds, two at a time on 2 cores: MLE + two GRPO arms of 300 steps each |
 # | `gpu` | not measured | a larger model and data, 400 GRPO steps |
 #
 # **Where it fits.** Notebook 02 trained a *text* world model with RLVR and found that RL sharpens
