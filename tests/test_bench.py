@@ -205,6 +205,18 @@ def test_records_are_cached_and_an_interrupted_run_resumes(tmp_path, fresh):
     assert record["config"]["sizes"] == {"steps": 1} and record["seed"] == 0 and record["commit"]
 
 
+def test_seeds_side_by_side_give_the_same_records_and_the_command_says_so(tmp_path, fresh):
+    parallel = run(tmp_path / "two", 3, workers=2)
+    serial = run(tmp_path / "one", 3)
+    assert parallel.ran == serial.ran == ["fake/seed0", "fake/seed1", "fake/seed2"]
+    assert parallel.report["rows"][0]["kit"]["values"] == serial.report["rows"][0]["kit"]["values"]
+    record = json.loads(next((tmp_path / "two" / "bench" / "fake").glob("seed1_*.json")).read_text())
+    assert record["result"]["after"] == pytest.approx(0.6) and record["command"].endswith("--workers 2")
+    assert run(tmp_path / "two", 3, workers=2).cached == parallel.ran  # cached, not redone
+    with pytest.raises(ValueError, match="--workers"):
+        run(tmp_path, 1, workers=0)
+
+
 def test_unmeasurable_claim_row_has_a_reason_and_no_number(tmp_path, fresh):
     row = run(tmp_path, 1).report["rows"][1]
     assert row["verdict"] == "not measured" and row["reason"] == "no such loop" and row["kit"]["n"] == 0

@@ -203,3 +203,73 @@ def test_rl_arms_choose_their_transitions(trajectories):
     assert len(focused) == changed + min(round(sizes.rl_unchanged_ratio * changed), len(every) - changed)
     with pytest.raises(ValueError, match="Unknown RL arm"):
         rl_items(trajectories, codes, sizes, 0, "some")
+
+
+def test_grpo_by_hand_on_a_group_of_video_rewards(trajectories):
+    """Notebook 06's exercise 4: TRL's advantages and second-pass loss for a group whose rewards are
+    the video reward of four hand-made predictions, redone in numpy and accepted by the checkers."""
+    from wmkit import exercises
+    from wmkit.core import grpo_step
+    from wmkit.rlvr_world.method import RLVRConfig
+
+    book = vt.fit_codebook(trajectories.frames, 32, 8)
+    codes = book.encode(trajectories.frames)
+    step, group = vm.hand_made_group(codes[0], trajectories.frames[0])
+    assert np.any(trajectories.frames[0, step] != trajectories.frames[0, step - 1])
+    rewards = vm.VideoReward(book, trajectories.frames[:1, step], "l1")(group, [0] * 4)
+    # right is perfect; repeating the last frame misses at most two of the 36 cells; a cut frame is black after 12 codes
+    assert rewards[0] == 0.0 and 0 > rewards[1] > -2 / 36 and rewards[1] > rewards[2] >= rewards[3]
+    record = grpo_step.record_grpo_step(rewards=rewards, loss_type=RLVRConfig.loss_type,
+                                        scale_rewards=RLVRConfig.scale_rewards)
+    advantages = grpo_step.advantages_by_hand(record["rewards"], record["scale_rewards"])
+    assert np.allclose(advantages, record["advantages"], atol=1e-4)
+    # the std of this group is set by the bad samples: right and repeated end up close together
+    assert abs(advantages[0] - advantages[1]) < 0.2 < advantages[1]
+    second = record["passes"][1]
+    loss = grpo_step.clipped_loss_by_hand(second["old_logps"], second["new_logps"], second["mask"],
+                                          grpo_step.advantages_by_hand(second["rewards"], record["scale_rewards"]),
+                                          record["epsilon"], record["loss_type"], record["max_completion_length"])
+    assert abs(loss - second["loss"]) < 1e-4
+    assert exercises.check_grpo_advantages_by_hand(list(advantages), record) is True
+    assert exercises.check_grpo_clipped_loss_by_hand(loss, record) is True
+    assert exercises.check_grpo_advantages_by_hand(list(np.subtract(rewards, np.mean(rewards))), record) is False
+
+
+def _selection_job(seed, mle_l1, settings):
+    """A run_selection_job result with only the fields the selection reads (made up, hand-checkable)."""
+    def measured(l1, missing):
+        return {"rollout": {"mean": {"l1": l1}}, "one_step": {"agent_missing": missing}}
+
+    return {"seed": seed, "mle": measured(mle_l1, 0.0),
+            "settings": [{"reward": r, "learning_rate": lr, "arm": arm, **measured(l1, missing)}
+                         for r, lr, arm, l1, missing in settings]}
+
+
+def test_selection_scores_by_hand_and_skips_settings_that_erase_the_agent():
+    from wmkit.video.experiment import choose_setting, selection_table
+
+    jobs = [_selection_job(0, 0.010, [("l1", 3e-4, "all", 0.009, 0.0), ("l1", 3e-4, "changed", 0.008, 0.0),
+                                      ("l1_ssim", 3e-4, "all", 0.0095, 0.0), ("l1_ssim", 3e-4, "changed", 0.0095, 0.01)]),
+            _selection_job(1, 0.020, [("l1", 3e-4, "all", 0.010, 0.30), ("l1", 3e-4, "changed", 0.018, 0.0),
+                                      ("l1_ssim", 3e-4, "all", 0.019, 0.0), ("l1_ssim", 3e-4, "changed", 0.019, 0.0)])]
+    table = {row["reward"]: row for row in selection_table(jobs)}
+    # l1: gains 0.1, 0.2, 0.5, 0.1 -> mean 0.225, but seed 1's "all" arm lost the agent in 30% more frames
+    assert abs(table["l1"]["mean_gain"] - 0.225) < 1e-12 and not table["l1"]["agent_kept"]
+    # l1_ssim: gains 0.05, 0.05, 0.05, 0.05; an increase of 0.01 is within the tolerance
+    assert abs(table["l1_ssim"]["mean_gain"] - 0.05) < 1e-12 and table["l1_ssim"]["agent_kept"]
+    choice = choose_setting(list(table.values()))
+    assert (choice["reward"], choice["learning_rate"]) == ("l1_ssim", 3e-4)
+    # when no setting keeps the agent the highest gain is chosen, flagged
+    worst = choose_setting([{**table["l1_ssim"], "agent_kept": False}, table["l1"]])
+    assert worst["reward"] == "l1" and worst["agent_kept"] is False
+    with pytest.raises(ValueError, match="no selection rows"):
+        choose_setting([])
+
+
+def test_selection_job_rejects_bad_settings(tmp_path):
+    from wmkit.video.experiment import run_selection_job
+
+    with pytest.raises(ValueError, match="Unknown video reward"):
+        run_selection_job("smoke", 0, "lpips_only", str(tmp_path))
+    with pytest.raises(ValueError, match="learning_rates"):
+        run_selection_job("smoke", 0, "l1", str(tmp_path), learning_rates=[0.0])

@@ -332,7 +332,7 @@ def check_token_weight_ratio(answer: Any, lengths: Sequence[int] = (10, 30), los
                   "write each token's weight in the loss: 1/|o_i| per sequence, or 1/Σ|o_i| for the batch.")
 
 
-# ---------------------------------------------------------------- notebooks 02 and 04: GRPO by hand vs TRL
+# ---------------------------------------------------------------- notebooks 02, 03, 04, 06: GRPO by hand vs TRL
 
 
 def _grpo_record_parts(record: Any) -> tuple[list[float], list[float], list[dict]] | None:
@@ -352,7 +352,7 @@ def _close_all(values: Sequence[float] | None, truth: Sequence[float], tol: floa
 
 
 def check_grpo_advantages_by_hand(answer: Any, record: Any) -> bool | None:
-    """Exercise (02, 04): the advantages of the recorded group, computed by hand from
+    """Exercise (02, 03, 04, 06): the advantages of the recorded group, computed by hand from
     ``record["rewards"]`` (in that order), against those TRL logged (``record["advantages"]``)."""
     if answer is None:
         return _not_answered()
@@ -380,7 +380,7 @@ def check_grpo_advantages_by_hand(answer: Any, record: Any) -> bool | None:
 
 
 def check_grpo_clipped_loss_by_hand(answer: Any, record: Any) -> bool | None:
-    """Exercise (02, 04): the loss of the record's *second* pass (after one optimizer step, so the
+    """Exercise (02, 03, 04, 06): the loss of the record's *second* pass (after one optimizer step, so the
     ratios are not 1), computed by hand from ``record["passes"][1]`` (its rewards, old and new
     log-probabilities and mask), against the loss TRL computed."""
     if answer is None:

@@ -171,12 +171,15 @@ def select_experiments(only: Sequence[str] | None, experiments: dict[str, Experi
     return chosen
 
 
-def bench_command(profile: str, seeds: int, only: Sequence[str] | None = None, threads: int | None = None) -> str:
+def bench_command(profile: str, seeds: int, only: Sequence[str] | None = None, threads: int | None = None,
+                  workers: int = 1) -> str:
     parts = ["python", "-m", "wmkit", "bench", "--profile", profile, "--seeds", str(seeds)]
     if only:
         parts += ["--only", *only]
     if threads:
         parts += ["--threads", str(threads)]
+    if workers > 1:
+        parts += ["--workers", str(workers)]
     return shlex.join(parts)
 
 
@@ -459,9 +462,13 @@ class BenchResult:
 def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None = None,
               runs_root: Path | None = None, threads: int | None = None, report_only: bool = False,
               experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
-              log: Callable[[str], None] = print) -> BenchResult:
+              log: Callable[[str], None] = print, workers: int = 1) -> BenchResult:
     """Run every selected (experiment, seed) that has no record yet, then rebuild the report from
-    all records of this library version (also those of experiments not selected this time)."""
+    all records of this library version (also those of experiments not selected this time).
+
+    `workers` > 1 runs the seeds of each experiment side by side in that many processes, each with
+    an equal share of the cores (`wmkit.core.parallel.run_jobs`; one torch thread each on 2 cores):
+    the records are the same as one at a time, up to the last digits a thread count can change."""
     from wmkit.profiles import resolve_profile_name
     from wmkit.runs import default_runs_root
 
@@ -469,6 +476,8 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
         raise ValueError(f"--seeds must be a positive integer, not {seeds!r}")
     if threads is not None and threads < 1:
         raise ValueError(f"--threads must be at least 1, not {threads}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"--workers must be a positive integer, not {workers!r}")
     profile = resolve_profile_name(profile)
     experiments = EXPERIMENTS if experiments is None else experiments
     names = select_experiments(only, experiments)
@@ -478,7 +487,7 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
         import torch
 
         torch.set_num_threads(threads)
-    command = bench_command(profile, seeds, only, threads) + (" --report-only" if report_only else "")
+    command = bench_command(profile, seeds, only, threads, workers) + (" --report-only" if report_only else "")
     code, _ = code_version()
     commit = head_commit()
     start = time.perf_counter()
@@ -486,6 +495,7 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
     if not report_only:
         for name in names:
             reason = unavailable_reason(experiments[name])
+            to_run = []
             for seed in range(seeds):
                 config = experiment_config(experiments[name], profile, seed)
                 exists = record_path(runs_root / "bench", name, seed, code, config_hash(config)).exists()
@@ -493,7 +503,18 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
                     out.skipped[name] = reason
                     log(f"{name} seed {seed}: not run on this machine: {reason}")
                     continue
-                _, ran = run_one(experiments[name], profile, seed, runs_root, code, command, log, commit)
+                to_run.append(seed)
+            if workers > 1 and len(to_run) > 1:  # each worker prints its own lines (a log function does not cross processes)
+                from wmkit.core.parallel import run_jobs
+
+                jobs = [(run_one, {"experiment": experiments[name], "profile": profile, "seed": seed,
+                                   "runs_root": runs_root, "code": code, "command": command, "commit": commit})
+                        for seed in to_run]
+                done = run_jobs(jobs, workers=workers)
+            else:
+                done = [run_one(experiments[name], profile, seed, runs_root, code, command, log, commit)
+                        for seed in to_run]
+            for seed, (_, ran) in zip(to_run, done):
                 (out.ran if ran else out.cached).append(f"{name}/seed{seed}")
     out.seconds = time.perf_counter() - start
     out.report = build_report(runs_root, profile, list(range(seeds)), code, claims, experiments, command,
@@ -510,12 +531,14 @@ def add_bench_parser(sub) -> None:
     p.add_argument("--only", nargs="*", help="papers (RLVR-World, RWML, WM-R1, WMRL) or experiment names")
     p.add_argument("--runs-dir", default=None, help="default runs/<profile>")
     p.add_argument("--threads", type=int, default=None, help="torch threads (1 on a small shared CPU)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="seeds of an experiment side by side in this many processes (2 on 2 cores)")
     p.add_argument("--report-only", action="store_true", help="rebuild the report from the records on disk")
 
 
 def bench_main(args) -> int:
     result = run_bench(args.profile, args.seeds, args.only, Path(args.runs_dir) if args.runs_dir else None,
-                       args.threads, args.report_only)
+                       args.threads, args.report_only, workers=args.workers)
     for row in result.report["rows"]:
         print(f"{row['paper']:10s} {row['id']:26s} {fmt_kit(row['kit']):40s} {row['verdict']}")
     return 0

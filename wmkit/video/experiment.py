@@ -206,14 +206,11 @@ def train_rl(model, tokenizer, codebook, traj: fr.Trajectories, codes: np.ndarra
     return result.model, result
 
 
-def run_video_seed(profile: str, seed: int, out_dir: str, sizes: VideoSizes | None = None,
-                   show_progress: bool = False, keep_frames: int = 4) -> dict:
-    """One seed of the whole experiment (module docstring), every arm of `RL_ARMS` from the same MLE
-    model. JSON-ready apart from the picture arrays under ``pictures`` (uint8 rollout frames of the
-    first `keep_frames` test episodes: truth, mle and each arm)."""
+def prepare_mle(sizes: VideoSizes, seed: int, show_progress: bool = False):
+    """The data, codebook, codes, vocabulary and the seed's MLE model (trained here), the MLE losses
+    and the seconds each part took: the start every RL run of the seed shares."""
     import torch
 
-    sizes = sizes or get_profile(profile).video
     torch.manual_seed(seed)
     timings = {}
     start = time.perf_counter()
@@ -222,11 +219,20 @@ def run_video_seed(profile: str, seed: int, out_dir: str, sizes: VideoSizes | No
     codes = {name: codebook.encode(t.frames) for name, t in data.items()}
     tokenizer = vt.build_vocabulary(codebook.size)
     timings["data_and_tokenizer"] = time.perf_counter() - start
-
     start = time.perf_counter()
     model = build_model(tokenizer, sizes, seed)
     losses = train_mle(model, tokenizer, codes["train"], data["train"].actions, sizes, seed, show_progress)
     timings["mle"] = time.perf_counter() - start
+    return data, codebook, codes, tokenizer, model, losses, timings
+
+
+def run_video_seed(profile: str, seed: int, out_dir: str, sizes: VideoSizes | None = None,
+                   show_progress: bool = False, keep_frames: int = 4) -> dict:
+    """One seed of the whole experiment (module docstring), every arm of `RL_ARMS` from the same MLE
+    model. JSON-ready apart from the picture arrays under ``pictures`` (uint8 rollout frames of the
+    first `keep_frames` test episodes: truth, mle and each arm)."""
+    sizes = sizes or get_profile(profile).video
+    data, codebook, codes, tokenizer, model, losses, timings = prepare_mle(sizes, seed, show_progress)
     start = time.perf_counter()
     mle = measure(model, tokenizer, codebook, data["test"], codes["test"], sizes, seed)
     timings["measure_mle"] = time.perf_counter() - start
@@ -389,3 +395,81 @@ def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, r
     print(f"wrote {path} ({result['seconds']:.0f} s)")
     return path
 
+
+
+# ---------------------------------------------------------------- choosing the settings on validation
+
+SELECTION_REWARDS = ("l1", "l1_ssim")
+"""Rewards compared on the validation episodes (l1_lpips needs weights this machine cannot fetch)."""
+SELECTION_LEARNING_RATES = (3e-4, 1e-3)
+"""GRPO learning rates compared on the validation episodes: the one chosen before (on test episodes,
+one seed) and a larger one (two of a 2-core machine's budget; 1e-4 had barely moved the model)."""
+SELECTION_SEEDS = (0, 1, 2)
+"""Seeds of the selection, fixed before it ran (the test measurements use the same seed numbers,
+but every number of a selection is measured on validation episodes, never on test ones)."""
+
+
+def run_selection_job(profile: str, seed: int, reward: str, out_dir: str, sizes: VideoSizes | None = None,
+                      learning_rates: Sequence[float] = SELECTION_LEARNING_RATES) -> dict:
+    """One seed and one reward of the selection: the seed's MLE model, then a GRPO copy per learning
+    rate and RL arm, every model measured on the *validation* episodes. The MLE model depends on the
+    seed only, so the jobs of one seed with different rewards train the same one (``mle`` twice)."""
+    from dataclasses import replace
+
+    if reward not in vm.REWARD_NAMES:
+        raise ValueError(f"Unknown video reward {reward!r}: choose one of {', '.join(vm.REWARD_NAMES)}")
+    if not learning_rates or any(lr <= 0 for lr in learning_rates):
+        raise ValueError(f"learning_rates must be positive numbers, not {list(learning_rates)!r}")
+    sizes = replace(sizes or get_profile(profile).video, reward=reward)
+    data, codebook, codes, tokenizer, model, losses, timings = prepare_mle(sizes, seed)
+    val = data["val"]
+    mle = measure(model, tokenizer, codebook, val, codes["val"], sizes, seed)
+    mle["rollout"].pop("frames")
+    settings = []
+    for lr in learning_rates:
+        for arm in RL_ARMS:
+            start = time.perf_counter()
+            run_sizes = replace(sizes, rl_learning_rate=lr)
+            rl_model, result = train_rl(model, tokenizer, codebook, data["train"], codes["train"], run_sizes, seed,
+                                        Path(out_dir) / f"seed{seed}" / f"{arm}-{sizes_key(run_sizes)}", arm)
+            measured = measure(rl_model, tokenizer, codebook, val, codes["val"], run_sizes, seed)
+            measured["rollout"].pop("frames")
+            settings.append({"reward": reward, "learning_rate": lr, "arm": arm, **measured,
+                             "moved": parameters_moved(model, rl_model),
+                             "seconds": round(time.perf_counter() - start, 1)})
+            del rl_model
+    return {"seed": seed, "reward": reward, "split": "val", "n_val_episodes": len(val), "mle": mle,
+            "mle_loss_last": losses[-1], "settings": settings, "seconds": {k: round(v, 1) for k, v in timings.items()}}
+
+
+def selection_table(jobs: Sequence[dict]) -> list[dict]:
+    """Per (reward, learning rate): the relative rollout L1 gain on validation, (MLE − RL) / MLE, per
+    seed and arm, its mean, and whether every seed and arm kept the agent (`AGENT_TOLERANCE`)."""
+    rows: dict[tuple[str, float], dict] = {}
+    for job in jobs:
+        before = job["mle"]["rollout"]["mean"]["l1"]
+        for s in job["settings"]:
+            row = rows.setdefault((s["reward"], s["learning_rate"]),
+                                  {"reward": s["reward"], "learning_rate": s["learning_rate"], "gains": {},
+                                   "agent_missing_increase": {}})
+            key = f"seed{job['seed']}/{s['arm']}"
+            row["gains"][key] = (before - s["rollout"]["mean"]["l1"]) / before if before > 0 else 0.0
+            row["agent_missing_increase"][key] = (s["one_step"]["agent_missing"]
+                                                  - job["mle"]["one_step"]["agent_missing"])
+    for row in rows.values():
+        row["mean_gain"] = float(np.mean(list(row["gains"].values())))
+        row["agent_kept"] = all(d <= AGENT_TOLERANCE for d in row["agent_missing_increase"].values())
+    return sorted(rows.values(), key=lambda r: (r["reward"], r["learning_rate"]))
+
+
+def choose_setting(table: Sequence[dict]) -> dict:
+    """The rule, fixed before the selection ran: among the settings that kept the agent in every seed
+    and arm on validation (a gain made by erasing it is reward hacking), the highest mean relative
+    rollout L1 gain over seeds and both arms; when none kept it, the highest gain of all, flagged."""
+    if not table:
+        raise ValueError("no selection rows: run run_selection_job first")
+    kept = [r for r in table if r["agent_kept"]]
+    best = max(kept or table, key=lambda r: r["mean_gain"])
+    return {"reward": best["reward"], "learning_rate": best["learning_rate"], "mean_gain": best["mean_gain"],
+            "agent_kept": best["agent_kept"],
+            "rule": "highest mean relative rollout L1 gain on validation among settings that kept the agent"}

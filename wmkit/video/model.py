@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from wmkit.rewards import extract_completion_text
-from wmkit.video.tokenizer import PatchCodebook, parse_codes
+from wmkit.video.tokenizer import PatchCodebook, frame_text, parse_codes
 
 REWARD_NAMES = ("l1", "l1_ssim", "l1_lpips")
 
@@ -124,3 +124,20 @@ def predict_codes(model, tokenizer, prompts: Sequence[str], n_codes: int, do_sam
     texts = generate(model, tokenizer, list(prompts), n_codes + 1, do_sample=do_sample,
                      num_samples=num_samples if do_sample else 1, seed=seed)
     return np.stack([np.stack([parse_codes(t, n_codes) for t in row]) for row in texts])
+
+
+GROUP_KINDS = ("right", "repeated", "first 12 codes", "no frame")
+"""The four predictions of `hand_made_group`, in its order."""
+
+
+def hand_made_group(codes: np.ndarray, frames: np.ndarray) -> tuple[int, list[str]]:
+    """A GRPO group to compute by hand (notebook 06's exercise): for one episode's codes [T+1, n] and
+    frames [T+1, H, W, 3], the first step t whose picture changes and four completions predicting
+    frame t (`GROUP_KINDS`): the right codes, the previous frame's codes (the repetition artefact),
+    the right codes cut after 12, and text that is no frame."""
+    changed = [t for t in range(1, len(frames)) if np.any(frames[t] != frames[t - 1])]
+    if not changed:
+        raise ValueError("the episode's picture never changes: no step to predict a change of")
+    t = changed[0]
+    right = frame_text(codes[t])
+    return t, [right, frame_text(codes[t - 1]), " ".join(right.split()[:12]), "not a frame at all"]

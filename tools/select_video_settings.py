@@ -1,0 +1,63 @@
+"""Choose notebook 06's GRPO reward and learning rate on the validation episodes.
+
+    PYTHONPATH=$PWD python tools/select_video_settings.py --profile cpu
+
+Runs `wmkit.video.experiment.run_selection_job` for every seed of `SELECTION_SEEDS` and reward of
+`SELECTION_REWARDS` (two processes at a time, one torch thread each), scores every (reward,
+learning rate) by `choose_setting`'s rule -- fixed before the run -- and writes the raw rows and
+the choice to tools/regime_results/video_selection_<profile>.json. Every number is measured on
+validation episodes; the test episodes are measured only with the chosen setting (notebook 06 and
+the benchmark's rlvr_video experiment).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+from wmkit.core.parallel import run_jobs
+from wmkit.profiles import get_profile
+from wmkit.runs import REPO, default_runs_root, jsonable
+from wmkit.video import experiment as vx
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", default=None, help="default tools/regime_results/video_selection_<profile>.json")
+    args = parser.parse_args(argv)
+    profile = get_profile(args.profile)
+    work = default_runs_root() / profile.name / "06_selection"
+    jobs = [(vx.run_selection_job, {"profile": profile.name, "seed": seed, "reward": reward, "out_dir": str(work)})
+            for seed in vx.SELECTION_SEEDS for reward in vx.SELECTION_REWARDS]
+    start = time.perf_counter()
+
+    def done(i, job):
+        print(f"seed {job['seed']} reward {job['reward']}: done ({time.perf_counter() - start:.0f} s since start)",
+              flush=True)
+
+    results = run_jobs(jobs, workers=args.workers, on_done=done)
+    table = vx.selection_table(results)
+    choice = vx.choose_setting(table)
+    for row in table:
+        print(f"{row['reward']:8s} lr {row['learning_rate']:.0e}: mean relative rollout L1 gain "
+              f"{row['mean_gain']:+.3f}, agent kept {row['agent_kept']}; per seed/arm "
+              + ", ".join(f"{k} {v:+.3f}" for k, v in row["gains"].items()))
+    print("chosen:", choice)
+    out = Path(args.out) if args.out else REPO / "tools" / "regime_results" / f"video_selection_{profile.name}.json"
+    out.write_text(json.dumps(jsonable({
+        "profile": profile.name, "seeds": list(vx.SELECTION_SEEDS), "rewards": list(vx.SELECTION_REWARDS),
+        "learning_rates": list(vx.SELECTION_LEARNING_RATES), "split": "val", "table": table, "choice": choice,
+        "jobs": results, "seconds": round(time.perf_counter() - start, 1), "workers": args.workers,
+        "machine": {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+                    "load_after": os.getloadavg()}}), indent=1))
+    print("wrote", out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
