@@ -198,3 +198,48 @@ def test_template_balanced_tasks_give_every_template_its_share_with_fresh_draws(
         wm_r1.template_balanced_tasks(3, 0, [])
     with pytest.raises(ValueError, match="n must be >= 0"):
         wm_r1.template_balanced_tasks(-1, 0, train)
+
+
+def test_fresh_tasks_are_distinct_worlds_template_by_template():
+    train, _ = wm_r1.task_templates(4)
+    tasks = wm_r1.fresh_tasks(4 * len(train) + 3, 5, train)
+    counts = {t: sum(task.template == t for task in tasks) for t in train}
+    assert set(counts.values()) <= {4, 5} and sum(counts.values()) == 4 * len(train) + 3
+    import json
+
+    worlds = {(t.instruction, json.dumps(t.initial, sort_keys=True)) for t in tasks}
+    assert len(worlds) == len(tasks)  # no two tasks share instruction and world
+    # several worlds share a prompt (a one-instruction template has one prompt on the home screen)
+    prompts = [ag.prompt_text(t, ag.initial_screen(t)) for t in tasks]
+    assert len(set(prompts)) < len(prompts)
+    assert wm_r1.fresh_tasks(len(tasks), 5, train) == tasks  # seeded
+    with pytest.raises(ValueError, match="templates is empty"):
+        wm_r1.fresh_tasks(3, 0, [])
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        wm_r1.fresh_tasks(-1, 0, train)
+
+
+def test_every_rollout_group_plays_the_next_world_of_its_prompt(tiny_policy, tmp_path):
+    """TRL hands the rollout only prompts; tasks that share a prompt (one instruction, different
+    worlds) are played one per group, in turn, so a fresh pool never repeats a world."""
+    model, tokenizer, _ = tiny_policy
+    import copy
+
+    # four worlds of one single-instruction template: one prompt, four tasks
+    template = "open_display_settings"
+    tasks = [phone.make_task(template, s) for s in range(4)]
+    assert len({ag.prompt_text(t, ag.initial_screen(t)) for t in tasks}) == 1
+    played = []
+
+    def judge(task, screen):
+        played.append(task.seed)
+        return random.random() < 0.5
+    wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs], judge=judge)
+    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=2, group_size=2, prompts_per_step=2,
+                                     max_steps=1, max_turn_tokens=8, progress=False)
+    result = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, wm)
+    assert result.groups_played == 4 and result.distinct_worlds == 4
+    assert sorted(set(played)) == [0, 1, 2, 3] and all(played.count(s) == 2 for s in range(4))  # G = 2 each
+    # a pool that repeats one task (balanced_tasks' way) plays that world in every group
+    result = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, [tasks[0]] * 4, wm)
+    assert result.groups_played == 4 and result.distinct_worlds == 1

@@ -138,7 +138,10 @@ def cmd_train(args):
         print("start greedy per template on pool-seed tasks:", rates, "->", tr_pool, flush=True)
     else:
         tr_pool = tr
-    rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr_pool)
+    if args.pool == "fresh":  # a distinct world for every rollout group
+        rl_tasks = ex.fresh_tasks(args.steps * args.prompts, 20_000 + args.seed, tr_pool)
+    else:
+        rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr_pool)
     tasks = eval_tasks(sizes, args.n)
     g0 = run(model, tok, tasks, sizes, True)
     s0 = run(model, tok, tasks, sizes, False, seed=args.seed)
@@ -158,7 +161,10 @@ def cmd_train(args):
     log({"cmd": "train", "tag": args.tag, "ckpt": args.ckpt, "seed": args.seed, "steps": args.steps, "lr": args.lr,
          "G": args.group_size, "prompts": args.prompts, "T": args.temperature, "balanced": args.balanced, "beta": args.beta, "gamma": args.gamma,
          "max_ref_len": args.max_ref_len, "n": args.n, "train_seconds": round(res.seconds, 1),
-         "hard_below": args.hard_below, "pool_templates": sorted({t.template for t in rl_tasks}),
+         "hard_below": args.hard_below, "pool": args.pool, "groups_played": res.groups_played,
+         "distinct_worlds": res.distinct_worlds, "pool_tasks": len(rl_tasks),
+         "per_template_greedy": [{k: v["success"] for k, v in ex.success_per_template(e).items()} for e in (g0, g1)],
+         "pool_templates": sorted({t.template for t in rl_tasks}),
          "history": [{k: h[k] for k in ("step", "success", "wm_calls", "signal_groups")} for h in res.history],
          "greedy": [rate(g0), rate(g1)], "sampled": [rate(s0), rate(s1)],
          "train_success_q1_q4": [m(h[:k], "success"), m(h[-k:], "success")],
@@ -225,6 +231,8 @@ def main():
         s.add_argument("--beta", type=float, default=0.5)
         s.add_argument("--gamma", type=float, default=0.1)
         s.add_argument("--balanced", action="store_true", help="template-balanced task pool (sft: reference data; train: GRPO prompts)")
+        s.add_argument("--pool", default="", choices=["", "fresh"],
+                       help="train: 'fresh' = a distinct task world for every rollout group (ex.fresh_tasks)")
         s.add_argument("--p", type=float, nargs="+", default=[0.0])
         s.add_argument("--hard-below", type=float, default=1.0,
                        help="train: GRPO pool only from templates whose start greedy success is below this")

@@ -363,6 +363,10 @@ class WMR1LadderSizes:
     """Unseen tasks of the training templates, evaluated greedy and sampled (T=1) in the simulator."""
     fidelity_episodes: int
     """Sampled episodes of the start policy on which each world model's error is measured."""
+    grpo_pool: str = "balanced"
+    """GRPO's tasks: 'balanced' (``experiment.balanced_tasks``: ``WMR1Sizes.train_tasks`` rows, one
+    task per prompt, so a prompt's world repeats) or 'fresh' (``experiment.fresh_tasks``: a distinct
+    world for every rollout group, grpo_steps × prompts_per_step of them)."""
     notebook_error_rates: tuple[float, ...] = ()
     """The rungs notebook 03 trains itself for its one seed (empty: all of ``error_rates``); the
     benchmark's ``wm_r1_ladder`` runs every rung over seeds, and the notebook reads it when present."""
