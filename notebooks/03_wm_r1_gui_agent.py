@@ -319,8 +319,9 @@ print(f"SFT start: {len(sft_tasks)} reference episodes, {ladder.sft_epochs:g} ep
 # ## 5. The positive control and the fidelity ladder (this seed)
 #
 # `wm_r1.run_fidelity_ladder` trains WM-R1 inside the noisy oracle at each error rate p — every
-# rung from the same start, the same task pool (template-balanced), the same GRPO settings (T = 0.6,
-# lr 1e-4, G = 8, 4 tasks per step, `scale_rewards="none"`) — and evaluates each policy **in the
+# rung from the same start, the same GRPO tasks (`ladder.grpo_pool`: *balanced*, the templates in
+# turn with one world per instruction; or *fresh*, a new world for every rollout group), the same
+# GRPO settings (T = 0.6, lr 1e-4, G = 8, 4 tasks per step, `scale_rewards="none"`) — and evaluates each policy **in the
 # real simulator** on unseen tasks of the training templates (the primary evaluation, the same
 # tasks for every seed and rung), greedy and sampled at T = 1. It also measures each world model's
 # error on the start's own sampled episodes: next-screen exactness, and how often its success
@@ -425,7 +426,8 @@ for key, rung in this_seed["rungs"].items():
     first, last = rung["wm_calls_first_last_quarter"]
     print(f"p = {key}: calls per trajectory {first:.2f} (first quarter of the steps) -> {last:.2f} (last quarter); "
           f"judged success {rung['judged_success_first_quarter']:.2f} -> {rung['judged_success_last_quarter']:.2f}; "
-          f"groups with signal {rung['signal_groups']:.2f}; {rung['train_seconds']:.0f} s")
+          f"groups with signal {rung['signal_groups']:.2f}; {rung['distinct_worlds']} distinct task worlds in "
+          f"{rung['groups_played']} groups ({ladder.grpo_pool} pool); {rung['train_seconds']:.0f} s")
 
 # %% [markdown]
 # ## 7. Over seeds: the paper beside the kit, with verdicts

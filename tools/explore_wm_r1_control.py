@@ -120,6 +120,19 @@ def cmd_sft(args):
          "greedy": sum(e.success for e in g) / len(g), "sampled": sum(e.success for e in s) / len(s), "n": args.n})
 
 
+def start_evaluation(args, sizes):
+    """The sft command's own evaluation of this checkpoint (same tasks, same seeds, so the same
+    numbers: greedy is deterministic and the sampled run seeds torch with the seed), or None."""
+    if not (OUT / "results.jsonl").exists():
+        return None
+    for line in (OUT / "results.jsonl").read_text().splitlines()[::-1]:
+        row = json.loads(line)
+        if (row.get("cmd") == "sft" and Path(args.ckpt).name == f"{row['tag']}_seed{row['seed']}"
+                and row["seed"] == args.seed and row["n"] == args.n and row["max_ref_len"] == sizes.max_ref_len):
+            return row
+    return None
+
+
 def cmd_train(args):
     from transformers import set_seed as seed_everything
 
@@ -143,8 +156,10 @@ def cmd_train(args):
     else:
         rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr_pool)
     tasks = eval_tasks(sizes, args.n)
-    g0 = run(model, tok, tasks, sizes, True)
-    s0 = run(model, tok, tasks, sizes, False, seed=args.seed)
+    start_row = start_evaluation(args, sizes)
+    if start_row is None:
+        g0 = run(model, tok, tasks, sizes, True)
+        s0 = run(model, tok, tasks, sizes, False, seed=args.seed)
     reward = WMR1RewardConfig(max_steps=sizes.max_steps, beta=args.beta, gamma=args.gamma)
     config = WMR1Config(output_dir=str(OUT / "work" / f"{args.tag}_s{args.seed}"), transitions="simulator",
                         reward=reward, steps=args.steps, group_size=args.group_size, prompts_per_step=args.prompts,
@@ -163,10 +178,14 @@ def cmd_train(args):
          "max_ref_len": args.max_ref_len, "n": args.n, "train_seconds": round(res.seconds, 1),
          "hard_below": args.hard_below, "pool": args.pool, "groups_played": res.groups_played,
          "distinct_worlds": res.distinct_worlds, "pool_tasks": len(rl_tasks),
-         "per_template_greedy": [{k: v["success"] for k, v in ex.success_per_template(e).items()} for e in (g0, g1)],
+         "per_template_greedy": [start_row["per_template_greedy"] if start_row else
+                                 {k: v["success"] for k, v in ex.success_per_template(g0).items()},
+                                 {k: v["success"] for k, v in ex.success_per_template(g1).items()}],
          "pool_templates": sorted({t.template for t in rl_tasks}),
          "history": [{k: h[k] for k in ("step", "success", "wm_calls", "signal_groups")} for h in res.history],
-         "greedy": [rate(g0), rate(g1)], "sampled": [rate(s0), rate(s1)],
+         "greedy": [start_row["greedy"] if start_row else rate(g0), rate(g1)],
+         "sampled": [start_row["sampled"] if start_row else rate(s0), rate(s1)],
+         "start_eval_from": "sft row" if start_row else "evaluated here",
          "train_success_q1_q4": [m(h[:k], "success"), m(h[-k:], "success")],
          "signal_groups": m(h, "signal_groups"), "wm_calls_q1_q4": [m(h[:k], "wm_calls"), m(h[-k:], "wm_calls")]})
 
