@@ -5,6 +5,7 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     diagnose --ckpt DIR            per-template greedy success and pass@k (sampled, T=1) of a policy
     sft --seed S --epochs E ...    SFT warm start saved under runs/control/<tag>_seed<S>
     train --seed S --ckpt DIR ...  GRPO on the real simulator; greedy + sampled success before/after
+    grounding --ckpt DIR --n 100   which list item the start taps, against the reference and chance
 """
 from __future__ import annotations
 
@@ -228,10 +229,40 @@ def cmd_fidelity(args):
     log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "rows": rows})
 
 
+def cmd_grounding(args):
+    """How the start picks an item on a list screen (open_contact, open_note, delete_contact,
+    open_chat: the first step opens the app, the second taps the named item): the second action
+    against the reference one, and what uniform guessing among the listed items would score."""
+    model, tok = models.load_model(args.ckpt)
+    rows = {}
+    for template in ("open_contact", "open_note", "delete_contact", "open_chat"):
+        tasks = [phone.make_task(template, 90_000 + k) for k in range(args.n)]
+        episodes = run(model, tok, tasks, sizes_for(args), True)
+        first_right, second_right, agent_second, items = 0, 0, Counter(), Counter()
+        for e in episodes:
+            ref = phone.reference_solution(e.task)
+            if e.actions[:1] != ref[:1]:
+                continue
+            first_right += 1
+            if len(e.actions) > 1:
+                agent_second[e.actions[1]] += 1
+                second_right += e.actions[1] == ref[1]
+                env = phone.PhoneEnv()
+                env.reset(task=e.task)
+                items[sum(" item " in line for line in env.step(ref[0]).observation.split("\n"))] += 1
+        played = sum(agent_second.values())
+        rows[template] = {"greedy": sum(e.success for e in episodes) / len(episodes),
+                          "first_step_right": first_right / len(episodes),
+                          "second_step_right_given_first": second_right / max(1, played),
+                          "uniform_guess_among_items": sum(c / k for k, c in items.items()) / max(1, played),
+                          "agent_second_action": dict(agent_second.most_common())}
+    log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "rows": rows})
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("diagnose", "sft", "train", "ladder", "fidelity"):
+    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding"):
         s = sub.add_parser(name)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--ckpt", default="")
@@ -258,7 +289,8 @@ def main():
         s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
     args = p.parse_args()
     torch.set_num_threads(1)
-    {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity}[args.cmd](args)
+    {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,
+     "grounding": cmd_grounding}[args.cmd](args)
 
 
 if __name__ == "__main__":
