@@ -47,7 +47,7 @@
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | 93 s with notebook 01's smoke world model built inside it (a shared 2-core machine, load ~3, 2026-12-01) | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | not timed yet; its parts, measured with one thread at load 3-8: SFT 4-8 min, each rung 2-7 min with its 1000-task evaluations, so ~10-25 min plus notebook 01's world model if it must be built | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
+# | `cpu` | 12 min 46 s on a shared 2-core AMD EPYC at load 5-8, one torch thread, notebook 01's world model loaded (2026-12-01); it used 7.5 min of CPU, so on idle cores about 8 min (an estimate): SFT 4.6 min, the two rungs with their 1000-task evaluations 7.8 min | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
@@ -428,6 +428,23 @@ for key, rung in this_seed["rungs"].items():
           f"judged success {rung['judged_success_first_quarter']:.2f} -> {rung['judged_success_last_quarter']:.2f}; "
           f"groups with signal {rung['signal_groups']:.2f}; {rung['distinct_worlds']} distinct task worlds in "
           f"{rung['groups_played']} groups ({ladder.grpo_pool} pool); {rung['train_seconds']:.0f} s")
+print()
+for key, rung in this_seed["rungs"].items():
+    first, last = rung["wm_calls_first_last_quarter"]
+    direction = "fell" if last < first else "rose" if last > first else "did not move"
+    all_fail, all_success = rung["all_fail_groups"], rung["all_success_groups"]
+    print(f"p = {key}: calls {direction} ({first:.2f} -> {last:.2f}); groups as the source judged them: "
+          f"all fail {all_fail:.2f} (call term pays for more calls), all succeed {all_success:.2f} and mixed "
+          f"{1 - all_fail - all_success:.2f} (it pays for fewer calls among the successes)")
+
+# %% [markdown]
+# **Reading the direction.** The call term pulls the number of calls *up* in every group that
+# fails throughout and *down* among the successes of the others (among a mixed group's failures it
+# still pays for more); which pull wins is the share of
+# all-fail groups, printed per rung above (as the world model judged them: a noisy oracle that
+# flips judgments also turns failures into "successes" and back). The term is worth at most
+# γ = 0.1 against a success's 1, so it moves calls slowly, and a start that imagines on about 30% of
+# its SFT steps makes few calls to begin with (the paper's agent starts near 4).
 
 # %% [markdown]
 # ## 7. Over seeds: the paper beside the kit, with verdicts

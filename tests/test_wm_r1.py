@@ -240,6 +240,10 @@ def test_every_rollout_group_plays_the_next_world_of_its_prompt(tiny_policy, tmp
     result = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, wm)
     assert result.groups_played == 4 and result.distinct_worlds == 4
     assert sorted(set(played)) == [0, 1, 2, 3] and all(played.count(s) == 2 for s in range(4))  # G = 2 each
-    # a pool that repeats one task (balanced_tasks' way) plays that world in every group
-    result = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, [tasks[0]] * 4, wm)
+    # a pool that repeats one task (balanced_tasks' way) plays that world in every group; a judge that
+    # never sees success makes every group an all-fail group (where the call term pays for more calls)
+    never = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
+                                judge=lambda task, screen: False)
+    result = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, [tasks[0]] * 4, never)
     assert result.groups_played == 4 and result.distinct_worlds == 1
+    assert all(h["all_fail_groups"] == 1.0 and h["all_success_groups"] == 0.0 for h in result.history)

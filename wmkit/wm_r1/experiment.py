@@ -761,9 +761,12 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
                 "judged_success_first_quarter": _mean(h["success"] for h in history[:quarter]),
                 "judged_success_last_quarter": _mean(h["success"] for h in history[-quarter:]),
                 "signal_groups": _mean(h["signal_groups"] for h in history),
+                "all_fail_groups": _mean(h["all_fail_groups"] for h in history),
+                "all_success_groups": _mean(h["all_success_groups"] for h in history),
                 "wm_calls_first_last_quarter": [_mean(h["wm_calls"] for h in history[:quarter]),
                                                 _mean(h["wm_calls"] for h in history[-quarter:])],
-                "history": [{k: h[k] for k in ("step", "success", "steps", "wm_calls", "signal_groups")}
+                "history": [{k: h[k] for k in ("step", "success", "steps", "wm_calls", "signal_groups",
+                                               "all_fail_groups", "all_success_groups")}
                             for h in history],
                 # only the imagined call_wm screens: episode transitions and judgments run in per-batch
                 # copies (oracle.episode_source()) whose counters are their own

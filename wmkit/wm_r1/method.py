@@ -158,7 +158,13 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
         signal = [group_has_signal(config.reward.rewards([e.success for e in g], [e.steps for e in g],
                                                          [e.wm_calls for e in g]), config.reward.min_group_std)
                   for g in groups]
+        # the call term's direction depends on these (notebook 03, section 2): in an all-fail group
+        # more calls score higher, among a group's successes fewer calls do
+        all_fail = [not any(e.success for e in g) for g in groups]
+        all_success = [all(e.success for e in g) for g in groups]
         history.append({"step": len(history), **stats, "signal_groups": sum(signal) / max(1, len(signal)),
+                        "all_fail_groups": sum(all_fail) / max(1, len(groups)),
+                        "all_success_groups": sum(all_success) / max(1, len(groups)),
                         "seconds": round(time.perf_counter() - t0, 2)})
         return {
             "prompt_ids": [e.prompt_ids for e in episodes],
