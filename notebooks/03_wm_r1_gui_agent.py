@@ -47,7 +47,7 @@
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | 93 s with notebook 01's smoke world model built inside it (a shared 2-core machine, load ~3, 2026-12-01) | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | 12 min 46 s on a shared 2-core AMD EPYC at load 5-8, one torch thread, notebook 01's world model loaded (2026-12-01); it used 7.5 min of CPU, so on idle cores about 8 min (an estimate): SFT 4.6 min, the two rungs with their 1000-task evaluations 7.8 min | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
+# | `cpu` | 9 min 38 s on a shared 2-core AMD EPYC at load 2-8, one torch thread, notebook 01's world model loaded (2026-12-01; an earlier run at load 5-8: 12 min 46 s); it used 6.7 min of CPU, so on idle cores about 7 min (an estimate): SFT 2.5 min, the two rungs with their 1000-task evaluations 6.9 min | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
@@ -588,6 +588,14 @@ for row in tput:
 # * The fidelity ladder separates method from model: at p = 0 (the simulator itself) it is the
 #   positive control; the printed verdicts say whether it, and the fall with p, hold at this size.
 #   Notebook 01's world model sits on the same axis by its measured error.
+# * Why the control does not hold at `cpu` size (measured while building this notebook over seeds
+#   0-2; `tools/WM_R1_LADDER.md` sections 7 and 9): GRPO in the exact simulator did not raise the
+#   start's success, with task worlds repeated or a fresh world for every rollout group
+#   (`WMR1LadderSizes.grpo_pool`), and a bigger step lowered it. Where the start fails, it has to
+#   tap the item the instruction names on a list screen, and it picks one at about chance
+#   (`open_contact`: right on 16% of tasks, 21% for a uniform guess among the listed items).
+#   Outcome reward over a few thousand episodes does not teach a 0.2M-parameter policy to match a
+#   name across its context; a start that already grounds sometimes is the precondition still missing.
 
 # %%
 summary_lines = [f"source of the verdicts: {source}",
