@@ -247,3 +247,16 @@ def test_every_rollout_group_plays_the_next_world_of_its_prompt(tiny_policy, tmp
     result = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, [tasks[0]] * 4, never)
     assert result.groups_played == 4 and result.distinct_worlds == 1
     assert all(h["all_fail_groups"] == 1.0 and h["all_success_groups"] == 0.0 for h in result.history)
+
+
+def test_ladder_grpo_pool_follows_the_sizes():
+    from dataclasses import replace
+
+    sizes = get_profile("cpu").wm_r1
+    train, _ = wm_r1.task_templates(sizes.max_ref_len)
+    assert wm_r1.grpo_pool(sizes, 0, train) == wm_r1.balanced_tasks(sizes.train_tasks, 20_000, train)  # the cpu default
+    fresh = replace(sizes, ladder=replace(sizes.ladder, grpo_pool="fresh", grpo_steps=5, prompts_per_step=4))
+    tasks = wm_r1.grpo_pool(fresh, 1, train)
+    assert len(tasks) == 20 and len({(t.template, t.seed) for t in tasks}) == 20  # one world per rollout group
+    with pytest.raises(ValueError, match="Unknown grpo_pool 'mixed'"):
+        wm_r1.grpo_pool(replace(sizes, ladder=replace(sizes.ladder, grpo_pool="mixed")), 0, train)
