@@ -47,7 +47,7 @@
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | 93 s with notebook 01's smoke world model built inside it (a shared 2-core machine, load ~3, 2026-12-01) | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | not timed yet; its parts, measured with one thread at load 3-8: SFT 4-8 min, each rung 2-7 min with its 1000-task evaluations, so ~10-25 min plus notebook 01's world model if it must be built | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
+# | `cpu` | 9 min 38 s on a shared 2-core AMD EPYC at load 2-8, one torch thread, notebook 01's world model loaded (2026-12-01; an earlier run at load 5-8: 12 min 46 s); it used 6.7 min of CPU, so on idle cores about 7 min (an estimate): SFT 2.5 min, the two rungs with their 1000-task evaluations 6.9 min | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
@@ -319,8 +319,9 @@ print(f"SFT start: {len(sft_tasks)} reference episodes, {ladder.sft_epochs:g} ep
 # ## 5. The positive control and the fidelity ladder (this seed)
 #
 # `wm_r1.run_fidelity_ladder` trains WM-R1 inside the noisy oracle at each error rate p — every
-# rung from the same start, the same task pool (template-balanced), the same GRPO settings (T = 0.6,
-# lr 1e-4, G = 8, 4 tasks per step, `scale_rewards="none"`) — and evaluates each policy **in the
+# rung from the same start, the same GRPO tasks (`ladder.grpo_pool`: *balanced*, the templates in
+# turn with one world per instruction; or *fresh*, a new world for every rollout group), the same
+# GRPO settings (T = 0.6, lr 1e-4, G = 8, 4 tasks per step, `scale_rewards="none"`) — and evaluates each policy **in the
 # real simulator** on unseen tasks of the training templates (the primary evaluation, the same
 # tasks for every seed and rung), greedy and sampled at T = 1. It also measures each world model's
 # error on the start's own sampled episodes: next-screen exactness, and how often its success
@@ -425,7 +426,25 @@ for key, rung in this_seed["rungs"].items():
     first, last = rung["wm_calls_first_last_quarter"]
     print(f"p = {key}: calls per trajectory {first:.2f} (first quarter of the steps) -> {last:.2f} (last quarter); "
           f"judged success {rung['judged_success_first_quarter']:.2f} -> {rung['judged_success_last_quarter']:.2f}; "
-          f"groups with signal {rung['signal_groups']:.2f}; {rung['train_seconds']:.0f} s")
+          f"groups with signal {rung['signal_groups']:.2f}; {rung['distinct_worlds']} distinct task worlds in "
+          f"{rung['groups_played']} groups ({ladder.grpo_pool} pool); {rung['train_seconds']:.0f} s")
+print()
+for key, rung in this_seed["rungs"].items():
+    first, last = rung["wm_calls_first_last_quarter"]
+    direction = "fell" if last < first else "rose" if last > first else "did not move"
+    all_fail, all_success = rung["all_fail_groups"], rung["all_success_groups"]
+    print(f"p = {key}: calls {direction} ({first:.2f} -> {last:.2f}); groups as the source judged them: "
+          f"all fail {all_fail:.2f} (call term pays for more calls), all succeed {all_success:.2f} and mixed "
+          f"{1 - all_fail - all_success:.2f} (it pays for fewer calls among the successes)")
+
+# %% [markdown]
+# **Reading the direction.** The call term pulls the number of calls *up* in every group that
+# fails throughout and *down* among the successes of the others (among a mixed group's failures it
+# still pays for more); which pull wins is the share of
+# all-fail groups, printed per rung above (as the world model judged them: a noisy oracle that
+# flips judgments also turns failures into "successes" and back). The term is worth at most
+# γ = 0.1 against a success's 1, so it moves calls slowly, and a start that imagines on about 30% of
+# its SFT steps makes few calls to begin with (the paper's agent starts near 4).
 
 # %% [markdown]
 # ## 7. Over seeds: the paper beside the kit, with verdicts
@@ -569,6 +588,14 @@ for row in tput:
 # * The fidelity ladder separates method from model: at p = 0 (the simulator itself) it is the
 #   positive control; the printed verdicts say whether it, and the fall with p, hold at this size.
 #   Notebook 01's world model sits on the same axis by its measured error.
+# * Why the control does not hold at `cpu` size (measured while building this notebook over seeds
+#   0-2; `tools/WM_R1_LADDER.md` sections 7 and 9): GRPO in the exact simulator did not raise the
+#   start's success, with task worlds repeated or a fresh world for every rollout group
+#   (`WMR1LadderSizes.grpo_pool`), and a bigger step lowered it. Where the start fails, it has to
+#   tap the item the instruction names on a list screen, and it picks one at about chance
+#   (`open_contact`: right on 16% of tasks, 21% for a uniform guess among the listed items).
+#   Outcome reward over a few thousand episodes does not teach a 0.2M-parameter policy to match a
+#   name across its context; a start that already grounds sometimes is the precondition still missing.
 
 # %%
 summary_lines = [f"source of the verdicts: {source}",

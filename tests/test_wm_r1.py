@@ -198,3 +198,65 @@ def test_template_balanced_tasks_give_every_template_its_share_with_fresh_draws(
         wm_r1.template_balanced_tasks(3, 0, [])
     with pytest.raises(ValueError, match="n must be >= 0"):
         wm_r1.template_balanced_tasks(-1, 0, train)
+
+
+def test_fresh_tasks_are_distinct_worlds_template_by_template():
+    train, _ = wm_r1.task_templates(4)
+    tasks = wm_r1.fresh_tasks(4 * len(train) + 3, 5, train)
+    counts = {t: sum(task.template == t for task in tasks) for t in train}
+    assert set(counts.values()) <= {4, 5} and sum(counts.values()) == 4 * len(train) + 3
+    import json
+
+    worlds = {(t.instruction, json.dumps(t.initial, sort_keys=True)) for t in tasks}
+    assert len(worlds) == len(tasks)  # no two tasks share instruction and world
+    # several worlds share a prompt (a one-instruction template has one prompt on the home screen)
+    prompts = [ag.prompt_text(t, ag.initial_screen(t)) for t in tasks]
+    assert len(set(prompts)) < len(prompts)
+    assert wm_r1.fresh_tasks(len(tasks), 5, train) == tasks  # seeded
+    with pytest.raises(ValueError, match="templates is empty"):
+        wm_r1.fresh_tasks(3, 0, [])
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        wm_r1.fresh_tasks(-1, 0, train)
+
+
+def test_every_rollout_group_plays_the_next_world_of_its_prompt(tiny_policy, tmp_path):
+    """TRL hands the rollout only prompts; tasks that share a prompt (one instruction, different
+    worlds) are played one per group, in turn, so a fresh pool never repeats a world."""
+    model, tokenizer, _ = tiny_policy
+    import copy
+
+    # four worlds of one single-instruction template: one prompt, four tasks
+    template = "open_display_settings"
+    tasks = [phone.make_task(template, s) for s in range(4)]
+    assert len({ag.prompt_text(t, ag.initial_screen(t)) for t in tasks}) == 1
+    played = []
+
+    def judge(task, screen):
+        played.append(task.seed)
+        return random.random() < 0.5
+    wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs], judge=judge)
+    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=2, group_size=2, prompts_per_step=2,
+                                     max_steps=1, max_turn_tokens=8, progress=False)
+    result = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, wm)
+    assert result.groups_played == 4 and result.distinct_worlds == 4
+    assert sorted(set(played)) == [0, 1, 2, 3] and all(played.count(s) == 2 for s in range(4))  # G = 2 each
+    # a pool that repeats one task (balanced_tasks' way) plays that world in every group; a judge that
+    # never sees success makes every group an all-fail group (where the call term pays for more calls)
+    never = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
+                                judge=lambda task, screen: False)
+    result = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, [tasks[0]] * 4, never)
+    assert result.groups_played == 4 and result.distinct_worlds == 1
+    assert all(h["all_fail_groups"] == 1.0 and h["all_success_groups"] == 0.0 for h in result.history)
+
+
+def test_ladder_grpo_pool_follows_the_sizes():
+    from dataclasses import replace
+
+    sizes = get_profile("cpu").wm_r1
+    train, _ = wm_r1.task_templates(sizes.max_ref_len)
+    assert wm_r1.grpo_pool(sizes, 0, train) == wm_r1.balanced_tasks(sizes.train_tasks, 20_000, train)  # the cpu default
+    fresh = replace(sizes, ladder=replace(sizes.ladder, grpo_pool="fresh", grpo_steps=5, prompts_per_step=4))
+    tasks = wm_r1.grpo_pool(fresh, 1, train)
+    assert len(tasks) == 20 and len({(t.template, t.seed) for t in tasks}) == 20  # one world per rollout group
+    with pytest.raises(ValueError, match="Unknown grpo_pool 'mixed'"):
+        wm_r1.grpo_pool(replace(sizes, ladder=replace(sizes.ladder, grpo_pool="mixed")), 0, train)

@@ -5,6 +5,7 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     diagnose --ckpt DIR            per-template greedy success and pass@k (sampled, T=1) of a policy
     sft --seed S --epochs E ...    SFT warm start saved under runs/control/<tag>_seed<S>
     train --seed S --ckpt DIR ...  GRPO on the real simulator; greedy + sampled success before/after
+    grounding --ckpt DIR --n 100   which list item the start taps, against the reference and chance
 """
 from __future__ import annotations
 
@@ -120,6 +121,19 @@ def cmd_sft(args):
          "greedy": sum(e.success for e in g) / len(g), "sampled": sum(e.success for e in s) / len(s), "n": args.n})
 
 
+def start_evaluation(args, sizes):
+    """The sft command's own evaluation of this checkpoint (same tasks, same seeds, so the same
+    numbers: greedy is deterministic and the sampled run seeds torch with the seed), or None."""
+    if not (OUT / "results.jsonl").exists():
+        return None
+    for line in (OUT / "results.jsonl").read_text().splitlines()[::-1]:
+        row = json.loads(line)
+        if (row.get("cmd") == "sft" and Path(args.ckpt).name == f"{row['tag']}_seed{row['seed']}"
+                and row["seed"] == args.seed and row["n"] == args.n and row["max_ref_len"] == sizes.max_ref_len):
+            return row
+    return None
+
+
 def cmd_train(args):
     from transformers import set_seed as seed_everything
 
@@ -138,10 +152,15 @@ def cmd_train(args):
         print("start greedy per template on pool-seed tasks:", rates, "->", tr_pool, flush=True)
     else:
         tr_pool = tr
-    rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr_pool)
+    if args.pool == "fresh":  # a distinct world for every rollout group
+        rl_tasks = ex.fresh_tasks(args.steps * args.prompts, 20_000 + args.seed, tr_pool)
+    else:
+        rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr_pool)
     tasks = eval_tasks(sizes, args.n)
-    g0 = run(model, tok, tasks, sizes, True)
-    s0 = run(model, tok, tasks, sizes, False, seed=args.seed)
+    start_row = start_evaluation(args, sizes)
+    if start_row is None:
+        g0 = run(model, tok, tasks, sizes, True)
+        s0 = run(model, tok, tasks, sizes, False, seed=args.seed)
     reward = WMR1RewardConfig(max_steps=sizes.max_steps, beta=args.beta, gamma=args.gamma)
     config = WMR1Config(output_dir=str(OUT / "work" / f"{args.tag}_s{args.seed}"), transitions="simulator",
                         reward=reward, steps=args.steps, group_size=args.group_size, prompts_per_step=args.prompts,
@@ -158,9 +177,16 @@ def cmd_train(args):
     log({"cmd": "train", "tag": args.tag, "ckpt": args.ckpt, "seed": args.seed, "steps": args.steps, "lr": args.lr,
          "G": args.group_size, "prompts": args.prompts, "T": args.temperature, "balanced": args.balanced, "beta": args.beta, "gamma": args.gamma,
          "max_ref_len": args.max_ref_len, "n": args.n, "train_seconds": round(res.seconds, 1),
-         "hard_below": args.hard_below, "pool_templates": sorted({t.template for t in rl_tasks}),
+         "hard_below": args.hard_below, "pool": args.pool, "groups_played": res.groups_played,
+         "distinct_worlds": res.distinct_worlds, "pool_tasks": len(rl_tasks),
+         "per_template_greedy": [start_row["per_template_greedy"] if start_row else
+                                 {k: v["success"] for k, v in ex.success_per_template(g0).items()},
+                                 {k: v["success"] for k, v in ex.success_per_template(g1).items()}],
+         "pool_templates": sorted({t.template for t in rl_tasks}),
          "history": [{k: h[k] for k in ("step", "success", "wm_calls", "signal_groups")} for h in res.history],
-         "greedy": [rate(g0), rate(g1)], "sampled": [rate(s0), rate(s1)],
+         "greedy": [start_row["greedy"] if start_row else rate(g0), rate(g1)],
+         "sampled": [start_row["sampled"] if start_row else rate(s0), rate(s1)],
+         "start_eval_from": "sft row" if start_row else "evaluated here",
          "train_success_q1_q4": [m(h[:k], "success"), m(h[-k:], "success")],
          "signal_groups": m(h, "signal_groups"), "wm_calls_q1_q4": [m(h[:k], "wm_calls"), m(h[-k:], "wm_calls")]})
 
@@ -203,10 +229,40 @@ def cmd_fidelity(args):
     log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "rows": rows})
 
 
+def cmd_grounding(args):
+    """How the start picks an item on a list screen (open_contact, open_note, delete_contact,
+    open_chat: the first step opens the app, the second taps the named item): the second action
+    against the reference one, and what uniform guessing among the listed items would score."""
+    model, tok = models.load_model(args.ckpt)
+    rows = {}
+    for template in ("open_contact", "open_note", "delete_contact", "open_chat"):
+        tasks = [phone.make_task(template, 90_000 + k) for k in range(args.n)]
+        episodes = run(model, tok, tasks, sizes_for(args), True)
+        first_right, second_right, agent_second, items = 0, 0, Counter(), Counter()
+        for e in episodes:
+            ref = phone.reference_solution(e.task)
+            if e.actions[:1] != ref[:1]:
+                continue
+            first_right += 1
+            if len(e.actions) > 1:
+                agent_second[e.actions[1]] += 1
+                second_right += e.actions[1] == ref[1]
+                env = phone.PhoneEnv()
+                env.reset(task=e.task)
+                items[sum(" item " in line for line in env.step(ref[0]).observation.split("\n"))] += 1
+        played = sum(agent_second.values())
+        rows[template] = {"greedy": sum(e.success for e in episodes) / len(episodes),
+                          "first_step_right": first_right / len(episodes),
+                          "second_step_right_given_first": second_right / max(1, played),
+                          "uniform_guess_among_items": sum(c / k for k, c in items.items()) / max(1, played),
+                          "agent_second_action": dict(agent_second.most_common())}
+    log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "rows": rows})
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("diagnose", "sft", "train", "ladder", "fidelity"):
+    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding"):
         s = sub.add_parser(name)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--ckpt", default="")
@@ -225,13 +281,16 @@ def main():
         s.add_argument("--beta", type=float, default=0.5)
         s.add_argument("--gamma", type=float, default=0.1)
         s.add_argument("--balanced", action="store_true", help="template-balanced task pool (sft: reference data; train: GRPO prompts)")
+        s.add_argument("--pool", default="", choices=["", "fresh"],
+                       help="train: 'fresh' = a distinct task world for every rollout group (ex.fresh_tasks)")
         s.add_argument("--p", type=float, nargs="+", default=[0.0])
         s.add_argument("--hard-below", type=float, default=1.0,
                        help="train: GRPO pool only from templates whose start greedy success is below this")
         s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
     args = p.parse_args()
     torch.set_num_threads(1)
-    {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity}[args.cmd](args)
+    {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,
+     "grounding": cmd_grounding}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -366,6 +366,10 @@ class WMR1LadderSizes:
     """Unseen tasks of the training templates, evaluated greedy and sampled (T=1) in the simulator."""
     fidelity_episodes: int
     """Sampled episodes of the start policy on which each world model's error is measured."""
+    grpo_pool: str = "balanced"
+    """GRPO's tasks: 'balanced' (``experiment.balanced_tasks``: ``WMR1Sizes.train_tasks`` rows, one
+    task per prompt, so a prompt's world repeats) or 'fresh' (``experiment.fresh_tasks``: a distinct
+    world for every rollout group, grpo_steps × prompts_per_step of them)."""
     notebook_error_rates: tuple[float, ...] = ()
     """The rungs notebook 03 trains itself for its one seed (empty: all of ``error_rates``); the
     benchmark's ``wm_r1_ladder`` runs every rung over seeds, and the notebook reads it when present."""
@@ -708,7 +712,8 @@ _RWML_TEXTGAME = {
 # template, 20 epochs (greedy 0.685 / 0.651 / 0.701 over seeds 0-2 on the 1000 evaluation tasks, std
 # 0.026; the previous start from unique_tasks: std 0.066). From that start GRPO on the simulator
 # (p = 0) did not raise success within 60 steps (section 7 of the notes): the positive control is
-# not established at this size.
+# not established at this size. A fresh world for every rollout group (grpo_pool="fresh") did not
+# either (greedy gain -0.001 [-0.066, +0.064] over seeds 0-2, section 9), so the pool stays balanced.
 _WM_R1_LADDER = {
     "smoke": WMR1LadderSizes(error_rates=(0.0, 0.6), sft_epochs=1.0, sft_tasks=40, grpo_steps=1, group_size=2, prompts_per_step=2,
                              learning_rate=1e-4, temperature=0.6, eval_tasks=2, fidelity_episodes=2,

@@ -125,6 +125,36 @@ def template_balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list
     return out
 
 
+def fresh_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
+    """`n` distinct task worlds, the templates in turn (as many of each, ±1): a GRPO pool in which
+    no rollout group replays a world. :func:`wmkit.wm_r1.method.train_wm_r1` gives each group the
+    next task of its prompt, so with at least steps × prompts_per_step of these every group plays
+    a world of its own. :func:`balanced_tasks` keeps one task per prompt instead (a 300-row pool of
+    10 templates held 152 distinct worlds), and a policy trained on it can learn those worlds
+    rather than the templates. Distinct: no two tasks share (instruction, initial world)."""
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    if not templates:
+        raise ValueError("templates is empty")
+    rng = random.Random(seed)
+    order = list(templates)
+    rng.shuffle(order)
+    out, seen = [], set()
+    for k in range(n):
+        template = order[k % len(order)]
+        for _ in range(1000):
+            task = phone.make_task(template, rng.randrange(2**31))
+            key = (task.instruction, json.dumps(task.initial, sort_keys=True))
+            if key not in seen:
+                break
+        else:
+            raise ValueError(f"template {template!r} has too few distinct worlds for {n} fresh tasks")
+        seen.add(key)
+        out.append(task)
+    rng.shuffle(out)
+    return out
+
+
 def reference_episode(task: phone.PhoneTask, imagine_rate: float, rng: random.Random) -> list[tuple[str, bool]]:
     """A reference trajectory as (text, written by the agent?) pieces, prompt first. A share
     `imagine_rate` of the steps first imagine their action with call_wm (the imagined screen is
@@ -623,6 +653,17 @@ def success_per_template(episodes: Sequence[ag.Episode]) -> dict[str, dict]:
     return {t: {"n": len(v), "success": sum(v) / len(v)} for t, v in sorted(by.items())}
 
 
+def grpo_pool(sizes: WMR1Sizes, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
+    """The fidelity ladder's GRPO tasks for `seed`, as ``sizes.ladder.grpo_pool`` says (see
+    :class:`wmkit.profiles.WMR1LadderSizes`)."""
+    ladder = sizes.ladder
+    if ladder.grpo_pool == "fresh":
+        return fresh_tasks(ladder.grpo_steps * ladder.prompts_per_step, 20_000 + seed, templates)
+    if ladder.grpo_pool == "balanced":
+        return balanced_tasks(sizes.train_tasks, 20_000 + seed, templates)
+    raise ValueError(f"Unknown grpo_pool {ladder.grpo_pool!r}: choose 'balanced' or 'fresh'")
+
+
 def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
                        progress: bool = False, model_name: str | None = None):
     """(model, tokenizer, sft_tasks): the fidelity ladder's SFT start for `seed` -- a from-scratch
@@ -672,7 +713,7 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
     seed_everything(seed)
     timings: dict[str, float] = {}
     train_templates, _ = task_templates(sizes.max_ref_len)
-    rl_tasks = balanced_tasks(sizes.train_tasks, 20_000 + seed, train_templates)
+    rl_tasks = grpo_pool(sizes, seed, train_templates)
     # the same evaluation tasks for every seed and rung (their own seed), as in run_experiment
     eval_tasks = phone.sample_tasks(ladder.eval_tasks, 40_000, train_templates)
     fidelity_tasks = eval_tasks[:ladder.fidelity_episodes]
@@ -720,14 +761,18 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
                 "judged_success_first_quarter": _mean(h["success"] for h in history[:quarter]),
                 "judged_success_last_quarter": _mean(h["success"] for h in history[-quarter:]),
                 "signal_groups": _mean(h["signal_groups"] for h in history),
+                "all_fail_groups": _mean(h["all_fail_groups"] for h in history),
+                "all_success_groups": _mean(h["all_success_groups"] for h in history),
                 "wm_calls_first_last_quarter": [_mean(h["wm_calls"] for h in history[:quarter]),
                                                 _mean(h["wm_calls"] for h in history[-quarter:])],
-                "history": [{k: h[k] for k in ("step", "success", "steps", "wm_calls", "signal_groups")}
+                "history": [{k: h[k] for k in ("step", "success", "steps", "wm_calls", "signal_groups",
+                                               "all_fail_groups", "all_success_groups")}
                             for h in history],
                 # only the imagined call_wm screens: episode transitions and judgments run in per-batch
                 # copies (oracle.episode_source()) whose counters are their own
                 "imagined_calls_corrupted": oracle.corrupted,
                 "simulator_steps": trained.simulator_steps, "train_seconds": trained.seconds,
+                "groups_played": trained.groups_played, "distinct_worlds": trained.distinct_worlds,
                 "seconds": time.perf_counter() - t}
         results["rungs"][f"{p:g}"] = rung
         log(f"seed {seed} p={p:g}: exact {fidelity['exact']:.2f} judge {fidelity['agreement']:.2f} -> "

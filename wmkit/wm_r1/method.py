@@ -75,6 +75,10 @@ class WMR1Result:
     world_model_queries: int
     world_model_predictions: int
     seconds: float
+    groups_played: int = 0
+    """Rollout groups (one task world each) played during training."""
+    distinct_worlds: int = 0
+    """Distinct task worlds among them (equal to groups_played: no group repeated a world)."""
 
 
 def _make_source(kind: str, wm_source: ag.WorldModelSource | None, device_latency: float) -> ag.TransitionSource:
@@ -104,17 +108,23 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.manual_seed(config.seed)
-    by_prompt: dict[str, phone.PhoneTask] = {}
-    prompts = []  # one per task, repeats kept: a task list that repeats a prompt weights it (see balanced_tasks)
+    # TRL passes prompt strings only, and on the phone the prompt is the instruction on the home
+    # screen, which many task worlds share. Every prompt therefore keeps the queue of its tasks, and
+    # each rollout group takes the next one: a task list of fresh worlds (`experiment.fresh_tasks`)
+    # gives every group a world of its own; a list that repeats a task (`balanced_tasks`) repeats it.
+    by_prompt: dict[str, list[phone.PhoneTask]] = {}
+    prompts = []  # one per task, repeats kept: a task list that repeats a prompt weights it
     for task in tasks:
         prompt = ag.prompt_text(task, ag.initial_screen(task))
-        by_prompt.setdefault(prompt, task)  # TRL passes prompt strings only: a prompt names its first task
+        by_prompt.setdefault(prompt, []).append(task)
         prompts.append(prompt)
     n_rows = max(len(prompts), config.steps * config.prompts_per_step)
     rng = random.Random(config.seed)
     rows = [prompts[i % len(prompts)] for i in range(n_rows)]
     rng.shuffle(rows)
     dataset = Dataset.from_dict({"prompt": rows})
+    drawn = {prompt: 0 for prompt in by_prompt}  # groups played per prompt so far
+    worlds_played: list[tuple[str, int]] = []  # (template, world seed) of every group, in order
 
     history: list[dict] = []
     counters = {"sim": 0, "wm_q0": world_model.queries if world_model else 0,
@@ -126,7 +136,14 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
 
     def rollout(batch_prompts, trainer):
         t0 = time.perf_counter()
-        batch_tasks = [by_prompt[p] for p in batch_prompts]
+        batch_tasks = []
+        for g in range(0, len(batch_prompts), G):
+            prompt = batch_prompts[g]
+            queue = by_prompt[prompt]
+            task = queue[drawn[prompt] % len(queue)]  # past its end the queue starts again
+            drawn[prompt] += 1
+            worlds_played.append((task.template, task.seed))
+            batch_tasks += [task] * len(batch_prompts[g:g + G])
         source = _make_source(config.transitions, world_model, config.device_latency)
         policy = ag.Policy(trainer.model, tokenizer, max_turn_tokens=config.max_turn_tokens,
                            temperature=config.temperature)
@@ -141,7 +158,13 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
         signal = [group_has_signal(config.reward.rewards([e.success for e in g], [e.steps for e in g],
                                                          [e.wm_calls for e in g]), config.reward.min_group_std)
                   for g in groups]
+        # the call term's direction depends on these (notebook 03, section 2): in an all-fail group
+        # more calls score higher, among a group's successes fewer calls do
+        all_fail = [not any(e.success for e in g) for g in groups]
+        all_success = [all(e.success for e in g) for g in groups]
         history.append({"step": len(history), **stats, "signal_groups": sum(signal) / max(1, len(signal)),
+                        "all_fail_groups": sum(all_fail) / max(1, len(groups)),
+                        "all_success_groups": sum(all_success) / max(1, len(groups)),
                         "seconds": round(time.perf_counter() - t0, 2)})
         return {
             "prompt_ids": [e.prompt_ids for e in episodes],
@@ -201,4 +224,5 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
         simulator_steps=counters["sim"],
         world_model_queries=(world_model.queries - counters["wm_q0"]) if world_model else 0,
         world_model_predictions=(world_model.predictions - counters["wm_p0"]) if world_model else 0,
-        seconds=time.perf_counter() - start_time)
+        seconds=time.perf_counter() - start_time, groups_played=len(worlds_played),
+        distinct_worlds=len(set(worlds_played)))
