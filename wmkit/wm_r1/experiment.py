@@ -107,12 +107,9 @@ def balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.Ph
     return out
 
 
-def template_balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
-    """`n` freshly drawn tasks, the templates in turn (as many of each, ±1): the SFT start's
-    reference data. :func:`unique_tasks` skews towards templates with many distinct instructions
-    (cpu, a pool of 300: 86 alarm_swap, 1 airplane_on) while the evaluation draws templates
-    uniformly; SFT needs no distinct prompts, so every task here is a new draw (a template with one
-    instruction repeats it, on new worlds)."""
+def _seeded_template_order(n: int, seed: int, templates: Sequence[str]) -> tuple[random.Random, list[str]]:
+    """The checks and the seeded template order that `template_balanced_tasks` and `fresh_tasks`
+    share: their random stream (templates shuffled, then one draw per task) must stay the same."""
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     if not templates:
@@ -120,6 +117,16 @@ def template_balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list
     rng = random.Random(seed)
     order = list(templates)
     rng.shuffle(order)
+    return rng, order
+
+
+def template_balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
+    """`n` freshly drawn tasks, the templates in turn (as many of each, ±1): the SFT start's
+    reference data. :func:`unique_tasks` skews towards templates with many distinct instructions
+    (cpu, a pool of 300: 86 alarm_swap, 1 airplane_on) while the evaluation draws templates
+    uniformly; SFT needs no distinct prompts, so every task here is a new draw (a template with one
+    instruction repeats it, on new worlds)."""
+    rng, order = _seeded_template_order(n, seed, templates)
     out = [phone.make_task(order[k % len(order)], rng.randrange(2**31)) for k in range(n)]
     rng.shuffle(out)
     return out
@@ -132,13 +139,7 @@ def fresh_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.Phone
     a world of its own. :func:`balanced_tasks` keeps one task per prompt instead (a 300-row pool of
     10 templates held 152 distinct worlds), and a policy trained on it can learn those worlds
     rather than the templates. Distinct: no two tasks share (instruction, initial world)."""
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    if not templates:
-        raise ValueError("templates is empty")
-    rng = random.Random(seed)
-    order = list(templates)
-    rng.shuffle(order)
+    rng, order = _seeded_template_order(n, seed, templates)
     out, seen = [], set()
     for k in range(n):
         template = order[k % len(order)]
