@@ -245,3 +245,17 @@ def test_settings_are_chosen_on_validation_and_the_kl_term_reaches_trl(tiny_leve
     assert "beta" not in regime.rl_folder_name(replace(sizes, beta=0.0), 0)
     with pytest.raises(ValueError, match="beta must not be negative"):
         check_sizes(replace(sizes, beta=-0.1))
+
+
+def test_ablation_arms_change_one_setting_each_and_share_the_recipe_run():
+    sizes = get_profile("cpu").rlvr.regime
+    specs = regime.ablation_specs(sizes, seed=2)
+    assert set(specs) == {"reward_exact", "reward_binary", "reward_task_specific", "reward_continuous", "group_4"}
+    for name, spec in specs.items():
+        arm = spec["sizes"]
+        assert spec["level"] == sizes.levels[0] and spec["seeds"] == [2]
+        changed = {f for f in ("reward", "num_generations") if getattr(arm, f) != getattr(sizes, f)}
+        assert replace(arm, reward=sizes.reward, num_generations=sizes.num_generations) == sizes
+        assert changed == ({"num_generations"} if name == "group_4" else set() if name == "reward_exact" else {"reward"})
+    # the recipe's arm is the regime study's run: the same folder, so it is trained once
+    assert regime.rl_folder_name(specs["reward_exact"]["sizes"], 2) == regime.rl_folder_name(sizes, 2)

@@ -421,3 +421,46 @@ def run_rlvr_regime(profile: str | Profile, seed: int, runs_root: str | Path, si
     for measured in [result["before"]] + [r["after"] for r in result["runs"]]:
         measured.pop("rows")  # per-transition rows: the notebook's, too long for the benchmark's records
     return result
+
+
+ABLATION_REWARDS = ("binary", "task_specific", "continuous")
+"""RLVR-World's reward types compared at the working level besides the recipe's own ("exact"):
+its binary check, its task-specific partial credit, and ROUGE-L ("continuous")."""
+
+ABLATION_GROUP_SIZE = 4
+"""The smaller group compared with the recipe's ``num_generations`` at the working level."""
+
+
+def ablation_specs(sizes: RegimeSizes, seed: int) -> dict[str, dict]:
+    """The reward-type and group-size arms at the working level, as `level_experiments` specs keyed
+    by arm name: ``reward_<name>`` for the recipe's reward and each of `ABLATION_REWARDS`, and
+    ``group_<G>`` for `ABLATION_GROUP_SIZE` with the recipe's reward. Only the named setting differs
+    from the recipe; the recipe's own arm is the same run as the regime study's (same folder)."""
+    level = sizes.levels[0]
+    arms = {f"reward_{r}": replace(sizes, reward=r) for r in dict.fromkeys((sizes.reward, *ABLATION_REWARDS))}
+    if ABLATION_GROUP_SIZE != sizes.num_generations:
+        arms[f"group_{ABLATION_GROUP_SIZE}"] = replace(sizes, num_generations=ABLATION_GROUP_SIZE)
+    return {name: {"level": level, "seeds": [seed], "sizes": arm} for name, arm in arms.items()}
+
+
+def run_rlvr_regime_ablations(profile: str | Profile, seed: int, runs_root: str | Path, sizes) -> dict:
+    """The benchmark's one-seed run of RLVR-World's reward-type and group-size ablations where RL
+    acts (the working level, `ablation_specs`), each arm from the same MLE model and measured on the
+    same test transitions. Returns ``before`` (the MLE model), and per arm its ``after``
+    measurement and settings. Run folders are the regime study's (:func:`run_rlvr_regime`)."""
+    regime = sizes.regime
+    if regime is None:
+        raise ValueError("this profile's rlvr sizes have no regime section")
+    specs = ablation_specs(regime, seed)
+    results = level_experiments(profile, runs_root, list(specs.values()), progress=lambda line: None, workers=1)
+    arms = {}
+    for name, result in zip(specs, results):
+        run = result["runs"][0]
+        run["after"].pop("rows", None)  # per-transition rows: too long for the benchmark's records
+        arms[name] = {"reward": result["sizes"]["reward"], "num_generations": result["sizes"]["num_generations"],
+                      "after": run["after"], "seconds": run["seconds"],
+                      "zero_std_share": statistics.fmean(run["zero_std_share"]) if run["zero_std_share"] else None}
+    before = dict(results[0]["before"])
+    before.pop("rows", None)
+    return {"level": regime.levels[0], "before": before, "arms": arms,
+            "recipe": {"reward": regime.reward, "num_generations": regime.num_generations}}
