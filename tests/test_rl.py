@@ -112,3 +112,28 @@ def test_qlora_grpo_code_path_on_cpu(nf4_lm, small_splits, tmp_path):
     assert lora and any(p.abs().sum() > 0 for p in lora.values())  # B starts at zero
     with pytest.raises(ValueError, match="lora=True"):
         rl.train_rlvr(base, tok, data, rl.RLVRConfig(output_dir=str(tmp_path), quantized=True, lora=False))
+
+
+def test_loading_a_finished_full_parameter_run_does_not_warn_about_its_tied_head(tiny_lm, small_splits, tmp_path):
+    import logging
+
+    model, tok, _ = tiny_lm
+    assert model.get_output_embeddings().weight is model.get_input_embeddings().weight  # tied, as the kit builds it
+    data = rl.rl_transitions([t for t in small_splits["train"] if t.env == "phone"], 0.25, seed=0)[:4]
+    config = rl.RLVRConfig(output_dir=str(tmp_path), num_generations=2, prompts_per_step=2, max_steps=1, lora=False,
+                           max_completion_length=8, show_progress=False, save_steps=1)
+    first = rl.train_rlvr(model, tok, data, config, reward_funcs=[lambda completions, **kw: [len(c) for c in completions]])
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    trainer_log = logging.getLogger("transformers.trainer")
+    trainer_log.addHandler(handler)
+    try:
+        again = rl.train_rlvr(model, tok, data, config, reward_funcs=[lambda completions, **kw: [0.0] * len(completions)])
+    finally:
+        trainer_log.removeHandler(handler)
+    assert again.resumed_from and not any("missing keys" in m for m in seen), seen
+    # the head is tied again after loading: the reloaded model equals the finished one
+    finished, reloaded = dict(first.model.named_parameters()), dict(again.model.named_parameters())
+    assert all(torch.allclose(reloaded[n], p) for n, p in finished.items())
+    assert again.model.get_output_embeddings().weight is again.model.get_input_embeddings().weight

@@ -38,10 +38,39 @@ def train_or_resume(trainer, resume_from: str | None) -> None:
         if budget > 0 and state.get("global_step", 0) >= budget:
             from transformers import TrainerState
 
-            trainer._load_from_checkpoint(resume_from)
+            with _tied_head_is_not_missing(trainer.model):
+                trainer._load_from_checkpoint(resume_from)
             trainer.state = TrainerState.load_from_json(str(Path(resume_from) / "trainer_state.json"))
             return
     trainer.train(resume_from_checkpoint=resume_from)
+
+
+class _tied_head_is_not_missing:
+    """While loading a checkpoint into `model`: drop transformers' "There were missing keys" warning
+    when the only keys missing are weights tied to the input embedding (a tied ``lm_head.weight`` is
+    not saved; loading the embedding sets it, since both are one tensor). The Trainer re-ties only
+    models that declare ``_keys_to_ignore_on_save``, which Llama does not, so it warns, and the
+    notebooks treat any stderr output as a failure. Any other missing key still warns."""
+
+    def __init__(self, model):
+        embedding = model.get_input_embeddings()
+        tied = [name for name, p in model.named_parameters(remove_duplicate=False)
+                if embedding is not None and p is embedding.weight and not name.endswith("embed_tokens.weight")]
+        self.message = f"There were missing keys in the checkpoint model loaded: {tied}." if tied else None
+
+    def filter(self, record) -> bool:
+        return record.getMessage() != self.message
+
+    def __enter__(self):
+        import logging
+
+        self.logger = logging.getLogger("transformers.trainer")
+        if self.message:
+            self.logger.addFilter(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.logger.removeFilter(self)
 
 
 def bench_work_dir(runs_root: Path, experiment: str, seed: int) -> Path:
