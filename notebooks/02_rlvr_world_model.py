@@ -504,22 +504,20 @@ for level, p_hat in p_hats.items():
 # %%
 print(f"{'model':34s} {'greedy exact':>12s} {'greedy, binary check':>21s} {'sampled exact':>14s} "
       f"{'sampled, binary check':>22s}")
-for name, m in (("MLE", working["before"]["changed"]),
-                ("RL on exact (experiment 1, seed 0)", working["runs"][0]["after"]["changed"]),
-                ("RL on RLVR-World's binary check", lenient["runs"][0]["after"]["changed"])):
+verifier_rows = {"MLE": working["before"]["changed"],
+                 "RL on exact (experiment 1, seed 0)": working["runs"][0]["after"]["changed"],
+                 "RL on RLVR-World's binary check": lenient["runs"][0]["after"]["changed"]}
+for name, m in verifier_rows.items():
     print(f"{name:34s} {m['greedy']:12.3f} {m['greedy_binary']:21.3f} {m['sampled']:14.3f} {m['sampled_binary']:22.3f}")
-gap = {name: m["sampled_binary"] - m["sampled"] for name, m in (("MLE", working["before"]["changed"]),
-                                                               ("RL on exact", working["runs"][0]["after"]["changed"]),
-                                                               ("RL on binary", lenient["runs"][0]["after"]["changed"]))}
 print("\nsamples the binary check accepts but exact match rejects (share):",
-      {name: round(g, 3) for name, g in gap.items()})
+      {name: round(m["sampled_binary"] - m["sampled"], 3) for name, m in verifier_rows.items()})
 
 # %% [markdown]
 # Compare the two columns of each model; the last line prints their difference on the samples. For
 # the MLE model they nearly agree: its predictions are right or wrong on both checks alike. RL
 # rewarded by the lenient check is paid also for predictions that the check accepts and exact
 # match rejects (a wrong uuid or name, an extra object), so where it drifts, it drifts into that
-# gap: a larger share for "RL on binary" than for the other two rows is RL using the loophole. The
+# gap: a larger share for the binary-check row than for the other two is RL using the loophole. The
 # KL term toward the MLE model (section 4) limits how far one run drifts in 120 steps; the same run
 # without it (lr 5e-4, three seeds, on this level's test transitions in an earlier version of this
 # notebook) lost 0.22 of greedy exact accuracy (from 0.40) while the binary check barely moved.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 from wmkit.profiles import get_profile
 from wmkit.rlvr_world import regime
 from wmkit.runs import default_runs_root, jsonable
-from wmkit.stats import summarize
+from wmkit.stats import describe
 
 
 def parse_setting(text: str) -> tuple[float, float]:
@@ -77,9 +76,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for row in rows:
         g = row["gain"]
-        cell = lambda s: f"{s['mean']:+.3f} [{s['ci_low'] or math.nan:+.3f}, {s['ci_high'] or math.nan:+.3f}]"  # noqa: E731
-        print(f"| {row['lr']:g} | {row['beta']:g} | {cell(g['sampled'])} | {cell(g['reward'])} | "
-              f"{cell(g['greedy'])} | {row['collapses']}/{len(args.seeds)} | "
+        print(f"| {row['lr']:g} | {row['beta']:g} | {describe(g['sampled'])} | {describe(g['reward'])} | "
+              f"{describe(g['greedy'])} | {row['collapses']}/{len(args.seeds)} | "
               f"{', '.join(f'{v:+.3f}' for v in row['per_seed_sampled'])} |")
     best = max(rows, key=lambda r: (r["gain"]["sampled"]["ci_low"] if r["gain"]["sampled"]["ci_low"] is not None
                                     else -1.0, -r["lr"]))

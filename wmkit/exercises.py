@@ -336,7 +336,8 @@ def check_token_weight_ratio(answer: Any, lengths: Sequence[int] = (10, 30), los
 
 
 def _grpo_record_parts(record: Any) -> tuple[list[float], list[float], list[dict]] | None:
-    """(rewards, TRL's advantages, passes) of a `wmkit.core.grpo_step.record_grpo_step` result, or None."""
+    """(rewards, TRL's advantages, passes) of a `wmkit.core.grpo_step.record_grpo_step` result, or
+    None after saying what `record` should be."""
     try:
         rewards = [float(r) for r in record["rewards"]]
         advantages = [float(a) for a in record["advantages"]]
@@ -344,6 +345,7 @@ def _grpo_record_parts(record: Any) -> tuple[list[float], list[float], list[dict
         assert len(rewards) == len(advantages) >= 2 and len(passes) == 2
         return rewards, advantages, passes
     except (KeyError, TypeError, ValueError, AssertionError):
+        print("cannot check: `record` should be what wmkit.core.grpo_step.record_grpo_step returned")
         return None
 
 
@@ -358,7 +360,6 @@ def check_grpo_advantages_by_hand(answer: Any, record: Any) -> bool | None:
         return _not_answered()
     parts = _grpo_record_parts(record)
     if parts is None:
-        print("cannot check: `record` should be what wmkit.core.grpo_step.record_grpo_step returned")
         return False
     rewards, truth, _ = parts
     values = _numbers(answer, len(rewards))
@@ -387,7 +388,6 @@ def check_grpo_clipped_loss_by_hand(answer: Any, record: Any) -> bool | None:
         return _not_answered()
     parts = _grpo_record_parts(record)
     if parts is None:
-        print("cannot check: `record` should be what wmkit.core.grpo_step.record_grpo_step returned")
         return False
     value = _number(answer)
     if value is None:

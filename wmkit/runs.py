@@ -29,20 +29,23 @@ def train_or_resume(trainer, resume_from: str | None) -> None:
 
     Resuming from a run's final checkpoint makes transformers' training loop take one more
     optimizer step before it notices the step budget is spent (measured with transformers 5.24:
-    a finished 3-step GRPO run comes back with 4 steps), so a rerun would not give the same model."""
-    if resume_from:
-        import json
+    a finished 3-step GRPO run comes back with 4 steps), so a rerun would not give the same model.
+    Both ways of resuming load the checkpoint's weights, so both go through `_tied_head_is_not_missing`."""
+    if not resume_from:
+        trainer.train()
+        return
+    import json
 
-        state = json.loads((Path(resume_from) / "trainer_state.json").read_text())
-        budget = trainer.args.max_steps if trainer.args.max_steps > 0 else state.get("max_steps", 0)
+    state = json.loads((Path(resume_from) / "trainer_state.json").read_text())
+    budget = trainer.args.max_steps if trainer.args.max_steps > 0 else state.get("max_steps", 0)
+    with _tied_head_is_not_missing(trainer.model):
         if budget > 0 and state.get("global_step", 0) >= budget:
             from transformers import TrainerState
 
-            with _tied_head_is_not_missing(trainer.model):
-                trainer._load_from_checkpoint(resume_from)
+            trainer._load_from_checkpoint(resume_from)
             trainer.state = TrainerState.load_from_json(str(Path(resume_from) / "trainer_state.json"))
-            return
-    trainer.train(resume_from_checkpoint=resume_from)
+        else:
+            trainer.train(resume_from_checkpoint=resume_from)
 
 
 class _tied_head_is_not_missing:

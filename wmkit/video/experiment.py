@@ -430,7 +430,7 @@ def run_selection_job(profile: str, seed: int, reward: str, out_dir: str, sizes:
         for arm in RL_ARMS:
             start = time.perf_counter()
             run_sizes = replace(sizes, rl_learning_rate=lr)
-            rl_model, result = train_rl(model, tokenizer, codebook, data["train"], codes["train"], run_sizes, seed,
+            rl_model, _ = train_rl(model, tokenizer, codebook, data["train"], codes["train"], run_sizes, seed,
                                         Path(out_dir) / f"seed{seed}" / f"{arm}-{sizes_key(run_sizes)}", arm)
             measured = measure(rl_model, tokenizer, codebook, val, codes["val"], run_sizes, seed)
             measured["rollout"].pop("frames")
