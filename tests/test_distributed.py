@@ -153,6 +153,11 @@ def grpo_worker(out_dir: str) -> None:
         "rank": rank, "world": world, "fingerprint": digest.hexdigest()[:16], "rewards": rewards,
         "delta_norm": float(delta.norm()), "train_seconds": seconds,
         "samples_per_second": GRPO_STEPS * GRPO_GLOBAL_BATCH / seconds}))
+    # Leave the gloo group before exit, as the kit's own jobs do: a rank that exits with it open
+    # can abort in teardown ("terminate called without an active exception"), seen in CI.
+    from wmkit.jobs import close_process_group
+
+    close_process_group()
 
 
 @pytest.mark.slow

@@ -549,11 +549,11 @@ def train_main(args) -> int:
         from wmkit.runs import jsonable
 
         print(json.dumps(jsonable(result), indent=1))
-    _close_process_group()
+    close_process_group()
     return 0
 
 
-def _close_process_group() -> None:
+def close_process_group() -> None:
     """Under `accelerate launch`, leave the process group before exit: a rank that exits with the
     gloo group still open can abort in teardown ("terminate called without an active exception")."""
     if "torch" not in sys.modules:
