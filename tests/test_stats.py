@@ -144,3 +144,10 @@ def test_interval_is_scipys_t_interval_and_a_point_for_identical_seeds():
     assert math.isclose(s["ci_high"], statistics.fmean(values) + half, abs_tol=1e-12)
     same = stats.summarize([0.5, 0.5, 0.5])
     assert same["ci_low"] == same["ci_high"] == 0.5
+
+
+def test_an_at_least_zero_claim_names_zero_as_its_line():
+    # Claims "at least 0" use threshold -1e-9 so that 0 counts; the reason says 0, not -1e-09.
+    assert stats.verdict([-0.05, 0.0, 0.04], "higher", -1e-9).reason.endswith("covers 0")
+    assert "above 0, the paper's side" in stats.verdict([0.1, 0.2, 0.15], "higher", -1e-9).reason
+    assert stats.verdict([0.5, 2.0, 1.2], "higher", 1.0).reason.endswith("covers 1")

@@ -134,16 +134,19 @@ def verdict(values: Sequence[float | None] | Mapping[str, Any], direction: str =
         return Verdict("not measured", f"all {n} seeds gave {summary['mean']:+.3f}: a zero-width interval is "
                        "not evidence", **made)
     interval = f"the {summary.get('confidence', confidence):.0%} interval [{low:+.3f}, {high:+.3f}]"
+    # A claim "at least 0" sets a threshold a hair below 0 (-1e-9), so that 0 itself counts; the
+    # reason names the line the reader knows.
+    line = f"{round(threshold, 6) + 0.0:g}"
     paper_side = "above" if direction == "higher" else "below"
     other_side = "below" if direction == "higher" else "above"
     sign = 1.0 if direction == "higher" else -1.0
     near, far = (low, high) if direction == "higher" else (high, low)
     if sign * (near - threshold) > 0:
-        return Verdict("reproduced", f"{interval} lies {paper_side} {threshold:g}, the paper's side", **made)
+        return Verdict("reproduced", f"{interval} lies {paper_side} {line}, the paper's side", **made)
     if sign * (far - threshold) < 0:
-        return Verdict("contradicted", f"{interval} lies {other_side} {threshold:g}; the paper's side is "
+        return Verdict("contradicted", f"{interval} lies {other_side} {line}; the paper's side is "
                        f"{paper_side}", **made)
-    return Verdict("inconclusive", f"{interval} covers {threshold:g}", **made)
+    return Verdict("inconclusive", f"{interval} covers {line}", **made)
 
 
 def all_of(verdicts: Sequence[Verdict]) -> tuple[str, str]:
