@@ -139,7 +139,10 @@ pd.set_option("display.max_colwidth", 80)
 # ## 1. Load the benchmark, or run the smoke one
 #
 # A report is read from disk and **checked**: a row keeps its number only while the run records it
-# was computed from still exist (`bench.load_report`). When this profile has no `bench.json`, the
+# was computed from still exist (`bench.load_report`). A report built with `--report-only
+# --any-version` takes each experiment's newest records whatever library version made them (the
+# whole `cpu` benchmark is too long to rerun after every library change); it then lists the version
+# of each experiment, and a row is only as current as its records. When this profile has no `bench.json`, the
 # notebook runs the smoke benchmark (one seed, every experiment at its smallest size) through the
 # same runner as the command line: each finished (experiment, seed) is saved as a record under
 # `runs/smoke/bench/`, so running the cell again reuses them.
@@ -161,6 +164,11 @@ current, _ = bench.code_version()
 print(f"source: {source} | profile {report['profile']} | seeds {report['seeds']} | commit {report['commit'][:12]}"
       f" | library {bench.short_version(report['code'])}"
       f"{' (this checkout)' if report['code'] == current else f' (this checkout: {bench.short_version(current)})'}")
+if report["code"] == bench.ANY_VERSION:  # built with --any-version: each experiment from its newest records
+    for name, e in report["experiments"].items():
+        if e.get("codes"):
+            versions = ", ".join(bench.short_version(c) + (" (this checkout)" if c == current else "") for c in e["codes"])
+            print(f"  {name:22s} library {versions}")
 print(f"made by: {report['command'] or '(report only)'} | created {report['created']}")
 m = report["machine"]
 print(f"machine: {m['platform']}, {m['cpu_count']} CPUs, GPU {m['cuda'] or 'none'}; "

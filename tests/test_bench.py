@@ -393,3 +393,25 @@ def test_saved_report_says_dirty_when_its_records_come_from_edited_code(tmp_path
     del saved["code"]
     (tmp_path / "bench.json").write_text(json.dumps(saved))
     assert bench.load_report(tmp_path / "bench.json")["code"] == saved["commit"]
+
+
+def test_a_report_across_library_versions_takes_the_newest_record_and_names_its_version(tmp_path, fresh, monkeypatch):
+    old, new = "a" * 40, "b" * 40
+    monkeypatch.setattr(bench, "code_version", lambda repo=bench.REPO: (old, False))
+    run(tmp_path, 2)  # seeds 0 and 1 under the old version
+    monkeypatch.setattr(bench, "code_version", lambda repo=bench.REPO: (new, False))
+    FAIL_AT["fake"] = 1
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, 2)  # the new version redoes seed 0 only
+    FAIL_AT.clear()
+    this_version = run(tmp_path, 2, report_only=True).report
+    assert this_version["rows"][0]["seeds"] == [0]  # by default only this version's records count
+    across = run(tmp_path, 2, report_only=True, any_version=True).report
+    row = across["rows"][0]
+    assert row["seeds"] == [0, 1] and "_bbbbbbbbbbbb_" in row["records"][0] and "_aaaaaaaaaaaa_" in row["records"][1]
+    assert across["code"] == bench.ANY_VERSION and across["experiments"]["fake"]["codes"] == [old, new]
+    text = (tmp_path / "report.md").read_text()
+    assert "whatever library version made it" in text and "`aaaaaaaaaaaa`, `bbbbbbbbbbbb`" in text
+    assert across["command"].endswith("--report-only --any-version")
+    with pytest.raises(ValueError, match="only builds a report"):
+        run(tmp_path, 2, any_version=True)

@@ -25,6 +25,7 @@ Command line::
     python -m wmkit bench --profile smoke --seeds 2          # ~2 minutes on 2 CPU cores (world model present)
     python -m wmkit bench --profile cpu --seeds 3 --only WM-R1
     python -m wmkit bench --profile cpu --seeds 3 --report-only
+    python -m wmkit bench --profile cpu --seeds 3 --report-only --any-version   # newest records of any version
 
 The kit's models are tiny, so it reproduces *directions and mechanisms*, not the papers'
 absolute numbers: the report shows both side by side, with the verdict computed from the runs.
@@ -222,16 +223,33 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     return path, True
 
 
+ANY_VERSION = "any"
+"""`code` for a report across library versions: per (experiment, seed), the newest record made with
+today's config, whatever version of ``wmkit/`` made it (each experiment lists its versions)."""
+
+
+def _newest_record_path(bench_dir: Path, experiment: str, seed: int, chash: str) -> Path | None:
+    """The record of (experiment, seed, config) that started last, of any library version."""
+    paths = sorted((bench_dir / experiment).glob(f"seed{seed}_*_{chash[:12]}.json"))
+    if not paths:
+        return None
+    return max(paths, key=lambda p: (json.loads(p.read_text()).get("started", ""), p.stat().st_mtime_ns))
+
+
 def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str,
                  experiments: dict[str, Experiment] | None = None) -> dict[str, dict[int, dict]]:
-    """{experiment: {seed: record}} of the records on disk for this code version and the current configs."""
+    """{experiment: {seed: record}} of the records on disk for this code version (or, with
+    `code` = :data:`ANY_VERSION`, the newest of any version) and the current configs."""
     experiments = EXPERIMENTS if experiments is None else experiments
     out: dict[str, dict[int, dict]] = {}
     for name, experiment in experiments.items():
         for seed in seeds:
             chash = config_hash(experiment_config(experiment, profile, seed))
-            path = record_path(Path(runs_root) / "bench", name, seed, code, chash)
-            if path.exists():
+            if code == ANY_VERSION:
+                path = _newest_record_path(Path(runs_root) / "bench", name, seed, chash)
+            else:
+                path = record_path(Path(runs_root) / "bench", name, seed, code, chash)
+            if path is not None and path.exists():
                 record = json.loads(path.read_text())
                 record["_path"] = str(path)
                 out.setdefault(name, {})[seed] = record
@@ -287,11 +305,14 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
                       unavailable.get(c.experiment) if c.experiment else None)
             for c in claims]
     report = {
-        "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(), "dirty": "+" in code,
+        "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(),
+        "dirty": any("+" in r["code"] for recs in records.values() for r in recs.values()) if code == ANY_VERSION
+        else "+" in code,
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "command": command,
         "wall_seconds": wall_seconds, "machine": machine(), "rows": rows,
         "experiments": {name: {"paper": e.paper, "description": e.description,
                                "seeds": sorted(records.get(name, {})),
+                               "codes": sorted({r["code"] for r in records.get(name, {}).values()}),
                                "wall_seconds": {str(s): r["wall_seconds"] for s, r in records.get(name, {}).items()}}
                         for name, e in experiments.items()},
         "counts": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
@@ -342,11 +363,15 @@ def fmt_kit(stats: dict, digits: int = 3) -> str:
 def report_markdown(report: dict, runs_root: Path | None = None) -> str:
     m = report["machine"]
     v = m["versions"]
+    any_version = report["code"] == ANY_VERSION
     lines = [
         f"# wmkit benchmark — profile `{report['profile']}`, seeds {report['seeds']}", "",
-        f"* created {report['created']} at commit `{report['commit'][:12]}`; records of library version "
-        f"`{short_version(report['code'])}` (git tree of wmkit/"
-        + (", + its uncommitted changes, hashed after the +)" if "+" in report["code"] else ")"),
+        (f"* created {report['created']} at commit `{report['commit'][:12]}`; records of library version "
+         f"`{short_version(report['code'])}` (git tree of wmkit/"
+         + (", + its uncommitted changes, hashed after the +)" if "+" in report["code"] else ")")) if not any_version
+        else (f"* created {report['created']} at commit `{report['commit'][:12]}` from the newest record of "
+              "each experiment and seed, whatever library version made it (`--any-version`): each "
+              "experiment's version is in the Experiments table; a row is as current as its records"),
         f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
         f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
         else "* wall time: see per-experiment times below",
@@ -371,10 +396,12 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
         cmd = f"`{row['command']}`" if row.get("command") else "—"
         cells = [row["paper"], row["claim"], row["paper_figure"], label or "—", fmt_kit(row["kit"]), verdict_text, cmd]
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
-    lines += ["", "## Experiments", "", "| experiment | paper | what | seeds | wall s per seed |", "|---|---|---|---|---|"]
+    lines += ["", "## Experiments", "", "| experiment | paper | what | seeds | wall s per seed | library version |",
+              "|---|---|---|---|---|---|"]
     for name, e in report["experiments"].items():
         secs = ", ".join(f"{s}: {t:.0f}" for s, t in e["wall_seconds"].items()) or "—"
-        lines.append(f"| `{name}` | {e['paper']} | {e['description']} | {e['seeds'] or '—'} | {secs} |")
+        codes = ", ".join(f"`{short_version(c)}`" for c in e.get("codes", [])) or "—"
+        lines.append(f"| `{name}` | {e['paper']} | {e['description']} | {e['seeds'] or '—'} | {secs} | {codes} |")
     if report.get("figures"):
         lines += ["", "## Figures", ""]
         for fig in report["figures"]:
@@ -462,9 +489,14 @@ class BenchResult:
 def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None = None,
               runs_root: Path | None = None, threads: int | None = None, report_only: bool = False,
               experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
-              log: Callable[[str], None] = print, workers: int = 1) -> BenchResult:
+              log: Callable[[str], None] = print, workers: int = 1, any_version: bool = False) -> BenchResult:
     """Run every selected (experiment, seed) that has no record yet, then rebuild the report from
     all records of this library version (also those of experiments not selected this time).
+
+    `any_version` (with `report_only` only): the report takes, per experiment and seed, the newest
+    record made with today's config by any library version, and names each experiment's versions.
+    For a benchmark too long to rerun whole after every library change; what it gains in coverage
+    it loses in currency, and the report says so.
 
     `workers` > 1 runs the seeds of each experiment side by side in that many processes, each with
     an equal share of the cores (`wmkit.core.parallel.run_jobs`; one torch thread each on 2 cores):
@@ -478,6 +510,9 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
         raise ValueError(f"--threads must be at least 1, not {threads}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"--workers must be a positive integer, not {workers!r}")
+    if any_version and not report_only:
+        raise ValueError("--any-version only builds a report (--report-only): new runs are always "
+                         "recorded under this checkout's library version")
     profile = resolve_profile_name(profile)
     experiments = EXPERIMENTS if experiments is None else experiments
     names = select_experiments(only, experiments)
@@ -487,7 +522,8 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
         import torch
 
         torch.set_num_threads(threads)
-    command = bench_command(profile, seeds, only, threads, workers) + (" --report-only" if report_only else "")
+    command = (bench_command(profile, seeds, only, threads, workers) + (" --report-only" if report_only else "")
+               + (" --any-version" if any_version else ""))
     code, _ = code_version()
     commit = head_commit()
     start = time.perf_counter()
@@ -517,7 +553,8 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
             for seed, (_, ran) in zip(to_run, done):
                 (out.ran if ran else out.cached).append(f"{name}/seed{seed}")
     out.seconds = time.perf_counter() - start
-    out.report = build_report(runs_root, profile, list(range(seeds)), code, claims, experiments, command,
+    out.report = build_report(runs_root, profile, list(range(seeds)), ANY_VERSION if any_version else code,
+                              claims, experiments, command,
                               out.seconds, unavailable=out.skipped)
     log(f"bench: {len(out.ran)} run, {len(out.cached)} cached, {out.seconds:.0f} s; "
         f"{runs_root / 'bench.json'}, {runs_root / 'report.md'}")
@@ -534,11 +571,14 @@ def add_bench_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="seeds of an experiment side by side in this many processes (2 on 2 cores)")
     p.add_argument("--report-only", action="store_true", help="rebuild the report from the records on disk")
+    p.add_argument("--any-version", action="store_true",
+                   help="with --report-only: the newest record of each experiment and seed, whatever library "
+                        "version made it (each experiment's version is listed in the report)")
 
 
 def bench_main(args) -> int:
     result = run_bench(args.profile, args.seeds, args.only, Path(args.runs_dir) if args.runs_dir else None,
-                       args.threads, args.report_only, workers=args.workers)
+                       args.threads, args.report_only, workers=args.workers, any_version=args.any_version)
     for row in result.report["rows"]:
         print(f"{row['paper']:10s} {row['id']:26s} {fmt_kit(row['kit']):40s} {row['verdict']}")
     return 0
