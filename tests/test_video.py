@@ -140,6 +140,45 @@ def test_ssim_reward_by_hand():
     assert vm.frame_reward(x, neg, "l1_ssim") < -vm.l1_distance(x, neg) - 0.5
 
 
+def test_agent_reward_by_hand():
+    """l1_agent on a 4x4 black frame whose agent is 2 red pixels: right, erased, misplaced, half on."""
+    truth = np.zeros((4, 4, 3), np.uint8)
+    truth[0, 0] = truth[0, 1] = (255, 0, 0)
+    erased = np.zeros_like(truth)  # 2 of 48 values off by the full range, no agent pixel left
+    misplaced = np.zeros_like(truth)
+    misplaced[3, 2] = misplaced[3, 3] = (255, 0, 0)  # 4 of 48 values off, no agent pixel shared
+    half = np.zeros_like(truth)
+    half[0, 1] = half[1, 1] = (255, 0, 0)  # 2 of 48 values off; agent pixels: 1 shared, 3 in the union
+    assert vm.agent_distance(truth, truth) == 0.0 and vm.frame_reward(truth, truth, "l1_agent") == 0.0
+    assert vm.agent_distance(erased, truth) == 1.0
+    assert vm.frame_reward(erased, truth, "l1_agent") == pytest.approx(-(2 / 48 + 1))
+    assert vm.frame_reward(misplaced, truth, "l1_agent") == pytest.approx(-(4 / 48 + 1))
+    assert vm.agent_distance(half, truth) == pytest.approx(2 / 3)
+    assert vm.frame_reward(half, truth, "l1_agent") == pytest.approx(-(2 / 48 + 2 / 3))
+    # The hacking -L1 pays for: erasing beats misplacing by one cell, and beats it under l1_agent too,
+    # but by 2/48 against a penalty of 1 -- a guess right a few times in a hundred now beats erasing.
+    assert vm.frame_reward(erased, truth, "l1") > vm.frame_reward(misplaced, truth, "l1")
+    p_right = 0.05
+    guess = p_right * 0.0 + (1 - p_right) * vm.frame_reward(misplaced, truth, "l1_agent")
+    assert guess > vm.frame_reward(erased, truth, "l1_agent")
+    assert p_right * 0.0 + (1 - p_right) * vm.frame_reward(misplaced, truth, "l1") < vm.frame_reward(erased, truth, "l1")
+    # No agent in either frame: nothing to get wrong; an agent drawn where there is none costs 1.
+    assert vm.agent_distance(erased, erased) == 0.0 and vm.agent_distance(truth, erased) == 1.0
+
+
+def test_agent_reward_on_minigrid_frames(trajectories):
+    """On real frames: the agent cell blanked to the floor colour, and the agent moved to another frame's place."""
+    frames = trajectories.frames[0]
+    t = next(t for t in range(1, len(frames)) if fr.agent_mask(frames[t]).sum() and
+             not np.array_equal(fr.agent_mask(frames[t]), fr.agent_mask(frames[t - 1])))
+    erased = frames[t].copy()
+    erased[fr.agent_mask(frames[t])] = 0  # MiniGrid's floor is black
+    assert not fr.agent_visible(erased)
+    assert vm.frame_reward(frames[t], frames[t], "l1_agent") == 0.0
+    assert vm.frame_reward(erased, frames[t], "l1_agent") == pytest.approx(-(vm.l1_distance(erased, frames[t]) + 1))
+    assert 0 < vm.agent_distance(frames[t - 1], frames[t]) <= 1
+
+
 def test_unknown_reward_and_missing_lpips_are_clear_errors():
     a = np.zeros((8, 8, 3), np.uint8)
     with pytest.raises(ValueError, match="Unknown video reward"):
@@ -240,7 +279,7 @@ def _selection_job(seed, mle_l1, settings):
     def measured(l1, missing):
         return {"rollout": {"mean": {"l1": l1}}, "one_step": {"agent_missing": missing}}
 
-    return {"seed": seed, "mle": measured(mle_l1, 0.0),
+    return {"seed": seed, "reward": settings[0][0], "mle": measured(mle_l1, 0.0),
             "settings": [{"reward": r, "learning_rate": lr, "arm": arm, **measured(l1, missing)}
                          for r, lr, arm, l1, missing in settings]}
 
@@ -264,6 +303,22 @@ def test_selection_scores_by_hand_and_skips_settings_that_erase_the_agent():
     assert worst["reward"] == "l1" and worst["agent_kept"] is False
     with pytest.raises(ValueError, match="no selection rows"):
         choose_setting([])
+
+
+def test_a_second_selection_round_joins_the_first_only_from_the_same_mle_models():
+    from wmkit.video.experiment import merge_selection_jobs, selection_table
+
+    first = [_selection_job(0, 0.010, [("l1", 3e-4, "all", 0.009, 0.30)]),
+             _selection_job(0, 0.010, [("l1_agent", 3e-4, "all", 0.0099, 0.30)])]  # replaced by the rerun
+    second = [_selection_job(0, 0.010, [("l1_agent", 3e-4, "all", 0.008, 0.0)])]
+    merged = merge_selection_jobs(second, first)
+    assert sorted(j["settings"][0]["reward"] for j in merged) == ["l1", "l1_agent"]
+    table = {row["reward"]: row for row in selection_table(merged)}
+    assert table["l1_agent"]["mean_gain"] == pytest.approx(0.2) and table["l1_agent"]["agent_kept"]
+    assert not table["l1"]["agent_kept"]
+    other_mle = [_selection_job(0, 0.011, [("l1_agent", 3e-4, "all", 0.008, 0.0)])]
+    with pytest.raises(ValueError, match="seed 0"):
+        merge_selection_jobs(other_mle, first)
 
 
 def test_selection_job_rejects_bad_settings(tmp_path):

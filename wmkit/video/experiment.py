@@ -399,8 +399,10 @@ def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, r
 
 # ---------------------------------------------------------------- choosing the settings on validation
 
-SELECTION_REWARDS = ("l1", "l1_ssim")
-"""Rewards compared on the validation episodes (l1_lpips needs weights this machine cannot fetch)."""
+SELECTION_REWARDS = ("l1", "l1_ssim", "l1_agent")
+"""Rewards compared on the validation episodes (l1_lpips needs weights this machine cannot fetch).
+l1_agent came in a second round, after l1 and l1_ssim had both erased the agent in some seed; its
+jobs ran with the same seeds, sizes and rule, beside the first round's (`merge_selection_jobs`)."""
 SELECTION_LEARNING_RATES = (3e-4, 1e-3)
 """GRPO learning rates compared on the validation episodes: the one chosen before (on test episodes,
 one seed) and a larger one (two of a 2-core machine's budget; 1e-4 had barely moved the model)."""
@@ -440,6 +442,23 @@ def run_selection_job(profile: str, seed: int, reward: str, out_dir: str, sizes:
             del rl_model
     return {"seed": seed, "reward": reward, "split": "val", "n_val_episodes": len(val), "mle": mle,
             "mle_loss_last": losses[-1], "settings": settings, "seconds": {k: round(v, 1) for k, v in timings.items()}}
+
+
+def merge_selection_jobs(new: Sequence[dict], earlier: Sequence[dict]) -> list[dict]:
+    """The jobs of a new selection round plus the earlier round's jobs of the (seed, reward) pairs not
+    rerun. The MLE model depends on the seed only, so both rounds must have measured the same MLE
+    numbers per seed; a ValueError names the seeds where they did not (the rounds did not start from
+    the same model and must not share a table)."""
+    rerun = {(j["seed"], j["reward"]) for j in new}
+    kept = [j for j in earlier if (j["seed"], j["reward"]) not in rerun]
+    mle = {}
+    for job in list(new) + kept:
+        mle.setdefault(job["seed"], set()).add(json.dumps(job["mle"]["rollout"]["mean"], sort_keys=True))
+    differing = [f"seed {s}" for s, values in sorted(mle.items()) if len(values) > 1]
+    if differing:
+        raise ValueError("the MLE models of the two selection rounds measured differently on validation ("
+                         + ", ".join(differing) + "): rerun every reward in one round instead")
+    return list(new) + kept
 
 
 def selection_table(jobs: Sequence[dict]) -> list[dict]:
