@@ -166,6 +166,31 @@ def test_agent_reward_by_hand():
     assert vm.agent_distance(erased, erased) == 0.0 and vm.agent_distance(truth, erased) == 1.0
 
 
+def test_weighted_agent_rewards_by_hand():
+    """The same frames on a 16x16 picture of 8-pixel cells: one cell is a quarter of the frame."""
+    truth = np.zeros((16, 16, 3), np.uint8)
+    truth[0, 0] = truth[0, 1] = (255, 0, 0)
+    erased = np.zeros_like(truth)  # 2 of 768 values off
+    misplaced = np.zeros_like(truth)
+    misplaced[15, 14] = misplaced[15, 15] = (255, 0, 0)  # 4 of 768 values off
+    half = np.zeros_like(truth)
+    half[0, 1] = half[1, 1] = (255, 0, 0)
+    assert vm.cell_weight(truth, 8) == 0.25 and vm.cell_weight(truth, 64) == 1.0
+    cases = {"l1_agent_cell": {"erased": -(2 / 768 + 0.25), "misplaced": -(4 / 768 + 0.25),
+                               "half": -(2 / 768 + 0.25 * 2 / 3)},
+             "l1_agent_present": {"erased": -(2 / 768 + 0.25), "misplaced": -(4 / 768), "half": -(2 / 768)}}
+    for name, expected in cases.items():
+        assert vm.frame_reward(truth, truth, name) == 0.0
+        for kind, frame in (("erased", erased), ("misplaced", misplaced), ("half", half)):
+            assert vm.frame_reward(frame, truth, name) == pytest.approx(expected[kind]), (name, kind)
+    # l1_agent_present makes erasing the costliest mistake; under l1 it is the cheapest
+    assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misplaced, truth, "l1_agent_present")
+    assert vm.frame_reward(erased, truth, "l1") > vm.frame_reward(misplaced, truth, "l1")
+    assert vm.agent_missing(erased, truth) == 1.0 and vm.agent_missing(truth, erased) == 0.0
+    with pytest.raises(ValueError, match="cell"):
+        vm.cell_weight(truth, 0)
+
+
 def test_agent_reward_on_minigrid_frames(trajectories):
     """On real frames: the agent cell blanked to the floor colour, and the agent moved to another frame's place."""
     frames = trajectories.frames[0]
@@ -209,10 +234,14 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
     from wmkit.profiles import get_profile
     from wmkit.video.experiment import paired_table, relative_l1_gain, run_video_seed
 
-    sizes = replace(get_profile("smoke").video, train_episodes=6, steps=4, eval_transitions=4, horizon=2)
+    sizes = replace(get_profile("smoke").video, train_episodes=6, steps=4, eval_transitions=4, horizon=2,
+                    reward="l1_agent", contrast_reward="l1")
     result = run_video_seed("smoke", 0, str(tmp_path), sizes=sizes)
     assert result["reconstruction"]["l1"] == 0.0
-    assert set(result["arms"]) == {"all", "changed"}
+    # the two arms with the reward, and the contrast reward's copy on the changed arm
+    assert {k: a["reward"] for k, a in result["arms"].items()} == {"all": "l1_agent", "changed": "l1_agent",
+                                                                 "changed_l1": "l1"}
+    assert result["arms"]["changed_l1"]["n_rl_transitions"] == result["arms"]["changed"]["n_rl_transitions"]
     for arm in result["arms"].values():
         assert arm["rl_steps"] == sizes.rl_steps and len(arm["reward_curve"]) == sizes.rl_steps
         assert arm["moved"] > 0  # GRPO changed the parameters
@@ -226,6 +255,24 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
     table = paired_table([result, result], "changed")
     assert table["rollout_l1"]["difference"]["n"] == 2 and "copy_rate_changed" in table
     assert len(relative_l1_gain([result])) == 1
+
+
+def test_arm_plan_adds_the_contrast_reward_and_rejects_bad_ones():
+    from dataclasses import replace
+
+    from wmkit.profiles import get_profile
+    from wmkit.video.experiment import arm_plan, contrast_key
+
+    sizes = replace(get_profile("smoke").video, reward="l1_agent", contrast_reward=None)
+    assert [(k, a, s.reward) for k, a, s in arm_plan(sizes)] == [("all", "all", "l1_agent"),
+                                                                  ("changed", "changed", "l1_agent")]
+    assert contrast_key(sizes) is None
+    with_l1 = replace(sizes, contrast_reward="l1")
+    assert [(k, a, s.reward) for k, a, s in arm_plan(with_l1)][-1] == ("changed_l1", "changed", "l1")
+    with pytest.raises(ValueError, match="Unknown contrast reward"):
+        arm_plan(replace(sizes, contrast_reward="lpips_only"))
+    with pytest.raises(ValueError, match="must differ"):
+        arm_plan(replace(sizes, contrast_reward="l1_agent"))
 
 
 def test_rl_arms_choose_their_transitions(trajectories):
@@ -298,6 +345,11 @@ def test_selection_scores_by_hand_and_skips_settings_that_erase_the_agent():
     assert abs(table["l1_ssim"]["mean_gain"] - 0.05) < 1e-12 and table["l1_ssim"]["agent_kept"]
     choice = choose_setting(list(table.values()))
     assert (choice["reward"], choice["learning_rate"]) == ("l1_ssim", 3e-4)
+    from wmkit.video.experiment import selection_markdown
+
+    markdown = selection_markdown(selection_table(jobs)).splitlines()
+    assert markdown[2] == "| `l1`, 3e-4 | +22.5% | no | seed 0: +0.00 / +0.00, seed 1: +0.30 / +0.00 |"
+    assert markdown[3] == "| `l1_ssim`, 3e-4 | +5.0% | yes | seed 0: +0.00 / +0.01, seed 1: +0.00 / +0.00 |"
     # when no setting keeps the agent the highest gain is chosen, flagged
     worst = choose_setting([{**table["l1_ssim"], "agent_kept": False}, table["l1"]])
     assert worst["reward"] == "l1" and worst["agent_kept"] is False

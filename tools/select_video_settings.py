@@ -39,12 +39,14 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rewards", nargs="+", default=list(vx.SELECTION_REWARDS), choices=vx.SELECTION_REWARDS)
+    parser.add_argument("--learning-rates", nargs="+", type=float, default=list(vx.SELECTION_LEARNING_RATES))
     parser.add_argument("--reuse", default=None, help="an earlier round's JSON: its jobs of the rewards not rerun")
     parser.add_argument("--out", default=None, help="default tools/regime_results/video_selection_<profile>.json")
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
     work = default_runs_root() / profile.name / "06_selection"
-    jobs = [(vx.run_selection_job, {"profile": profile.name, "seed": seed, "reward": reward, "out_dir": str(work)})
+    jobs = [(vx.run_selection_job, {"profile": profile.name, "seed": seed, "reward": reward, "out_dir": str(work),
+                                    "learning_rates": args.learning_rates})
             for seed in vx.SELECTION_SEEDS for reward in args.rewards]
     start = time.perf_counter()
 
@@ -55,7 +57,8 @@ def main(argv=None) -> int:
     results = run_jobs(jobs, workers=args.workers, on_done=done)
     out = Path(args.out) if args.out else REPO / "tools" / "regime_results" / f"video_selection_{profile.name}.json"
     # This round's jobs on their own first, so a failed merge below loses no measurement.
-    out.with_suffix(".this_round.json").write_text(json.dumps(jsonable(results), indent=1))
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "this_round.json").write_text(json.dumps(jsonable(results), indent=1))
     fresh = [(job["seed"], job["reward"]) for job in results]
     earlier = None
     if args.reuse:
@@ -72,8 +75,10 @@ def main(argv=None) -> int:
         "profile": profile.name, "seeds": list(vx.SELECTION_SEEDS),
         "rewards": sorted({job["reward"] for job in results}), "rerun_here": fresh,
         "reused_from_earlier_round": None if earlier is None else {
-            "seconds": earlier.get("seconds"), "workers": earlier.get("workers"), "machine": earlier.get("machine")},
-        "learning_rates": list(vx.SELECTION_LEARNING_RATES), "split": "val", "table": table, "choice": choice,
+            "seconds": earlier.get("seconds"), "workers": earlier.get("workers"), "machine": earlier.get("machine"),
+            "rerun_there": earlier.get("rerun_here"), "before_that": earlier.get("reused_from_earlier_round")},
+        "learning_rates": sorted({s["learning_rate"] for job in results for s in job["settings"]}),
+        "split": "val", "table": table, "choice": choice,
         "jobs": results, "seconds": round(time.perf_counter() - start, 1), "workers": args.workers,
         "torch_threads": _torch_threads(),
         "machine": {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),

@@ -8,7 +8,9 @@ hand-designed structural similarity) and an agent term, which is the kit's own, 
 
     l1        r = -L1(x̂, x)                      L1 = mean |x̂ - x| over pixels and channels, in 0..1
     l1_ssim   r = -(L1(x̂, x) + (1 - SSIM(x̂, x)) / 2)      (1 - SSIM)/2 is in 0..1 like LPIPS
-    l1_agent  r = -(L1(x̂, x) + A(x̂, x))          A = 1 - IoU of the agent's pixels, in 0..1 (the kit's)
+    l1_agent          r = -(L1(x̂, x) + A(x̂, x))        A = 1 - IoU of the agent's pixels, in 0..1 (the kit's)
+    l1_agent_cell     r = -(L1(x̂, x) + w A(x̂, x))      w = one cell's share of the frame (the kit's)
+    l1_agent_present  r = -(L1(x̂, x) + w P(x̂, x))      P = 1 if the truth shows the agent and x̂ does not
     l1_lpips  r = -(L1(x̂, x) + LPIPS(x̂, x))      the paper's; only where the `lpips` package and its
                                                   weights are present (e.g. Colab), else a clear error
 
@@ -24,6 +26,15 @@ that matters directly. ``A(x̂, x) = 1 - |M(x̂) ∩ M(x)| / |M(x̂) ∪ M(x)|``
 (`wmkit.video.frames.agent_mask`), computed on the decoded frame against the true next frame, so it
 stays verifiable: an erased agent and a misplaced one both cost 1 (plus their L1), a right one 0, the
 right cell facing another way something between (the triangles overlap in part).
+
+Why the weighted variants. At weight 1 the agent term is hundreds of times the frame's L1 (a
+48x48 MiniGrid prediction is off by ~0.003 on average), so a group's advantages are nearly all the
+agent's IoU and GRPO stops caring about the rest of the frame (measured on validation: the agent
+kept, the rollout L1 several times worse at a larger learning rate). ``w = cell² / (H W)`` (1/36 for
+6x6 cells) makes the term weigh what one cell entirely wrong weighs in L1: ``l1_agent_cell`` keeps
+the IoU (erased and misplaced cost w more, erasing still one cell cheaper than misplacing), and
+``l1_agent_present`` charges only a missing agent, which makes erasing the costliest mistake
+(erased: one cell + w, misplaced: two cells) while leaving where the agent goes to L1.
 """
 from __future__ import annotations
 
@@ -35,7 +46,7 @@ import numpy as np
 from wmkit.rewards import extract_completion_text
 from wmkit.video.tokenizer import PatchCodebook, frame_text, parse_codes
 
-REWARD_NAMES = ("l1", "l1_ssim", "l1_agent", "l1_lpips")
+REWARD_NAMES = ("l1", "l1_ssim", "l1_agent", "l1_agent_cell", "l1_agent_present", "l1_lpips")
 
 
 def l1_distance(pred: np.ndarray, target: np.ndarray) -> float:
@@ -67,6 +78,21 @@ def agent_distance(pred: np.ndarray, target: np.ndarray) -> float:
     return 0.0 if union == 0 else 1.0 - int((p & t).sum()) / union
 
 
+def agent_missing(pred: np.ndarray, target: np.ndarray) -> float:
+    """1.0 when the target frame shows the agent and the prediction does not, else 0.0."""
+    from wmkit.video.frames import agent_visible
+
+    return float(bool(agent_visible(target)) and not bool(agent_visible(pred)))
+
+
+def cell_weight(frame: np.ndarray, cell: int) -> float:
+    """One `cell` x `cell` cell's share of a frame [H, W, 3]: the L1 of one cell entirely wrong."""
+    if cell < 1:
+        raise ValueError(f"cell must be at least 1 pixel, not {cell}")
+    h, w = np.asarray(frame).shape[:2]
+    return min(1.0, cell * cell / (h * w))
+
+
 def lpips_available() -> bool:
     """Whether the `lpips` package is importable (it loads its AlexNet weights from torchvision's cache)."""
     import importlib.util
@@ -96,14 +122,19 @@ class _LPIPS:
             return float(cls._net(to_tensor(pred), to_tensor(target)).item())
 
 
-def frame_reward(pred: np.ndarray, target: np.ndarray, name: str = "l1") -> float:
-    """The reward of one predicted frame (see the module docstring); higher is better, 0 is perfect."""
+def frame_reward(pred: np.ndarray, target: np.ndarray, name: str = "l1", cell: int = 8) -> float:
+    """The reward of one predicted frame (see the module docstring); higher is better, 0 is perfect.
+    `cell`: pixels per grid cell (the weight of the weighted agent terms; MiniGrid's tile size)."""
     if name == "l1":
         return -l1_distance(pred, target)
     if name == "l1_ssim":
         return -(l1_distance(pred, target) + (1.0 - ssim(pred, target)) / 2.0)
     if name == "l1_agent":
         return -(l1_distance(pred, target) + agent_distance(pred, target))
+    if name == "l1_agent_cell":
+        return -(l1_distance(pred, target) + cell_weight(target, cell) * agent_distance(pred, target))
+    if name == "l1_agent_present":
+        return -(l1_distance(pred, target) + cell_weight(target, cell) * agent_missing(pred, target))
     if name == "l1_lpips":
         return -(l1_distance(pred, target) + _LPIPS.distance(pred, target))
     raise ValueError(f"Unknown video reward {name!r}: choose one of {', '.join(REWARD_NAMES)}")
@@ -129,7 +160,7 @@ class VideoReward:
         return self.codebook.decode(codes, self.height, self.width)
 
     def __call__(self, completions: Sequence[Any], target_index: Sequence[int], **kwargs: Any) -> list[float]:
-        return [frame_reward(self.decode(c), self.targets[int(i)], self.name)
+        return [frame_reward(self.decode(c), self.targets[int(i)], self.name, self.codebook.patch)
                 for c, i in zip(completions, target_index)]
 
 
