@@ -148,7 +148,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
                "phone screens: screen-diff F1 before and after RLVR"),
     Experiment("rlvr_video", "RLVR-World", "wmkit.video.experiment:run_rlvr_video", "video",
                "video: MiniGrid frames, patch-codebook tokens, a tiny next-frame model by MLE vs MLE + GRPO on "
-               "the decoded frame's L1 (notebook 06)"),
+               "the decoded frame (the profile's reward; cpu: −(L1 + a missing-agent term), and −L1 alone on the "
+               "changed arm as the contrast) (notebook 06)"),
     Experiment("rwml", "RWML", "wmkit.rwml.experiment:run_rwml", "bench.rwml",
                "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
                "policy RL (Simon Says) from the base vs the RWML model",
@@ -255,13 +256,14 @@ CLAIMS: tuple[Claim, ...] = (
           "arms/changed/one_step/agent_missing", "mle/one_step/agent_missing", direction="lower",
           threshold=0.02,
           kit_label="Δ share of held-out one-step predictions without the agent (RLVR − MLE), RL on changed "
-                    "+ 25% unchanged with the profile's reward; below 0.02 (the kit's tolerance): kept"),
+                    "+ 25% unchanged with the profile's reward; the line is the kit's 2-point tolerance"),
     Claim("rlvr.video_pixel_hacking", "RLVR-World", "a pixel-only reward (−L1) erases the agent: reward hacking",
           "— (the kit's check: why the paper adds a perceptual term to L1)", "rlvr_video",
           "arms/changed_l1/one_step/agent_missing", "mle/one_step/agent_missing", direction="higher",
           threshold=0.02,
           kit_label="Δ share of held-out one-step predictions without the agent (RLVR − MLE), RL on changed "
-                    "+ 25% unchanged with −L1 alone (the profile's contrast arm); above 0.02: erased"),
+                    "+ 25% unchanged with −L1 alone (the profile's contrast arm); the line is the kit's 2-point "
+                    "tolerance"),
     # ---------------------------------------------------------------- RWML
     Claim("rwml.vs_base", "RWML", "world-model RL without task reward improves on its starting model",
           "+19.6 ALFWorld, +7.9 τ²-Bench (agent success; the kit measures prediction)", "rwml_textgame",

@@ -515,8 +515,10 @@ def selection_markdown(table: Sequence[dict]) -> str:
     """The selection table as markdown rows (for the notebook and the docs, written from the JSON rather
     than by hand): reward and lr, mean gain, agent kept, and per seed the increase of one-step
     predictions without the agent (all / changed arm)."""
-    lines = ["| reward, lr | mean relative rollout L1 gain (val) | agent kept | more one-step predictions "
-             "without the agent than MLE, per seed (all / changed arm) |", "|---|---|---|---|"]
+    header = ("| reward, lr | mean relative rollout L1 gain (val) | agent kept | more one-step predictions "
+              "without the agent than MLE, per seed (all / changed arm) |")
+    lines = [header, "|---|---|---|---|"]
+
     def signed(x: float, digits: int = 2) -> str:
         return f"{x:+.{digits}f}".replace("-", "−")
 
