@@ -9,9 +9,10 @@ One seeded run (:func:`run_video_seed`):
    the next frame's codes only): prompt = the last `context_frames` frames and actions;
 4. measure it on held-out trajectories: one-step (context from the real frames) greedy and sampled,
    and multi-step rollouts (each predicted frame fed back as context) for `horizon` steps;
-5. train a copy with GRPO through TRL (`wmkit.rlvr_world.method.train_rlvr`) on the pixel reward
-   of the decoded frame (`wmkit.video.model.VideoReward`), every parameter, as the authors do --
-   once per RL arm (`RL_ARMS`: all training transitions, or the changed ones plus a sample);
+5. train a copy with GRPO through TRL (`wmkit.rlvr_world.method.train_rlvr`) on the profile's
+   reward of the decoded frame (`wmkit.video.model.VideoReward`), every parameter, as the authors
+   do -- once per RL arm (`RL_ARMS`: all training transitions, or the changed ones plus a sample),
+   and once more on the changed arm with `VideoSizes.contrast_reward` where set (`arm_plan`);
 6. measure each RLVR model the same way.
 
 Sizes: the profile's ``video`` section (`wmkit.profiles.VideoSizes`). Seeds run two at a time in

@@ -2,9 +2,10 @@
 
 RLVR-World trains its video world model with GRPO on a *verifiable* reward computed on the decoded
 next frame: ``r = -(L1 + LPIPS)`` between prediction and truth. LPIPS compares deep features of a
-pretrained network whose weights cannot be downloaded here, so the kit's default reward is the
-pixel term alone, and it offers two stand-ins for the perceptual term that need no weights: SSIM (a
-hand-designed structural similarity) and an agent term, which is the kit's own, not the paper's::
+pretrained network whose weights cannot be downloaded here, so the kit offers stand-ins for the
+perceptual term that need no weights: SSIM (a hand-designed structural similarity) and agent terms,
+which are the kit's own, not the paper's (the profiles' default, ``l1_agent_present``, was chosen on
+validation episodes: `wmkit.video.experiment.choose_setting`)::
 
     l1        r = -L1(x̂, x)                      L1 = mean |x̂ - x| over pixels and channels, in 0..1
     l1_ssim   r = -(L1(x̂, x) + (1 - SSIM(x̂, x)) / 2)      (1 - SSIM)/2 is in 0..1 like LPIPS
