@@ -323,7 +323,10 @@ assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misp
 # cell, `l1_agent_cell` and `l1_agent_present` (3e-4 only) kept the agent in every seed and arm, and
 # `l1_agent_present` had the higher gain, so it is the default — with a small *negative* mean L1 gain
 # on validation: without the hack, GRPO at this size does not lower the pixel error. The MLE epochs
-# (12) were not compared on validation.
+# were compared on validation afterwards, the MLE model alone (`tools/compare_video_mle_epochs.py`):
+# 12 stays by a rule fixed before (neither 8 nor 16 had a lower rollout L1 in every seed), but at 16
+# epochs seed 0 learned the moves almost perfectly by MLE alone and seeds 1 and 2 did not: the MLE
+# model sits near a transition where more teacher forcing, not RL, removes the copying.
 
 # %%
 from wmkit.runs import REPO

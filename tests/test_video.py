@@ -380,3 +380,19 @@ def test_selection_job_rejects_bad_settings(tmp_path):
         run_selection_job("smoke", 0, "lpips_only", str(tmp_path))
     with pytest.raises(ValueError, match="learning_rates"):
         run_selection_job("smoke", 0, "l1", str(tmp_path), learning_rates=[0.0])
+
+
+def test_mle_epochs_comparison_measures_on_validation(tmp_path):
+    """tools/compare_video_mle_epochs.py: one smoke seed's MLE model at a given epoch count, on validation."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "compare_video_mle_epochs.py"
+    spec = importlib.util.spec_from_file_location("compare_video_mle_epochs", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    with pytest.raises(ValueError, match="epochs must be positive"):
+        tool.measure_epochs("smoke", 0, 0)
+    row = tool.measure_epochs("smoke", 0, 1.0)
+    assert row["split"] == "val" and row["epochs"] == 1.0
+    assert 0 <= row["one_step"]["agent_missing"] <= 1 and row["rollout"]["mean"]["l1"] >= 0
