@@ -30,12 +30,14 @@
 # 1. turn frames into tokens and back with a patch codebook, and measure what the tokenizer loses;
 # 2. write a next-frame predictor as a sequence model (context frame + action → next frame's codes)
 #    and train it by MLE;
-# 3. compute the pixel rewards (L1, SSIM; LPIPS where its weights exist) by hand and say why a
-#    truncated prediction must score badly rather than raise;
+# 3. compute the frame rewards (L1, SSIM, the kit's agent terms; LPIPS where its weights exist) by hand
+#    and say why a truncated prediction must score badly rather than raise;
 # 4. measure MLE vs RLVR honestly: one-step and multi-step (rollout) error, greedy and sampled, over
 #    seeds with 95% intervals, with pictures;
 # 5. explain what the RL data decides: which transitions GRPO sees changes whether it removes the
-#    repetition artefact or only sharpens sampling.
+#    repetition artefact or only sharpens sampling;
+# 6. recognise reward hacking in a pixel reward (an object erased because misplacing it costs more)
+#    and close it with a verifiable term.
 #
 # **What it needs.** No GPU, no internet: MiniGrid renders its pictures with numpy, the tokenizer and
 # the model are trained here, and the reward needs no pretrained weights (LPIPS, which does, is
@@ -43,8 +45,8 @@
 #
 # | profile | time | what it runs |
 # |---|---|---|
-# | `smoke` | 54-134 s (a shared 2-core AMD EPYC, load 3-5, 2026-12-01) | 2 seeds at toy sizes (proves the code runs) |
-# | `cpu` | 5.3 min (318 s, a 2-core AMD EPYC shared with other jobs, load 2.7-4.4, 2026-12-01; 7.5 min at load 1-7.5) | 3 seeds, two at a time on 2 cores: MLE + two GRPO arms of 300 steps each |
+# | `smoke` | 13 s (the test suite's smoke run, a shared 2-core AMD EPYC, load 2.5-2.9, 2026-12-01; 54-134 s in earlier runs at load 3-5) | 2 seeds at toy sizes (proves the code runs) |
+# | `cpu` | 6.3 min (379 s, a 2-core AMD EPYC shared with another job, load average 2.1-5.2, 2026-12-01) | 3 seeds, two at a time on 2 cores: MLE + three GRPO arms of 300 steps each (two with the default reward, one with −L1 alone) |
 # | `gpu` | not measured | a larger model and data, 400 GRPO steps |
 #
 # **Where it fits.** Notebook 02 trained a *text* world model with RLVR and found that RL sharpens
@@ -227,17 +229,32 @@ print(f"{len(tokenizer)} words; prompt {len(tokenizer(prompt)['input_ids'])} tok
 # against the real frame $x$, and push up the samples that beat their group:
 # $$r_i = -\big(L_1(\hat x_i, x) + D(\hat x_i, x)\big), \qquad A_i = \frac{r_i - \operatorname{mean}(r)}{\operatorname{std}(r) + \epsilon},$$
 # with $D$ = LPIPS in the paper. LPIPS compares features of a pretrained network whose weights cannot
-# be downloaded here, so the kit's default reward is $-L_1$ alone (`reward="l1"`, kept after a
-# comparison on validation episodes: section 5); `"l1_ssim"` adds $D = (1 - \text{SSIM})/2$ (no
-# weights) and `"l1_lpips"` is the paper's, where the `lpips` package and its weights are present
-# (e.g. Colab: `pip install lpips`).
+# be downloaded here, and it is what charges a prediction for a *missing object*, which a pixel average
+# barely does. The kit offers stand-ins for $D$ that need no weights (`wmkit.video.model`):
+#
+# | `reward` | $D(\hat x, x)$ | whose |
+# |---|---|---|
+# | `l1` | 0 | the pixel term of the paper's reward |
+# | `l1_ssim` | $(1 - \text{SSIM})/2$ | a hand-designed structural similarity |
+# | `l1_agent` | $1 - \text{IoU}$ of the agent's red pixels | the kit's |
+# | `l1_agent_cell` | $w\,(1 - \text{IoU})$, $w$ = one cell's share of the frame (1/36) | the kit's |
+# | `l1_agent_present` | $w \cdot \mathbb 1[\text{the truth shows the agent}, \hat x \text{ does not}]$ | the kit's (the `cpu` default) |
+# | `l1_lpips` | LPIPS | the paper's, where the `lpips` package and its weights are present (e.g. Colab) |
+#
+# The agent terms are **the kit's, not the paper's**: a verifiable check, on the decoded frame against
+# the true next frame, of the one object this world has to keep (MiniGrid's agent is the only red thing
+# in DoorKey). The default was chosen on validation episodes (section 5).
 #
 # ## 4. The reward, by hand
 #
 # A 2x2 black frame against one with a single value off by the full range: one of 12 values differs
 # by 1, so $L_1 = 1/12$. A frame off by 0.2 everywhere has $L_1 = 0.2$ and MSE $= 0.04$. SSIM of a
 # frame with itself is 1. And a prediction cut short decodes its missing cells as black — it scores
-# badly, it never raises.
+# badly, it never raises. Then the agent terms on a 16x16 frame of 8-pixel cells (one cell is a quarter
+# of it, so $w = 1/4$) whose agent is two red pixels: the right frame, the agent **erased** (2 of 768
+# values off: $L_1 = 2/768$) and the agent **misplaced** (4 of 768 values off). Under $-L_1$ erasing is
+# the cheaper mistake; `l1_agent_present` adds $w$ to the erased frame only, which makes it the
+# costliest.
 
 # %%
 a = np.zeros((2, 2, 3), np.uint8)
@@ -257,15 +274,33 @@ print(f"reward {sizes.reward}: right frame {scores[0]:+.4f}, first 12 codes only
       f"garbage {scores[2]:+.4f}")
 assert scores[0] == 0.0 and scores[2] < scores[1] < 0
 
+# The agent term by hand: a 16x16 black frame of 8-pixel cells (one cell = a quarter of the frame),
+# whose agent is 2 red pixels; the prediction erases it, draws it elsewhere, or gets it right.
+truth = np.zeros((16, 16, 3), np.uint8)
+truth[0, 0] = truth[0, 1] = (255, 0, 0)
+erased, misplaced = np.zeros_like(truth), np.zeros_like(truth)
+misplaced[15, 14] = misplaced[15, 15] = (255, 0, 0)
+print(f"{'reward':17s} {'right':>8s} {'erased':>8s} {'misplaced':>10s}")
+for name in ("l1", "l1_agent", "l1_agent_cell", "l1_agent_present"):
+    r = [vm.frame_reward(x, truth, name) for x in (truth, erased, misplaced)]
+    print(f"{name:17s} {r[0]:+8.4f} {r[1]:+8.4f} {r[2]:+10.4f}")
+# -L1: erasing (2 of 768 values off) beats misplacing (4 of 768); the presence term reverses that
+assert vm.frame_reward(erased, truth, "l1") > vm.frame_reward(misplaced, truth, "l1")
+assert vm.frame_reward(erased, truth, "l1_agent_present") == -(2 / 768 + 0.25)
+assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misplaced, truth, "l1_agent_present")
+
 # %% [markdown]
 # ## 5. MLE vs RLVR over seeds
 #
 # Each seed trains its own MLE model (`mle_epochs` passes, teacher forcing), measures it on the test
-# episodes, then trains two GRPO copies of it with the $-L_1$ reward, every parameter, $\beta = 0$:
+# episodes, then trains GRPO copies of it, every parameter, $\beta = 0$, with the profile's reward
+# (`sizes.reward`, printed below):
 #
 # * **all** — RL on every training transition, as they come (about half change the picture);
 # * **changed** — RL on the changed transitions plus a quarter as many unchanged ones, the data
-#   recipe RLVR-World uses for its text world models (and notebook 02).
+#   recipe RLVR-World uses for its text world models (and notebook 02);
+# * **changed_l1** (where `sizes.contrast_reward` is set) — the changed arm again with $-L_1$ alone:
+#   the contrast that shows what the default's agent term is there to prevent.
 #
 # Measurements, all on held-out test episodes: **one-step** (the context is the real previous
 # frame) greedy and sampled at $T=1$; **multi-step rollouts** (each predicted frame is fed back as
@@ -276,24 +311,38 @@ assert scores[0] == 0.0 and scores[2] < scores[1] < 0
 # **How the settings were chosen, before this run.** The reward and the GRPO learning rate of the
 # `cpu` sizes were compared on the 20 *validation* episodes, never on the test ones
 # (`tools/select_video_settings.py` in the repository; raw rows in
-# `tools/regime_results/video_selection_cpu.json`): seeds 0-2 fixed in advance, rewards `l1` and
-# `l1_ssim`, learning rates 3e-4 and 1e-3, both RL arms, 300 GRPO steps each. The rule, written down
-# before it ran: the highest mean relative rollout L1 gain over seeds and arms among the settings that
-# kept the agent (at most 2 points more one-step predictions without it than the MLE model, in every
-# seed and arm), else the highest gain of all, flagged. No setting kept the agent everywhere:
-#
-# | reward, lr | mean relative rollout L1 gain (val) | more predictions without the agent than MLE, per seed (all / changed arm) |
-# |---|---|---|
-# | `l1`, 3e-4 | +15.2% | seed 0: +0.11 / +0.37, seed 1: +0.00 / +0.88, seed 2: +0.21 / +0.22 |
-# | `l1`, 1e-3 | +6.8% | −0.04 / +0.91, +0.00 / +0.99, +0.22 / +0.20 |
-# | `l1_ssim`, 3e-4 | +6.1% | +0.01 / +0.03, −0.01 / +0.00, +0.16 / +0.12 |
-# | `l1_ssim`, 1e-3 | −0.9% | −0.08 / −0.02, +0.00 / +0.00, +0.27 / +0.00 |
-#
-# So by the rule the sizes keep `l1` at 3e-4, flagged: its L1 gain is the largest *because* it erases
-# the agent (section 7). The SSIM term (at 3e-4) cuts the erasing to a few points in seeds 0 and 1
-# (at most +0.03, just over the 0.02 tolerance) but not in seed 2 (+0.16, +0.12), and on the changed
-# arm it raises the exact prediction of changed steps (validation: 0.00 → 0.29, 0.18 → 0.25,
-# 0.06 → 0.23) at a smaller L1 gain. The MLE epochs (12) were not compared on validation.
+# `tools/regime_results/video_selection_cpu.json`, printed below when the file is here): seeds 0-2
+# fixed in advance, both RL arms, 300 GRPO steps each. The rule, written down before the first round:
+# the highest mean relative rollout L1 gain over seeds and arms among the settings that kept the agent
+# (at most 2 points more one-step predictions without it than the MLE model, in every seed and arm),
+# else the highest gain of all, flagged. It ran in three rounds, each adding rewards beside the
+# earlier ones (same seeds, same MLE models, checked): `l1` and `l1_ssim` at 3e-4 and 1e-3 kept the
+# agent nowhere — `l1` gained most *by erasing it*; `l1_agent` at weight 1 kept it but swamped the L1
+# term (a 48x48 prediction is off by ~0.003 on average, the agent term by up to 1, so the group's
+# advantages were nearly all the agent: at 1e-3 the frames degraded several-fold); weighted by one
+# cell, `l1_agent_cell` and `l1_agent_present` (3e-4 only) kept the agent in every seed and arm, and
+# `l1_agent_present` had the higher gain, so it is the default — with a small *negative* mean L1 gain
+# on validation: without the hack, GRPO at this size does not lower the pixel error. The MLE epochs
+# were compared on validation afterwards, the MLE model alone (`tools/compare_video_mle_epochs.py`):
+# 12 stays by a rule fixed before (neither 8 nor 16 had a lower rollout L1 in every seed), but at 16
+# epochs seed 0 learned the moves almost perfectly by MLE alone and seeds 1 and 2 did not: the MLE
+# model sits near a transition where more teacher forcing, not RL, removes the copying.
+
+# %%
+from wmkit.runs import REPO
+
+selection_file = REPO / "tools" / "regime_results" / f"video_selection_{run.profile.name}.json"
+if selection_file.exists():
+    import json
+
+    selection = json.loads(selection_file.read_text())
+    print(vx.selection_markdown(selection["table"]))
+    print("chosen by the rule:", {k: selection["choice"][k] for k in ("reward", "learning_rate", "agent_kept")},
+          "| this run's sizes:", {"reward": sizes.reward, "learning_rate": sizes.rl_learning_rate,
+                                  "contrast_reward": sizes.contrast_reward})
+else:
+    print(f"no validation selection for profile {run.profile.name!r} here ({selection_file.name} ships with "
+          "the repository checkout, for the cpu profile)")
 
 # %%
 seeds = list(range(SEED, SEED + sizes.seeds))
@@ -303,7 +352,7 @@ jobs = [(vx.run_video_seed, {"profile": run.profile.name, "seed": s, "out_dir": 
 
 
 def progress(i, result):
-    arms = ", ".join(f"{arm} {result['arms'][arm]['rollout']['mean']['l1']:.4f}" for arm in vx.RL_ARMS)
+    arms = ", ".join(f"{key} {arm['rollout']['mean']['l1']:.4f}" for key, arm in result["arms"].items())
     print(f"seed {seeds[i]} done ({sum(result['seconds'].values()):.0f} s): rollout L1 MLE "
           f"{result['mle']['rollout']['mean']['l1']:.4f} | RLVR {arms}", flush=True)
 
@@ -318,12 +367,15 @@ ROWS = [("one-step greedy L1", "one_step_greedy_l1"), ("one-step greedy L1, chan
         ("rollout L1 (mean over horizon)", "rollout_l1"), ("rollout MSE", "rollout_mse"), ("rollout SSIM", "rollout_ssim"),
         ("copy rate on changed steps", "copy_rate_changed"), ("exact frames on changed steps", "exact_changed"),
         ("agent missing (one-step greedy)", "agent_missing"), ("agent missing (rollout frames)", "rollout_agent_missing")]
-tables = {arm: vx.paired_table(runs, arm) for arm in vx.RL_ARMS}
-print(f"{'metric':36s} {'MLE':>10s} | " + " | ".join(f"RLVR {arm} − MLE (95% CI)".ljust(40) for arm in vx.RL_ARMS))
+ARM_KEYS = [key for key, _, _ in vx.arm_plan(sizes)]  # "all", "changed", then the contrast arm if any
+ARM_REWARD = {key: arm_sizes.reward for key, _, arm_sizes in vx.arm_plan(sizes)}
+tables = {key: vx.paired_table(runs, key) for key in ARM_KEYS}
+print("RL arms and their rewards:", ", ".join(f"{key} ({reward})" for key, reward in ARM_REWARD.items()))
+print(f"{'metric':36s} {'MLE':>10s} | " + " | ".join(f"RLVR {key} − MLE (95% CI)".ljust(36) for key in ARM_KEYS))
 for label, key in ROWS:
     mle_mean = tables["all"][key]["mle"]["mean"]
     print(f"{label:36s} {mle_mean:10.4f} | "
-          + " | ".join(describe(tables[arm][key]["difference"], 4).ljust(40) for arm in vx.RL_ARMS))
+          + " | ".join(describe(tables[arm][key]["difference"], 4).ljust(36) for arm in ARM_KEYS))
 
 # %% [markdown]
 # Lower is better for L1, MSE, the copy rate and the agent-missing share; higher for SSIM and exact
@@ -339,8 +391,8 @@ steps_axis = np.arange(1, horizon + 1)
 fig, axes = plt.subplots(1, 3, figsize=(14, 3.4))
 for metric, ax in zip(("l1", "ssim", "agent_missing"), axes):
     for name, getter, style in (("MLE", lambda r: r["mle"], "k-o"),
-                                ("RLVR all", lambda r: r["arms"]["all"], "C0-s"),
-                                ("RLVR changed", lambda r: r["arms"]["changed"], "C1-^")):
+                                *((f"RLVR {key} ({ARM_REWARD[key]})", lambda r, k=key: r["arms"][k], f"C{i}-{m}")
+                                  for i, (key, m) in enumerate(zip(ARM_KEYS, "s^vD")))):
         curves = np.array([getter(r)["rollout"]["curves"][metric] for r in runs])
         ax.errorbar(steps_axis, curves.mean(0), yerr=curves.std(0, ddof=1) if len(runs) > 1 else None,
                     fmt=style, capsize=3, label=name, markersize=4)
@@ -353,8 +405,8 @@ save(fig, "metric_vs_horizon.png")
 
 # %%
 pictures = runs[0]["pictures"]
-rows = [("truth", pictures["truth"]), ("MLE", pictures["mle"]), ("RLVR all", pictures["all"]),
-        ("RLVR changed", pictures["changed"])]
+rows = [("truth", pictures["truth"]), ("MLE", pictures["mle"]),
+        *((f"RLVR {key}", pictures[key]) for key in ARM_KEYS)]
 shown_episodes, depth = min(2, len(pictures["mle"])), min(6, pictures["mle"].shape[1])
 fig, axes = plt.subplots(len(rows) * shown_episodes, depth, figsize=(1.4 * depth, 1.45 * len(rows) * shown_episodes),
                          squeeze=False)
@@ -381,37 +433,59 @@ save(fig, "rollout_grid.png")
 # and went. And there is a cheaper mistake still: **leave the agent out**. A frame with the agent
 # erased is wrong in one cell (where the agent is), a frame with the agent in the wrong cell is wrong
 # in two, so when the model is unsure where the agent went, $-L_1$ prefers no agent at all. That is
-# reward hacking, and the pictures above show whether it happened; the repetition verdicts below do
-# not count a copy rate that fell that way. The numbers of this run:
+# reward hacking: the `changed_l1` arm shows it, and the repetition verdicts below do not count a copy
+# rate that fell that way. The default reward closes the loophole with a verifiable term: with
+# `l1_agent_present` an erased agent costs one cell *plus* $w$ (one cell's weight), more than a
+# misplaced one (two cells), so when unsure the cheapest guess is to draw the agent somewhere. Its
+# weight is one cell and not 1: at weight 1 (`l1_agent`) the term is hundreds of times the frame's
+# L1, the group's advantages become nearly all the agent's, and GRPO stops caring about the rest of the
+# picture (validation, section 5). The numbers of this run:
 
 # %%
 def mean_curve(key, arm):
     return float(np.mean([np.mean(r["arms"][arm][key]) for r in runs if r["arms"][arm][key]]))
 
 
-for arm in vx.RL_ARMS:
-    print(f"RL arm {arm:8s}: {runs[0]['arms'][arm]['n_rl_transitions']} training transitions; share of groups "
+for arm in ARM_KEYS:
+    print(f"RL arm {arm:10s} ({ARM_REWARD[arm]}): {runs[0]['arms'][arm]['n_rl_transitions']} training transitions; "
+          f"share of groups "
           f"with no signal {mean_curve('zero_std_share', arm):.2f}; mean within-group reward std "
           f"{mean_curve('reward_std_curve', arm):.4f}; parameters moved "
           f"{np.mean([r['arms'][arm]['moved'] for r in runs]):.3f} (relative L2)")
 copy_mle = summarize([r["mle"]["one_step"]["copy_rate_changed"] for r in runs])
 print(f"MLE copy rate on changed steps: {describe(copy_mle, 2)}")
-for name, getter in (("MLE", lambda r: r["mle"]), *((f"RLVR {arm}", lambda r, a=arm: r["arms"][a]) for arm in vx.RL_ARMS)):
-    print(f"{name:13s} agent missing: one-step {np.mean([getter(r)['one_step']['agent_missing'] for r in runs]):.2f}, "
+for name, getter in (("MLE", lambda r: r["mle"]), *((f"RLVR {arm}", lambda r, a=arm: r["arms"][a]) for arm in ARM_KEYS)):
+    print(f"{name:16s} agent missing: one-step {np.mean([getter(r)['one_step']['agent_missing'] for r in runs]):.2f}, "
           f"rollout frames {np.mean([getter(r)['rollout']['mean']['agent_missing'] for r in runs]):.2f}; "
-          f"changed steps exact {np.mean([getter(r)['one_step']['exact_changed'] for r in runs]):.2f}")
+          f"changed steps exact {np.mean([getter(r)['one_step']['exact_changed'] for r in runs]):.2f}, "
+          f"copied {np.mean([getter(r)['one_step']['copy_rate_changed'] for r in runs]):.2f}")
+
+
+def l1_unchanged_and_changed(measured):
+    """Greedy one-step L1 on the unchanged and on the changed test steps (the table has all and changed)."""
+    o = measured["one_step"]
+    n, n_changed, g = o["n"], o["n_changed"], o["greedy"]
+    return (g["l1"] * n - g["l1_changed"] * n_changed) / max(1, n - n_changed), g["l1_changed"]
+
+
+# Where the pixel error goes: RL can get better on the steps it trains on and worse on those it rarely sees.
+for name, getter in (("MLE", lambda r: r["mle"]), *((f"RLVR {arm}", lambda r, a=arm: r["arms"][a]) for arm in ARM_KEYS)):
+    split = np.array([l1_unchanged_and_changed(getter(r)) for r in runs])
+    print(f"{name:16s} one-step greedy L1 on unchanged steps {split[:, 0].mean():.5f}, on changed steps "
+          f"{split[:, 1].mean():.5f} (mean of {len(runs)} seeds)")
 print(f"MLE one-step greedy exact frames: {np.mean([r['mle']['one_step']['greedy']['exact'] for r in runs]):.2f}; "
       f"sampled: {np.mean([r['mle']['one_step']['sampled']['exact'] for r in runs]):.2f}")
 
 fig, ax = plt.subplots(figsize=(6, 3))
-for arm, color in zip(vx.RL_ARMS, ("C0", "C1")):
+for arm, color in zip(ARM_KEYS, ("C0", "C1", "C2")):
     for r in runs:
         curve = np.asarray(r["arms"][arm]["reward_curve"])
         if len(curve) >= 5:
             curve = np.convolve(curve, np.ones(5) / 5, mode="valid")
-        ax.plot(curve, color=color, alpha=0.6, label=arm if r is runs[0] else None)
+        ax.plot(curve, color=color, alpha=0.6, label=f"{arm} ({ARM_REWARD[arm]})" if r is runs[0] else None)
+ax.set_yscale("symlog", linthresh=1e-3)  # the arms' rewards differ in scale (an agent term, or none)
 ax.set_xlabel("GRPO step")
-ax.set_ylabel(f"mean reward {sizes.reward} (moving mean of 5)")
+ax.set_ylabel("mean reward of the arm's own reward (moving mean of 5)")
 ax.legend()
 ax.grid(alpha=0.3)
 save(fig, "rl_reward.png")
@@ -421,12 +495,12 @@ save(fig, "rl_reward.png")
 # the model already copies right: identical rewards, no gradient; the rest of the signal can sharpen
 # the *sampled* predictions while greedy decoding barely moves. On **changed** transitions every
 # group holds a move that the MLE model tends to get wrong by copying, so GRPO pushes away from
-# copying — towards the right move where the model can find it, and towards erasing the agent where
-# it cannot. It also sees few unchanged steps, on which it can get worse. Whether the lower copy rate
-# is a right move or an erased agent is what "exact frames on changed steps" and "agent missing" tell
-# apart. In the `cpu` run of 2026-12-01 (3 seeds) it was mostly the erased agent: on the changed arm
-# the agent was missing from 46% of one-step predictions (MLE: 2%) while exact changed frames did not
-# rise. The verdicts below are this run's.
+# copying — towards the right move where the model can find it, and, under $-L_1$ alone
+# (`changed_l1`), towards erasing the agent where it cannot. It also sees few unchanged steps, on
+# which it can get worse — the L1 split above says how much each arm gained on the steps it trained on
+# and lost on the others. Whether a lower copy rate is a right move or an erased agent is what
+# "changed steps exact" and "agent missing" above tell apart, arm by arm; the verdicts below are this
+# run's, from these numbers.
 #
 # ## 8. The paper's numbers beside the kit's
 
@@ -451,10 +525,25 @@ claims = [
     ("RLVR predicts more changing frames exactly (RL on changed transitions + 25% unchanged)", "—",
      [r["arms"]["changed"]["one_step"]["exact_changed"] - r["mle"]["one_step"]["exact_changed"] for r in runs],
      "higher", "Δ exact share", None),
+    (f"the reward's agent term keeps the agent ({sizes.reward}, RL on changed transitions + 25% unchanged)", "—",
+     [r["arms"]["changed"]["one_step"]["agent_missing"] - r["mle"]["one_step"]["agent_missing"] for r in runs],
+     "lower", f"Δ share of predictions without the agent (≤ {vx.AGENT_TOLERANCE} kept)", None, vx.AGENT_TOLERANCE),
 ]
+CONTRAST = vx.contrast_key(sizes)
+if CONTRAST:
+    claims += [
+        (f"a pixel-only reward ({sizes.contrast_reward}) erases the agent (RL on changed transitions)", "—",
+         [r["arms"][CONTRAST]["one_step"]["agent_missing"] - r["mle"]["one_step"]["agent_missing"] for r in runs],
+         "higher", f"Δ share of predictions without the agent (> {vx.AGENT_TOLERANCE} erased)", None,
+         vx.AGENT_TOLERANCE),
+        (f"RLVR improves it with {sizes.contrast_reward} (RL on changed transitions; counts the erased agent)", "—",
+         relative(CONTRAST), "higher", "relative L1 gain", vx.agent_kept(runs, CONTRAST)),
+    ]
 verdicts = []
-for claim, paper, values, direction, unit, *precondition in claims:
-    v = verdict(values, direction, not_measured=precondition[0] if precondition else None)
+for claim, paper, values, direction, unit, *extra in claims:
+    precondition = extra[0] if extra else None
+    threshold = extra[1] if len(extra) > 1 else 0.0
+    v = verdict(values, direction, threshold, not_measured=precondition)
     verdicts.append({"claim": claim, "paper": paper, "kit": v.summary, "unit": unit, "verdict": v.verdict,
                      "reason": v.reason, "source": f"notebook 06, {run.profile.name}, {len(values)} seed(s)"})
     print(f"* {claim}\n    paper {paper} | kit {unit} {describe(v.summary, 3)} → {v.verdict}: {v.reason}")
@@ -467,7 +556,7 @@ results_path = nb.write_results(run, {
     "codebook_size": codebook.size,
     "runs": [{k: v for k, v in r.items() if k != "pictures"} for r in runs],
     "tables": tables,
-    "relative_l1_gain": {arm: summarize(relative(arm)) for arm in vx.RL_ARMS},
+    "relative_l1_gain": {arm: summarize(relative(arm)) for arm in ARM_KEYS},
     "verdicts": verdicts,
     "figures": figures,
     "comparison_seconds": comparison_seconds,
@@ -483,20 +572,29 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #   codes from the last frame and the action.
 # * MLE with teacher forcing learns to *copy* the context frame first; on the steps where the picture
 #   changes it often still copies — the frozen-video repetition RLVR-World reports.
-# * GRPO on the decoded frame's $-L_1$ needs no pretrained weights and plugs into TRL unchanged (the
-#   reward decodes the sampled codes; a truncated frame is black where codes are missing, never an error).
-# * What it improves depends on what it sees: the two RL arms, from the same MLE model and differing
-#   only in their transitions, are the kit's regime study. RL on the changed steps pushes hardest
-#   against the repetition artefact; RL on every step finds many groups without signal.
+# * GRPO on a reward computed from the decoded frame needs no pretrained weights and plugs into TRL
+#   unchanged (the reward decodes the sampled codes; a truncated frame is black where codes are
+#   missing, never an error).
 # * A pixel reward can be gamed: erasing an object the model cannot place costs less L1 than placing
-#   it wrong. Count what the reward does not (here: is the agent still there?) before calling a lower
-#   copy rate less repetition — one reason RLVR-World adds a perceptual term (LPIPS) to L1. The
-#   verdicts above state what held, with 95% intervals over seeds. On validation episodes the
-#   offline stand-in, SSIM, erased the agent far less than $-L_1$ alone, but not in every seed.
+#   it wrong. Under $-L_1$ alone (the `changed_l1` arm) GRPO learns exactly that, and its lower rollout
+#   L1 comes with a vanished agent. Count what the reward does not (here: is the agent still there?)
+#   before calling a lower copy rate less repetition — one reason RLVR-World adds a perceptual term
+#   (LPIPS) to L1.
+# * The kit's offline fix, `l1_agent_present`, charges a missing agent one cell's weight, which makes
+#   erasing the costliest mistake; it is **the kit's term, not the paper's**. Chosen on validation by
+#   the rule fixed in advance, it keeps the agent. What RL then does depends on the data: on the
+#   changed arm it pushes away from copying *towards the right move* (read "copied" and "changed steps
+#   exact" in section 7), the repetition effect the paper reports; the 95% intervals over 3 seeds
+#   decide whether that is a verdict or only a direction (section 8). The average pixel error does not
+#   fall: the changed arm gets better on the changed steps it trains on and worse on the unchanged
+#   ones it rarely sees (it now "moves" the agent where nothing moved: the L1 split in section 7),
+#   and about half the test steps are unchanged.
+# * The weight of such a term matters: at weight 1 it swamped the L1 term (validation, section 5).
+#   A reward's terms are balanced by their spread *within a group*, since GRPO normalises by it.
 # * Settings were chosen on validation episodes with a rule fixed in advance, and the rule's answer
-#   is kept even where it is the reward that hacks: the test numbers above are not tuned on the test.
-# * At this size the kit reproduces *directions and mechanisms*, not the paper's numbers: L1 stands in
-#   for LPIPS, MiniGrid for RT-1, a 0.1M-parameter model for iVideoGPT.
+#   is kept: the test numbers above are not tuned on the test.
+# * At this size the kit reproduces *directions and mechanisms*, not the paper's numbers: L1 plus the kit's agent term stands in
+#   for L1 + LPIPS, MiniGrid for RT-1, a 0.1M-parameter model for iVideoGPT.
 #
 # ## Exercises
 #

@@ -131,6 +131,15 @@ def test_video_claims_read_the_video_experiment():
     assert bench_claims.precondition_failure(claims["rlvr.repetition"], {0: result, 1: result}) is None
     reason = bench_claims.precondition_failure(claims["rlvr.repetition_changed"], {0: result, 1: result})
     assert reason and "erased the agent" in reason and "seed 0: +0.30" in reason
+    # the agent-term and contrast rows: the changed arm kept the agent? the -L1 copy erased it?
+    from wmkit.video.experiment import AGENT_TOLERANCE
+
+    result["arms"]["changed_l1"] = {"one_step": {"agent_missing": 0.4}}
+    assert bench_claims.claim_value(claims["rlvr.video_agent_kept"], result) == pytest.approx(0.3)
+    assert bench_claims.claim_value(claims["rlvr.video_pixel_hacking"], result) == pytest.approx(0.4)
+    assert claims["rlvr.video_agent_kept"].threshold == claims["rlvr.video_pixel_hacking"].threshold == AGENT_TOLERANCE
+    assert (claims["rlvr.video_agent_kept"].direction, claims["rlvr.video_pixel_hacking"].direction) == ("lower",
+                                                                                                         "higher")
 
 
 def test_select_experiments_by_paper_or_name():

@@ -106,7 +106,10 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
         sizes = results["sizes"]
         assert len(results["runs"]) == sizes["seeds"] and results["reconstruction"]["l1"] == 0.0
         for seed_run in results["runs"]:
-            assert set(seed_run["arms"]) == {"all", "changed"}
+            contrast = [f"changed_{sizes['contrast_reward']}"] if sizes["contrast_reward"] else []
+            assert set(seed_run["arms"]) == {"all", "changed", *contrast}
+            assert {arm["reward"] for key, arm in seed_run["arms"].items() if key in ("all", "changed")} == {
+                sizes["reward"]}
             for measured in (seed_run["mle"], *seed_run["arms"].values()):
                 assert 0 <= measured["one_step"]["greedy"]["l1"] <= 1 and -1 <= measured["one_step"]["greedy"]["ssim"] <= 1
                 assert len(measured["rollout"]["curves"]["l1"]) == min(sizes["horizon"], sizes["steps"])

@@ -140,6 +140,70 @@ def test_ssim_reward_by_hand():
     assert vm.frame_reward(x, neg, "l1_ssim") < -vm.l1_distance(x, neg) - 0.5
 
 
+def test_agent_reward_by_hand():
+    """l1_agent on a 4x4 black frame whose agent is 2 red pixels: right, erased, misplaced, half on."""
+    truth = np.zeros((4, 4, 3), np.uint8)
+    truth[0, 0] = truth[0, 1] = (255, 0, 0)
+    erased = np.zeros_like(truth)  # 2 of 48 values off by the full range, no agent pixel left
+    misplaced = np.zeros_like(truth)
+    misplaced[3, 2] = misplaced[3, 3] = (255, 0, 0)  # 4 of 48 values off, no agent pixel shared
+    half = np.zeros_like(truth)
+    half[0, 1] = half[1, 1] = (255, 0, 0)  # 2 of 48 values off; agent pixels: 1 shared, 3 in the union
+    assert vm.agent_distance(truth, truth) == 0.0 and vm.frame_reward(truth, truth, "l1_agent") == 0.0
+    assert vm.agent_distance(erased, truth) == 1.0
+    assert vm.frame_reward(erased, truth, "l1_agent") == pytest.approx(-(2 / 48 + 1))
+    assert vm.frame_reward(misplaced, truth, "l1_agent") == pytest.approx(-(4 / 48 + 1))
+    assert vm.agent_distance(half, truth) == pytest.approx(2 / 3)
+    assert vm.frame_reward(half, truth, "l1_agent") == pytest.approx(-(2 / 48 + 2 / 3))
+    # The hacking -L1 pays for: erasing beats misplacing by one cell, and beats it under l1_agent too,
+    # but by 2/48 against a penalty of 1 -- a guess right a few times in a hundred now beats erasing.
+    assert vm.frame_reward(erased, truth, "l1") > vm.frame_reward(misplaced, truth, "l1")
+    p_right = 0.05
+    guess = p_right * 0.0 + (1 - p_right) * vm.frame_reward(misplaced, truth, "l1_agent")
+    assert guess > vm.frame_reward(erased, truth, "l1_agent")
+    assert p_right * 0.0 + (1 - p_right) * vm.frame_reward(misplaced, truth, "l1") < vm.frame_reward(erased, truth, "l1")
+    # No agent in either frame: nothing to get wrong; an agent drawn where there is none costs 1.
+    assert vm.agent_distance(erased, erased) == 0.0 and vm.agent_distance(truth, erased) == 1.0
+
+
+def test_weighted_agent_rewards_by_hand():
+    """The same frames on a 16x16 picture of 8-pixel cells: one cell is a quarter of the frame."""
+    truth = np.zeros((16, 16, 3), np.uint8)
+    truth[0, 0] = truth[0, 1] = (255, 0, 0)
+    erased = np.zeros_like(truth)  # 2 of 768 values off
+    misplaced = np.zeros_like(truth)
+    misplaced[15, 14] = misplaced[15, 15] = (255, 0, 0)  # 4 of 768 values off
+    half = np.zeros_like(truth)
+    half[0, 1] = half[1, 1] = (255, 0, 0)
+    assert vm.cell_weight(truth, 8) == 0.25 and vm.cell_weight(truth, 64) == 1.0
+    cases = {"l1_agent_cell": {"erased": -(2 / 768 + 0.25), "misplaced": -(4 / 768 + 0.25),
+                               "half": -(2 / 768 + 0.25 * 2 / 3)},
+             "l1_agent_present": {"erased": -(2 / 768 + 0.25), "misplaced": -(4 / 768), "half": -(2 / 768)}}
+    for name, expected in cases.items():
+        assert vm.frame_reward(truth, truth, name) == 0.0
+        for kind, frame in (("erased", erased), ("misplaced", misplaced), ("half", half)):
+            assert vm.frame_reward(frame, truth, name) == pytest.approx(expected[kind]), (name, kind)
+    # l1_agent_present makes erasing the costliest mistake; under l1 it is the cheapest
+    assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misplaced, truth, "l1_agent_present")
+    assert vm.frame_reward(erased, truth, "l1") > vm.frame_reward(misplaced, truth, "l1")
+    assert vm.agent_missing(erased, truth) == 1.0 and vm.agent_missing(truth, erased) == 0.0
+    with pytest.raises(ValueError, match="cell"):
+        vm.cell_weight(truth, 0)
+
+
+def test_agent_reward_on_minigrid_frames(trajectories):
+    """On real frames: the agent cell blanked to the floor colour, and the agent moved to another frame's place."""
+    frames = trajectories.frames[0]
+    t = next(t for t in range(1, len(frames)) if fr.agent_mask(frames[t]).sum() and
+             not np.array_equal(fr.agent_mask(frames[t]), fr.agent_mask(frames[t - 1])))
+    erased = frames[t].copy()
+    erased[fr.agent_mask(frames[t])] = 0  # MiniGrid's floor is black
+    assert not fr.agent_visible(erased)
+    assert vm.frame_reward(frames[t], frames[t], "l1_agent") == 0.0
+    assert vm.frame_reward(erased, frames[t], "l1_agent") == pytest.approx(-(vm.l1_distance(erased, frames[t]) + 1))
+    assert 0 < vm.agent_distance(frames[t - 1], frames[t]) <= 1
+
+
 def test_unknown_reward_and_missing_lpips_are_clear_errors():
     a = np.zeros((8, 8, 3), np.uint8)
     with pytest.raises(ValueError, match="Unknown video reward"):
@@ -170,10 +234,14 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
     from wmkit.profiles import get_profile
     from wmkit.video.experiment import paired_table, relative_l1_gain, run_video_seed
 
-    sizes = replace(get_profile("smoke").video, train_episodes=6, steps=4, eval_transitions=4, horizon=2)
+    sizes = replace(get_profile("smoke").video, train_episodes=6, steps=4, eval_transitions=4, horizon=2,
+                    reward="l1_agent", contrast_reward="l1")
     result = run_video_seed("smoke", 0, str(tmp_path), sizes=sizes)
     assert result["reconstruction"]["l1"] == 0.0
-    assert set(result["arms"]) == {"all", "changed"}
+    # the two arms with the reward, and the contrast reward's copy on the changed arm
+    assert {k: a["reward"] for k, a in result["arms"].items()} == {"all": "l1_agent", "changed": "l1_agent",
+                                                                 "changed_l1": "l1"}
+    assert result["arms"]["changed_l1"]["n_rl_transitions"] == result["arms"]["changed"]["n_rl_transitions"]
     for arm in result["arms"].values():
         assert arm["rl_steps"] == sizes.rl_steps and len(arm["reward_curve"]) == sizes.rl_steps
         assert arm["moved"] > 0  # GRPO changed the parameters
@@ -187,6 +255,24 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
     table = paired_table([result, result], "changed")
     assert table["rollout_l1"]["difference"]["n"] == 2 and "copy_rate_changed" in table
     assert len(relative_l1_gain([result])) == 1
+
+
+def test_arm_plan_adds_the_contrast_reward_and_rejects_bad_ones():
+    from dataclasses import replace
+
+    from wmkit.profiles import get_profile
+    from wmkit.video.experiment import arm_plan, contrast_key
+
+    sizes = replace(get_profile("smoke").video, reward="l1_agent", contrast_reward=None)
+    assert [(k, a, s.reward) for k, a, s in arm_plan(sizes)] == [("all", "all", "l1_agent"),
+                                                                  ("changed", "changed", "l1_agent")]
+    assert contrast_key(sizes) is None
+    with_l1 = replace(sizes, contrast_reward="l1")
+    assert [(k, a, s.reward) for k, a, s in arm_plan(with_l1)][-1] == ("changed_l1", "changed", "l1")
+    with pytest.raises(ValueError, match="Unknown contrast reward"):
+        arm_plan(replace(sizes, contrast_reward="lpips_only"))
+    with pytest.raises(ValueError, match="must differ"):
+        arm_plan(replace(sizes, contrast_reward="l1_agent"))
 
 
 def test_rl_arms_choose_their_transitions(trajectories):
@@ -240,7 +326,7 @@ def _selection_job(seed, mle_l1, settings):
     def measured(l1, missing):
         return {"rollout": {"mean": {"l1": l1}}, "one_step": {"agent_missing": missing}}
 
-    return {"seed": seed, "mle": measured(mle_l1, 0.0),
+    return {"seed": seed, "reward": settings[0][0], "mle": measured(mle_l1, 0.0),
             "settings": [{"reward": r, "learning_rate": lr, "arm": arm, **measured(l1, missing)}
                          for r, lr, arm, l1, missing in settings]}
 
@@ -259,11 +345,32 @@ def test_selection_scores_by_hand_and_skips_settings_that_erase_the_agent():
     assert abs(table["l1_ssim"]["mean_gain"] - 0.05) < 1e-12 and table["l1_ssim"]["agent_kept"]
     choice = choose_setting(list(table.values()))
     assert (choice["reward"], choice["learning_rate"]) == ("l1_ssim", 3e-4)
+    from wmkit.video.experiment import selection_markdown
+
+    markdown = selection_markdown(selection_table(jobs)).splitlines()
+    assert markdown[2] == "| `l1`, 3e-4 | +22.5% | no | seed 0: +0.00 / +0.00, seed 1: +0.30 / +0.00 |"
+    assert markdown[3] == "| `l1_ssim`, 3e-4 | +5.0% | yes | seed 0: +0.00 / +0.01, seed 1: +0.00 / +0.00 |"
     # when no setting keeps the agent the highest gain is chosen, flagged
     worst = choose_setting([{**table["l1_ssim"], "agent_kept": False}, table["l1"]])
     assert worst["reward"] == "l1" and worst["agent_kept"] is False
     with pytest.raises(ValueError, match="no selection rows"):
         choose_setting([])
+
+
+def test_a_second_selection_round_joins_the_first_only_from_the_same_mle_models():
+    from wmkit.video.experiment import merge_selection_jobs, selection_table
+
+    first = [_selection_job(0, 0.010, [("l1", 3e-4, "all", 0.009, 0.30)]),
+             _selection_job(0, 0.010, [("l1_agent", 3e-4, "all", 0.0099, 0.30)])]  # replaced by the rerun
+    second = [_selection_job(0, 0.010, [("l1_agent", 3e-4, "all", 0.008, 0.0)])]
+    merged = merge_selection_jobs(second, first)
+    assert sorted(j["settings"][0]["reward"] for j in merged) == ["l1", "l1_agent"]
+    table = {row["reward"]: row for row in selection_table(merged)}
+    assert table["l1_agent"]["mean_gain"] == pytest.approx(0.2) and table["l1_agent"]["agent_kept"]
+    assert not table["l1"]["agent_kept"]
+    other_mle = [_selection_job(0, 0.011, [("l1_agent", 3e-4, "all", 0.008, 0.0)])]
+    with pytest.raises(ValueError, match="seed 0"):
+        merge_selection_jobs(other_mle, first)
 
 
 def test_selection_job_rejects_bad_settings(tmp_path):
@@ -273,3 +380,19 @@ def test_selection_job_rejects_bad_settings(tmp_path):
         run_selection_job("smoke", 0, "lpips_only", str(tmp_path))
     with pytest.raises(ValueError, match="learning_rates"):
         run_selection_job("smoke", 0, "l1", str(tmp_path), learning_rates=[0.0])
+
+
+def test_mle_epochs_comparison_measures_on_validation(tmp_path):
+    """tools/compare_video_mle_epochs.py: one smoke seed's MLE model at a given epoch count, on validation."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "compare_video_mle_epochs.py"
+    spec = importlib.util.spec_from_file_location("compare_video_mle_epochs", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    with pytest.raises(ValueError, match="epochs must be positive"):
+        tool.measure_epochs("smoke", 0, 0)
+    row = tool.measure_epochs("smoke", 0, 1.0)
+    assert row["split"] == "val" and row["epochs"] == 1.0
+    assert 0 <= row["one_step"]["agent_missing"] <= 1 and row["rollout"]["mean"]["l1"] >= 0

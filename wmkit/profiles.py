@@ -503,7 +503,12 @@ class VideoSizes:
     rl_unchanged_ratio: float = 0.25
     """Unchanged transitions GRPO sees per changed one (RLVR-World: all changed plus a sample)."""
     reward: str = "l1"
-    """GRPO reward on the decoded frame: l1, l1_ssim, or l1_lpips (needs the lpips package and weights)."""
+    """GRPO reward on the decoded frame: l1, l1_ssim, l1_agent (the kit's agent term), or l1_lpips
+    (needs the lpips package and weights); `wmkit.video.model`."""
+    contrast_reward: str | None = None
+    """A second reward for one more GRPO copy of the same MLE model, on the changed-transitions arm,
+    shown beside the default's arms (e.g. -L1 alone, to show the reward hacking the default prevents);
+    None: no contrast arm."""
     data_seed: int = 0
     """Seed of the rendered trajectories."""
     parallel_runs: int = 1
@@ -829,22 +834,26 @@ _VIDEO = {
     "smoke": VideoSizes(
         train_episodes=16, val_episodes=2, test_episodes=4, steps=6, model=_VIDEO_MODEL, mle_epochs=1.0,
         mle_learning_rate=3e-3, mle_batch_size=16, rl_steps=2, num_generations=2, prompts_per_step=2,
-        rl_learning_rate=1e-4, eval_transitions=8, eval_samples=2, rollout_episodes=2, horizon=3, seeds=2),
+        rl_learning_rate=1e-4, eval_transitions=8, eval_samples=2, rollout_episodes=2, horizon=3, seeds=2,
+        reward="l1_agent_present", contrast_reward="l1"),
     "cpu": VideoSizes(
         # 12 MLE epochs: below ~10 the model has not learned to copy the context frame and predicts one
         # average layout; at 12 it copies, and copies too often (the repetition RLVR-World reports).
         # GRPO lr 3e-4 over 300 steps moved the model where 1e-4 over 150 barely did (one exploratory seed).
+        # Reward and lr chosen on validation episodes by a rule fixed before (tools/select_video_settings.py):
+        # l1_agent_present at 3e-4 is the best that kept the agent in every seed and arm; -L1 alone, which
+        # erased it, is trained beside it on the changed arm as the reward-hacking contrast.
         train_episodes=200, val_episodes=20, test_episodes=40, steps=12, model=_VIDEO_MODEL, mle_epochs=12.0,
         mle_learning_rate=3e-3, mle_batch_size=16, rl_steps=300, num_generations=8, prompts_per_step=4,
         rl_learning_rate=3e-4, eval_transitions=200, eval_samples=2, rollout_episodes=20, horizon=8, seeds=3,
-        parallel_runs=2),
+        parallel_runs=2, reward="l1_agent_present", contrast_reward="l1"),
     "gpu": VideoSizes(
         train_episodes=2000, val_episodes=100, test_episodes=200, steps=16,
         model=TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=64,
                               max_positions=256),
         mle_epochs=3.0, mle_learning_rate=1e-3, mle_batch_size=32, rl_steps=400, num_generations=8,
         prompts_per_step=16, rl_learning_rate=3e-5, eval_transitions=1000, eval_samples=4, rollout_episodes=100,
-        horizon=12, seeds=3),
+        horizon=12, seeds=3, reward="l1_agent_present", contrast_reward="l1"),
 }
 
 # ---------------------------------------------------------------- data/

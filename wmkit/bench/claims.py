@@ -148,7 +148,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
                "phone screens: screen-diff F1 before and after RLVR"),
     Experiment("rlvr_video", "RLVR-World", "wmkit.video.experiment:run_rlvr_video", "video",
                "video: MiniGrid frames, patch-codebook tokens, a tiny next-frame model by MLE vs MLE + GRPO on "
-               "the decoded frame's L1 (notebook 06)"),
+               "the decoded frame (the profile's reward; cpu: −(L1 + a missing-agent term), and −L1 alone on the "
+               "changed arm as the contrast) (notebook 06)"),
     Experiment("rwml", "RWML", "wmkit.rwml.experiment:run_rwml", "bench.rwml",
                "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
                "policy RL (Simon Says) from the base vs the RWML model",
@@ -225,8 +226,9 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("rlvr.video", "RLVR-World", "RLVR improves video world models (LPIPS)", "video LPIPS +9.2% relative",
           "rlvr_video", "relative_l1_gain/all/rollout",
           kit_label="relative L1 gain of RLVR over MLE, (L1_MLE − L1_RLVR)/L1_MLE, greedy 8-frame rollouts on "
-                    "held-out MiniGrid episodes; RL on every training transition; L1 stands in for LPIPS "
-                    "(its pretrained weights cannot be downloaded offline)"),
+                    "held-out MiniGrid episodes; RL on every training transition with the profile's reward "
+                    "(cpu: l1_agent_present, −(L1 + a missing-agent term), the kit's offline stand-in for "
+                    "−(L1 + LPIPS), whose pretrained weights cannot be downloaded here)"),
     Claim("rlvr.video_changed", "RLVR-World", "the same, RL on changed transitions plus a sample of unchanged ones",
           "— (the kit's check: RLVR-World's text-model data recipe on video)", "rlvr_video",
           "relative_l1_gain/changed/rollout",
@@ -249,6 +251,19 @@ CLAIMS: tuple[Claim, ...] = (
           "— (the kit's check that a lower copy rate is a right move, not an erased agent)", "rlvr_video",
           "arms/changed/one_step/exact_changed", "mle/one_step/exact_changed",
           kit_label="Δ share of held-out changed steps predicted exactly (greedy), RL on changed + 25% unchanged"),
+    Claim("rlvr.video_agent_kept", "RLVR-World", "the reward's object term keeps the agent in the picture",
+          "— (the kit's check: the perceptual term's job, done offline by the kit's agent term)", "rlvr_video",
+          "arms/changed/one_step/agent_missing", "mle/one_step/agent_missing", direction="lower",
+          threshold=0.02,
+          kit_label="Δ share of held-out one-step predictions without the agent (RLVR − MLE), RL on changed "
+                    "+ 25% unchanged with the profile's reward; the line is the kit's 2-point tolerance"),
+    Claim("rlvr.video_pixel_hacking", "RLVR-World", "a pixel-only reward (−L1) erases the agent: reward hacking",
+          "— (the kit's check: why the paper adds a perceptual term to L1)", "rlvr_video",
+          "arms/changed_l1/one_step/agent_missing", "mle/one_step/agent_missing", direction="higher",
+          threshold=0.02,
+          kit_label="Δ share of held-out one-step predictions without the agent (RLVR − MLE), RL on changed "
+                    "+ 25% unchanged with −L1 alone (the profile's contrast arm); the line is the kit's 2-point "
+                    "tolerance"),
     # ---------------------------------------------------------------- RWML
     Claim("rwml.vs_base", "RWML", "world-model RL without task reward improves on its starting model",
           "+19.6 ALFWorld, +7.9 τ²-Bench (agent success; the kit measures prediction)", "rwml_textgame",

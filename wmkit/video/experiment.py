@@ -9,9 +9,10 @@ One seeded run (:func:`run_video_seed`):
    the next frame's codes only): prompt = the last `context_frames` frames and actions;
 4. measure it on held-out trajectories: one-step (context from the real frames) greedy and sampled,
    and multi-step rollouts (each predicted frame fed back as context) for `horizon` steps;
-5. train a copy with GRPO through TRL (`wmkit.rlvr_world.method.train_rlvr`) on the pixel reward
-   of the decoded frame (`wmkit.video.model.VideoReward`), every parameter, as the authors do --
-   once per RL arm (`RL_ARMS`: all training transitions, or the changed ones plus a sample);
+5. train a copy with GRPO through TRL (`wmkit.rlvr_world.method.train_rlvr`) on the profile's
+   reward of the decoded frame (`wmkit.video.model.VideoReward`), every parameter, as the authors
+   do -- once per RL arm (`RL_ARMS`: all training transitions, or the changed ones plus a sample),
+   and once more on the changed arm with `VideoSizes.contrast_reward` where set (`arm_plan`);
 6. measure each RLVR model the same way.
 
 Sizes: the profile's ``video`` section (`wmkit.profiles.VideoSizes`). Seeds run two at a time in
@@ -206,6 +207,32 @@ def train_rl(model, tokenizer, codebook, traj: fr.Trajectories, codes: np.ndarra
     return result.model, result
 
 
+CONTRAST_ARM = "changed"
+"""The RL arm the contrast reward (`VideoSizes.contrast_reward`) trains: the one where erasing the
+agent paid most under -L1 in the validation runs."""
+
+
+def contrast_key(sizes: VideoSizes) -> str | None:
+    """The results key of the contrast arm, e.g. ``changed_l1``; None when the sizes have none."""
+    return f"{CONTRAST_ARM}_{sizes.contrast_reward}" if sizes.contrast_reward else None
+
+
+def arm_plan(sizes: VideoSizes) -> list[tuple[str, str, VideoSizes]]:
+    """(results key, RL arm, sizes) of every GRPO copy one seed trains: each arm of `RL_ARMS` with
+    the sizes' reward, then the contrast arm with the contrast reward."""
+    from dataclasses import replace
+
+    plan = [(arm, arm, sizes) for arm in RL_ARMS]
+    if sizes.contrast_reward:
+        if sizes.contrast_reward not in vm.REWARD_NAMES:
+            raise ValueError(f"Unknown contrast reward {sizes.contrast_reward!r}: choose one of "
+                             f"{', '.join(vm.REWARD_NAMES)}")
+        if sizes.contrast_reward == sizes.reward:
+            raise ValueError(f"the contrast reward must differ from the reward ({sizes.reward!r})")
+        plan.append((contrast_key(sizes), CONTRAST_ARM, replace(sizes, reward=sizes.contrast_reward)))
+    return plan
+
+
 def prepare_mle(sizes: VideoSizes, seed: int, show_progress: bool = False):
     """The data, codebook, codes, vocabulary and the seed's MLE model (trained here), the MLE losses
     and the seconds each part took: the start every RL run of the seed shares."""
@@ -240,17 +267,19 @@ def run_video_seed(profile: str, seed: int, out_dir: str, sizes: VideoSizes | No
     pictures = {"truth": data["test"].frames[:len(shown), sizes.context_frames:][:, :shown.shape[1]], "mle": shown}
 
     arms = {}
-    for arm in RL_ARMS:
+    for key, arm, arm_sizes in arm_plan(sizes):
         start = time.perf_counter()
-        rl_model, result = train_rl(model, tokenizer, codebook, data["train"], codes["train"], sizes, seed,
-                                    Path(out_dir) / f"seed{seed}" / f"{arm}-{sizes_key(sizes)}", arm, show_progress)
-        timings[f"rlvr_{arm}"] = time.perf_counter() - start
+        rl_model, result = train_rl(model, tokenizer, codebook, data["train"], codes["train"], arm_sizes, seed,
+                                    Path(out_dir) / f"seed{seed}" / f"{key}-{sizes_key(arm_sizes)}", arm,
+                                    show_progress)
+        timings[f"rlvr_{key}"] = time.perf_counter() - start
         start = time.perf_counter()
-        measured = measure(rl_model, tokenizer, codebook, data["test"], codes["test"], sizes, seed)
-        timings[f"measure_{arm}"] = time.perf_counter() - start
-        pictures[arm] = measured["rollout"].pop("frames")[:keep_frames]
-        arms[arm] = {**measured, "rl_steps": result.steps, "n_rl_transitions": result.n_train,
-                     "reward_curve": result.curve(f"rewards/video_{sizes.reward}/mean") or result.curve("reward"),
+        measured = measure(rl_model, tokenizer, codebook, data["test"], codes["test"], arm_sizes, seed)
+        timings[f"measure_{key}"] = time.perf_counter() - start
+        pictures[key] = measured["rollout"].pop("frames")[:keep_frames]
+        arms[key] = {**measured, "reward": arm_sizes.reward, "rl_steps": result.steps,
+                     "n_rl_transitions": result.n_train,
+                     "reward_curve": result.curve(f"rewards/video_{arm_sizes.reward}/mean") or result.curve("reward"),
                      "reward_std_curve": result.curve("reward_std"),
                      "zero_std_share": result.curve("frac_reward_zero_std"),
                      "moved": parameters_moved(model, rl_model)}
@@ -363,9 +392,9 @@ def run_rlvr_video(profile: str, seed: int, runs_root: Path, sizes) -> dict:
 
     result = run_video_seed(profile, seed, str(bench_work_dir(runs_root, "rlvr_video", seed)), sizes)
     result.pop("pictures")
-    result["relative_l1_gain"] = {arm: {"rollout": relative_l1_gain([result], arm)[0],
-                                        "one_step": relative_l1_gain([result], arm, "one_step")[0]}
-                                  for arm in RL_ARMS}
+    result["relative_l1_gain"] = {key: {"rollout": relative_l1_gain([result], key)[0],
+                                        "one_step": relative_l1_gain([result], key, "one_step")[0]}
+                                  for key in result["arms"]}
     return jsonable(result)
 
 
@@ -387,8 +416,8 @@ def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, r
     for r in runs:
         r.pop("pictures")
     result = {"profile": profile.name, "runs": runs, "seconds": round(time.perf_counter() - start, 1),
-              "tables": {arm: paired_table(runs, arm) for arm in RL_ARMS},
-              "relative_l1_gain": {arm: summarize(relative_l1_gain(runs, arm)) for arm in RL_ARMS}}
+              "tables": {key: paired_table(runs, key) for key in runs[0]["arms"]},
+              "relative_l1_gain": {key: summarize(relative_l1_gain(runs, key)) for key in runs[0]["arms"]}}
     path = Path(out) if out else runs_root / "video_seeds.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(jsonable(result), indent=1))
@@ -399,8 +428,12 @@ def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, r
 
 # ---------------------------------------------------------------- choosing the settings on validation
 
-SELECTION_REWARDS = ("l1", "l1_ssim")
-"""Rewards compared on the validation episodes (l1_lpips needs weights this machine cannot fetch)."""
+SELECTION_REWARDS = ("l1", "l1_ssim", "l1_agent", "l1_agent_cell", "l1_agent_present")
+"""Rewards compared on the validation episodes (l1_lpips needs weights this machine cannot fetch).
+Later rounds added rewards with the same seeds, sizes and rule, beside the earlier rounds' jobs
+(`merge_selection_jobs`): l1_agent after l1 and l1_ssim had both erased the agent in some seed;
+l1_agent_cell and l1_agent_present (at 3e-4 only) after l1_agent, at weight 1, kept the agent but
+swamped the L1 term."""
 SELECTION_LEARNING_RATES = (3e-4, 1e-3)
 """GRPO learning rates compared on the validation episodes: the one chosen before (on test episodes,
 one seed) and a larger one (two of a 2-core machine's budget; 1e-4 had barely moved the model)."""
@@ -442,6 +475,23 @@ def run_selection_job(profile: str, seed: int, reward: str, out_dir: str, sizes:
             "mle_loss_last": losses[-1], "settings": settings, "seconds": {k: round(v, 1) for k, v in timings.items()}}
 
 
+def merge_selection_jobs(new: Sequence[dict], earlier: Sequence[dict]) -> list[dict]:
+    """The jobs of a new selection round plus the earlier round's jobs of the (seed, reward) pairs not
+    rerun. The MLE model depends on the seed only, so both rounds must have measured the same MLE
+    numbers per seed; a ValueError names the seeds where they did not (the rounds did not start from
+    the same model and must not share a table)."""
+    rerun = {(j["seed"], j["reward"]) for j in new}
+    kept = [j for j in earlier if (j["seed"], j["reward"]) not in rerun]
+    mle = {}
+    for job in list(new) + kept:
+        mle.setdefault(job["seed"], set()).add(json.dumps(job["mle"]["rollout"]["mean"], sort_keys=True))
+    differing = [f"seed {s}" for s, values in sorted(mle.items()) if len(values) > 1]
+    if differing:
+        raise ValueError("the MLE models of the two selection rounds measured differently on validation ("
+                         + ", ".join(differing) + "): rerun every reward in one round instead")
+    return list(new) + kept
+
+
 def selection_table(jobs: Sequence[dict]) -> list[dict]:
     """Per (reward, learning rate): the relative rollout L1 gain on validation, (MLE − RL) / MLE, per
     seed and arm, its mean, and whether every seed and arm kept the agent (`AGENT_TOLERANCE`)."""
@@ -460,6 +510,28 @@ def selection_table(jobs: Sequence[dict]) -> list[dict]:
         row["mean_gain"] = float(np.mean(list(row["gains"].values())))
         row["agent_kept"] = all(d <= AGENT_TOLERANCE for d in row["agent_missing_increase"].values())
     return sorted(rows.values(), key=lambda r: (r["reward"], r["learning_rate"]))
+
+
+def selection_markdown(table: Sequence[dict]) -> str:
+    """The selection table as markdown rows (for the notebook and the docs, written from the JSON rather
+    than by hand): reward and lr, mean gain, agent kept, and per seed the increase of one-step
+    predictions without the agent (all / changed arm)."""
+    header = ("| reward, lr | mean relative rollout L1 gain (val) | agent kept | more one-step predictions "
+              "without the agent than MLE, per seed (all / changed arm) |")
+    lines = [header, "|---|---|---|---|"]
+
+    def signed(x: float, digits: int = 2) -> str:
+        return f"{x:+.{digits}f}".replace("-", "−")
+
+    for row in table:
+        increase = row["agent_missing_increase"]
+        seeds = sorted({int(key.split("/")[0][len("seed"):]) for key in increase})
+        per_seed = ", ".join(f"seed {seed}: " + " / ".join(signed(increase[f"seed{seed}/{arm}"]) for arm in RL_ARMS
+                                                           if f"seed{seed}/{arm}" in increase) for seed in seeds)
+        lr = f"{row['learning_rate']:.0e}".replace("e-0", "e-")
+        lines.append(f"| `{row['reward']}`, {lr} | {signed(100 * row['mean_gain'], 1)}% | "
+                     f"{'yes' if row['agent_kept'] else 'no'} | {per_seed} |")
+    return "\n".join(lines)
 
 
 def choose_setting(table: Sequence[dict]) -> dict:

@@ -170,12 +170,15 @@ def load_trajectories(path: str | Path) -> Trajectories:
                         env_id, tile_size)
 
 
-def agent_visible(frames: np.ndarray) -> np.ndarray:
-    """bool [...]: whether each frame [..., H, W, 3] shows the agent. MiniGrid draws the agent as a pure
-    red triangle (255, 0, 0 at its core) and nothing else in DoorKey is red, so a frame shows the agent
-    iff some pixel is strongly red. A predicted frame without it has *erased* the agent: the cheapest
-    guess under a pixel reward when the model is unsure where the agent went (one cell wrong instead
-    of two)."""
+def agent_mask(frames: np.ndarray) -> np.ndarray:
+    """bool [..., H, W]: the agent's pixels. MiniGrid draws the agent as a pure red triangle (255, 0, 0
+    at its core) and nothing else in DoorKey is red, so the strongly red pixels are the agent."""
     f = np.asarray(frames)
-    red = (f[..., 0] >= 200) & (f[..., 1] <= 60) & (f[..., 2] <= 60)
-    return red.any(axis=(-1, -2))
+    return (f[..., 0] >= 200) & (f[..., 1] <= 60) & (f[..., 2] <= 60)
+
+
+def agent_visible(frames: np.ndarray) -> np.ndarray:
+    """bool [...]: whether each frame [..., H, W, 3] shows the agent (some pixel of `agent_mask`). A
+    predicted frame without it has *erased* the agent: the cheapest guess under a pixel reward when
+    the model is unsure where the agent went (one cell wrong instead of two)."""
+    return agent_mask(frames).any(axis=(-1, -2))
