@@ -16,17 +16,19 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/v0.1.0/notebooks/05_benchmark_reproduction.ipynb)
 #
-# Notebooks 01-04 each ran one paper's experiments once. This notebook collects them into **one
+# Notebooks 01-04 and 06 each ran one paper's experiments once. This notebook collects them into **one
 # table**: every claim of the four papers (RLVR-World, RWML, WM-R1, WMRL), the paper's figure, the
 # kit's figure measured over several seeds, and a verdict computed from those seeds — with the exact
 # command that made each number.
 #
-# The benchmark itself is a command, not this notebook (at the `cpu` size, 3 seeds took 70 minutes on
-# an idle 2-core machine; it resumes when interrupted):
+# The benchmark itself is a command, not this notebook (at the `cpu` size, 3 seeds of every
+# experiment took 70 minutes on an idle 2-core machine in the kit's first version, and take longer
+# now; it resumes when interrupted, and runs one paper or experiment at a time):
 #
 # ```
 # python -m wmkit bench --profile cpu --seeds 3            # runs/cpu/bench.json and runs/cpu/report.md
 # python -m wmkit bench --profile cpu --seeds 3 --only WM-R1
+# python -m wmkit bench --profile cpu --seeds 3 --report-only --any-version  # each experiment's newest records
 # ```
 #
 # This notebook **loads** `runs/<profile>/bench.json` when it exists; otherwise it runs the `smoke`
@@ -280,16 +282,19 @@ display(Markdown("\n\n".join(explain(r) for r in rows)))
 # their models, data and compute:
 #
 # * **RLVR-World**: the +44.8 / +9.6 points (unchanged / changed) are for a 1.5B model on the text
-#   game, after SFT, with LoRA GRPO at lr 1e-6, group size 5 and KL 0.001; the web-page F1 and video
-#   LPIPS results need a web-page and a video world model (the kit has neither video nor web pages:
-#   phone screens stand in for web pages). At the kit's size a competent SFT start is needed before
-#   RL moves anything (RLVR-World also runs SFT first), and sampled accuracy moves before greedy.
+#   game, after SFT, with LoRA GRPO at lr 1e-6, group size 5 and KL 0.001; the web-page F1 needs a
+#   web-page world model (phone screens stand in for web pages), and the video LPIPS result a
+#   pretrained perceptual network and robot videos (notebook 06 uses MiniGrid frames, L1 and an
+#   agent term instead). At the kit's size RL moves a model only where the MLE start can nearly
+#   predict (notebook 02's small world; RLVR-World also runs SFT first), and sampled accuracy moves
+#   before greedy.
 # * **RWML**: +19.6 (ALFWorld) and +7.9 (τ²-Bench) are *agent task success* after world-model
-#   training; the kit measures the world model's next-state predictions on TextWorldExpress, and the
-#   mid-training-then-policy-RL result (+6.9 / +5.7) with a one-step policy-RL loop on Simon Says
-#   (`wmkit/rwml_policy.py`) whose tiny policy starts from the base or the RWML-trained model. At cpu
-#   size the embedding reward is 0 for every sample, so RL leaves the model where it was: the
-#   "forgets less" row holds only because nothing moved.
+#   training; the kit measures the world model's next-state predictions, on its own small text game
+#   (where the embedding reward is neither always 0 nor always 1, and RL moves the model) and on
+#   TextWorldExpress (where it is 0 for every sample of a cpu-sized model, so RL cannot move and
+#   those rows are *not measured*), and the mid-training-then-policy-RL result (+6.9 / +5.7) with a
+#   one-step policy-RL loop on Simon Says (`wmkit/rwml/policy.py`) whose tiny policy starts from the
+#   base or the RWML-trained model.
 # * **WM-R1**: 7B and 3B vision-language agents on AndroidWorld / GUI-Odyssey, 15 episodes over 2000
 #   tasks, max 20 steps, 11.2 h on one H200. The kit's phone simulator and tiny policy show whether
 #   training inside a world model transfers to the real simulator at all.
