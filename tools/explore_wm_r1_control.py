@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -43,7 +44,15 @@ def log(row):
 
 def sizes_for(args):
     s = get_profile("cpu").wm_r1
-    return replace(s, max_ref_len=args.max_ref_len, max_steps=args.max_steps)
+    s = replace(s, max_ref_len=args.max_ref_len, max_steps=args.max_steps)
+    if args.tokenizer:
+        s = replace(s, tokenizer_split=args.tokenizer)
+    if args.turn_tokens:
+        s = replace(s, max_turn_tokens=args.turn_tokens)
+    if args.policy:  # hidden,layers,heads,intermediate
+        h, n, a, i = (int(x) for x in args.policy.split(","))
+        s = replace(s, policy=replace(s.policy, hidden_size=h, num_layers=n, num_heads=a, intermediate_size=i))
+    return s
 
 
 def eval_tasks(sizes, n, which="train"):
@@ -106,7 +115,7 @@ def cmd_sft(args):
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
     examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200)
-    loss = ex.train_policy_sft(model, tok, examples, args.epochs, sizes.sft_learning_rate, sizes.sft_batch_size,
+    loss = ex.train_policy_sft(model, tok, examples, args.epochs, args.lr_sft or sizes.sft_learning_rate, sizes.sft_batch_size,
                                args.seed, progress=False)
     sec = time.perf_counter() - t0
     path = OUT / f"{args.tag}_seed{args.seed}"
@@ -115,6 +124,8 @@ def cmd_sft(args):
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, seed=args.seed)
     log({"cmd": "sft", "tag": args.tag, "seed": args.seed, "epochs": args.epochs, "sft_tasks": args.sft_tasks,
+         "tokenizer": sizes.tokenizer_split, "turn_tokens": sizes.max_turn_tokens, "policy": list(vars(sizes.policy).values()),
+         "sft_lr": args.lr_sft or sizes.sft_learning_rate, "examples": len(examples),
          "balanced": args.balanced, "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
          "per_template_greedy": {k: round(sum(x[0] for x in v) / len(v), 3) for k, v in per_template(tasks, g, 1).items()},
          "max_ref_len": args.max_ref_len, "sft_seconds": round(sec, 1), "loss_last": round(loss[-1], 3),
@@ -239,6 +250,7 @@ def cmd_grounding(args):
         tasks = [phone.make_task(template, 90_000 + k) for k in range(args.n)]
         episodes = run(model, tok, tasks, sizes_for(args), True)
         first_right, second_right, agent_second, items = 0, 0, Counter(), Counter()
+        named, named_right, tap_matches_name = 0, 0, 0
         for e in episodes:
             ref = phone.reference_solution(e.task)
             if e.actions[:1] != ref[:1]:
@@ -249,13 +261,25 @@ def cmd_grounding(args):
                 second_right += e.actions[1] == ref[1]
                 env = phone.PhoneEnv()
                 env.reset(task=e.task)
-                items[sum(" item " in line for line in env.step(ref[0]).observation.split("\n"))] += 1
+                list_screen = env.step(ref[0]).observation
+                items[sum(" item " in line for line in list_screen.split("\n"))] += 1
+                # Split the failure: does the thought of the second step name the right item
+                # (copying from the instruction), and does the tap hit the item it names (lookup)?
+                thoughts = re.findall(r'find "(.*?)"\.', tok.decode(e.completion_ids, skip_special_tokens=True))
+                target = re.search(r'find "(.*?)"', ag.describe_action(list_screen, ref[1]))
+                if thoughts and target and ref[1].startswith("tap"):
+                    named += 1
+                    named_right += thoughts[0] == target[1]
+                    tapped = ag.describe_action(list_screen, e.actions[1])
+                    tap_matches_name += tapped == f'find "{thoughts[0]}".'
         played = sum(agent_second.values())
         rows[template] = {"greedy": sum(e.success for e in episodes) / len(episodes),
                           "first_step_right": first_right / len(episodes),
                           "second_step_right_given_first": second_right / max(1, played),
                           "uniform_guess_among_items": sum(c / k for k, c in items.items()) / max(1, played),
-                          "agent_second_action": dict(agent_second.most_common())}
+                          "agent_second_action": dict(agent_second.most_common()),
+                          "thought_names_target": named_right / max(1, named),
+                          "tap_is_the_named_item": tap_matches_name / max(1, named), "named": named}
     log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "rows": rows})
 
 
@@ -287,6 +311,11 @@ def main():
         s.add_argument("--hard-below", type=float, default=1.0,
                        help="train: GRPO pool only from templates whose start greedy success is below this")
         s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
+        s.add_argument("--tokenizer", default="", choices=["", "bpe", "words"],
+                       help="sft: the policy tokenizer's split (models.train_tokenizer); default the profile's")
+        s.add_argument("--turn-tokens", type=int, default=0, help="max tokens per agent turn (0: the profile's)")
+        s.add_argument("--policy", default="", help="sft: policy shape 'hidden,layers,heads,intermediate'")
+        s.add_argument("--lr-sft", type=float, default=0.0, help="sft: learning rate (0: the profile's)")
     args = p.parse_args()
     torch.set_num_threads(1)
     {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,

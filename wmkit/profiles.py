@@ -411,6 +411,10 @@ class WMR1Sizes:
     wm_max_new_tokens: int = 160
     max_turn_tokens: int = 24
     max_completion_tokens: int = 1400
+    tokenizer_split: str = "bpe"
+    """How the from-scratch policy's tokenizer cuts text before BPE (``models.train_tokenizer``):
+    'bpe' (a leading space glued to the word) or 'words' (a name is one and the same token in the
+    instruction and on the screen)."""
     sampled_eval: bool = True
     """Also evaluate WM-R1 and SFT with sampling at T=1."""
     diagnostic_episodes: int = 64
