@@ -6,6 +6,7 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     sft --seed S --epochs E ...    SFT warm start saved under runs/control/<tag>_seed<S>
     train --seed S --ckpt DIR ...  GRPO on the real simulator; greedy + sampled success before/after
     grounding --ckpt DIR --n 100   which list item the start taps, against the reference and chance
+    name-loss --ckpt DIR --balanced --sft-tasks N   loss on the name the second step's thought must write
 """
 from __future__ import annotations
 
@@ -246,7 +247,7 @@ def cmd_grounding(args):
     against the reference one, and what uniform guessing among the listed items would score."""
     model, tok = models.load_model(args.ckpt)
     rows = {}
-    for template in ("open_contact", "open_note", "delete_contact", "open_chat"):
+    for template in LIST_TEMPLATES:
         tasks = [phone.make_task(template, 90_000 + k) for k in range(args.n)]
         episodes = run(model, tok, tasks, sizes_for(args), True)
         first_right, second_right, agent_second, items = 0, 0, Counter(), Counter()
@@ -265,7 +266,8 @@ def cmd_grounding(args):
                 items[sum(" item " in line for line in list_screen.split("\n"))] += 1
                 # Split the failure: does the thought of the second step name the right item
                 # (copying from the instruction), and does the tap hit the item it names (lookup)?
-                thoughts = re.findall(r'find "(.*?)"\.', tok.decode(e.completion_ids, skip_special_tokens=True))
+                after_first = tok.decode(e.completion_ids, skip_special_tokens=True).split("\nScreen:\n", 1)[-1]
+                thoughts = re.findall(r'find "(.*?)"\.', after_first)
                 target = re.search(r'find "(.*?)"', ag.describe_action(list_screen, ref[1]))
                 if thoughts and target and ref[1].startswith("tap"):
                     named += 1
@@ -283,10 +285,49 @@ def cmd_grounding(args):
     log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "rows": rows})
 
 
+LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
+
+
+def cmd_name_loss(args):
+    """Does the start fit the name it must write? The loss (and argmax hit) of the first token of
+    the name in the second step's thought (`find "<name>".`) of reference episodes, on the
+    start's own SFT tasks of the list templates (fit) and on fresh tasks (generalisation)."""
+    import random
+
+    sizes = sizes_for(args)
+    model, tok = models.load_model(args.ckpt)
+    model.eval()
+    tr, _ = ex.task_templates(sizes.max_ref_len)
+    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr) if args.balanced
+                 else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
+    seen = [t for t in sft_tasks if t.template in LIST_TEMPLATES][:args.n]
+    fresh = [phone.make_task(t, 90_000 + k) for t in LIST_TEMPLATES for k in range(max(1, args.n // 4))]
+    prefix = tok('Thought: find "', add_special_tokens=False)["input_ids"]
+    row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed}
+    for name, tasks in (("sft_tasks", seen), ("fresh_tasks", fresh)):
+        losses, hits = [], []
+        for task in tasks:
+            ids, at = [], None
+            for k, (text, from_agent) in enumerate(ex.reference_episode(task, 0.0, random.Random(0))):
+                piece = tok(text, add_special_tokens=False)["input_ids"] + ([tok.eos_token_id] if from_agent else [])
+                if from_agent and k >= 3 and at is None and piece[:len(prefix)] == prefix:
+                    at = len(ids) + len(prefix)  # pieces: prompt, turn 1, screen, turn 2, ...
+                ids += piece
+            if at is None:
+                continue
+            with torch.no_grad():
+                logp = torch.log_softmax(model(torch.tensor([ids])).logits[0, at - 1], -1)
+            losses.append(-logp[ids[at]].item())
+            hits.append(int(logp.argmax().item() == ids[at]))
+        row[name] = {"loss": round(sum(losses) / len(losses), 3), "argmax_right": round(sum(hits) / len(hits), 3),
+                     "n": len(losses)}
+    log(row)
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding"):
+    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding", "name-loss"):
         s = sub.add_parser(name)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--ckpt", default="")
@@ -319,7 +360,7 @@ def main():
     args = p.parse_args()
     torch.set_num_threads(1)
     {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,
-     "grounding": cmd_grounding}[args.cmd](args)
+     "grounding": cmd_grounding, "name-loss": cmd_name_loss}[args.cmd](args)
 
 
 if __name__ == "__main__":
