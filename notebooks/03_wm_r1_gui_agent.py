@@ -47,7 +47,7 @@
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | 93 s with notebook 01's smoke world model built inside it (a shared 2-core machine, load ~3, 2026-12-01) | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | 9 min 38 s on a shared 2-core AMD EPYC at load 2-8, one torch thread, notebook 01's world model loaded (2026-12-01; an earlier run at load 5-8: 12 min 46 s); it used 6.7 min of CPU, so on idle cores about 7 min (an estimate): SFT 2.5 min, the two rungs with their 1000-task evaluations 6.9 min | SFT start (600 reference episodes, 20 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
+# | `cpu` | 12 min 14 s on a shared 2-core AMD EPYC at load 1.6-3.4 (another job on the other core), one torch thread, notebook 01's world model loaded (2026-12-01); it used 12.1 min of CPU, so about 12 min on idle cores: SFT 7.5 min, the two rungs with their 1000-task evaluations 4.4 min | SFT start (2400 reference episodes, 15 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
@@ -297,6 +297,17 @@ for kind in ("element", "value"):
 # 0.26-0.41 over 5 seeds). The ladder's start draws its reference episodes **template by
 # template** (`template_balanced_tasks`). The table: reference episodes per template in each
 # pool, and in the evaluation.
+#
+# A third thing decides what the start can do on the list templates (`open_contact`,
+# `delete_contact`, `open_note`, `open_chat`): their second step taps the item the instruction
+# names, and the reference thought writes that name first (`Thought: find "Nora". Action: tap(3)`).
+# Copying a name from the instruction is a skill a from-scratch policy learns only with enough
+# varied examples *and* optimiser steps: with 600 reference episodes × 20 epochs the start wrote the
+# right name on about 10% of fresh list tasks (and tapped at about chance); with 2400 × 15 (the same
+# steps as 600 × 60, four times the worlds) on 97-99% of contact tasks, and greedy success rose from
+# about 0.69 to 0.75. A tokenizer that makes the name one identical token in the instruction and on
+# the screen, more episodes at the same steps, more parameters, or more epochs on the same 600
+# episodes did not teach the copy (measured on seed 0 while building this notebook).
 
 # %%
 train_templates, held_templates = wm_r1.task_templates(sizes.max_ref_len)
@@ -589,13 +600,16 @@ for row in tput:
 #   positive control; the printed verdicts say whether it, and the fall with p, hold at this size.
 #   Notebook 01's world model sits on the same axis by its measured error.
 # * Why the control does not hold at `cpu` size (measured while building this notebook over seeds
-#   0-2; `tools/WM_R1_LADDER.md` sections 7 and 9): GRPO in the exact simulator did not raise the
+#   0-2; `tools/WM_R1_LADDER.md` sections 7, 9 and 11): GRPO in the exact simulator did not raise the
 #   start's success, with task worlds repeated or a fresh world for every rollout group
 #   (`WMR1LadderSizes.grpo_pool`), and a bigger step lowered it. Where the start fails, it has to
-#   tap the item the instruction names on a list screen, and it picks one at about chance
-#   (`open_contact`: right on 16% of tasks, 21% for a uniform guess among the listed items).
-#   Outcome reward over a few thousand episodes does not teach a 0.2M-parameter policy to match a
-#   name across its context; a start that already grounds sometimes is the precondition still missing.
+#   tap the item the instruction names on a list screen. The earlier start (600 reference episodes ×
+#   20 epochs) tapped one at about chance (`open_contact`: right on 16% of tasks, 21% for a uniform
+#   guess among the listed items). This start (2400 × 15) copies the name into its thought on most
+#   contact tasks but taps the item it names on only 40-50% of them (`open_contact` right on
+#   39-46%), and GRPO on fresh worlds from it did not gain either (greedy −0.003 [−0.013, +0.006]
+#   over seeds 0-2). Outcome reward over a few thousand episodes does not teach a 0.2M-parameter
+#   policy to find a name on the screen; the start has to do that lookup reliably first.
 
 # %%
 summary_lines = [f"source of the verdicts: {source}",

@@ -141,3 +141,37 @@ def test_kit_default_and_gpu_sized_models_fit_nf4_on_every_cpu(tiny_tokenizer):
         unfit = [n for n, m in linears if m.in_features % 64 or m.out_features % models.NF4_ROW_BLOCK]
         assert not unfit, (label, unfit)
 
+
+
+def _ids(tok, text):
+    return tok(text, add_special_tokens=False)["input_ids"]
+
+
+def test_words_split_keeps_a_name_one_and_the_same_token_in_instruction_and_screen(tmp_path):
+    # The phone's two places a contact's name appears: the instruction (after a space) and a list
+    # item on the screen (after a quote). GPT-2's split glues the space to the name, so the policy
+    # sees two unrelated tokens there; the "words" split must give the same single token.
+    corpus = ["Task: Open Nora's contact page\n[2] item \"Nora\"\n[3] item \"Bob\"\n",
+              "Task: Delete the contact Bob\n[2] item \"Bob\"\n[3] item \"Nora\"\n"] * 50
+    instruction, screen = " Nora's contact", ' item "Nora"'
+    bpe = models.train_tokenizer(corpus, vocab_size=300)
+    words = models.train_tokenizer(corpus, vocab_size=300, split="words")
+    nora = _ids(words, "Nora")
+    assert len(nora) == 1
+    assert nora[0] in _ids(words, instruction) and nora[0] in _ids(words, screen)
+    assert not set(_ids(bpe, "Nora")) & set(_ids(bpe, instruction))  # the mismatch it removes
+    # digits one by one: "7:30" in an instruction ends in the same tokens as "07:30" on the screen
+    assert _ids(words, "07:30")[-4:] == _ids(words, "7:30")
+    for text in ["Task: Open Nora's contact  page\n", "Ünïcödé \t tabs", "07:30 → 7:30"]:
+        assert words.decode(_ids(words, text)) == text
+    # it saves and loads with its split
+    model = models.build_tiny_model(words, models.TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2,
+                                                                  intermediate_size=32, vocab_size=300))
+    models.save_model(model, words, tmp_path / "m")
+    _, loaded = models.load_model(str(tmp_path / "m"))
+    assert _ids(loaded, instruction) == _ids(words, instruction)
+
+
+def test_unknown_tokenizer_split_is_a_clear_error():
+    with pytest.raises(ValueError, match="split must be one of"):
+        models.train_tokenizer(["a b"], vocab_size=300, split="chars")

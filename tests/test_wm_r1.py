@@ -89,6 +89,31 @@ def tiny_policy():
     return model, tokenizer, tasks
 
 
+def test_policy_tokenizer_split_words_keeps_a_contact_name_one_token_in_instruction_and_screen():
+    # sizes.tokenizer_split reaches the policy's tokenizer: with "words" the name in "Open Nora's
+    # contact page" and the name on the contacts list are the same single token.
+    sizes = wm_r1.replace(get_profile("smoke").wm_r1, tokenizer_split="words",
+                          policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
+                                                 vocab_size=512, max_positions=2048))
+    train, _ = wm_r1.task_templates(4)
+    tasks = [phone.make_task("open_contact", k) for k in range(20)] + wm_r1.unique_tasks(20, 0, train)
+    _, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
+    checked = 0
+    for task in tasks[:20]:
+        env = phone.PhoneEnv()
+        env.reset(task=task)
+        contacts = env.step(phone.reference_solution(task)[0]).observation
+        name = next(n for n in phone.NAMES if n in task.instruction)
+        if f'"{name}"' not in contacts:
+            continue  # on the second page: the reference scrolls first
+        [name_id] = tokenizer(name, add_special_tokens=False)["input_ids"]
+        encode = lambda text: tokenizer(text, add_special_tokens=False)["input_ids"]  # noqa: E731
+        assert name_id in encode(ag.prompt_text(task, ag.initial_screen(task)))
+        assert name_id in encode(ag.observation_text(contacts))
+        checked += 1
+    assert checked >= 10
+
+
 def test_sft_labels_cover_only_agent_text(tiny_policy):
     _, tokenizer, tasks = tiny_policy
     [example] = wm_r1.sft_examples(tokenizer, tasks[:1], 0.0, 0, 4096)

@@ -6,11 +6,13 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     sft --seed S --epochs E ...    SFT warm start saved under runs/control/<tag>_seed<S>
     train --seed S --ckpt DIR ...  GRPO on the real simulator; greedy + sampled success before/after
     grounding --ckpt DIR --n 100   which list item the start taps, against the reference and chance
+    name-loss --ckpt DIR --balanced --sft-tasks N   loss on the name the second step's thought must write
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -43,7 +45,15 @@ def log(row):
 
 def sizes_for(args):
     s = get_profile("cpu").wm_r1
-    return replace(s, max_ref_len=args.max_ref_len, max_steps=args.max_steps)
+    s = replace(s, max_ref_len=args.max_ref_len, max_steps=args.max_steps)
+    if args.tokenizer:
+        s = replace(s, tokenizer_split=args.tokenizer)
+    if args.turn_tokens:
+        s = replace(s, max_turn_tokens=args.turn_tokens)
+    if args.policy:  # hidden,layers,heads,intermediate
+        h, n, a, i = (int(x) for x in args.policy.split(","))
+        s = replace(s, policy=replace(s.policy, hidden_size=h, num_layers=n, num_heads=a, intermediate_size=i))
+    return s
 
 
 def eval_tasks(sizes, n, which="train"):
@@ -106,7 +116,7 @@ def cmd_sft(args):
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
     examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200)
-    loss = ex.train_policy_sft(model, tok, examples, args.epochs, sizes.sft_learning_rate, sizes.sft_batch_size,
+    loss = ex.train_policy_sft(model, tok, examples, args.epochs, args.lr_sft or sizes.sft_learning_rate, sizes.sft_batch_size,
                                args.seed, progress=False)
     sec = time.perf_counter() - t0
     path = OUT / f"{args.tag}_seed{args.seed}"
@@ -115,6 +125,8 @@ def cmd_sft(args):
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, seed=args.seed)
     log({"cmd": "sft", "tag": args.tag, "seed": args.seed, "epochs": args.epochs, "sft_tasks": args.sft_tasks,
+         "tokenizer": sizes.tokenizer_split, "turn_tokens": sizes.max_turn_tokens, "policy": list(vars(sizes.policy).values()),
+         "sft_lr": args.lr_sft or sizes.sft_learning_rate, "examples": len(examples),
          "balanced": args.balanced, "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
          "per_template_greedy": {k: round(sum(x[0] for x in v) / len(v), 3) for k, v in per_template(tasks, g, 1).items()},
          "max_ref_len": args.max_ref_len, "sft_seconds": round(sec, 1), "loss_last": round(loss[-1], 3),
@@ -235,10 +247,11 @@ def cmd_grounding(args):
     against the reference one, and what uniform guessing among the listed items would score."""
     model, tok = models.load_model(args.ckpt)
     rows = {}
-    for template in ("open_contact", "open_note", "delete_contact", "open_chat"):
+    for template in LIST_TEMPLATES:
         tasks = [phone.make_task(template, 90_000 + k) for k in range(args.n)]
         episodes = run(model, tok, tasks, sizes_for(args), True)
         first_right, second_right, agent_second, items = 0, 0, Counter(), Counter()
+        named, named_right, tap_matches_name = 0, 0, 0
         for e in episodes:
             ref = phone.reference_solution(e.task)
             if e.actions[:1] != ref[:1]:
@@ -249,20 +262,72 @@ def cmd_grounding(args):
                 second_right += e.actions[1] == ref[1]
                 env = phone.PhoneEnv()
                 env.reset(task=e.task)
-                items[sum(" item " in line for line in env.step(ref[0]).observation.split("\n"))] += 1
+                list_screen = env.step(ref[0]).observation
+                items[sum(" item " in line for line in list_screen.split("\n"))] += 1
+                # Split the failure: does the thought of the second step name the right item
+                # (copying from the instruction), and does the tap hit the item it names (lookup)?
+                after_first = tok.decode(e.completion_ids, skip_special_tokens=True).split("\nScreen:\n", 1)[-1]
+                thoughts = re.findall(r'find "(.*?)"\.', after_first)
+                target = re.search(r'find "(.*?)"', ag.describe_action(list_screen, ref[1]))
+                if thoughts and target and ref[1].startswith("tap"):
+                    named += 1
+                    named_right += thoughts[0] == target[1]
+                    tapped = ag.describe_action(list_screen, e.actions[1])
+                    tap_matches_name += tapped == f'find "{thoughts[0]}".'
         played = sum(agent_second.values())
         rows[template] = {"greedy": sum(e.success for e in episodes) / len(episodes),
                           "first_step_right": first_right / len(episodes),
                           "second_step_right_given_first": second_right / max(1, played),
                           "uniform_guess_among_items": sum(c / k for k, c in items.items()) / max(1, played),
-                          "agent_second_action": dict(agent_second.most_common())}
+                          "agent_second_action": dict(agent_second.most_common()),
+                          "thought_names_target": named_right / max(1, named),
+                          "tap_is_the_named_item": tap_matches_name / max(1, named), "named": named}
     log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "rows": rows})
+
+
+LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
+
+
+def cmd_name_loss(args):
+    """Does the start fit the name it must write? The loss (and argmax hit) of the first token of
+    the name in the second step's thought (`find "<name>".`) of reference episodes, on the
+    start's own SFT tasks of the list templates (fit) and on fresh tasks (generalisation)."""
+    import random
+
+    sizes = sizes_for(args)
+    model, tok = models.load_model(args.ckpt)
+    model.eval()
+    tr, _ = ex.task_templates(sizes.max_ref_len)
+    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr) if args.balanced
+                 else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
+    seen = [t for t in sft_tasks if t.template in LIST_TEMPLATES][:args.n]
+    fresh = [phone.make_task(t, 90_000 + k) for t in LIST_TEMPLATES for k in range(max(1, args.n // 4))]
+    prefix = tok('Thought: find "', add_special_tokens=False)["input_ids"]
+    row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed}
+    for name, tasks in (("sft_tasks", seen), ("fresh_tasks", fresh)):
+        losses, hits = [], []
+        for task in tasks:
+            ids, at = [], None
+            for k, (text, from_agent) in enumerate(ex.reference_episode(task, 0.0, random.Random(0))):
+                piece = tok(text, add_special_tokens=False)["input_ids"] + ([tok.eos_token_id] if from_agent else [])
+                if from_agent and k >= 3 and at is None and piece[:len(prefix)] == prefix:
+                    at = len(ids) + len(prefix)  # pieces: prompt, turn 1, screen, turn 2, ...
+                ids += piece
+            if at is None:
+                continue
+            with torch.no_grad():
+                logp = torch.log_softmax(model(torch.tensor([ids])).logits[0, at - 1], -1)
+            losses.append(-logp[ids[at]].item())
+            hits.append(int(logp.argmax().item() == ids[at]))
+        row[name] = {"loss": round(sum(losses) / len(losses), 3), "argmax_right": round(sum(hits) / len(hits), 3),
+                     "n": len(losses)}
+    log(row)
 
 
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding"):
+    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding", "name-loss"):
         s = sub.add_parser(name)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--ckpt", default="")
@@ -287,10 +352,15 @@ def main():
         s.add_argument("--hard-below", type=float, default=1.0,
                        help="train: GRPO pool only from templates whose start greedy success is below this")
         s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
+        s.add_argument("--tokenizer", default="", choices=["", "bpe", "words"],
+                       help="sft: the policy tokenizer's split (models.train_tokenizer); default the profile's")
+        s.add_argument("--turn-tokens", type=int, default=0, help="max tokens per agent turn (0: the profile's)")
+        s.add_argument("--policy", default="", help="sft: policy shape 'hidden,layers,heads,intermediate'")
+        s.add_argument("--lr-sft", type=float, default=0.0, help="sft: learning rate (0: the profile's)")
     args = p.parse_args()
     torch.set_num_threads(1)
     {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,
-     "grounding": cmd_grounding}[args.cmd](args)
+     "grounding": cmd_grounding, "name-loss": cmd_name_loss}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -411,6 +411,10 @@ class WMR1Sizes:
     wm_max_new_tokens: int = 160
     max_turn_tokens: int = 24
     max_completion_tokens: int = 1400
+    tokenizer_split: str = "bpe"
+    """How the from-scratch policy's tokenizer cuts text before BPE (``models.train_tokenizer``):
+    'bpe' (a leading space glued to the word) or 'words' (a name is one and the same token in the
+    instruction and on the screen)."""
     sampled_eval: bool = True
     """Also evaluate WM-R1 and SFT with sampling at T=1."""
     diagnostic_episodes: int = 64
@@ -713,17 +717,21 @@ _RWML_TEXTGAME = {
 # The fidelity ladder. cpu values (tools/WM_R1_LADDER.md has the measurements): rollouts at T = 0.6,
 # where the SFT start succeeds about as often as greedy (at T = 1: 0.22 vs 0.42, and GRPO sharpened
 # the sampled policy while greedy fell); lr 1e-4 with 4 prompts per step (2e-4 for 150 steps and
-# 5e-4 lowered greedy success by 0.10-0.17). The start: 600 reference episodes drawn template by
-# template, 20 epochs (greedy 0.685 / 0.651 / 0.701 over seeds 0-2 on the 1000 evaluation tasks, std
-# 0.026; the previous start from unique_tasks: std 0.066). From that start GRPO on the simulator
-# (p = 0) did not raise success within 60 steps (section 7 of the notes): the positive control is
-# not established at this size. A fresh world for every rollout group (grpo_pool="fresh") did not
-# either (greedy gain -0.001 [-0.066, +0.064] over seeds 0-2, section 9), so the pool stays balanced.
+# 5e-4 lowered greedy success by 0.10-0.17). The start: 2400 reference episodes drawn template by
+# template, 15 epochs (section 11 of the notes): the only start tried that learns to copy the name
+# the instruction gives into the list step's thought (97-99% of contact tasks vs ~10% for 600 x 20);
+# greedy 0.750 / 0.759 / 0.747 over seeds 0-2 on the 1000 evaluation tasks, std 0.006 (600 x 20:
+# 0.685 / 0.651 / 0.701, std 0.026; unique_tasks before that: std 0.066). From the 600 x 20 start
+# GRPO on the simulator (p = 0) did not raise success within 60 steps (section 7 of the notes): the
+# positive control is not established at this size. A fresh world for every rollout group
+# (grpo_pool="fresh") did not either, from the 600 x 20 start (greedy gain -0.001 [-0.066, +0.064]
+# over seeds 0-2, section 9) nor from the 2400 x 15 one (-0.003 [-0.013, +0.006], section 11), so
+# the pool stays balanced.
 _WM_R1_LADDER = {
     "smoke": WMR1LadderSizes(error_rates=(0.0, 0.6), sft_epochs=1.0, sft_tasks=40, grpo_steps=1, group_size=2, prompts_per_step=2,
                              learning_rate=1e-4, temperature=0.6, eval_tasks=2, fidelity_episodes=2,
                              notebook_error_rates=(0.0, 0.6)),
-    "cpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=20.0, sft_tasks=600, grpo_steps=60, group_size=8,
+    "cpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=15.0, sft_tasks=2400, grpo_steps=60, group_size=8,
                            prompts_per_step=4, learning_rate=1e-4, temperature=0.6, eval_tasks=1000,
                            fidelity_episodes=100, notebook_error_rates=(0.0, 0.6)),
     "gpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=3.0, sft_tasks=4000, grpo_steps=200, group_size=8,

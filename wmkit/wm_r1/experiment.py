@@ -224,7 +224,8 @@ def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed:
     projections -- on NF4 4-bit weights with CUDA (QLoRA; `quantization`, see
     `models.resolve_quantization`) -- that the SFT warm start and then GRPO train."""
     if model_name in (None, "tiny"):
-        tokenizer = models.train_tokenizer(tokenizer_corpus(list(train_tasks)[:200]), sizes.policy.vocab_size)
+        tokenizer = models.train_tokenizer(tokenizer_corpus(list(train_tasks)[:200]), sizes.policy.vocab_size,
+                                           split=sizes.tokenizer_split)
         model = models.build_tiny_model(tokenizer, sizes.policy, seed=seed)
         return model, tokenizer
     quant = models.resolve_quantization(quantization)
