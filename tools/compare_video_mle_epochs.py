@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 from dataclasses import replace
 
 from wmkit.profiles import get_profile
-from wmkit.runs import REPO, jsonable
+from wmkit.runs import REPO, jsonable, machine_and_load
 from wmkit.video import experiment as vx
 
 
@@ -66,8 +64,7 @@ def main(argv=None) -> int:
         "profile": args.profile, "seeds": list(vx.SELECTION_SEEDS), "epochs": args.epochs, "default": default,
         "rule": "keep the profile's count unless another has a lower validation rollout L1 in every seed",
         "reading": reading, "rows": rows, "seconds": round(time.perf_counter() - start, 1),
-        "machine": {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-                    "load_after": os.getloadavg()}}), indent=1))
+        "machine": machine_and_load()}), indent=1))
     print("wrote", out)
     return 0
 

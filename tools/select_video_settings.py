@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 from pathlib import Path
 
 from wmkit.core.parallel import run_jobs
 from wmkit.profiles import get_profile
-from wmkit.runs import REPO, default_runs_root, jsonable
+from wmkit.runs import REPO, default_runs_root, jsonable, machine_and_load
 from wmkit.video import experiment as vx
 
 
@@ -81,8 +79,7 @@ def main(argv=None) -> int:
         "split": "val", "table": table, "choice": choice,
         "jobs": results, "seconds": round(time.perf_counter() - start, 1), "workers": args.workers,
         "torch_threads": _torch_threads(),
-        "machine": {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-                    "load_after": os.getloadavg()}}), indent=1))
+        "machine": machine_and_load()}), indent=1))
     print("wrote", out)
     return 0
 

@@ -106,6 +106,16 @@ def default_runs_root() -> Path:
     return REPO / "runs" if (REPO / "notebooks").is_dir() else Path.cwd() / "runs"
 
 
+def machine_and_load() -> dict:
+    """Where a probe ran, for its results file: processor, CPU count and the load average when it
+    ended (timings on a shared machine mean little without it)."""
+    import os
+    import platform
+
+    return {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+            "load_after": os.getloadavg()}
+
+
 def jsonable(value: Any) -> Any:
     """numpy arrays and scalars as plain lists and numbers, paths as strings, and non-finite
     floats as None (JSON has no NaN), recursively through dicts, lists and tuples."""
