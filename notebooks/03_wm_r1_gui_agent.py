@@ -392,8 +392,10 @@ def ladder_figure(points, start_band, learned_error, title, interval_label):
         ax.axvline(learned_error, color="grey", ls="--", label="notebook 01's world model (its error)")
     ax.set(xlabel="world-model error: 1 − next-screen exact match on the start's transitions",
            ylabel="success in the real simulator", title=title, xlim=(-0.05, 1.05))
-    ax.legend(fontsize=7, loc="lower left")
+    # Below the axes: inside, it hid the sampled p = 0 point.
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     ax.text(0.99, 0.99, interval_label, transform=ax.transAxes, ha="right", va="top", fontsize=7)
+    fig.tight_layout()
     return fig
 
 
