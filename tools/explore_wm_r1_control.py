@@ -255,6 +255,7 @@ def cmd_grounding(args):
         episodes = run(model, tok, tasks, sizes_for(args), True)
         first_right, second_right, agent_second, items = 0, 0, Counter(), Counter()
         named, named_right, tap_matches_name = 0, 0, 0
+        indexed, index_is_named_item, tap_copies_index = 0, 0, 0
         for e in episodes:
             ref = phone.reference_solution(e.task)
             if e.actions[:1] != ref[:1]:
@@ -277,6 +278,13 @@ def cmd_grounding(args):
                     named_right += thoughts[0] == target[1]
                     tapped = ag.describe_action(list_screen, e.actions[1])
                     tap_matches_name += tapped == f'find "{thoughts[0]}".'
+                    # With indexed thoughts (sft --thought-index): is the index the named item's
+                    # line on this screen, and does the tap copy it?
+                    index = re.search(r'find "(.*?)" at \[(\d+)\]\.', after_first)
+                    if index:
+                        indexed += 1
+                        index_is_named_item += f'[{index[2]}] item "{index[1]}"' in list_screen
+                        tap_copies_index += e.actions[1] == f"tap({index[2]})"
         played = sum(agent_second.values())
         rows[template] = {"greedy": sum(e.success for e in episodes) / len(episodes),
                           "first_step_right": first_right / len(episodes),
@@ -284,7 +292,9 @@ def cmd_grounding(args):
                           "uniform_guess_among_items": sum(c / k for k, c in items.items()) / max(1, played),
                           "agent_second_action": dict(agent_second.most_common()),
                           "thought_names_target": named_right / max(1, named),
-                          "tap_is_the_named_item": tap_matches_name / max(1, named), "named": named}
+                          "tap_is_the_named_item": tap_matches_name / max(1, named), "named": named,
+                          "indexed": indexed, "index_is_the_named_item": index_is_named_item / max(1, indexed),
+                          "tap_copies_the_index": tap_copies_index / max(1, indexed)}
     log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "rows": rows})
 
 
