@@ -256,6 +256,7 @@ def cmd_grounding(args):
         first_right, second_right, agent_second, items = 0, 0, Counter(), Counter()
         named, named_right, tap_matches_name = 0, 0, 0
         indexed, index_is_named_item, tap_copies_index = 0, 0, 0
+        index_offset = Counter()  # the thought's index minus the named item's index, when it names one on screen
         for e in episodes:
             ref = phone.reference_solution(e.task)
             if e.actions[:1] != ref[:1]:
@@ -285,6 +286,9 @@ def cmd_grounding(args):
                         indexed += 1
                         index_is_named_item += f'[{index[2]}] item "{index[1]}"' in list_screen
                         tap_copies_index += e.actions[1] == f"tap({index[2]})"
+                        named_line = [ln for ln in list_screen.split("\n") if f'item "{index[1]}"' in ln]
+                        if named_line:
+                            index_offset[int(index[2]) - int(named_line[0][1:named_line[0].index("]")])] += 1
         played = sum(agent_second.values())
         rows[template] = {"greedy": sum(e.success for e in episodes) / len(episodes),
                           "first_step_right": first_right / len(episodes),
@@ -294,7 +298,8 @@ def cmd_grounding(args):
                           "thought_names_target": named_right / max(1, named),
                           "tap_is_the_named_item": tap_matches_name / max(1, named), "named": named,
                           "indexed": indexed, "index_is_the_named_item": index_is_named_item / max(1, indexed),
-                          "tap_copies_the_index": tap_copies_index / max(1, indexed)}
+                          "tap_copies_the_index": tap_copies_index / max(1, indexed),
+                          "index_minus_named_items_index": dict(sorted(index_offset.items()))}
     log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "rows": rows})
 
 
