@@ -246,3 +246,32 @@ def test_best_of_k_picks_the_candidate_the_world_model_likes():
         lambda pairs: [phone.compute_diff(s, screen if a == "back()" else s) for s, a in pairs]),
         task, goal_screen, ["back()", "back()", "finished()"])
     assert done == "finished()"  # on the goal screen, finishing is judged on that screen: True
+
+
+# --------------------------------------------------------------------------- reference thoughts
+
+CONTACTS_SCREEN = ('app: Contacts | screen: contacts\n[1] button "Add contact"\n[2] item "Bob"\n'
+                   '[3] item "Finn"\n[4] item "Hugo"\n[5] button "Back"')
+
+
+def test_describe_action_names_the_index_of_the_tapped_item_only_when_asked():
+    # Hand-checked: tap(3) on this screen touches "Finn", whose line starts with [3].
+    assert ag.describe_action(CONTACTS_SCREEN, "tap(3)") == 'find "Finn".'
+    assert ag.describe_action(CONTACTS_SCREEN, "tap(3)", thought_index=True) == 'find "Finn" at [3].'
+    assert ag.describe_action(CONTACTS_SCREEN, "tap(4)", thought_index=True) == 'find "Hugo" at [4].'
+    # Only taps carry the index; other actions' thoughts are unchanged.
+    assert ag.describe_action(CONTACTS_SCREEN, "scroll(down)", thought_index=True) == "scroll."
+    assert ag.describe_action(CONTACTS_SCREEN, "tap(9)", thought_index=True) == "tap."  # not on screen
+
+
+def test_indexed_thought_parses_and_names_the_tapped_item_on_the_current_screen():
+    thought = ag.describe_action(CONTACTS_SCREEN, "tap(2)", thought_index=True)
+    turn = ag.parse_turn(ag.format_turn(thought, action="tap(2)"))
+    assert turn == ag.ParsedTurn("action", "tap(2)", 'find "Bob" at [2].')
+    # The index in the thought is the index of the named item's line on the screen.
+    index = turn.thought.rsplit("[", 1)[1].rstrip("].")
+    assert f'[{index}] item "Bob"' in CONTACTS_SCREEN
+    # Truncated or malformed indexed thoughts never raise.
+    for text in ('Thought: find "Bob" at [', 'Thought: find "Bob" at [2]. Action:', 'Thought: find "Bob" at [2',
+                 'Thought: find "Bob" at [2]. Action: tap(', 'Thought: find "Bob" at [2]. call_wm(action=\'tap(2'):
+        assert ag.parse_turn(text).kind == "invalid"

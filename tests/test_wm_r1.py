@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 import random
 
 import pytest
@@ -285,3 +286,36 @@ def test_ladder_grpo_pool_follows_the_sizes():
     assert len(tasks) == 20 and len({(t.template, t.seed) for t in tasks}) == 20  # one world per rollout group
     with pytest.raises(ValueError, match="Unknown grpo_pool 'mixed'"):
         wm_r1.grpo_pool(replace(sizes, ladder=replace(sizes.ladder, grpo_pool="mixed")), 0, train)
+
+
+def test_reference_episode_with_thought_index_names_the_tapped_items_index_on_each_screen():
+    task = phone.make_task("open_contact", 5)
+    pieces = wm_r1.reference_episode(task, imagine_rate=0.0, rng=random.Random(0), thought_index=True)
+    plain = wm_r1.reference_episode(task, imagine_rate=0.0, rng=random.Random(0))
+    screen = pieces[0][0].split("Screen:\n", 1)[1]
+    taps = 0
+    for (text, mine), (plain_text, _) in zip(pieces, plain):
+        if not mine:
+            screen = text.split("Screen:\n", 1)[1]
+            assert text == plain_text  # only the agent's thoughts change
+            continue
+        turn = ag.parse_turn(text)
+        if turn.action.startswith("tap("):
+            index = turn.action[4:-1]
+            name = re.search(r'"(.*?)"', next(l for l in screen.split("\n") if l.startswith(f"[{index}] ")))[1]
+            assert turn.thought == f'find "{name}" at [{index}].'
+            assert ag.parse_turn(plain_text).thought == f'find "{name}".'
+            taps += 1
+    assert taps == 2  # the Contacts app on the home screen, then the named contact
+    assert [ag.parse_turn(t).action for t, m in pieces if m] == phone.reference_solution(task)
+
+
+def test_thought_index_setting_reaches_the_sft_examples():
+    sizes = wm_r1.replace(get_profile("smoke").wm_r1, thought_index=True,
+                          policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
+                                                 vocab_size=512, max_positions=2048))
+    tasks = [phone.make_task("open_contact", k) for k in range(6)]
+    _, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
+    examples = wm_r1.sft_examples(tokenizer, tasks[:2], 0.0, 0, 4096, thought_index=True)
+    text = tokenizer.decode(examples[0]["input_ids"])
+    assert re.search(r'find "\w+" at \[\d+\]\. Action: tap\(\d+\)', text)

@@ -50,6 +50,8 @@ def sizes_for(args):
         s = replace(s, tokenizer_split=args.tokenizer)
     if args.turn_tokens:
         s = replace(s, max_turn_tokens=args.turn_tokens)
+    if args.thought_index:
+        s = replace(s, thought_index=True)
     if args.policy:  # hidden,layers,heads,intermediate
         h, n, a, i = (int(x) for x in args.policy.split(","))
         s = replace(s, policy=replace(s.policy, hidden_size=h, num_layers=n, num_heads=a, intermediate_size=i))
@@ -115,7 +117,8 @@ def cmd_sft(args):
     sft_tasks = pool(args.sft_tasks, 10_000 + args.seed, tr)
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
-    examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200)
+    examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200,
+                               sizes.thought_index)
     loss = ex.train_policy_sft(model, tok, examples, args.epochs, args.lr_sft or sizes.sft_learning_rate, sizes.sft_batch_size,
                                args.seed, progress=False)
     sec = time.perf_counter() - t0
@@ -125,7 +128,7 @@ def cmd_sft(args):
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, seed=args.seed)
     log({"cmd": "sft", "tag": args.tag, "seed": args.seed, "epochs": args.epochs, "sft_tasks": args.sft_tasks,
-         "tokenizer": sizes.tokenizer_split, "turn_tokens": sizes.max_turn_tokens, "policy": list(vars(sizes.policy).values()),
+         "tokenizer": sizes.tokenizer_split, "turn_tokens": sizes.max_turn_tokens, "thought_index": sizes.thought_index, "policy": list(vars(sizes.policy).values()),
          "sft_lr": args.lr_sft or sizes.sft_learning_rate, "examples": len(examples),
          "balanced": args.balanced, "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
          "per_template_greedy": {k: round(sum(x[0] for x in v) / len(v), 3) for k, v in per_template(tasks, g, 1).items()},
@@ -252,6 +255,8 @@ def cmd_grounding(args):
         episodes = run(model, tok, tasks, sizes_for(args), True)
         first_right, second_right, agent_second, items = 0, 0, Counter(), Counter()
         named, named_right, tap_matches_name = 0, 0, 0
+        indexed, index_is_named_item, tap_copies_index = 0, 0, 0
+        index_offset = Counter()  # the thought's index minus the named item's index, when it names one on screen
         for e in episodes:
             ref = phone.reference_solution(e.task)
             if e.actions[:1] != ref[:1]:
@@ -267,13 +272,23 @@ def cmd_grounding(args):
                 # Split the failure: does the thought of the second step name the right item
                 # (copying from the instruction), and does the tap hit the item it names (lookup)?
                 after_first = tok.decode(e.completion_ids, skip_special_tokens=True).split("\nScreen:\n", 1)[-1]
-                thoughts = re.findall(r'find "(.*?)"\.', after_first)
+                thoughts = re.findall(r'find "(.*?)"(?: at \[\d+\])?\.', after_first)
                 target = re.search(r'find "(.*?)"', ag.describe_action(list_screen, ref[1]))
                 if thoughts and target and ref[1].startswith("tap"):
                     named += 1
                     named_right += thoughts[0] == target[1]
                     tapped = ag.describe_action(list_screen, e.actions[1])
                     tap_matches_name += tapped == f'find "{thoughts[0]}".'
+                    # With indexed thoughts (sft --thought-index): is the index the named item's
+                    # line on this screen, and does the tap copy it?
+                    index = re.search(r'find "(.*?)" at \[(\d+)\]\.', after_first)
+                    if index:
+                        indexed += 1
+                        index_is_named_item += f'[{index[2]}] item "{index[1]}"' in list_screen
+                        tap_copies_index += e.actions[1] == f"tap({index[2]})"
+                        named_line = [ln for ln in list_screen.split("\n") if f'item "{index[1]}"' in ln]
+                        if named_line:
+                            index_offset[int(index[2]) - int(named_line[0][1:named_line[0].index("]")])] += 1
         played = sum(agent_second.values())
         rows[template] = {"greedy": sum(e.success for e in episodes) / len(episodes),
                           "first_step_right": first_right / len(episodes),
@@ -281,7 +296,10 @@ def cmd_grounding(args):
                           "uniform_guess_among_items": sum(c / k for k, c in items.items()) / max(1, played),
                           "agent_second_action": dict(agent_second.most_common()),
                           "thought_names_target": named_right / max(1, named),
-                          "tap_is_the_named_item": tap_matches_name / max(1, named), "named": named}
+                          "tap_is_the_named_item": tap_matches_name / max(1, named), "named": named,
+                          "indexed": indexed, "index_is_the_named_item": index_is_named_item / max(1, indexed),
+                          "tap_copies_the_index": tap_copies_index / max(1, indexed),
+                          "index_minus_named_items_index": dict(sorted(index_offset.items()))}
     log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "rows": rows})
 
 
@@ -357,6 +375,8 @@ def main():
         s.add_argument("--turn-tokens", type=int, default=0, help="max tokens per agent turn (0: the profile's)")
         s.add_argument("--policy", default="", help="sft: policy shape 'hidden,layers,heads,intermediate'")
         s.add_argument("--lr-sft", type=float, default=0.0, help="sft: learning rate (0: the profile's)")
+        s.add_argument("--thought-index", action="store_true",
+                       help="sft: reference tap thoughts name the index too (find \"Nora\" at [3].)")
     args = p.parse_args()
     torch.set_num_threads(1)
     {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,

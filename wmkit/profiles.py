@@ -415,6 +415,10 @@ class WMR1Sizes:
     """How the from-scratch policy's tokenizer cuts text before BPE (``models.train_tokenizer``):
     'bpe' (a leading space glued to the word) or 'words' (a name is one and the same token in the
     instruction and on the screen)."""
+    thought_index: bool = False
+    """The reference thought of a tap names the element's index as well as its label
+    (`find "Nora" at [3].` instead of `find "Nora".`), so the SFT start learns the tap as a copy
+    from its own thought (``agent.describe_action``)."""
     sampled_eval: bool = True
     """Also evaluate WM-R1 and SFT with sampling at T=1."""
     diagnostic_episodes: int = 64

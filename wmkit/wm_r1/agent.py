@@ -160,8 +160,11 @@ def initial_screen(task: phone.PhoneTask) -> str:
     return env.reset(task=task)
 
 
-def describe_action(screen: str, action: str) -> str:
-    """A short thought for an action: the label of the element it touches (used for SFT data)."""
+def describe_action(screen: str, action: str, thought_index: bool = False) -> str:
+    """A short thought for an action: the label of the element it touches (used for SFT data).
+    With `thought_index` a tap's thought also names the element's index on the current screen
+    (`find "Nora" at [3].`), so the action that follows copies a number already in the thought
+    instead of looking the name up on the screen again."""
     parsed = phone.parse_action(action)
     if parsed is None:
         return "try."
@@ -170,7 +173,9 @@ def describe_action(screen: str, action: str) -> str:
             if line.startswith(f"[{parsed[1]}] "):
                 label = re.search(r'"(.*?)"', line)
                 name = label[1] if label else "it"
-                return f'find "{name}".' if parsed[0] == "tap" else f'write in "{name}".'
+                if parsed[0] == "type":
+                    return f'write in "{name}".'
+                return f'find "{name}" at [{parsed[1]}].' if thought_index else f'find "{name}".'
         return "tap."
     if parsed[0] == "open_app":
         return f"open {parsed[1]}."

@@ -156,15 +156,17 @@ def fresh_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.Phone
     return out
 
 
-def reference_episode(task: phone.PhoneTask, imagine_rate: float, rng: random.Random) -> list[tuple[str, bool]]:
+def reference_episode(task: phone.PhoneTask, imagine_rate: float, rng: random.Random,
+                      thought_index: bool = False) -> list[tuple[str, bool]]:
     """A reference trajectory as (text, written by the agent?) pieces, prompt first. A share
     `imagine_rate` of the steps first imagine their action with call_wm (the imagined screen is
-    the true next screen here)."""
+    the true next screen here). `thought_index`: tap thoughts name the index too
+    (:func:`wmkit.wm_r1.agent.describe_action`)."""
     env = phone.PhoneEnv()
     screen = env.reset(task=task)
     pieces = [(ag.prompt_text(task, screen), False)]
     for action in phone.reference_solution(task):
-        thought = ag.describe_action(screen, action)
+        thought = ag.describe_action(screen, action, thought_index)
         nxt = env.clone().step(action).observation
         if action != "finished()" and rng.random() < imagine_rate:
             pieces.append((ag.format_turn(f"check {action}.", imagine=action), True))
@@ -177,23 +179,23 @@ def reference_episode(task: phone.PhoneTask, imagine_rate: float, rng: random.Ra
     return pieces
 
 
-def tokenizer_corpus(tasks: Sequence[phone.PhoneTask]) -> list[str]:
+def tokenizer_corpus(tasks: Sequence[phone.PhoneTask], thought_index: bool = False) -> list[str]:
     rng = random.Random(0)
     texts = [ag.IMAGINED_NOTE, "Thought: Action: call_wm(action='') Screen: Imagined: Task:"]
     for task in tasks:
-        texts += [text for text, _ in reference_episode(task, 0.5, rng)]
+        texts += [text for text, _ in reference_episode(task, 0.5, rng, thought_index)]
     return texts
 
 
 def sft_examples(tokenizer, tasks: Sequence[phone.PhoneTask], imagine_rate: float, seed: int,
-                 max_length: int) -> list[dict]:
+                 max_length: int, thought_index: bool = False) -> list[dict]:
     """input_ids / labels (-100 on everything the agent did not write) per reference episode."""
     rng = random.Random(seed)
     eos = tokenizer.eos_token_id
     examples = []
     for task in tasks:
         ids, labels = [], []
-        for text, from_agent in reference_episode(task, imagine_rate, rng):
+        for text, from_agent in reference_episode(task, imagine_rate, rng, thought_index):
             piece = tokenizer(text, add_special_tokens=False)["input_ids"]
             if from_agent:
                 piece = piece + [eos]
@@ -224,7 +226,8 @@ def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed:
     projections -- on NF4 4-bit weights with CUDA (QLoRA; `quantization`, see
     `models.resolve_quantization`) -- that the SFT warm start and then GRPO train."""
     if model_name in (None, "tiny"):
-        tokenizer = models.train_tokenizer(tokenizer_corpus(list(train_tasks)[:200]), sizes.policy.vocab_size,
+        tokenizer = models.train_tokenizer(tokenizer_corpus(list(train_tasks)[:200], sizes.thought_index),
+                                           sizes.policy.vocab_size,
                                            split=sizes.tokenizer_split)
         model = models.build_tiny_model(tokenizer, sizes.policy, seed=seed)
         return model, tokenizer
@@ -410,7 +413,7 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
     t = time.perf_counter()
     base_model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
     max_len = sizes.max_completion_tokens + 200
-    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, max_len)
+    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, max_len, sizes.thought_index)
     sft_loss = train_policy_sft(base_model, tokenizer, examples, sizes.sft_epochs, sizes.sft_learning_rate,
                                 sizes.sft_batch_size, seed, progress)
     no_imag_model = None
@@ -683,7 +686,8 @@ def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR
     train_templates, _ = task_templates(sizes.max_ref_len)
     sft_tasks = template_balanced_tasks(sizes.ladder.sft_tasks, 10_000 + seed, train_templates)
     model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
-    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200)
+    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200,
+                            sizes.thought_index)
     train_policy_sft(model, tokenizer, examples, sizes.ladder.sft_epochs, sizes.sft_learning_rate,
                      sizes.sft_batch_size, seed, progress=progress)
     return model, tokenizer, sft_tasks
