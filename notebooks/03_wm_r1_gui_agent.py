@@ -47,7 +47,7 @@
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | 93 s with notebook 01's smoke world model built inside it (a shared 2-core machine, load ~3, 2026-12-01) | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | 12 min 14 s on a shared 2-core AMD EPYC at load 1.6-3.4 (another job on the other core), one torch thread, notebook 01's world model loaded (2026-12-01); it used 12.1 min of CPU, so about 12 min on idle cores: SFT 7.5 min, the two rungs with their 1000-task evaluations 4.4 min | SFT start (2400 reference episodes, 15 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
+# | `cpu` | 12 min 14 s on a shared 2-core AMD EPYC at load 1.6-3.4 (another job on the other core), one torch thread, notebook 01's world model loaded (2026-12-01); it used 12.1 min of CPU, so about 12 min on idle cores: SFT 7.5 min, the two rungs with their 1000-task evaluations 4.4 min; the published copy 12 min 34 s at load 2.9-3.7 (two other jobs) | SFT start (2400 reference episodes, 15 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6, one seed; 1000 evaluation tasks |
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
@@ -136,7 +136,11 @@ from wmkit.wm_r1 import experiment as wm_r1
 from wmkit.wm_r1.oracle import corrupt_screen
 
 run = nb.start("03_wm_r1_gui_agent", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
-torch.set_num_threads(min(2, torch.get_num_threads()) if not torch.cuda.is_available() else torch.get_num_threads())
+# One thread on CPU: the policy is tiny (~0.2M parameters), so a second thread gains little, and on
+# 2 cores shared with other work two threads made the start's SFT about 30 times slower (measured:
+# 3.5 s a step against 0.1 s with one thread, two other processes running).
+if not torch.cuda.is_available():
+    torch.set_num_threads(1)
 sizes = run.profile.wm_r1  # the profile's notebook 03 sizes (wmkit/profiles.py)
 ladder = sizes.ladder      # the fidelity ladder's sizes
 notebook_start = time.perf_counter()
