@@ -59,12 +59,14 @@ def sizes_for(args):
         s = replace(s, screen_view=ag.check_screen_view(args.screen_view))
     saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
     if saved is not None and saved.exists():
-        # a policy must see the screens as it was trained to: take the checkpoint's view, and refuse
-        # a --screen-view that contradicts it
-        view = json.loads(saved.read_text())["screen_view"]
+        # a policy must see the screens as it was trained to: take the checkpoint's view (and its
+        # thought form, for the reference text of name-loss), and refuse a --screen-view that
+        # contradicts it
+        agent_text = json.loads(saved.read_text())
+        view = agent_text["screen_view"]
         if args.screen_view and args.screen_view != view:
             raise SystemExit(f"--screen-view {args.screen_view} but {args.ckpt} was trained with {view!r}")
-        s = replace(s, screen_view=view)
+        s = replace(s, screen_view=view, thought_index=s.thought_index or agent_text["thought_index"])
     if args.policy:  # hidden,layers,heads,intermediate
         h, n, a, i = (int(x) for x in args.policy.split(","))
         s = replace(s, policy=replace(s.policy, hidden_size=h, num_layers=n, num_heads=a, intermediate_size=i))
@@ -329,7 +331,9 @@ LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
 def cmd_name_loss(args):
     """Does the start fit the name it must write? The loss (and argmax hit) of the first token of
     the name in the second step's thought (`find "<name>".`) of reference episodes, on the
-    start's own SFT tasks of the list templates (fit) and on fresh tasks (generalisation)."""
+    start's own SFT tasks of the list templates (fit) and on fresh tasks (generalisation).
+    `--token index` (a start with indexed thoughts): the same for the index token after `[` in that
+    thought (`find "<name>" [3].` or `at [3].`), with the argmax's offset from the right index."""
     import random
 
     sizes = sizes_for(args)
@@ -341,9 +345,13 @@ def cmd_name_loss(args):
     seen = [t for t in sft_tasks if t.template in LIST_TEMPLATES][:args.n]
     fresh = [phone.make_task(t, 90_000 + k) for t in LIST_TEMPLATES for k in range(max(1, args.n // 4))]
     prefix = tok('Thought: find "', add_special_tokens=False)["input_ids"]
-    row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed}
+    [bracket] = tok(" [", add_special_tokens=False)["input_ids"]
+    if args.token == "index" and not sizes.thought_index:
+        raise SystemExit("--token index needs a start with indexed thoughts (--thought-index)")
+    row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed, "token": args.token,
+           "screen_view": sizes.screen_view}
     for name, tasks in (("sft_tasks", seen), ("fresh_tasks", fresh)):
-        losses, hits = [], []
+        losses, hits, offsets = [], [], Counter()
         for task in tasks:
             ids, at = [], None
             for k, (text, from_agent) in enumerate(ex.reference_episode(task, 0.0, random.Random(0),
@@ -351,6 +359,8 @@ def cmd_name_loss(args):
                 piece = tok(text, add_special_tokens=False)["input_ids"] + ([tok.eos_token_id] if from_agent else [])
                 if from_agent and k >= 3 and at is None and piece[:len(prefix)] == prefix:
                     at = len(ids) + len(prefix)  # pieces: prompt, turn 1, screen, turn 2, ...
+                    if args.token == "index":  # the token after the thought's " ["
+                        at = len(ids) + piece.index(bracket, len(prefix)) + 1
                 ids += piece
             if at is None:
                 continue
@@ -358,8 +368,13 @@ def cmd_name_loss(args):
                 logp = torch.log_softmax(model(torch.tensor([ids])).logits[0, at - 1], -1)
             losses.append(-logp[ids[at]].item())
             hits.append(int(logp.argmax().item() == ids[at]))
+            guess, truth = tok.decode([logp.argmax().item()]).strip(), tok.decode([ids[at]]).strip()
+            if args.token == "index" and guess.isdigit() and truth.isdigit():
+                offsets[int(guess) - int(truth)] += 1
         row[name] = {"loss": round(sum(losses) / len(losses), 3), "argmax_right": round(sum(hits) / len(hits), 3),
                      "n": len(losses)}
+        if args.token == "index":
+            row[name]["argmax_minus_right_index"] = dict(sorted(offsets.items()))
     log(row)
 
 
@@ -398,6 +413,8 @@ def main():
         s.add_argument("--lr-sft", type=float, default=0.0, help="sft: learning rate (0: the profile's)")
         s.add_argument("--thought-index", action="store_true",
                        help="sft: reference tap thoughts name the index too (find \"Nora\" at [3].)")
+        s.add_argument("--token", default="name", choices=["name", "index"],
+                       help="name-loss: the thought's token to score (the name's first, or the index)")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],
                        help="the agent's view of the screens (agent.agent_screen); default the profile's, or the "
                             "view a checkpoint saved by sft was trained with")

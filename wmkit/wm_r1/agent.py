@@ -60,6 +60,7 @@ __all__ = [
     "TransitionSource",
     "WorldModelSource",
     "agent_screen",
+    "check_screen_view",
     "env_screen",
     "format_turn",
     "initial_screen",
@@ -174,7 +175,8 @@ def agent_screen(screen: str, view: str = "env") -> str:
     """The agent's view of a phone screen. ``'env'``: unchanged. ``'index_after_label'``: every
     element line ``[3] item "Nora" "hi"`` becomes ``item "Nora" [3] "hi"`` (the index right after
     the label, the value after it); the header and any line that is not an element (a world
-    model's garbled prediction) stay as they are. Lossless: :func:`env_screen` inverts it."""
+    model's garbled prediction) stay as they are. On the phone's screens :func:`env_screen` inverts
+    it exactly (nothing is lost)."""
     check_screen_view(view)
     if view == "env" or not isinstance(screen, str):
         return screen
