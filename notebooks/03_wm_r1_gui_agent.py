@@ -191,7 +191,7 @@ print(ladder)
 # %%
 task = phone.make_task("setting_on", 3)
 screen = ag.initial_screen(task)
-print(ag.prompt_text(task, screen))
+print(ag.prompt_text(task, screen, sizes.screen_view))
 reference = phone.reference_solution(task)
 print("reference:", reference)
 for text in [ag.format_turn('find "Settings".', action="tap(1)"),
@@ -584,7 +584,8 @@ else:
 # %%
 tput_tasks = phone.sample_tasks(sizes.throughput_tasks, 50_000, train_templates)
 tput = wm_r1.throughput(start_model, tokenizer, tput_tasks, world_model, sizes.max_steps,
-                        device_latency=DEVICE_LATENCY, max_turn_tokens=sizes.max_turn_tokens)
+                        device_latency=DEVICE_LATENCY, max_turn_tokens=sizes.max_turn_tokens,
+                        screen_view=sizes.screen_view)
 for row in tput:
     projected = row["agent_steps"] / (row["seconds"] + (row["batched_step_calls"] if row["transitions"] == "simulator" else 0) * 1.0)
     row["steps_per_second_if_device_step_1s"] = projected

@@ -275,3 +275,128 @@ def test_indexed_thought_parses_and_names_the_tapped_item_on_the_current_screen(
     for text in ('Thought: find "Bob" at [', 'Thought: find "Bob" at [2]. Action:', 'Thought: find "Bob" at [2',
                  'Thought: find "Bob" at [2]. Action: tap(', 'Thought: find "Bob" at [2]. call_wm(action=\'tap(2'):
         assert ag.parse_turn(text).kind == "invalid"
+
+
+# --------------------------------------------------------------------------- the agent's view of a screen
+
+VIEW_SCREEN_ENV = ('app: Messages | screen: conversations | page 1/2\n'
+                   '[1] button "New message"\n'
+                   '[2] item "Ines" "ok"\n'
+                   '[3] item "Nora"\n'
+                   '[4] switch "Wi-Fi" on\n'
+                   '[5] switch "07:30" off\n'
+                   '[6] field "Message" ""\n'
+                   '[7] text "Say \\"hi\\" [2]"\n'
+                   'None\n'
+                   '[8 button "broken"')
+# Hand-written: each element's index moves right behind its label, the value (if any) after it;
+# the header, the non-element line "None" and the malformed "[8 button" line stay as they are.
+VIEW_SCREEN_AGENT = ('app: Messages | screen: conversations | page 1/2\n'
+                     'button "New message" [1]\n'
+                     'item "Ines" [2] "ok"\n'
+                     'item "Nora" [3]\n'
+                     'switch "Wi-Fi" [4] on\n'
+                     'switch "07:30" [5] off\n'
+                     'field "Message" [6] ""\n'
+                     'text "Say \\"hi\\" [2]" [7]\n'
+                     'None\n'
+                     '[8 button "broken"')
+
+
+def test_index_after_label_view_of_a_hand_written_screen():
+    assert ag.agent_screen(VIEW_SCREEN_ENV, "index_after_label") == VIEW_SCREEN_AGENT
+    assert ag.env_screen(VIEW_SCREEN_AGENT, "index_after_label") == VIEW_SCREEN_ENV
+    assert ag.agent_screen(VIEW_SCREEN_ENV) == VIEW_SCREEN_ENV == ag.agent_screen(VIEW_SCREEN_ENV, "env")
+
+
+def test_unknown_screen_view_is_a_clear_error():
+    with pytest.raises(ValueError, match="Unknown screen_view 'label_first'.*'env', 'index_after_label'"):
+        ag.agent_screen(CONTACTS_SCREEN, "label_first")
+    with pytest.raises(ValueError, match="Unknown screen_view"):
+        ag.prompt_text(_task(), CONTACTS_SCREEN, "label_first")
+    with pytest.raises(ValueError, match="Unknown screen_view"):
+        ag.describe_action(CONTACTS_SCREEN, "tap(3)", True, "label_first")
+    task = _task()
+    with pytest.raises(ValueError, match="Unknown screen_view"):
+        ag.run_episodes(ScriptedPolicy({task.instruction: _reference_script(task)}), [task], ag.SimulatorSource(),
+                        config=ag.AgentConfig(screen_view="label_first"))
+
+
+def _real_screens():
+    """Every screen along the reference solutions of a few tasks of each kind of app."""
+    screens = []
+    for template in ("open_contact", "open_chat", "open_note", "setting_on", "alarm_off", "add_contact"):
+        for seed in range(3):
+            task = phone.make_task(template, seed)
+            env = phone.PhoneEnv()
+            screens.append(env.reset(task=task))
+            for action in phone.reference_solution(task)[:-1]:
+                screens.append(env.step(action).observation)
+    return screens
+
+
+def test_view_round_trips_and_keeps_the_environments_indices_on_real_screens():
+    import re
+
+    element = re.compile(r'^\[(\d+)\] (\S+) ("(?:[^"\\]|\\.)*")(.*)$')
+    viewed = re.compile(r'^(\S+) ("(?:[^"\\]|\\.)*") \[(\d+)\](.*)$')
+    checked = 0
+    for screen in _real_screens():
+        view = ag.agent_screen(screen, "index_after_label")
+        assert ag.env_screen(view, "index_after_label") == screen
+        for env_line, view_line in zip(screen.split("\n"), view.split("\n"), strict=True):
+            m = element.match(env_line)
+            if not m:
+                assert view_line == env_line  # the header
+                continue
+            v = viewed.match(view_line)
+            assert v is not None and v[3] == m[1]  # the same index, now after the label
+            assert (v[1], v[2], v[4]) == (m[2], m[3], m[4])  # kind, label, value unchanged
+            checked += 1
+    assert checked > 100
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_screen_view_never_raises_and_only_rewrites_element_lines(text):
+    view = ag.agent_screen(text, "index_after_label")
+    assert view.count("\n") == text.count("\n")
+    for before, after in zip(text.split("\n"), view.split("\n")):
+        assert after == before or (before.startswith("[") and sorted(after) == sorted(before))
+
+
+def test_thought_follows_the_view_when_both_options_are_on():
+    # Hand-checked on CONTACTS_SCREEN: tap(3) touches "Finn"; its view line is 'item "Finn" [3]'.
+    assert ag.describe_action(CONTACTS_SCREEN, "tap(3)", True, "index_after_label") == 'find "Finn" [3].'
+    assert 'item "Finn" [3]' in ag.agent_screen(CONTACTS_SCREEN, "index_after_label")
+    assert ag.describe_action(CONTACTS_SCREEN, "tap(3)", False, "index_after_label") == 'find "Finn".'
+    assert ag.describe_action(CONTACTS_SCREEN, "tap(3)", True, "env") == 'find "Finn" at [3].'
+    assert ag.describe_action(CONTACTS_SCREEN, "scroll(down)", True, "index_after_label") == "scroll."
+    # the turn parses; malformed or truncated turns of this form are invalid, never an exception
+    turn = ag.parse_turn(ag.format_turn('find "Finn" [3].', action="tap(3)"))
+    assert turn == ag.ParsedTurn("action", "tap(3)", 'find "Finn" [3].')
+    for text in ('Thought: find "Finn" [', 'Thought: find "Finn" [3]. Action:', 'Thought: find "Finn" [3',
+                 'Thought: find "Finn" [3]. Action: tap(', 'Thought: find "Finn" [3]. call_wm(action=\'tap(3'):
+        assert ag.parse_turn(text).kind == "invalid"
+
+
+def test_rollout_shows_the_agent_its_view_of_real_and_imagined_screens_only():
+    task = phone.make_task("open_contact", 2)
+    reference = phone.reference_solution(task)
+    turns = [ag.format_turn("x.", imagine=reference[0])] + _reference_script(task)
+    policy = ScriptedPolicy({task.instruction: turns})
+    asked = []
+
+    def predictor(pairs):  # a perfect world model; it must be asked in the phone's own format
+        asked.extend(pairs)
+        return [phone.compute_diff(s, oracle_transition(task, s, a)) for s, a in pairs]
+    source = ag.SimulatorSource()
+    [ep] = ag.run_episodes(policy, [task], source, imaginer=ag.WorldModelSource(predictor),
+                           config=ag.AgentConfig(max_steps=8, screen_view="index_after_label"))
+    assert ep.success and ep.wm_calls == 1
+    assert asked and all(s.split("\n")[1].startswith("[1] ") for s, _ in asked)
+    assert source.screens[0].split("\n")[1].startswith("[1] ")  # the source keeps the phone's format
+    assert 'app "Contacts" [2]' in ep.prompt and "[2] app" not in ep.prompt
+    seen = policy.tokenizer.decode([t for t, m in zip(ep.completion_ids, ep.env_mask) if m == 0])
+    assert ag.IMAGINED_NOTE in seen and 'button "Add contact" [1]' in seen
+    assert not any(line.startswith("[") for line in seen.split("\n"))

@@ -319,3 +319,78 @@ def test_thought_index_setting_reaches_the_sft_examples():
     examples = wm_r1.sft_examples(tokenizer, tasks[:2], 0.0, 0, 4096, thought_index=True)
     text = tokenizer.decode(examples[0]["input_ids"])
     assert re.search(r'find "\w+" at \[\d+\]\. Action: tap\(\d+\)', text)
+
+
+# --------------------------------------------------------------------------- the agent's view of a screen
+
+
+def test_reference_episode_in_the_index_after_label_view_reads_each_index_off_its_screen():
+    task = phone.make_task("open_contact", 5)
+    view = "index_after_label"
+    pieces = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0), thought_index=True,
+                                     screen_view=view)
+    plain = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
+    assert [ag.parse_turn(t).action for t, m in pieces if m] == [ag.parse_turn(t).action for t, m in plain if m]
+    taps = 0
+    for (text, mine), (plain_text, _) in zip(pieces, plain):
+        if not mine:  # every screen the agent sees -- prompt, real, imagined -- is the view of the plain one
+            assert text == ag.agent_screen(plain_text, view) != plain_text
+            if "Imagined:" not in text:
+                shown = text  # the current real screen, which the next real action's thought reads
+            continue
+        turn = ag.parse_turn(text)
+        if turn.kind == "action" and turn.action.startswith("tap("):
+            index = turn.action[4:-1]
+            name = re.search(r'find "(.*?)" \[(\d+)\]\.', turn.thought)
+            assert name and name[2] == index
+            # the thought's `"<name>" [<index>]` is written on the screen the agent sees, verbatim
+            assert f'"{name[1]}" [{index}]' in shown
+            taps += 1
+    assert taps == 2
+
+
+def test_screen_view_reaches_the_tokenizer_and_the_sft_examples():
+    sizes = wm_r1.replace(get_profile("smoke").wm_r1, thought_index=True, screen_view="index_after_label",
+                          policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
+                                                 vocab_size=512, max_positions=2048))
+    tasks = [phone.make_task("open_contact", k) for k in range(6)]
+    _, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
+    examples = wm_r1.sft_examples(tokenizer, tasks[:2], 0.5, 0, 4096, thought_index=True,
+                                  screen_view="index_after_label")
+    text = tokenizer.decode(examples[0]["input_ids"])
+    match = re.search(r'find "(\w+)" \[(\d+)\]\. Action: tap\((\d+)\)', text)
+    assert match and match[2] == match[3]
+    assert f' "{match[1]}" [{match[2]}]\n' in text  # the same tokens on the screen the thought reads
+    assert not re.search(r"^\[\d+\] ", text, re.MULTILINE)  # no line in the phone's own format
+    with pytest.raises(ValueError, match="Unknown screen_view"):
+        wm_r1.build_policy(wm_r1.replace(sizes, screen_view="sideways"), tasks, seed=0)
+
+
+def test_tiny_policy_plays_and_trains_with_the_view(tiny_policy, tmp_path, monkeypatch):
+    model, tokenizer, tasks = tiny_policy
+    import copy
+
+    result = wm_r1.evaluate(model, tokenizer, tasks[:4], None, max_steps=2, greedy=False, imagine=False,
+                            max_turn_tokens=8, screen_view="index_after_label")
+    assert result["n"] == 4
+    for ep in result["episodes"]:
+        assert re.search(r'app "\w+" \[1\]', ep.prompt) and "[1] app" not in ep.prompt
+    played = []  # (prompt the agent saw, first screen the source holds) of every GRPO rollout
+    run_episodes = ag.run_episodes
+
+    def recording(policy, batch, source, **kwargs):
+        episodes = run_episodes(policy, batch, source, **kwargs)
+        played.extend((ep.prompt, screen) for ep, screen in zip(episodes, [ag.initial_screen(t) for t in batch]))
+        return episodes
+    monkeypatch.setattr(ag, "run_episodes", recording)
+    wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
+                             judge=lambda task, screen: random.random() < 0.5)
+    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=1, group_size=2, prompts_per_step=2,
+                                     max_steps=2, max_turn_tokens=8, progress=False, screen_view="index_after_label")
+    trained = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, wm)
+    assert len(trained.history) == 1 and trained.history[0]["n"] == 4 and len(played) == 4
+    for prompt, screen in played:  # GRPO's rollouts show the view of the phone's screen
+        assert prompt.endswith(ag.agent_screen(screen, "index_after_label") + "\n") and "[1] app" not in prompt
+    with pytest.raises(ValueError, match="Unknown screen_view"):
+        wm_r1_method.train_wm_r1(wm_r1_method.WMR1Config(output_dir=str(tmp_path), screen_view="nope"),
+                                 model, tokenizer, tasks, wm)

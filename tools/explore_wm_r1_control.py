@@ -6,6 +6,7 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     sft --seed S --epochs E ...    SFT warm start saved under runs/control/<tag>_seed<S>
     train --seed S --ckpt DIR ...  GRPO on the real simulator; greedy + sampled success before/after
     grounding --ckpt DIR --n 100   which list item the start taps, against the reference and chance
+    (--screen-view index_after_label: the agent sees `item "Nora" [3]`; a checkpoint from sft records its view)
     name-loss --ckpt DIR --balanced --sft-tasks N   loss on the name the second step's thought must write
 """
 from __future__ import annotations
@@ -34,6 +35,8 @@ from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 from wmkit.wm_r1.oracle import NoisyOracle
 
 OUT = REPO / "runs" / "control"
+AGENT_TEXT = "agent_text.json"
+"""Beside a checkpoint saved by `sft`: how its agent text was written (screen view, indexed thoughts)."""
 
 
 def log(row):
@@ -52,6 +55,18 @@ def sizes_for(args):
         s = replace(s, max_turn_tokens=args.turn_tokens)
     if args.thought_index:
         s = replace(s, thought_index=True)
+    if args.screen_view:
+        s = replace(s, screen_view=ag.check_screen_view(args.screen_view))
+    saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
+    if saved is not None and saved.exists():
+        # a policy must see the screens as it was trained to: take the checkpoint's view (and its
+        # thought form, for the reference text of name-loss), and refuse a --screen-view that
+        # contradicts it
+        agent_text = json.loads(saved.read_text())
+        view = agent_text["screen_view"]
+        if args.screen_view and args.screen_view != view:
+            raise SystemExit(f"--screen-view {args.screen_view} but {args.ckpt} was trained with {view!r}")
+        s = replace(s, screen_view=view, thought_index=s.thought_index or agent_text["thought_index"])
     if args.policy:  # hidden,layers,heads,intermediate
         h, n, a, i = (int(x) for x in args.policy.split(","))
         s = replace(s, policy=replace(s.policy, hidden_size=h, num_layers=n, num_heads=a, intermediate_size=i))
@@ -67,7 +82,7 @@ def run(model, tok, tasks, sizes, greedy, seed=0, k=1):
     policy = ag.Policy(model, tok, max_turn_tokens=sizes.max_turn_tokens, greedy=greedy, temperature=1.0)
     torch.manual_seed(seed)
     eps = ag.run_episodes(policy, [t for t in tasks for _ in range(k)], ag.SimulatorSource(), imaginer=NoisyOracle(0.0),
-                          config=ag.AgentConfig(max_steps=sizes.max_steps,
+                          config=ag.AgentConfig(max_steps=sizes.max_steps, screen_view=sizes.screen_view,
                                                 max_completion_tokens=sizes.max_completion_tokens))
     return eps
 
@@ -118,17 +133,19 @@ def cmd_sft(args):
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
     examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200,
-                               sizes.thought_index)
+                               sizes.thought_index, sizes.screen_view)
     loss = ex.train_policy_sft(model, tok, examples, args.epochs, args.lr_sft or sizes.sft_learning_rate, sizes.sft_batch_size,
                                args.seed, progress=False)
     sec = time.perf_counter() - t0
     path = OUT / f"{args.tag}_seed{args.seed}"
     models.save_model(model, tok, path, sizes.policy)
+    (path / AGENT_TEXT).write_text(json.dumps({"screen_view": sizes.screen_view, "thought_index": sizes.thought_index}))
     tasks = eval_tasks(sizes, args.n)
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, seed=args.seed)
     log({"cmd": "sft", "tag": args.tag, "seed": args.seed, "epochs": args.epochs, "sft_tasks": args.sft_tasks,
-         "tokenizer": sizes.tokenizer_split, "turn_tokens": sizes.max_turn_tokens, "thought_index": sizes.thought_index, "policy": list(vars(sizes.policy).values()),
+         "tokenizer": sizes.tokenizer_split, "turn_tokens": sizes.max_turn_tokens, "thought_index": sizes.thought_index,
+         "screen_view": sizes.screen_view, "policy": list(vars(sizes.policy).values()),
          "sft_lr": args.lr_sft or sizes.sft_learning_rate, "examples": len(examples),
          "balanced": args.balanced, "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
          "per_template_greedy": {k: round(sum(x[0] for x in v) / len(v), 3) for k, v in per_template(tasks, g, 1).items()},
@@ -181,7 +198,7 @@ def cmd_train(args):
                         reward=reward, steps=args.steps, group_size=args.group_size, prompts_per_step=args.prompts,
                         learning_rate=args.lr, temperature=args.temperature, max_steps=sizes.max_steps,
                         max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
-                        seed=args.seed, progress=False)
+                        seed=args.seed, progress=False, screen_view=sizes.screen_view)
     res = train_wm_r1(config, model, tok, rl_tasks, NoisyOracle(0.0))
     g1 = run(res.model, tok, tasks, sizes, True)
     s1 = run(res.model, tok, tasks, sizes, False, seed=args.seed)
@@ -189,7 +206,8 @@ def cmd_train(args):
     k = max(1, len(h) // 4)
     m = lambda rows, key: round(sum(r[key] for r in rows) / len(rows), 3)
     rate = lambda eps: round(sum(e.success for e in eps) / len(eps), 4)
-    log({"cmd": "train", "tag": args.tag, "ckpt": args.ckpt, "seed": args.seed, "steps": args.steps, "lr": args.lr,
+    log({"cmd": "train", "tag": args.tag, "ckpt": args.ckpt, "seed": args.seed, "screen_view": sizes.screen_view,
+         "steps": args.steps, "lr": args.lr,
          "G": args.group_size, "prompts": args.prompts, "T": args.temperature, "balanced": args.balanced, "beta": args.beta, "gamma": args.gamma,
          "max_ref_len": args.max_ref_len, "n": args.n, "train_seconds": round(res.seconds, 1),
          "hard_below": args.hard_below, "pool": args.pool, "groups_played": res.groups_played,
@@ -209,7 +227,7 @@ def cmd_train(args):
 def cmd_ladder(args):
     """The library's ladder (experiment.run_fidelity_ladder) at the cpu profile's ladder sizes, from a
     saved SFT start, for the given error rates; --learned also measures notebook 01's world model."""
-    sizes = get_profile("cpu").wm_r1
+    sizes = replace(get_profile("cpu").wm_r1, screen_view=sizes_for(args).screen_view)
     sizes = replace(sizes, ladder=replace(sizes.ladder, error_rates=tuple(args.p),
                                           eval_tasks=args.n if args.n else sizes.ladder.eval_tasks))
     start = models.load_model(args.ckpt) if args.ckpt else None  # None: the ladder's own SFT
@@ -226,20 +244,22 @@ def cmd_ladder(args):
 def cmd_fidelity(args):
     """Only the error measures: the oracle at each --p and notebook 01's world model (--learned),
     on the sampled episodes of a saved SFT start (no training)."""
-    sizes = get_profile("cpu").wm_r1
+    sizes = replace(get_profile("cpu").wm_r1, screen_view=sizes_for(args).screen_view)
     model, tok = models.load_model(args.ckpt)
     tasks = eval_tasks(sizes, sizes.ladder.fidelity_episodes)
     probe = ex.evaluate(model, tok, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
-                        max_turn_tokens=sizes.max_turn_tokens, seed=args.seed)["episodes"]
+                        max_turn_tokens=sizes.max_turn_tokens, seed=args.seed,
+                        screen_view=sizes.screen_view)["episodes"]
     sampler = ag.Policy(model, tok, max_turn_tokens=sizes.max_turn_tokens, temperature=1.0)
     rows = {}
     for p in args.p:
         rows[f"{p:g}"] = ex.world_model_fidelity(NoisyOracle(p, seed=args.seed), sampler, tasks, probe,
-                                                 sizes.max_steps, args.seed)
+                                                 sizes.max_steps, args.seed, sizes.screen_view)
     if args.learned:
         t0 = time.perf_counter()
         learned, info = ex.load_world_model_source("cpu", args.learned, 0, sizes.wm_max_new_tokens)
-        rows["learned"] = ex.world_model_fidelity(learned, sampler, tasks, probe, sizes.max_steps, args.seed)
+        rows["learned"] = ex.world_model_fidelity(learned, sampler, tasks, probe, sizes.max_steps, args.seed,
+                                                  sizes.screen_view)
         rows["learned"]["seconds"] = round(time.perf_counter() - t0, 1)
     log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "rows": rows})
 
@@ -249,10 +269,11 @@ def cmd_grounding(args):
     open_chat: the first step opens the app, the second taps the named item): the second action
     against the reference one, and what uniform guessing among the listed items would score."""
     model, tok = models.load_model(args.ckpt)
+    sizes = sizes_for(args)
     rows = {}
     for template in LIST_TEMPLATES:
         tasks = [phone.make_task(template, 90_000 + k) for k in range(args.n)]
-        episodes = run(model, tok, tasks, sizes_for(args), True)
+        episodes = run(model, tok, tasks, sizes, True)
         first_right, second_right, agent_second, items = 0, 0, Counter(), Counter()
         named, named_right, tap_matches_name = 0, 0, 0
         indexed, index_is_named_item, tap_copies_index = 0, 0, 0
@@ -272,16 +293,17 @@ def cmd_grounding(args):
                 # Split the failure: does the thought of the second step name the right item
                 # (copying from the instruction), and does the tap hit the item it names (lookup)?
                 after_first = tok.decode(e.completion_ids, skip_special_tokens=True).split("\nScreen:\n", 1)[-1]
-                thoughts = re.findall(r'find "(.*?)"(?: at \[\d+\])?\.', after_first)
+                thoughts = re.findall(r'find "([^"]*)"(?:(?: at)? \[\d+\])?\.', after_first)
                 target = re.search(r'find "(.*?)"', ag.describe_action(list_screen, ref[1]))
                 if thoughts and target and ref[1].startswith("tap"):
                     named += 1
                     named_right += thoughts[0] == target[1]
                     tapped = ag.describe_action(list_screen, e.actions[1])
                     tap_matches_name += tapped == f'find "{thoughts[0]}".'
-                    # With indexed thoughts (sft --thought-index): is the index the named item's
-                    # line on this screen, and does the tap copy it?
-                    index = re.search(r'find "(.*?)" at \[(\d+)\]\.', after_first)
+                    # With indexed thoughts (sft --thought-index; `at [3]`, or `[3]` with the
+                    # index_after_label view): is the index the named item's line on this screen
+                    # (the phone's format), and does the tap copy it?
+                    index = re.search(r'find "([^"]*)"(?: at)? \[(\d+)\]\.', after_first)
                     if index:
                         indexed += 1
                         index_is_named_item += f'[{index[2]}] item "{index[1]}"' in list_screen
@@ -300,7 +322,7 @@ def cmd_grounding(args):
                           "indexed": indexed, "index_is_the_named_item": index_is_named_item / max(1, indexed),
                           "tap_copies_the_index": tap_copies_index / max(1, indexed),
                           "index_minus_named_items_index": dict(sorted(index_offset.items()))}
-    log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "rows": rows})
+    log({"cmd": "grounding", "ckpt": args.ckpt, "n": args.n, "screen_view": sizes.screen_view, "rows": rows})
 
 
 LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
@@ -309,7 +331,9 @@ LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
 def cmd_name_loss(args):
     """Does the start fit the name it must write? The loss (and argmax hit) of the first token of
     the name in the second step's thought (`find "<name>".`) of reference episodes, on the
-    start's own SFT tasks of the list templates (fit) and on fresh tasks (generalisation)."""
+    start's own SFT tasks of the list templates (fit) and on fresh tasks (generalisation).
+    `--token index` (a start with indexed thoughts): the same for the index token after `[` in that
+    thought (`find "<name>" [3].` or `at [3].`), with the argmax's offset from the right index."""
     import random
 
     sizes = sizes_for(args)
@@ -321,15 +345,22 @@ def cmd_name_loss(args):
     seen = [t for t in sft_tasks if t.template in LIST_TEMPLATES][:args.n]
     fresh = [phone.make_task(t, 90_000 + k) for t in LIST_TEMPLATES for k in range(max(1, args.n // 4))]
     prefix = tok('Thought: find "', add_special_tokens=False)["input_ids"]
-    row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed}
+    [bracket] = tok(" [", add_special_tokens=False)["input_ids"]
+    if args.token == "index" and not sizes.thought_index:
+        raise SystemExit("--token index needs a start with indexed thoughts (--thought-index)")
+    row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed, "token": args.token,
+           "screen_view": sizes.screen_view}
     for name, tasks in (("sft_tasks", seen), ("fresh_tasks", fresh)):
-        losses, hits = [], []
+        losses, hits, offsets = [], [], Counter()
         for task in tasks:
             ids, at = [], None
-            for k, (text, from_agent) in enumerate(ex.reference_episode(task, 0.0, random.Random(0))):
+            for k, (text, from_agent) in enumerate(ex.reference_episode(task, 0.0, random.Random(0),
+                                                                        sizes.thought_index, sizes.screen_view)):
                 piece = tok(text, add_special_tokens=False)["input_ids"] + ([tok.eos_token_id] if from_agent else [])
                 if from_agent and k >= 3 and at is None and piece[:len(prefix)] == prefix:
                     at = len(ids) + len(prefix)  # pieces: prompt, turn 1, screen, turn 2, ...
+                    if args.token == "index":  # the token after the thought's " ["
+                        at = len(ids) + piece.index(bracket, len(prefix)) + 1
                 ids += piece
             if at is None:
                 continue
@@ -337,8 +368,13 @@ def cmd_name_loss(args):
                 logp = torch.log_softmax(model(torch.tensor([ids])).logits[0, at - 1], -1)
             losses.append(-logp[ids[at]].item())
             hits.append(int(logp.argmax().item() == ids[at]))
+            guess, truth = tok.decode([logp.argmax().item()]).strip(), tok.decode([ids[at]]).strip()
+            if args.token == "index" and guess.isdigit() and truth.isdigit():
+                offsets[int(guess) - int(truth)] += 1
         row[name] = {"loss": round(sum(losses) / len(losses), 3), "argmax_right": round(sum(hits) / len(hits), 3),
                      "n": len(losses)}
+        if args.token == "index":
+            row[name]["argmax_minus_right_index"] = dict(sorted(offsets.items()))
     log(row)
 
 
@@ -377,6 +413,11 @@ def main():
         s.add_argument("--lr-sft", type=float, default=0.0, help="sft: learning rate (0: the profile's)")
         s.add_argument("--thought-index", action="store_true",
                        help="sft: reference tap thoughts name the index too (find \"Nora\" at [3].)")
+        s.add_argument("--token", default="name", choices=["name", "index"],
+                       help="name-loss: the thought's token to score (the name's first, or the index)")
+        s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],
+                       help="the agent's view of the screens (agent.agent_screen); default the profile's, or the "
+                            "view a checkpoint saved by sft was trained with")
     args = p.parse_args()
     torch.set_num_threads(1)
     {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,

@@ -419,6 +419,11 @@ class WMR1Sizes:
     """The reference thought of a tap names the element's index as well as its label
     (`find "Nora" at [3].` instead of `find "Nora".`), so the SFT start learns the tap as a copy
     from its own thought (``agent.describe_action``)."""
+    screen_view: str = "env"
+    """How screens are written into the policy's text (``agent.SCREEN_VIEWS``): 'env' (the phone's
+    own lines, `[3] item "Nora"`) or 'index_after_label' (`item "Nora" [3]`; with `thought_index`
+    the thought then reads `find "Nora" [3].`). Only the agent's text changes: the phone, the
+    world models and the rewards keep the phone's format, and actions keep its indices."""
     sampled_eval: bool = True
     """Also evaluate WM-R1 and SFT with sampling at T=1."""
     diagnostic_episodes: int = 64

@@ -27,6 +27,14 @@ Transitions come from a :class:`TransitionSource` — one interface, three kinds
 
 The first screen of an episode comes from ``PhoneEnv.reset`` (the task's initial screenshot, as a
 dataset would hold it); ``reset`` is not a step, and :class:`SimulatorSource` counts steps only.
+
+*The agent's view of a screen* (:data:`SCREEN_VIEWS`, ``AgentConfig.screen_view``) is how screens
+are written into the agent's text; the environment, world models and rewards always use the
+phone's own format. ``'env'`` (default) writes them unchanged (``[3] item "Nora"``);
+``'index_after_label'`` moves each element's index behind its label (``item "Nora" [3]``), so a
+thought that names an item and its index in the same order (``find "Nora" [3].``) reads the index
+off the screen by matching the tokens ``"Nora" [`` and copying the next one. Actions keep the
+environment's indices (``tap(3)``).
 """
 from __future__ import annotations
 
@@ -42,6 +50,7 @@ from wmkit.envs import phone
 
 __all__ = [
     "IMAGINED_NOTE",
+    "SCREEN_VIEWS",
     "AgentConfig",
     "Episode",
     "ParsedTurn",
@@ -50,6 +59,9 @@ __all__ = [
     "SimulatorSource",
     "TransitionSource",
     "WorldModelSource",
+    "agent_screen",
+    "check_screen_view",
+    "env_screen",
     "format_turn",
     "initial_screen",
     "observation_text",
@@ -142,16 +154,64 @@ def format_turn(thought: str, action: str | None = None, imagine: str | None = N
     return f"Thought: {thought} Action: {action}"
 
 
-def prompt_text(task: phone.PhoneTask, screen: str) -> str:
-    """The episode's prompt: the instruction and the first screen."""
-    return f"Task: {task.instruction}\nScreen:\n{screen}\n"
+SCREEN_VIEWS = ("env", "index_after_label")
+"""How a screen is written into the agent's text (:func:`agent_screen`)."""
 
 
-def observation_text(screen: str, imagined: bool = False) -> str:
-    """What the environment writes after a turn (masked out of the loss)."""
+# An element line of the phone's format: [index] kind "label" then the value, if any (` on`,
+# ` off` or a quoted text); the label is JSON-quoted, so it may hold escaped quotes.
+_ENV_ELEMENT = re.compile(r'^\[([0-9]+)\] (\S+) ("(?:[^"\\]|\\.)*")(.*)$')
+_VIEW_ELEMENT = re.compile(r'^(\S+) ("(?:[^"\\]|\\.)*") \[([0-9]+)\](.*)$')
+
+
+def check_screen_view(view: str) -> str:
+    """`view` if it is one of :data:`SCREEN_VIEWS`, else a ValueError that names them."""
+    if view not in SCREEN_VIEWS:
+        raise ValueError(f"Unknown screen_view {view!r}: choose one of {', '.join(map(repr, SCREEN_VIEWS))}")
+    return view
+
+
+def agent_screen(screen: str, view: str = "env") -> str:
+    """The agent's view of a phone screen. ``'env'``: unchanged. ``'index_after_label'``: every
+    element line ``[3] item "Nora" "hi"`` becomes ``item "Nora" [3] "hi"`` (the index right after
+    the label, the value after it); the header and any line that is not an element (a world
+    model's garbled prediction) stay as they are. On the phone's screens :func:`env_screen` inverts
+    it exactly (nothing is lost)."""
+    check_screen_view(view)
+    if view == "env" or not isinstance(screen, str):
+        return screen
+    lines = []
+    for line in screen.split("\n"):
+        match = _ENV_ELEMENT.match(line)
+        lines.append(f"{match[2]} {match[3]} [{match[1]}]{match[4]}" if match else line)
+    return "\n".join(lines)
+
+
+def env_screen(text: str, view: str = "env") -> str:
+    """The phone's format of a screen written in the agent's `view` (the inverse of
+    :func:`agent_screen`; lines that are not elements stay as they are)."""
+    check_screen_view(view)
+    if view == "env" or not isinstance(text, str):
+        return text
+    lines = []
+    for line in text.split("\n"):
+        match = _VIEW_ELEMENT.match(line)
+        lines.append(f"[{match[3]}] {match[1]} {match[2]}{match[4]}" if match else line)
+    return "\n".join(lines)
+
+
+def prompt_text(task: phone.PhoneTask, screen: str, view: str = "env") -> str:
+    """The episode's prompt: the instruction and the first screen (in the agent's `view`)."""
+    return f"Task: {task.instruction}\nScreen:\n{agent_screen(screen, view)}\n"
+
+
+def observation_text(screen: str, imagined: bool = False, view: str = "env") -> str:
+    """What the environment writes after a turn (masked out of the loss); the screen -- real or
+    imagined by a world model -- in the agent's `view`."""
+    shown = agent_screen(screen, view)
     if imagined:
-        return f"\nImagined: {IMAGINED_NOTE}\n{screen}\n"
-    return f"\nScreen:\n{screen}\n"
+        return f"\nImagined: {IMAGINED_NOTE}\n{shown}\n"
+    return f"\nScreen:\n{shown}\n"
 
 
 def initial_screen(task: phone.PhoneTask) -> str:
@@ -160,11 +220,14 @@ def initial_screen(task: phone.PhoneTask) -> str:
     return env.reset(task=task)
 
 
-def describe_action(screen: str, action: str, thought_index: bool = False) -> str:
-    """A short thought for an action: the label of the element it touches (used for SFT data).
-    With `thought_index` a tap's thought also names the element's index on the current screen
-    (`find "Nora" at [3].`), so the action that follows copies a number already in the thought
-    instead of looking the name up on the screen again."""
+def describe_action(screen: str, action: str, thought_index: bool = False, screen_view: str = "env") -> str:
+    """A short thought for an action on `screen` (the phone's format): the label of the element it
+    touches (used for SFT data). With `thought_index` a tap's thought also names the element's
+    index on the current screen (`find "Nora" at [3].`), so the action that follows copies a number
+    already in the thought instead of looking the name up on the screen again. With the
+    ``'index_after_label'`` screen view the thought writes label and index exactly as that view
+    shows them (`find "Nora" [3].`), so the index is read off the screen by matching `"Nora" [`."""
+    check_screen_view(screen_view)
     parsed = phone.parse_action(action)
     if parsed is None:
         return "try."
@@ -175,7 +238,10 @@ def describe_action(screen: str, action: str, thought_index: bool = False) -> st
                 name = label[1] if label else "it"
                 if parsed[0] == "type":
                     return f'write in "{name}".'
-                return f'find "{name}" at [{parsed[1]}].' if thought_index else f'find "{name}".'
+                if not thought_index:
+                    return f'find "{name}".'
+                return f'find "{name}" [{parsed[1]}].' if screen_view == "index_after_label" \
+                    else f'find "{name}" at [{parsed[1]}].'
         return "tap."
     if parsed[0] == "open_app":
         return f"open {parsed[1]}."
@@ -408,6 +474,9 @@ class AgentConfig:
     best_of_k: int = 0
     """Inference-time simulation: >1 samples K candidate actions per step, imagines each with the
     world model and commits the one whose imagined screen the judge likes best (0/1: off)."""
+    screen_view: str = "env"
+    """How screens are written into the agent's text (:data:`SCREEN_VIEWS`, :func:`agent_screen`):
+    the prompt, every observation and every imagined screen; sources keep the phone's format."""
 
 
 @dataclass
@@ -468,10 +537,11 @@ def run_episodes(policy: Policy, tasks: Sequence[phone.PhoneTask], source: Trans
     unfinished episode, then sends the real actions to `source` in one batch and the imagined
     ones to `imaginer` in one batch. Success is judged by `source` when an episode ends."""
     config = config or AgentConfig()
+    view = check_screen_view(config.screen_view)
     screens = source.begin(tasks)
     episodes = []
     for task, screen in zip(tasks, screens):
-        prompt = prompt_text(task, screen)
+        prompt = prompt_text(task, screen, view)
         episodes.append(Episode(task=task, prompt=prompt, prompt_ids=policy.encode(prompt), final_screen=screen))
     rounds = 0
     bar = None
@@ -520,13 +590,13 @@ def run_episodes(policy: Policy, tasks: Sequence[phone.PhoneTask], source: Trans
             else:
                 ep.invalid += 1
                 ep.actions.append(turn.action or "<invalid>")
-                ep.add(policy.encode(observation_text(source.screens[i])), from_agent=False)
+                ep.add(policy.encode(observation_text(source.screens[i], view=view)), from_agent=False)
         for i, screen in zip(real_idx, source.step(real_idx, real_actions)):
-            episodes[i].add(policy.encode(observation_text(screen)), from_agent=False)
+            episodes[i].add(policy.encode(observation_text(screen, view=view)), from_agent=False)
         if imag_idx:
             imagined = imaginer.imagine(source, imag_idx, imag_actions)
             for i, screen in zip(imag_idx, imagined):
-                episodes[i].add(policy.encode(observation_text(screen, imagined=True)), from_agent=False)
+                episodes[i].add(policy.encode(observation_text(screen, imagined=True, view=view)), from_agent=False)
         for i in active:
             ep = episodes[i]
             if not ep.done and (ep.steps >= config.max_steps

@@ -157,45 +157,48 @@ def fresh_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.Phone
 
 
 def reference_episode(task: phone.PhoneTask, imagine_rate: float, rng: random.Random,
-                      thought_index: bool = False) -> list[tuple[str, bool]]:
+                      thought_index: bool = False, screen_view: str = "env") -> list[tuple[str, bool]]:
     """A reference trajectory as (text, written by the agent?) pieces, prompt first. A share
     `imagine_rate` of the steps first imagine their action with call_wm (the imagined screen is
     the true next screen here). `thought_index`: tap thoughts name the index too
-    (:func:`wmkit.wm_r1.agent.describe_action`)."""
+    (:func:`wmkit.wm_r1.agent.describe_action`); `screen_view`: the agent's view of the screens
+    (:func:`wmkit.wm_r1.agent.agent_screen`), which an indexed thought follows."""
     env = phone.PhoneEnv()
     screen = env.reset(task=task)
-    pieces = [(ag.prompt_text(task, screen), False)]
+    pieces = [(ag.prompt_text(task, screen, screen_view), False)]
     for action in phone.reference_solution(task):
-        thought = ag.describe_action(screen, action, thought_index)
+        thought = ag.describe_action(screen, action, thought_index, screen_view)
         nxt = env.clone().step(action).observation
         if action != "finished()" and rng.random() < imagine_rate:
             pieces.append((ag.format_turn(f"check {action}.", imagine=action), True))
-            pieces.append((ag.observation_text(nxt, imagined=True), False))
+            pieces.append((ag.observation_text(nxt, imagined=True, view=screen_view), False))
         pieces.append((ag.format_turn(thought, action=action), True))
         result = env.step(action)
         if not result.done:
-            pieces.append((ag.observation_text(result.observation), False))
+            pieces.append((ag.observation_text(result.observation, view=screen_view), False))
         screen = result.observation
     return pieces
 
 
-def tokenizer_corpus(tasks: Sequence[phone.PhoneTask], thought_index: bool = False) -> list[str]:
+def tokenizer_corpus(tasks: Sequence[phone.PhoneTask], thought_index: bool = False,
+                     screen_view: str = "env") -> list[str]:
     rng = random.Random(0)
     texts = [ag.IMAGINED_NOTE, "Thought: Action: call_wm(action='') Screen: Imagined: Task:"]
     for task in tasks:
-        texts += [text for text, _ in reference_episode(task, 0.5, rng, thought_index)]
+        texts += [text for text, _ in reference_episode(task, 0.5, rng, thought_index, screen_view)]
     return texts
 
 
 def sft_examples(tokenizer, tasks: Sequence[phone.PhoneTask], imagine_rate: float, seed: int,
-                 max_length: int, thought_index: bool = False) -> list[dict]:
-    """input_ids / labels (-100 on everything the agent did not write) per reference episode."""
+                 max_length: int, thought_index: bool = False, screen_view: str = "env") -> list[dict]:
+    """input_ids / labels (-100 on everything the agent did not write) per reference episode
+    (:func:`reference_episode`: `thought_index`, `screen_view`)."""
     rng = random.Random(seed)
     eos = tokenizer.eos_token_id
     examples = []
     for task in tasks:
         ids, labels = [], []
-        for text, from_agent in reference_episode(task, imagine_rate, rng, thought_index):
+        for text, from_agent in reference_episode(task, imagine_rate, rng, thought_index, screen_view):
             piece = tokenizer(text, add_special_tokens=False)["input_ids"]
             if from_agent:
                 piece = piece + [eos]
@@ -226,7 +229,8 @@ def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed:
     projections -- on NF4 4-bit weights with CUDA (QLoRA; `quantization`, see
     `models.resolve_quantization`) -- that the SFT warm start and then GRPO train."""
     if model_name in (None, "tiny"):
-        tokenizer = models.train_tokenizer(tokenizer_corpus(list(train_tasks)[:200], sizes.thought_index),
+        tokenizer = models.train_tokenizer(tokenizer_corpus(list(train_tasks)[:200], sizes.thought_index,
+                                                            sizes.screen_view),
                                            sizes.policy.vocab_size,
                                            split=sizes.tokenizer_split)
         model = models.build_tiny_model(tokenizer, sizes.policy, seed=seed)
@@ -244,13 +248,14 @@ def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed:
 def evaluate(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource | None,
              max_steps: int, greedy: bool = True, imagine: bool = True, best_of_k: int = 0,
              max_turn_tokens: int = 24, max_completion_tokens: int = 1400, seed: int = 0,
-             progress: bool = False) -> dict:
-    """Success in the real simulator (judge_success on the real final state), with the episodes."""
+             progress: bool = False, screen_view: str = "env") -> dict:
+    """Success in the real simulator (judge_success on the real final state), with the episodes.
+    `screen_view`: the agent's view of the screens (the one its policy was trained with)."""
     torch.manual_seed(seed)
     policy = ag.Policy(model, tokenizer, max_turn_tokens=max_turn_tokens, greedy=greedy, temperature=1.0)
     source = ag.SimulatorSource()
     config = ag.AgentConfig(max_steps=max_steps, imagine=imagine, best_of_k=best_of_k,
-                            max_completion_tokens=max_completion_tokens)
+                            max_completion_tokens=max_completion_tokens, screen_view=screen_view)
     episodes = ag.run_episodes(policy, tasks, source, imaginer=world_model if imagine or best_of_k else None,
                                config=config, progress=progress)
     out = ag.summarize_episodes(episodes)
@@ -284,15 +289,17 @@ def world_model_error(world_model: ag.WorldModelSource, episodes: Sequence[ag.Ep
 
 
 def judge_agreement(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource,
-                    max_steps: int, seed: int = 0, max_turn_tokens: int = 24, policy: ag.Policy | None = None) -> dict:
+                    max_steps: int, seed: int = 0, max_turn_tokens: int = 24, policy: ag.Policy | None = None,
+                    screen_view: str = "env") -> dict:
     """Play episodes inside the world model, replay their actions in the simulator and compare
     the imagined success with the real one (a diagnostic, outside training). `policy` replaces the
-    sampling policy built from (model, tokenizer) (a scripted one in tests)."""
+    sampling policy built from (model, tokenizer) (a scripted one in tests); `screen_view`: the
+    agent's view of the (predicted) screens."""
     torch.manual_seed(seed)
     policy = policy or ag.Policy(model, tokenizer, max_turn_tokens=max_turn_tokens, temperature=1.0)
     source = _make_source("world_model", world_model, 0.0)
     episodes = ag.run_episodes(policy, tasks, source, imaginer=world_model,
-                               config=ag.AgentConfig(max_steps=max_steps))
+                               config=ag.AgentConfig(max_steps=max_steps, screen_view=screen_view))
     imagined, real = [], []
     for ep in episodes:
         env = phone.PhoneEnv(max_steps=10_000)
@@ -334,7 +341,8 @@ def reference_in_world_model(tasks: Sequence[phone.PhoneTask], world_model: ag.W
 
 
 def throughput(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource,
-               max_steps: int, device_latency: float = 0.0, max_turn_tokens: int = 24) -> list[dict]:
+               max_steps: int, device_latency: float = 0.0, max_turn_tokens: int = 24,
+               screen_view: str = "env") -> list[dict]:
     """Agent steps per second with world-model vs simulator transitions (same policy, tasks,
     batching). The world model starts each measurement with an empty cache."""
     rows = []
@@ -349,7 +357,7 @@ def throughput(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: 
             imaginer = source
         start = time.perf_counter()
         episodes = ag.run_episodes(policy, tasks, source, imaginer=imaginer,
-                                   config=ag.AgentConfig(max_steps=max_steps))
+                                   config=ag.AgentConfig(max_steps=max_steps, screen_view=screen_view))
         seconds = time.perf_counter() - start
         steps = sum(e.steps for e in episodes)
         rows.append({"transitions": kind, "device_latency_s": device_latency if kind == "simulator" else 0.0,
@@ -413,7 +421,8 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
     t = time.perf_counter()
     base_model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
     max_len = sizes.max_completion_tokens + 200
-    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, max_len, sizes.thought_index)
+    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, max_len, sizes.thought_index,
+                            sizes.screen_view)
     sft_loss = train_policy_sft(base_model, tokenizer, examples, sizes.sft_epochs, sizes.sft_learning_rate,
                                 sizes.sft_batch_size, seed, progress)
     no_imag_model = None
@@ -427,7 +436,7 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
                   "max_completion_tokens": sizes.max_completion_tokens}
     grpo_common = dict(steps=sizes.grpo_steps, group_size=sizes.group_size, prompts_per_step=sizes.prompts_per_step,
                        learning_rate=sizes.learning_rate, lora=sizes.lora or model_name not in (None, "tiny"),
-                       seed=seed, progress=progress, **common)
+                       seed=seed, progress=progress, screen_view=sizes.screen_view, **common)
     arm_configs = {
         "wm_r1": WMR1Config(output_dir=str(out_dir / "wm_r1"), transitions="world_model", **grpo_common),
         "grpo_real": WMR1Config(output_dir=str(out_dir / "grpo_real"), transitions="simulator",
@@ -443,7 +452,7 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
 
     results: dict[str, Any] = {"arms": {}, "training": {}}
     eval_kw = {"max_turn_tokens": sizes.max_turn_tokens, "max_completion_tokens": sizes.max_completion_tokens,
-                   "seed": seed}
+                   "seed": seed, "screen_view": sizes.screen_view}
 
     def evaluate_arm(name, model, imagine=True, best_of_k=0, sampled=False):
         t0 = time.perf_counter()
@@ -498,7 +507,8 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
     results["world_model_error"] = world_model_error(world_model, visited)
     results["judge_agreement"] = {
         "train_templates": judge_agreement(diag_model, tokenizer, rl_tasks[:sizes.diagnostic_episodes],
-                                           world_model, sizes.max_steps, seed, sizes.max_turn_tokens)}
+                                           world_model, sizes.max_steps, seed, sizes.max_turn_tokens,
+                                           screen_view=sizes.screen_view)}
     results["reference_in_world_model"] = reference_in_world_model(eval_train[:sizes.diagnostic_episodes],
                                                                    world_model)
     for entry in results["arms"].values():
@@ -611,7 +621,8 @@ def run_wm_r1(profile: str, seed: int, runs_root: Path, sizes) -> dict:
 
 
 def world_model_fidelity(world_model: ag.WorldModelSource, policy: ag.Policy, tasks: Sequence[phone.PhoneTask],
-                         episodes: Sequence[ag.Episode], max_steps: int, seed: int = 0) -> dict:
+                         episodes: Sequence[ag.Episode], max_steps: int, seed: int = 0,
+                         screen_view: str = "env") -> dict:
     """The two error measures of a world model, as one row: next-screen exactness on the real
     transitions of `episodes` (:func:`world_model_error`) and how often its success judgment of
     episodes played inside it matches the simulator's (:func:`judge_agreement`), also per class
@@ -626,7 +637,8 @@ def world_model_fidelity(world_model: ag.WorldModelSource, policy: ag.Policy, ta
     error = world_model_error(world_model, episodes, limit=10_000)
     if isinstance(world_model, NoisyOracle):  # judge with a fresh oracle: the same draws, clean counters
         world_model = NoisyOracle(world_model.p, world_model.seed, world_model.flip_success, world_model.corruptions)
-    judge = judge_agreement(None, None, tasks, world_model, max_steps, seed=seed, policy=policy)
+    judge = judge_agreement(None, None, tasks, world_model, max_steps, seed=seed, policy=policy,
+                            screen_view=screen_view)
     real = judge["real_success"]
     judge["success_judged_on_real_successes"] = judge["true_positive"] / real if real else float("nan")
     judge["failure_judged_on_real_failures"] = ((1 - real - judge["false_positive"]) / (1 - real)
@@ -644,7 +656,7 @@ def _greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int) ->
     for name, greedy in (("greedy", True), ("sampled", False)):
         r = evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=greedy,
                      max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
-                     seed=seed)
+                     seed=seed, screen_view=sizes.screen_view)
         out[name] = {k: r[k] for k in ("success", "steps", "wm_calls", "invalid")}
         out[name]["per_template"] = success_per_template(r["episodes"])
     return out
@@ -687,7 +699,7 @@ def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR
     sft_tasks = template_balanced_tasks(sizes.ladder.sft_tasks, 10_000 + seed, train_templates)
     model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
     examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200,
-                            sizes.thought_index)
+                            sizes.thought_index, sizes.screen_view)
     train_policy_sft(model, tokenizer, examples, sizes.ladder.sft_epochs, sizes.sft_learning_rate,
                      sizes.sft_batch_size, seed, progress=progress)
     return model, tokenizer, sft_tasks
@@ -735,7 +747,7 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
                                "start": _greedy_and_sampled(model, tokenizer, eval_tasks, sizes, seed), "rungs": {}}
     # the start policy's own sampled episodes: where each world model's error is measured
     probe = evaluate(model, tokenizer, fidelity_tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
-                     max_turn_tokens=sizes.max_turn_tokens, seed=seed)["episodes"]
+                     max_turn_tokens=sizes.max_turn_tokens, seed=seed, screen_view=sizes.screen_view)["episodes"]
     timings["start_eval"] = time.perf_counter() - t
     log(f"seed {seed} start: greedy {results['start']['greedy']['success']:.3f}, "
         f"sampled {results['start']['sampled']['success']:.3f}")
@@ -743,13 +755,13 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
     if learned_world_model is not None:
         t = time.perf_counter()
         results["learned_world_model"] = world_model_fidelity(
-            learned_world_model, sampler, fidelity_tasks, probe, sizes.max_steps, seed)
+            learned_world_model, sampler, fidelity_tasks, probe, sizes.max_steps, seed, sizes.screen_view)
         timings["learned_world_model_fidelity"] = time.perf_counter() - t
 
     for p in ladder.error_rates:
         t = time.perf_counter()
         fidelity = world_model_fidelity(NoisyOracle(p, seed=seed), sampler, fidelity_tasks, probe,
-                                        sizes.max_steps, seed)
+                                        sizes.max_steps, seed, sizes.screen_view)
         oracle = NoisyOracle(p, seed=seed)
         config = WMR1Config(output_dir=str(Path(out_dir or REPO / "runs" / profile.name / "wm_r1_ladder")
                                            / f"p{p:g}_seed{seed}"),
@@ -758,7 +770,7 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
                             prompts_per_step=ladder.prompts_per_step, learning_rate=ladder.learning_rate,
                             temperature=ladder.temperature, max_steps=sizes.max_steps,
                             max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
-                            lora=sizes.lora, seed=seed, progress=False)
+                            lora=sizes.lora, seed=seed, progress=False, screen_view=sizes.screen_view)
         trained = train_wm_r1(config, _clone(model), tokenizer, rl_tasks, oracle)
         history = trained.history
         quarter = max(1, len(history) // 4)

@@ -59,6 +59,9 @@ class WMR1Config:
     """Checkpoint every this many steps (0: none); training resumes from the newest one."""
     device_latency: float = 0.0
     """Emulated seconds per simulator step (simulator transitions only)."""
+    screen_view: str = "env"
+    """The agent's view of the screens (:data:`wmkit.wm_r1.agent.SCREEN_VIEWS`): its prompts and
+    observations; the transition source and the rewards keep the phone's format."""
     progress: bool = True
 
 
@@ -107,6 +110,7 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     from wmkit.core.grpo import GRPOSettings, micro_batches
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    ag.check_screen_view(config.screen_view)
     torch.manual_seed(config.seed)
     # TRL passes prompt strings only, and on the phone the prompt is the instruction on the home
     # screen, which many task worlds share. Every prompt therefore keeps the queue of its tasks, and
@@ -115,7 +119,7 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     by_prompt: dict[str, list[phone.PhoneTask]] = {}
     prompts = []  # one per task, repeats kept: a task list that repeats a prompt weights it
     for task in tasks:
-        prompt = ag.prompt_text(task, ag.initial_screen(task))
+        prompt = ag.prompt_text(task, ag.initial_screen(task), config.screen_view)  # the prompt run_episodes writes
         by_prompt.setdefault(prompt, []).append(task)
         prompts.append(prompt)
     n_rows = max(len(prompts), config.steps * config.prompts_per_step)
@@ -130,7 +134,8 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     counters = {"sim": 0, "wm_q0": world_model.queries if world_model else 0,
                 "wm_p0": world_model.predictions if world_model else 0}
     agent_config = ag.AgentConfig(max_steps=config.max_steps, max_wm_calls=config.max_wm_calls,
-                                  imagine=config.imagine, max_completion_tokens=config.max_completion_tokens)
+                                  imagine=config.imagine, max_completion_tokens=config.max_completion_tokens,
+                                  screen_view=config.screen_view)
     G = config.group_size
     start_time = time.perf_counter()
 
