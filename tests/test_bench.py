@@ -140,6 +140,12 @@ def test_video_claims_read_the_video_experiment():
     assert claims["rlvr.video_agent_kept"].threshold == claims["rlvr.video_pixel_hacking"].threshold == AGENT_TOLERANCE
     assert (claims["rlvr.video_agent_kept"].direction, claims["rlvr.video_pixel_hacking"].direction) == ("lower",
                                                                                                          "higher")
+    # the changed arm's split: sharper where the picture changes, blurrier where it does not
+    result["relative_l1_gain"]["changed"].update({"one_step_changed": 0.12, "one_step_unchanged": -0.5})
+    assert bench_claims.claim_value(claims["rlvr.video_changed_steps"], result) == pytest.approx(0.12)
+    assert bench_claims.claim_value(claims["rlvr.video_unchanged_cost"], result) == pytest.approx(-0.5)
+    assert (claims["rlvr.video_changed_steps"].direction, claims["rlvr.video_unchanged_cost"].direction) == (
+        "higher", "lower")
 
 
 def test_select_experiments_by_paper_or_name():

@@ -246,7 +246,14 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
         assert arm["rl_steps"] == sizes.rl_steps and len(arm["reward_curve"]) == sizes.rl_steps
         assert arm["moved"] > 0  # GRPO changed the parameters
     for measured in (result["mle"], *result["arms"].values()):
-        assert set(measured["one_step"]["greedy"]) >= {"l1", "mse", "ssim", "exact", "l1_changed"}
+        assert set(measured["one_step"]["greedy"]) >= {"l1", "mse", "ssim", "exact", "l1_changed", "l1_unchanged"}
+        # the changed / unchanged split is a split of the same steps: L1 over all is their weighted mean
+        one = measured["one_step"]
+        if 0 < one["n_changed"] < one["n"]:
+            greedy = one["greedy"]
+            assert greedy["l1"] == pytest.approx((greedy["l1_changed"] * one["n_changed"] + greedy["l1_unchanged"]
+                                                  * (one["n"] - one["n_changed"])) / one["n"])
+            assert 0 <= one["exact_unchanged"] <= 1
         assert 0 <= measured["one_step"]["agent_missing"] <= 1 and 0 <= measured["one_step"]["exact_changed"] <= 1
         assert len(measured["rollout"]["curves"]["agent_missing"]) == 2
         assert len(measured["rollout"]["curves"]["l1"]) == 2
@@ -396,3 +403,27 @@ def test_mle_epochs_comparison_measures_on_validation(tmp_path):
     row = tool.measure_epochs("smoke", 0, 1.0)
     assert row["split"] == "val" and row["epochs"] == 1.0
     assert 0 <= row["one_step"]["agent_missing"] <= 1 and row["rollout"]["mean"]["l1"] >= 0
+
+
+def test_relative_l1_gain_by_hand_on_each_scope():
+    from wmkit.video.experiment import L1_GAIN_SCOPES, relative_l1_gain
+
+    def measured(l1, changed, unchanged, rollout):
+        return {"one_step": {"greedy": {"l1": l1, "l1_changed": changed, "l1_unchanged": unchanged}},
+                "rollout": {"mean": {"l1": rollout}}}
+
+    run = {"mle": measured(0.002, 0.004, 0.001, 0.010),
+           "arms": {"changed": measured(0.0025, 0.003, 0.002, 0.011)}}
+    # (MLE - RLVR) / MLE: a quarter better on the changed steps, twice as bad on the others
+    assert relative_l1_gain([run], "changed", "one_step_changed") == [pytest.approx(0.25)]
+    assert relative_l1_gain([run], "changed", "one_step_unchanged") == [pytest.approx(-1.0)]
+    assert relative_l1_gain([run], "changed", "one_step") == [pytest.approx(-0.25)]
+    assert relative_l1_gain([run], "changed", "rollout") == [pytest.approx(-0.1)]
+    # no changed step held out (the MLE L1 there is None) or an MLE model already exact: no number
+    run["mle"]["one_step"]["greedy"]["l1_changed"] = None
+    run["mle"]["one_step"]["greedy"]["l1_unchanged"] = 0.0
+    assert relative_l1_gain([run], "changed", "one_step_changed") == [None]
+    assert relative_l1_gain([run], "changed", "one_step_unchanged") == [None]
+    assert set(L1_GAIN_SCOPES) == {"rollout", "one_step", "one_step_changed", "one_step_unchanged"}
+    with pytest.raises(ValueError, match="Unknown scope"):
+        relative_l1_gain([run], "changed", "two_step")

@@ -515,9 +515,11 @@ class VideoSizes:
     """Frames (each with the action after it) in the prompt; MiniGrid's full view is Markov, so 1 suffices."""
     rl_unchanged_ratio: float = 0.25
     """Unchanged transitions GRPO sees per changed one (RLVR-World: all changed plus a sample)."""
-    reward: str = "l1"
-    """GRPO reward on the decoded frame: l1, l1_ssim, l1_agent (the kit's agent term), or l1_lpips
-    (needs the lpips package and weights); `wmkit.video.model`."""
+    reward: str = "l1_agent_present"
+    """GRPO reward on the decoded frame (`wmkit.video.model.REWARD_NAMES`): l1, l1_ssim, the kit's agent
+    terms l1_agent, l1_agent_cell and l1_agent_present (the default: −(L1 + 1/36 when the true frame
+    shows the agent and the prediction does not), chosen on validation; −L1 alone erases the agent), or
+    l1_lpips (needs the lpips package and its weights)."""
     contrast_reward: str | None = None
     """A second reward for one more GRPO copy of the same MLE model, on the changed-transitions arm,
     shown beside the default's arms (e.g. -L1 alone, to show the reward hacking the default prevents);

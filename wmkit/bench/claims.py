@@ -251,6 +251,16 @@ CLAIMS: tuple[Claim, ...] = (
           "— (the kit's check that a lower copy rate is a right move, not an erased agent)", "rlvr_video",
           "arms/changed/one_step/exact_changed", "mle/one_step/exact_changed",
           kit_label="Δ share of held-out changed steps predicted exactly (greedy), RL on changed + 25% unchanged"),
+    Claim("rlvr.video_changed_steps", "RLVR-World", "RL on changed transitions sharpens the frames that change",
+          "— (the kit's check, planned on seeds 0-2 and confirmed on fresh seeds 3-7)", "rlvr_video",
+          "relative_l1_gain/changed/one_step_changed",
+          kit_label="relative L1 gain of RLVR over MLE, greedy one-step predictions on the held-out steps whose "
+                    "picture changes; RL on changed + 25% unchanged"),
+    Claim("rlvr.video_unchanged_cost", "RLVR-World", "the price: the same RL blurs the frames that do not change",
+          "— (the kit's check, planned on seeds 0-2 and confirmed on fresh seeds 3-7)", "rlvr_video",
+          "relative_l1_gain/changed/one_step_unchanged", direction="lower",
+          kit_label="relative L1 gain of RLVR over MLE, greedy one-step predictions on the held-out steps whose "
+                    "picture does not change (below 0: RL made them worse); RL on changed + 25% unchanged"),
     Claim("rlvr.video_agent_kept", "RLVR-World", "the reward's object term keeps the agent in the picture",
           "— (the kit's check: the perceptual term's job, done offline by the kit's agent term)", "rlvr_video",
           "arms/changed/one_step/agent_missing", "mle/one_step/agent_missing", direction="lower",

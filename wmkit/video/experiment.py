@@ -112,6 +112,8 @@ def one_step(model, tokenizer, codebook: vt.PatchCodebook, traj: fr.Trajectories
         out[mode] = {m: float(v.mean()) for m, v in per_item.items()}
         out[mode].update({f"{m}_changed": float(v[changed].mean()) if changed.any() else None
                           for m, v in per_item.items()})
+        out[mode].update({f"{m}_unchanged": float(v[~changed].mean()) if (~changed).any() else None
+                          for m, v in per_item.items()})
         out[mode]["exact"] = float(np.mean([np.array_equal(p, codes[e, t]) for (e, t, _), p
                                             in zip(np.repeat(np.array(items, dtype=object), s, axis=0),
                                                    pred_codes.reshape(-1, n))]))
@@ -121,6 +123,7 @@ def one_step(model, tokenizer, codebook: vt.PatchCodebook, traj: fr.Trajectories
             out["copy_rate_changed"] = float(copies[changed].mean()) if changed.any() else None
             right = np.all(pred_codes[:, 0] == np.stack([codes[e, t] for e, t, _ in items]), axis=1)
             out["exact_changed"] = float(right[changed].mean()) if changed.any() else None
+            out["exact_unchanged"] = float(right[~changed].mean()) if (~changed).any() else None
             out["agent_missing"] = float(1.0 - fr.agent_visible(preds).mean())
     return out
 
@@ -372,16 +375,31 @@ def agent_kept_changed(results: dict) -> str | None:
     return agent_kept(results, "changed")
 
 
+L1_GAIN_SCOPES = {"rollout": ("rollout", "mean", "l1"), "one_step": ("one_step", "greedy", "l1"),
+                  "one_step_changed": ("one_step", "greedy", "l1_changed"),
+                  "one_step_unchanged": ("one_step", "greedy", "l1_unchanged")}
+"""Where each scope of :func:`relative_l1_gain` reads its L1: greedy rollouts (mean over the horizon),
+greedy one-step predictions on all held-out steps, on the steps whose picture changes, and on the
+steps where it does not."""
+
+
 def relative_l1_gain(runs: Sequence[dict], arm: str = "all", scope: str = "rollout") -> list[float | None]:
     """Per seed: (L1_MLE − L1_RLVR) / L1_MLE, the form of RLVR-World's "+9.2% relative LPIPS" (higher
-    is better). `scope`: "rollout" (mean over the horizon) or "one_step" (greedy)."""
+    is better). `scope`: a key of :data:`L1_GAIN_SCOPES`. None where the MLE model's L1 is 0 or missing
+    (no changed, or no unchanged, held-out step)."""
+    if scope not in L1_GAIN_SCOPES:
+        raise ValueError(f"Unknown scope {scope!r}: choose one of {', '.join(L1_GAIN_SCOPES)}")
+
     def get(x):
-        return x["rollout"]["mean"]["l1"] if scope == "rollout" else x["one_step"]["greedy"]["l1"]
+        node = x
+        for key in L1_GAIN_SCOPES[scope]:
+            node = node.get(key) if isinstance(node, dict) else None
+        return node
 
     out = []
     for r in runs:
         before, after = get(r["mle"]), get(r["arms"][arm])
-        out.append((before - after) / before if before > 0 else None)
+        out.append((before - after) / before if before and after is not None else None)
     return out
 
 
@@ -392,8 +410,7 @@ def run_rlvr_video(profile: str, seed: int, runs_root: Path, sizes) -> dict:
 
     result = run_video_seed(profile, seed, str(bench_work_dir(runs_root, "rlvr_video", seed)), sizes)
     result.pop("pictures")
-    result["relative_l1_gain"] = {key: {"rollout": relative_l1_gain([result], key)[0],
-                                        "one_step": relative_l1_gain([result], key, "one_step")[0]}
+    result["relative_l1_gain"] = {key: {scope: relative_l1_gain([result], key, scope)[0] for scope in L1_GAIN_SCOPES}
                                   for key in result["arms"]}
     return jsonable(result)
 
