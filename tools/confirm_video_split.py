@@ -4,11 +4,20 @@ of the benchmark's `rlvr_video` experiment judged on fresh seeds only.
     PYTHONPATH=$PWD python -m wmkit bench --profile cpu --seeds 8 --only rlvr_video --workers 1 --threads 1
     PYTHONPATH=$PWD python tools/confirm_video_split.py
 
+    PYTHONPATH=$PWD python -m wmkit bench --profile cpu --seeds 18 --only rlvr_video --workers 1 --threads 1
+    PYTHONPATH=$PWD python tools/confirm_video_split.py --regimes
+
 Seeds 0-2 suggested the pattern (sharper on the steps whose picture changes, blurrier on the others);
 seeds 3-7 test it. The rows are computed by the benchmark's own code (`claim_row`: the claim's field,
 the 95% t-interval, the verdict rule, the agent-kept precondition) from the records of the current
 library version; seeds 0-7 together are printed apart, for reference, never as the test. Writes the
 rows to tools/regime_results/video_confirm_<profile>.json.
+
+That test failed, and the seeds showed why (an MLE model that copies the last frame gives RL
+something to fix, one that already moves the agent does not). ``--regimes`` is the second planned
+test: fresh seeds 8-17 split by their MLE model's copy rate before RL (`COPYING_THRESHOLD`), the
+same claims plus the price on unchanged steps judged in the copying regime, the moving seeds shown
+as the contrast. Writes tools/regime_results/video_regimes_<profile>.json.
 """
 from __future__ import annotations
 
@@ -16,7 +25,7 @@ import argparse
 import json
 from pathlib import Path
 
-from wmkit.bench.claims import CLAIMS
+from wmkit.bench.claims import CLAIMS, Claim
 from wmkit.bench.runner import claim_row, code_version, fmt_kit, load_records
 from wmkit.runs import REPO, default_runs_root, jsonable
 
@@ -26,16 +35,55 @@ PLANNED_CLAIMS = ("rlvr.video_changed_steps", "rlvr.video_exact_changed", "rlvr.
 FRESH_SEEDS = (3, 4, 5, 6, 7)
 """The test: seeds the hypothesis was not formed on."""
 ALL_SEEDS = tuple(range(8))
+REGIME_SEEDS = tuple(range(8, 18))
+"""The second test's fresh seeds."""
+COPYING_THRESHOLD = 0.5
+"""An MLE model whose copy rate on the held-out changed steps is at least this copies: the copying regime."""
+MIN_REGIME_SEEDS = 3
+"""Fewer seeds than this in a regime: no interval worth judging, the rows say "not measured"."""
+PRICE_CLAIM = Claim("rlvr.video_unchanged_exact", "RLVR-World", "the price: fewer unchanged frames predicted exactly",
+                    "— (the kit's check)", "rlvr_video", "arms/changed/one_step/exact_unchanged",
+                    "mle/one_step/exact_unchanged", direction="lower",
+                    kit_label="Δ share of held-out unchanged steps predicted exactly (greedy), RL on changed + 25% "
+                              "unchanged")
+REGIME_CLAIMS = ("rlvr.repetition_changed", "rlvr.video_exact_changed", "rlvr.video_changed_steps")
+"""Claimed in the copying regime, with `PRICE_CLAIM`."""
 
 
-def rows_for(seeds, runs_root: Path, profile: str, code: str) -> list[dict]:
+def video_records(seeds, runs_root: Path, profile: str, code: str) -> dict[int, dict]:
     records = load_records(runs_root, profile, seeds, code, None).get("rlvr_video", {})
     missing = sorted(set(seeds) - set(records))
     if missing:
         raise SystemExit(f"no rlvr_video record of library version {code} for seed(s) {missing}: run the bench "
                          "command in this file's docstring first")
+    return records
+
+
+def rows_for(seeds, runs_root: Path, profile: str, code: str) -> list[dict]:
+    records = video_records(seeds, runs_root, profile, code)
     claims = {c.id: c for c in CLAIMS}
     return [claim_row(claims[cid], records, profile, len(seeds)) for cid in PLANNED_CLAIMS]
+
+
+def split_by_regime(records: dict[int, dict]) -> dict[str, dict[int, dict]]:
+    """{"copying": {seed: record}, "moving": {...}} by the MLE model's copy rate, measured before RL."""
+    regimes = {"copying": {}, "moving": {}}
+    for seed, record in sorted(records.items()):
+        copy_rate = record["result"]["mle"]["one_step"]["copy_rate_changed"]
+        regimes["copying" if copy_rate is not None and copy_rate >= COPYING_THRESHOLD else "moving"][seed] = record
+    return regimes
+
+
+def regime_rows(records: dict[int, dict], profile: str) -> list[dict]:
+    """The copying regime's claims on `records` (one regime's seeds); "not measured" below MIN_REGIME_SEEDS."""
+    claims = {c.id: c for c in CLAIMS}
+    rows = [claim_row(claims[cid], records, profile, len(records)) for cid in REGIME_CLAIMS]
+    rows.append(claim_row(PRICE_CLAIM, records, profile, len(records)))
+    if len(records) < MIN_REGIME_SEEDS:
+        for row in rows:
+            row["verdict"] = "not measured"
+            row["reason"] = f"{len(records)} seed(s) in this regime, fewer than {MIN_REGIME_SEEDS}"
+    return rows
 
 
 def markdown(rows: list[dict], seeds) -> str:
@@ -43,7 +91,7 @@ def markdown(rows: list[dict], seeds) -> str:
              "|---|---|---|---|---|"]
     from wmkit.bench.claims import claim_value
 
-    claims = {c.id: c for c in CLAIMS}
+    claims = {c.id: c for c in (*CLAIMS, PRICE_CLAIM)}
     for row in rows:
         per_seed = []
         for path in row["records"]:
@@ -58,12 +106,27 @@ def markdown(rows: list[dict], seeds) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="cpu")
-    parser.add_argument("--out", default=None, help="default tools/regime_results/video_confirm_<profile>.json")
+    parser.add_argument("--regimes", action="store_true", help="the second test: seeds 8-17 split by regime")
+    parser.add_argument("--code", default=None, help="library version of the records (default: the checkout's)")
+    parser.add_argument("--out", default=None, help="default tools/regime_results/video_{confirm,regimes}_<profile>.json")
     args = parser.parse_args(argv)
     runs_root = default_runs_root() / args.profile
-    code, dirty = code_version()
+    code, dirty = (args.code, False) if args.code else code_version()
     if dirty:
         raise SystemExit("the library has uncommitted changes: commit first, so the records name a commit")
+    if args.regimes:
+        regimes = split_by_regime(video_records(REGIME_SEEDS, runs_root, args.profile, code))
+        report = {"profile": args.profile, "code": code, "seeds": REGIME_SEEDS, "threshold": COPYING_THRESHOLD,
+                  "regimes": {}}
+        for name, records in regimes.items():
+            rows = regime_rows(records, args.profile)
+            report["regimes"][name] = {"seeds": sorted(records), "rows": rows}
+            note = " (the claims)" if name == "copying" else " (the contrast: no direction claimed)"
+            print(f"## {name} regime{note}\n\n" + markdown(rows, sorted(records)) + "\n")
+        out = Path(args.out) if args.out else REPO / "tools" / "regime_results" / f"video_regimes_{args.profile}.json"
+        out.write_text(json.dumps(jsonable(report), indent=1))
+        print(f"wrote {out}")
+        return 0
     fresh = rows_for(FRESH_SEEDS, runs_root, args.profile, code)
     together = rows_for(ALL_SEEDS, runs_root, args.profile, code)
     print("## The test: fresh seeds\n\n" + markdown(fresh, FRESH_SEEDS))
