@@ -427,3 +427,17 @@ def test_relative_l1_gain_by_hand_on_each_scope():
     assert set(L1_GAIN_SCOPES) == {"rollout", "one_step", "one_step_changed", "one_step_unchanged"}
     with pytest.raises(ValueError, match="Unknown scope"):
         relative_l1_gain([run], "changed", "two_step")
+
+
+def test_start_regime_reads_the_mle_models_copy_rate():
+    from wmkit.video.experiment import COPYING_THRESHOLD, start_regime
+
+    def result(copy_rate):
+        return {"mle": {"one_step": {"copy_rate_changed": copy_rate}}}
+
+    assert COPYING_THRESHOLD == 0.5
+    assert start_regime(result(0.88)) == "copying"
+    assert start_regime(result(0.5)) == "copying"  # the threshold itself copies
+    assert start_regime(result(0.46)) == "moving"
+    assert start_regime(result(0.0)) == "moving"
+    assert start_regime(result(None)) is None  # no changed held-out step: no regime

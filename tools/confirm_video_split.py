@@ -9,9 +9,10 @@ of the benchmark's `rlvr_video` experiment judged on fresh seeds only.
 
 Seeds 0-2 suggested the pattern (sharper on the steps whose picture changes, blurrier on the others);
 seeds 3-7 test it. The rows are computed by the benchmark's own code (`claim_row`: the claim's field,
-the 95% t-interval, the verdict rule, the agent-kept precondition) from the records of the current
-library version; seeds 0-7 together are printed apart, for reference, never as the test. Writes the
-rows to tools/regime_results/video_confirm_<profile>.json.
+the 95% t-interval, the verdict rule, the agent-kept precondition) from the benchmark's records (by
+default the newest of each seed, whatever library version made it; each row names its records in
+the JSON); seeds 0-7 together are printed apart, for reference, never as the test. Writes the rows
+to tools/regime_results/video_confirm_<profile>.json.
 
 That test failed, and the seeds showed why (an MLE model that copies the last frame gives RL
 something to fix, one that already moves the agent does not). ``--regimes`` is the second planned
@@ -26,8 +27,9 @@ import json
 from pathlib import Path
 
 from wmkit.bench.claims import CLAIMS, Claim
-from wmkit.bench.runner import claim_row, code_version, fmt_kit, load_records
+from wmkit.bench.runner import ANY_VERSION, claim_row, fmt_kit, load_records
 from wmkit.runs import REPO, default_runs_root, jsonable
+from wmkit.video.experiment import COPYING_THRESHOLD, start_regime
 
 PLANNED_CLAIMS = ("rlvr.video_changed_steps", "rlvr.video_exact_changed", "rlvr.repetition_changed",
                   "rlvr.video_unchanged_cost")
@@ -37,8 +39,6 @@ FRESH_SEEDS = (3, 4, 5, 6, 7)
 ALL_SEEDS = tuple(range(8))
 REGIME_SEEDS = tuple(range(8, 18))
 """The second test's fresh seeds."""
-COPYING_THRESHOLD = 0.5
-"""An MLE model whose copy rate on the held-out changed steps is at least this copies: the copying regime."""
 MIN_REGIME_SEEDS = 3
 """Fewer seeds than this in a regime: no interval worth judging, the rows say "not measured"."""
 PRICE_CLAIM = Claim("rlvr.video_unchanged_exact", "RLVR-World", "the price: fewer unchanged frames predicted exactly",
@@ -54,7 +54,7 @@ def video_records(seeds, runs_root: Path, profile: str, code: str) -> dict[int, 
     records = load_records(runs_root, profile, seeds, code, None).get("rlvr_video", {})
     missing = sorted(set(seeds) - set(records))
     if missing:
-        raise SystemExit(f"no rlvr_video record of library version {code} for seed(s) {missing}: run the bench "
+        raise SystemExit(f"no rlvr_video record ({code}) for seed(s) {missing}: run the bench "
                          "command in this file's docstring first")
     return records
 
@@ -66,11 +66,13 @@ def rows_for(seeds, runs_root: Path, profile: str, code: str) -> list[dict]:
 
 
 def split_by_regime(records: dict[int, dict]) -> dict[str, dict[int, dict]]:
-    """{"copying": {seed: record}, "moving": {...}} by the MLE model's copy rate, measured before RL."""
+    """{"copying": {seed: record}, "moving": {...}} by the MLE model's copy rate, measured before RL
+    (`wmkit.video.experiment.start_regime`)."""
     regimes = {"copying": {}, "moving": {}}
     for seed, record in sorted(records.items()):
-        copy_rate = record["result"]["mle"]["one_step"]["copy_rate_changed"]
-        regimes["copying" if copy_rate is not None and copy_rate >= COPYING_THRESHOLD else "moving"][seed] = record
+        regime = start_regime(record["result"])
+        if regime is not None:
+            regimes[regime][seed] = record
     return regimes
 
 
@@ -107,13 +109,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--regimes", action="store_true", help="the second test: seeds 8-17 split by regime")
-    parser.add_argument("--code", default=None, help="library version of the records (default: the checkout's)")
+    parser.add_argument("--code", default=ANY_VERSION,
+                        help="library version of the records (default: the newest record of each seed, any version)")
     parser.add_argument("--out", default=None, help="default tools/regime_results/video_{confirm,regimes}_<profile>.json")
     args = parser.parse_args(argv)
     runs_root = default_runs_root() / args.profile
-    code, dirty = (args.code, False) if args.code else code_version()
-    if dirty:
-        raise SystemExit("the library has uncommitted changes: commit first, so the records name a commit")
+    code = args.code
     if args.regimes:
         regimes = split_by_regime(video_records(REGIME_SEEDS, runs_root, args.profile, code))
         report = {"profile": args.profile, "code": code, "seeds": REGIME_SEEDS, "threshold": COPYING_THRESHOLD,

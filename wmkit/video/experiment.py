@@ -349,6 +349,22 @@ AGENT_TOLERANCE = 0.02
 predictions before its lower copy rate stops counting as less repetition (2 points of the test steps)."""
 
 
+COPYING_THRESHOLD = 0.5
+"""An MLE model whose greedy copy rate on the held-out changed steps is at least this is in the
+*copying* regime, else the *moving* one. At the cpu size MLE ends in either: some seeds learn the
+moves by teacher forcing alone, others learn to repeat the last frame. RL on changed transitions has
+something to fix only in the first (tested on fresh seeds 8-17: tutorials/video_world_models.md)."""
+
+
+def start_regime(result: dict) -> str | None:
+    """"copying" or "moving": the regime of one seed's MLE model, read from its copy rate before any RL
+    (None when the held-out steps had no changed step to measure it on)."""
+    copy_rate = result["mle"]["one_step"]["copy_rate_changed"]
+    if copy_rate is None:
+        return None
+    return "copying" if copy_rate >= COPYING_THRESHOLD else "moving"
+
+
 def agent_kept(runs: Sequence[dict] | dict, arm: str = "all") -> str | None:
     """Precondition of the repetition claims: in every seed the RL model drops the agent from at most
     `AGENT_TOLERANCE` more greedy predictions than its MLE model. None when it holds, else the reason.
