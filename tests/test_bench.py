@@ -142,8 +142,10 @@ def test_video_claims_read_the_video_experiment():
                                                                                                          "higher")
     # the changed arm's split: sharper where the picture changes, blurrier where it does not
     result["relative_l1_gain"]["changed"].update({"one_step_changed": 0.12, "one_step_unchanged": -0.5})
+    result["mle"]["one_step"]["exact_unchanged"] = 0.97
+    result["arms"]["changed"]["one_step"]["exact_unchanged"] = 0.31
     assert bench_claims.claim_value(claims["rlvr.video_changed_steps"], result) == pytest.approx(0.12)
-    assert bench_claims.claim_value(claims["rlvr.video_unchanged_cost"], result) == pytest.approx(-0.5)
+    assert bench_claims.claim_value(claims["rlvr.video_unchanged_cost"], result) == pytest.approx(-0.66)
     assert (claims["rlvr.video_changed_steps"].direction, claims["rlvr.video_unchanged_cost"].direction) == (
         "higher", "lower")
 
