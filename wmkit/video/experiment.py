@@ -358,7 +358,8 @@ something to fix only in the first (tested on fresh seeds 8-17: tutorials/video_
 
 def start_regime(result: dict) -> str | None:
     """"copying" or "moving": the regime of one seed's MLE model, read from its copy rate before any RL
-    (None when the held-out steps had no changed step to measure it on)."""
+    (None when the held-out steps had no changed step to measure it on). "moving" means only "not
+    copying": at the cpu size such a model has learned most moves; an untrained one (smoke) has not."""
     copy_rate = result["mle"]["one_step"]["copy_rate_changed"]
     if copy_rate is None:
         return None
