@@ -46,7 +46,7 @@
 # | profile | time | what it runs |
 # |---|---|---|
 # | `smoke` | 13 s (the test suite's smoke run, a shared 2-core AMD EPYC, load 2.5-2.9, 2026-12-01; 54-134 s in earlier runs at load 3-5) | 2 seeds at toy sizes (proves the code runs) |
-# | `cpu` | 6.3-6.8 min (379 s at load average 2.1-5.2, and 408 s at 1.5-3.0 for the published copy; a 2-core AMD EPYC shared with another job, 2026-12-01) | 3 seeds, two at a time on 2 cores: MLE + three GRPO arms of 300 steps each (two with the default reward, one with −L1 alone) |
+# | `cpu` | 5.4-6.3 min (379 s at load average 2.1-5.2 on a 2-core AMD EPYC shared with another job; 321 s for the published copy, load 0.1 at the start and up to 3.9 once a one-core job joined; 2026-12-01) | 3 seeds, two at a time on 2 cores: MLE + three GRPO arms of 300 steps each (two with the default reward, one with −L1 alone) |
 # | `gpu` | not measured | a larger model and data, 400 GRPO steps |
 #
 # **Where it fits.** Notebook 02 trained a *text* world model with RLVR and found that RL sharpens
