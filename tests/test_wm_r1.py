@@ -226,6 +226,71 @@ def test_template_balanced_tasks_give_every_template_its_share_with_fresh_draws(
         wm_r1.template_balanced_tasks(-1, 0, train)
 
 
+LIST_LOOKUP = ("open_contact", "open_note", "delete_contact", "open_chat")
+
+
+def test_template_weights_draw_each_template_its_weighted_share():
+    train, _ = wm_r1.task_templates(4)
+    weights = {t: 4.0 for t in LIST_LOOKUP}
+    n = 330  # 17 templates of weight 1 and 4 of weight 4: 33 shares of 10 tasks
+    tasks = wm_r1.template_balanced_tasks(n, 3, train, weights)
+    counts = {t: sum(task.template == t for task in tasks) for t in train}
+    assert counts == {t: 40 if t in LIST_LOOKUP else 10 for t in train}
+    # not in whole shares: each template within one draw of n * weight / total weight
+    tasks = wm_r1.template_balanced_tasks(100, 3, train, weights)
+    for t in train:
+        assert abs(sum(task.template == t for task in tasks) - 100 * (4 if t in LIST_LOOKUP else 1) / 33) < 1
+    # spread over the list, not in blocks: the first third already holds about a third of each
+    turns = wm_r1._weighted_turns(["a", "b", "c"], {"a": 4.0, "b": 1.0, "c": 1.0}, 12)
+    assert turns[:6].count("a") == 4 and turns[:6].count("b") == turns[:6].count("c") == 1
+    assert turns.count("a") == 8 and turns.count("b") == turns.count("c") == 2
+    assert len({(t.template, t.seed) for t in tasks}) == len(tasks)  # still fresh draws
+    assert wm_r1.template_balanced_tasks(100, 3, train, weights) == tasks  # seeded
+
+
+def test_equal_template_weights_leave_the_unweighted_draw_unchanged():
+    # The unweighted draw, written out: the templates shuffled, then in turn, one seed draw each;
+    # the cpu ladder's checkpoints were built from exactly this stream.
+    train, _ = wm_r1.task_templates(4)
+    n, seed = 50, 10_000
+    rng = random.Random(seed)
+    order = list(train)
+    rng.shuffle(order)
+    expected = [phone.make_task(order[k % len(order)], rng.randrange(2**31)) for k in range(n)]
+    rng.shuffle(expected)
+    assert wm_r1.template_balanced_tasks(n, seed, train) == expected
+    assert wm_r1.template_balanced_tasks(n, seed, train, {}) == expected
+    assert wm_r1.template_balanced_tasks(n, seed, train, {t: 2.5 for t in train}) == expected
+
+
+@pytest.mark.parametrize("weights, message", [
+    ({"open_contacts": 4.0}, "not drawn from: \\['open_contacts'\\]"),
+    ({"open_contact": 0.0}, "'open_contact' must be a finite number above 0, not 0.0"),
+    ({"open_contact": -1}, "above 0"),
+    ({"open_contact": float("nan")}, "above 0"),
+    ({"open_contact": float("inf")}, "above 0"),
+    ({"open_contact": "4"}, "above 0"),
+    ({"open_contact": True}, "above 0"),
+])
+def test_bad_template_weights_are_clear_errors(weights, message):
+    train, _ = wm_r1.task_templates(4)
+    with pytest.raises(ValueError, match=message):
+        wm_r1.template_balanced_tasks(10, 0, train, weights)
+
+
+def test_the_ladder_start_draws_its_reference_episodes_with_the_ladder_weights():
+    from dataclasses import replace
+
+    sizes = get_profile("smoke").wm_r1
+    weighted = replace(sizes, ladder=replace(sizes.ladder, sft_tasks=33,
+                                             sft_template_weights=tuple((t, 4.0) for t in LIST_LOOKUP)))
+    train, _ = wm_r1.task_templates(weighted.max_ref_len)
+    _, _, sft_tasks = wm_r1.build_ladder_start("smoke", 0, sizes=weighted)
+    assert sft_tasks == wm_r1.template_balanced_tasks(33, 10_000, train, {t: 4.0 for t in LIST_LOOKUP})
+    assert sum(t.template in LIST_LOOKUP for t in sft_tasks) == 16
+    assert get_profile("cpu").wm_r1.ladder.sft_template_weights == ()  # the default: equal shares
+
+
 def test_fresh_tasks_are_distinct_worlds_template_by_template():
     train, _ = wm_r1.task_templates(4)
     tasks = wm_r1.fresh_tasks(4 * len(train) + 3, 5, train)

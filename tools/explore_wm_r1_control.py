@@ -8,6 +8,7 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     grounding --ckpt DIR --n 100   which list item the start taps, against the reference and chance
     (--screen-view index_after_label: the agent sees `item "Nora" [3]`; a checkpoint from sft records its view)
     name-loss --ckpt DIR --balanced --sft-tasks N   loss on the name the second step's thought must write
+    (sft --lookup-boost 4: the four list templates drawn 4x as often in the SFT data; saved beside the checkpoint)
 """
 from __future__ import annotations
 
@@ -128,8 +129,9 @@ def cmd_sft(args):
     sizes = sizes_for(args)
     seed_everything(args.seed)
     tr, _ = ex.task_templates(sizes.max_ref_len)
-    pool = ex.template_balanced_tasks if args.balanced else ex.unique_tasks
-    sft_tasks = pool(args.sft_tasks, 10_000 + args.seed, tr)
+    weights = lookup_weights(args)
+    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights) if args.balanced
+                 else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
     examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200,
@@ -139,7 +141,8 @@ def cmd_sft(args):
     sec = time.perf_counter() - t0
     path = OUT / f"{args.tag}_seed{args.seed}"
     models.save_model(model, tok, path, sizes.policy)
-    (path / AGENT_TEXT).write_text(json.dumps({"screen_view": sizes.screen_view, "thought_index": sizes.thought_index}))
+    (path / AGENT_TEXT).write_text(json.dumps({"screen_view": sizes.screen_view, "thought_index": sizes.thought_index,
+                                               "sft_template_weights": weights}))
     tasks = eval_tasks(sizes, args.n)
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, seed=args.seed)
@@ -147,7 +150,9 @@ def cmd_sft(args):
          "tokenizer": sizes.tokenizer_split, "turn_tokens": sizes.max_turn_tokens, "thought_index": sizes.thought_index,
          "screen_view": sizes.screen_view, "policy": list(vars(sizes.policy).values()),
          "sft_lr": args.lr_sft or sizes.sft_learning_rate, "examples": len(examples),
-         "balanced": args.balanced, "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
+         "balanced": args.balanced, "sft_template_weights": weights,
+         "sft_template_counts": dict(sorted(Counter(t.template for t in sft_tasks).items())),
+         "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
          "per_template_greedy": {k: round(sum(x[0] for x in v) / len(v), 3) for k, v in per_template(tasks, g, 1).items()},
          "max_ref_len": args.max_ref_len, "sft_seconds": round(sec, 1), "loss_last": round(loss[-1], 3),
          "greedy": sum(e.success for e in g) / len(g), "sampled": sum(e.success for e in s) / len(s), "n": args.n})
@@ -328,6 +333,22 @@ def cmd_grounding(args):
 LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
 
 
+def lookup_weights(args):
+    """The SFT draw's template weights: --lookup-boost on the list templates (only with
+    --balanced), or, for a checkpoint saved by sft, the weights it was trained with."""
+    saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
+    if saved is not None and saved.exists():
+        weights = json.loads(saved.read_text()).get("sft_template_weights", {})
+        if args.lookup_boost != 1.0 and weights != {t: args.lookup_boost for t in LIST_TEMPLATES}:
+            raise SystemExit(f"--lookup-boost {args.lookup_boost} but {args.ckpt} was trained with weights {weights}")
+        return weights
+    if args.lookup_boost == 1.0:
+        return {}
+    if not args.balanced:
+        raise SystemExit("--lookup-boost weights the template-balanced draw: add --balanced")
+    return {t: args.lookup_boost for t in LIST_TEMPLATES}
+
+
 def cmd_name_loss(args):
     """Does the start fit the name it must write? The loss (and argmax hit) of the first token of
     the name in the second step's thought (`find "<name>".`) of reference episodes, on the
@@ -340,7 +361,8 @@ def cmd_name_loss(args):
     model, tok = models.load_model(args.ckpt)
     model.eval()
     tr, _ = ex.task_templates(sizes.max_ref_len)
-    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr) if args.balanced
+    weights = lookup_weights(args)
+    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights) if args.balanced
                  else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
     seen = [t for t in sft_tasks if t.template in LIST_TEMPLATES][:args.n]
     fresh = [phone.make_task(t, 90_000 + k) for t in LIST_TEMPLATES for k in range(max(1, args.n // 4))]
@@ -349,7 +371,7 @@ def cmd_name_loss(args):
     if args.token == "index" and not sizes.thought_index:
         raise SystemExit("--token index needs a start with indexed thoughts (--thought-index)")
     row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed, "token": args.token,
-           "screen_view": sizes.screen_view}
+           "screen_view": sizes.screen_view, "sft_template_weights": weights}
     for name, tasks in (("sft_tasks", seen), ("fresh_tasks", fresh)):
         losses, hits, offsets = [], [], Counter()
         for task in tasks:
@@ -413,6 +435,9 @@ def main():
         s.add_argument("--lr-sft", type=float, default=0.0, help="sft: learning rate (0: the profile's)")
         s.add_argument("--thought-index", action="store_true",
                        help="sft: reference tap thoughts name the index too (find \"Nora\" at [3].)")
+        s.add_argument("--lookup-boost", type=float, default=1.0,
+                       help="sft/name-loss with --balanced: draw the list templates this many times as often "
+                            "(ex.template_balanced_tasks weights); a checkpoint from sft records its weights")
         s.add_argument("--token", default="name", choices=["name", "index"],
                        help="name-loss: the thought's token to score (the name's first, or the index)")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],

@@ -373,6 +373,10 @@ class WMR1LadderSizes:
     notebook_error_rates: tuple[float, ...] = ()
     """The rungs notebook 03 trains itself for its one seed (empty: all of ``error_rates``); the
     benchmark's ``wm_r1_ladder`` runs every rung over seeds, and the notebook reads it when present."""
+    sft_template_weights: tuple[tuple[str, float], ...] = ()
+    """(template, weight) pairs for the start's reference episodes: a template weighted w is drawn
+    w times as often as an unnamed one (weight 1), at the same ``sft_tasks`` in all
+    (``experiment.template_balanced_tasks``); empty: every template its equal share."""
 
 
 @dataclass(frozen=True)
