@@ -282,7 +282,7 @@ def test_the_ladder_start_draws_its_reference_episodes_with_the_ladder_weights()
     from dataclasses import replace
 
     sizes = get_profile("smoke").wm_r1
-    weighted = replace(sizes, ladder=replace(sizes.ladder, sft_tasks=33,
+    weighted = replace(sizes, ladder=replace(sizes.ladder, sft_tasks=33, sft_epochs=0.25,
                                              sft_template_weights=tuple((t, 4.0) for t in LIST_LOOKUP)))
     train, _ = wm_r1.task_templates(weighted.max_ref_len)
     _, _, sft_tasks = wm_r1.build_ladder_start("smoke", 0, sizes=weighted)

@@ -354,7 +354,8 @@ def cmd_name_loss(args):
     the name in the second step's thought (`find "<name>".`) of reference episodes, on the
     start's own SFT tasks of the list templates (fit) and on fresh tasks (generalisation).
     `--token index` (a start with indexed thoughts): the same for the index token after `[` in that
-    thought (`find "<name>" [3].` or `at [3].`), with the argmax's offset from the right index."""
+    thought (`find "<name>" [3].` or `at [3].`), with the argmax's offset from the right index;
+    `--token tap`: the index in the step's action (`tap(3)`), the lookup of a plain-thought start."""
     import random
 
     sizes = sizes_for(args)
@@ -367,9 +368,14 @@ def cmd_name_loss(args):
     seen = [t for t in sft_tasks if t.template in LIST_TEMPLATES][:args.n]
     fresh = [phone.make_task(t, 90_000 + k) for t in LIST_TEMPLATES for k in range(max(1, args.n // 4))]
     prefix = tok('Thought: find "', add_special_tokens=False)["input_ids"]
-    [bracket] = tok(" [", add_special_tokens=False)["input_ids"]
     if args.token == "index" and not sizes.thought_index:
         raise SystemExit("--token index needs a start with indexed thoughts (--thought-index)")
+    # " [" is one token only in a tokenizer that saw indexed thoughts (with the phone's view, "["
+    # starts every screen line and is never merged with a space): look it up only for the index
+    bracket = tok(" [", add_special_tokens=False)["input_ids"]
+    if args.token == "index" and len(bracket) != 1:
+        raise SystemExit(f"--token index: this tokenizer splits ' [' into {len(bracket)} tokens")
+    tap = tok(" tap(", add_special_tokens=False)["input_ids"]
     row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed, "token": args.token,
            "screen_view": sizes.screen_view, "sft_template_weights": weights}
     for name, tasks in (("sft_tasks", seen), ("fresh_tasks", fresh)):
@@ -382,7 +388,12 @@ def cmd_name_loss(args):
                 if from_agent and k >= 3 and at is None and piece[:len(prefix)] == prefix:
                     at = len(ids) + len(prefix)  # pieces: prompt, turn 1, screen, turn 2, ...
                     if args.token == "index":  # the token after the thought's " ["
-                        at = len(ids) + piece.index(bracket, len(prefix)) + 1
+                        at = len(ids) + piece.index(bracket[0], len(prefix)) + 1
+                    elif args.token == "tap":  # the token after the action's " tap("
+                        starts = [i for i in range(len(prefix), len(piece)) if piece[i:i + len(tap)] == tap]
+                        if not starts:
+                            raise SystemExit(f"no ' tap(' in the list step's turn {text!r}")
+                        at = len(ids) + starts[0] + len(tap)
                 ids += piece
             if at is None:
                 continue
@@ -391,11 +402,11 @@ def cmd_name_loss(args):
             losses.append(-logp[ids[at]].item())
             hits.append(int(logp.argmax().item() == ids[at]))
             guess, truth = tok.decode([logp.argmax().item()]).strip(), tok.decode([ids[at]]).strip()
-            if args.token == "index" and guess.isdigit() and truth.isdigit():
+            if args.token in ("index", "tap") and guess.isdigit() and truth.isdigit():
                 offsets[int(guess) - int(truth)] += 1
         row[name] = {"loss": round(sum(losses) / len(losses), 3), "argmax_right": round(sum(hits) / len(hits), 3),
                      "n": len(losses)}
-        if args.token == "index":
+        if args.token in ("index", "tap"):
             row[name]["argmax_minus_right_index"] = dict(sorted(offsets.items()))
     log(row)
 
@@ -438,8 +449,9 @@ def main():
         s.add_argument("--lookup-boost", type=float, default=1.0,
                        help="sft/name-loss with --balanced: draw the list templates this many times as often "
                             "(ex.template_balanced_tasks weights); a checkpoint from sft records its weights")
-        s.add_argument("--token", default="name", choices=["name", "index"],
-                       help="name-loss: the thought's token to score (the name's first, or the index)")
+        s.add_argument("--token", default="name", choices=["name", "index", "tap"],
+                       help="name-loss: the token of the list step to score (the thought's name's first, the "
+                            "thought's index, or the index in the action's tap(...))")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],
                        help="the agent's view of the screens (agent.agent_screen); default the profile's, or the "
                             "view a checkpoint saved by sft was trained with")

@@ -45,6 +45,7 @@ def list_step(grounding):
 base = {s: (last(base_rows, "sft", BASE_TAG, s), list_step(last(base_rows, "grounding", BASE_TAG, s)))
         for s in (0, 1, 2)}
 tags = sorted({r["tag"] for r in rows if r["cmd"] == "sft"})
+print(f"list step = second step right given the first (grounding --n 100); in brackets the change over 11.3's seed-0 start")
 print(f"11.3 start, seed 0: list step {base[0][1]} (mean {sum(base[0][1].values()) / 4:.3f})")
 for tag in tags:
     for seed in sorted({r["seed"] for r in rows if r["cmd"] == "sft" and r["tag"] == tag}):
@@ -52,7 +53,7 @@ for tag in tags:
         print(f"\n{tag} seed {seed}: greedy {sft['greedy']:.3f} sampled {sft['sampled']:.3f}; SFT {sft['sft_seconds']:.0f} s, "
               f"{sft['epochs']:g} epochs x {sft['sft_tasks']}, weights {sft.get('sft_template_weights') or 'equal'}, "
               f"view {sft['screen_view']}, indexed thought {sft['thought_index']}")
-        for token in ("name", "index"):
+        for token in ("name", "index", "tap"):
             loss = last(rows, "name_loss", tag, seed, token=token)
             if loss:
                 print(f"  {token} loss: own SFT tasks {loss['sft_tasks']['loss']:.2f} (argmax {loss['sft_tasks']['argmax_right']:.2f}, "
@@ -68,9 +69,11 @@ for tag in tags:
         higher = sum(g > 0 for g in gains.values())
         for t in LIST_TEMPLATES:
             g = grounding["rows"][t]
+            indexed = (f"index is named item's {g['index_is_the_named_item']:.2f}; tap copies index "
+                       f"{g['tap_copies_the_index']:.2f}; offsets {g['index_minus_named_items_index']}"
+                       if g["indexed"] else "plain thoughts")
             print(f"  {t:15s} list step {step[t]:.2f} ({gains[t]:+.2f}); names {g['thought_names_target']:.2f}; "
-                  f"tap hits named {g['tap_is_the_named_item']:.2f}; index is named item's {g['index_is_the_named_item']:.2f}; "
-                  f"tap copies index {g['tap_copies_the_index']:.2f}; offsets {g['index_minus_named_items_index']}")
+                  f"tap hits named {g['tap_is_the_named_item']:.2f}; {indexed}")
         if seed == 0:
             passed = mean_gain >= RULE_MEAN_GAIN and higher >= RULE_TEMPLATES_HIGHER
             print(f"  rule: mean gain {mean_gain:+.3f} (need >= +{RULE_MEAN_GAIN}), higher on {higher} of 4 "
