@@ -431,6 +431,67 @@ def test_screen_view_reaches_the_tokenizer_and_the_sft_examples():
         wm_r1.build_policy(wm_r1.replace(sizes, screen_view="sideways"), tasks, seed=0)
 
 
+def test_reference_episode_in_the_index_in_label_view_reads_each_index_off_its_screen():
+    task = phone.make_task("open_contact", 5)
+    view = "index_in_label"
+    pieces = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0), thought_index=True,
+                                     screen_view=view)
+    plain = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
+    assert [ag.parse_turn(t).action for t, m in pieces if m] == [ag.parse_turn(t).action for t, m in plain if m]
+    taps = 0
+    for (text, mine), (plain_text, _) in zip(pieces, plain):
+        if not mine:
+            assert text == ag.agent_screen(plain_text, view) != plain_text
+            if "Imagined:" not in text:
+                shown = text
+            continue
+        turn = ag.parse_turn(text)
+        if turn.kind == "action" and turn.action.startswith("tap("):
+            index = turn.action[4:-1]
+            name = re.fullmatch(r'find "(.*) (\d+)"\.', turn.thought)
+            assert name and name[2] == index
+            assert f'"{name[1]} {index}"' in shown  # the thought's label-and-index, verbatim on the screen
+            taps += 1
+    assert taps == 2
+
+
+def test_index_in_label_puts_the_labels_own_token_before_the_index():
+    # The point of the view: in the tokenizer the policy trains, the token right before each list
+    # item's index is the label's own last token (different on every line), the index is one token,
+    # and the thought writes the same two tokens as the screen line.
+    sizes = wm_r1.replace(get_profile("smoke").wm_r1, thought_index=True, screen_view="index_in_label",
+                          policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
+                                                 vocab_size=512, max_positions=2048))
+    tasks = [phone.make_task(t, k) for t in ("open_contact", "open_note", "open_chat") for k in range(8)]
+    _, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
+    checked = 0
+    for task in tasks[::4]:
+        env = phone.PhoneEnv()
+        env.reset(task=task)
+        reference = phone.reference_solution(task)
+        screen = env.step(reference[0]).observation
+        if not reference[1].startswith("tap("):
+            continue
+        befores = {}
+        for line in ag.agent_screen(screen, "index_in_label").split("\n")[1:]:
+            m = re.fullmatch(r'item "(.*) (\d+)"(.*)', line)
+            if not m:
+                continue
+            pair = tokenizer.convert_ids_to_tokens(tokenizer(line, add_special_tokens=False)["input_ids"])
+            at = pair.index(f"Ġ{m[2]}")
+            befores[m[2]] = pair[at - 1]
+            assert tokenizer.convert_tokens_to_string([pair[at - 1]]).strip() and not pair[at - 1].startswith("Ġ\"")
+        assert len(set(befores.values())) == len(befores)  # unique per line
+        index = reference[1][4:-1]
+        thought = tokenizer.convert_ids_to_tokens(tokenizer(ag.format_turn(
+            ag.describe_action(screen, reference[1], True, "index_in_label"), action=reference[1]),
+            add_special_tokens=False)["input_ids"])
+        at = thought.index(f"Ġ{index}")
+        assert thought[at - 1] == befores[index]
+        checked += 1
+    assert checked >= 4
+
+
 def test_tiny_policy_plays_and_trains_with_the_view(tiny_policy, tmp_path, monkeypatch):
     model, tokenizer, tasks = tiny_policy
     import copy

@@ -298,17 +298,18 @@ def cmd_grounding(args):
                 # Split the failure: does the thought of the second step name the right item
                 # (copying from the instruction), and does the tap hit the item it names (lookup)?
                 after_first = tok.decode(e.completion_ids, skip_special_tokens=True).split("\nScreen:\n", 1)[-1]
-                thoughts = re.findall(r'find "([^"]*)"(?:(?: at)? \[\d+\])?\.', after_first)
+                thoughts = [name for name, _ in thought_lookups(after_first, sizes.screen_view)]
                 target = re.search(r'find "(.*?)"', ag.describe_action(list_screen, ref[1]))
                 if thoughts and target and ref[1].startswith("tap"):
                     named += 1
                     named_right += thoughts[0] == target[1]
                     tapped = ag.describe_action(list_screen, e.actions[1])
                     tap_matches_name += tapped == f'find "{thoughts[0]}".'
-                    # With indexed thoughts (sft --thought-index; `at [3]`, or `[3]` with the
-                    # index_after_label view): is the index the named item's line on this screen
+                    # With indexed thoughts (sft --thought-index; `at [3]`, `[3]` with the
+                    # index_after_label view, `"Nora 3"` with index_in_label): is the index the named item's line on this screen
                     # (the phone's format), and does the tap copy it?
-                    index = re.search(r'find "([^"]*)"(?: at)? \[(\d+)\]\.', after_first)
+                    indexed_thoughts = [(n, i) for n, i in thought_lookups(after_first, sizes.screen_view) if i]
+                    index = (None, *indexed_thoughts[0]) if indexed_thoughts else None
                     if index:
                         indexed += 1
                         index_is_named_item += f'[{index[2]}] item "{index[1]}"' in list_screen
@@ -333,6 +334,15 @@ def cmd_grounding(args):
 LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
 
 
+def thought_lookups(text, view):
+    """(name, index or None) of every `find` thought in `text`, in the forms the reference
+    thoughts take: `find "Nora".`, `find "Nora" at [3].`, `find "Nora" [3].`, and with the
+    index_in_label view `find "Nora 3".` (the index inside the quotes)."""
+    if view == "index_in_label":
+        return [(m[1], m[2]) for m in re.finditer(r'find "([^"]*?)(?: (\d+))?"\.', text)]
+    return [(m[1], m[2]) for m in re.finditer(r'find "([^"]*)"(?:(?: at)? \[(\d+)\])?\.', text)]
+
+
 def lookup_weights(args):
     """The SFT draw's template weights: --lookup-boost on the list templates (only with
     --balanced), or, for a checkpoint saved by sft, the weights it was trained with."""
@@ -354,7 +364,8 @@ def cmd_name_loss(args):
     the name in the second step's thought (`find "<name>".`) of reference episodes, on the
     start's own SFT tasks of the list templates (fit) and on fresh tasks (generalisation).
     `--token index` (a start with indexed thoughts): the same for the index token after `[` in that
-    thought (`find "<name>" [3].` or `at [3].`), with the argmax's offset from the right index;
+    thought (`find "<name>" [3].` or `at [3].`; with the index_in_label view the ` 3` token of
+    `find "<name> 3".`), with the argmax's offset from the right index;
     `--token tap`: the index in the step's action (`tap(3)`), the lookup of a plain-thought start."""
     import random
 
@@ -373,7 +384,7 @@ def cmd_name_loss(args):
     # " [" is one token only in a tokenizer that saw indexed thoughts (with the phone's view, "["
     # starts every screen line and is never merged with a space): look it up only for the index
     bracket = tok(" [", add_special_tokens=False)["input_ids"]
-    if args.token == "index" and len(bracket) != 1:
+    if args.token == "index" and len(bracket) != 1 and sizes.screen_view != "index_in_label":
         raise SystemExit(f"--token index: this tokenizer splits ' [' into {len(bracket)} tokens")
     tap = tok(" tap(", add_special_tokens=False)["input_ids"]
     row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed, "token": args.token,
@@ -387,7 +398,15 @@ def cmd_name_loss(args):
                 piece = tok(text, add_special_tokens=False)["input_ids"] + ([tok.eos_token_id] if from_agent else [])
                 if from_agent and k >= 3 and at is None and piece[:len(prefix)] == prefix:
                     at = len(ids) + len(prefix)  # pieces: prompt, turn 1, screen, turn 2, ...
-                    if args.token == "index":  # the token after the thought's " ["
+                    if args.token == "index" and sizes.screen_view == "index_in_label":
+                        # `find "Nora 3".`: the index's token (` 3`) starts at the space before its
+                        # digits; the text up to there tokenizes to a prefix of the turn
+                        found = re.search(r'find "[^"]*? (\d+)"\.', text)
+                        head = tok(text[:found.start(1) - 1], add_special_tokens=False)["input_ids"] if found else None
+                        if head is None or piece[:len(head)] != head:
+                            raise SystemExit(f"the index of {text!r} is not a token of its own")
+                        at = len(ids) + len(head)
+                    elif args.token == "index":  # the token after the thought's " ["
                         at = len(ids) + piece.index(bracket[0], len(prefix)) + 1
                     elif args.token == "tap":  # the token after the action's " tap("
                         starts = [i for i in range(len(prefix), len(piece)) if piece[i:i + len(tap)] == tap]
