@@ -427,8 +427,9 @@ class WMR1Sizes:
     """How screens are written into the policy's text (``agent.SCREEN_VIEWS``): 'env' (the phone's
     own lines, `[3] item "Nora"`), 'index_after_label' (`item "Nora" [3]`; with `thought_index`
     the thought then reads `find "Nora" [3].`) or 'index_in_label' (`item "Nora 3"`, the index
-    right after the label's own last token; thought `find "Nora 3".`). Only the agent's text changes: the phone, the
-    world models and the rewards keep the phone's format, and actions keep its indices."""
+    right after the label's own last token; thought `find "Nora 3".`). Only the agent's text
+    changes: the phone, the world models and the rewards keep the phone's format, and actions keep
+    its indices."""
     sampled_eval: bool = True
     """Also evaluate WM-R1 and SFT with sampling at T=1."""
     diagnostic_episodes: int = 64
