@@ -1,9 +1,11 @@
-"""Tables of the seventh WM-R1 round (tools/WM_R1_LADDER.md section 14) from the probe's rows: each
-seed-0 start's list step against section 11.3's seed-0 start and the round's decision rule, the
-index loss, and (when run) the positive control's paired gains with 95% t-intervals and the kit's
-verdict rule, plus the start-vs-start change against section 11.3's starts.
+"""Tables of the seventh and eighth WM-R1 rounds (tools/WM_R1_LADDER.md sections 14 and 15) from
+the probe's rows: each seed-0 start's list step against section 11.3's seed-0 start and the
+rounds' decision rule (the same in both), the index loss, and (when run) the positive control's
+paired gains with 95% t-intervals and the kit's verdict rule, plus the start-vs-start change
+against section 11.3's starts.
 
-    python tools/wm_r1_round7_report.py [results.jsonl]   (default tools/regime_results/wm_r1_round7.jsonl)
+    python tools/wm_r1_round7_report.py [results.jsonl]   (default tools/regime_results/wm_r1_round7.jsonl;
+                                                           section 15: tools/regime_results/wm_r1_round8.jsonl)
 """
 import json
 import sys
