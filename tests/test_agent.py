@@ -380,6 +380,73 @@ def test_thought_follows_the_view_when_both_options_are_on():
         assert ag.parse_turn(text).kind == "invalid"
 
 
+# Hand-written: each element's index goes inside its label's quotes, after the label's last
+# character (a label that ends in digits, "07:30", keeps them: the view always adds " <index>");
+# the value (if any) after it; the header, "None" and the malformed "[8 button" line unchanged.
+IN_LABEL_SCREEN_AGENT = ('app: Messages | screen: conversations | page 1/2\n'
+                         'button "New message 1"\n'
+                         'item "Ines 2" "ok"\n'
+                         'item "Nora 3"\n'
+                         'switch "Wi-Fi 4" on\n'
+                         'switch "07:30 5" off\n'
+                         'field "Message 6" ""\n'
+                         'text "Say \\"hi\\" [2] 7"\n'
+                         'None\n'
+                         '[8 button "broken"')
+
+
+def test_index_in_label_view_of_a_hand_written_screen():
+    assert ag.agent_screen(VIEW_SCREEN_ENV, "index_in_label") == IN_LABEL_SCREEN_AGENT
+    assert ag.env_screen(IN_LABEL_SCREEN_AGENT, "index_in_label") == VIEW_SCREEN_ENV
+    # a label that ends in digits and an empty label round-trip too
+    screen = 'app: Notes | screen: notes | page 1/1\n[1] item "Trip 2"\n[12] item ""\n[3] item "x 40" "y 5"'
+    view = ag.agent_screen(screen, "index_in_label")
+    assert view.split("\n")[1:] == ['item "Trip 2 1"', 'item " 12"', 'item "x 40 3" "y 5"']
+    assert ag.env_screen(view, "index_in_label") == screen
+    assert "'index_in_label'" in str(pytest.raises(ValueError, ag.check_screen_view, "inlabel").value)
+
+
+def test_index_in_label_view_round_trips_on_real_screens():
+    import re
+
+    element = re.compile(r'^\[(\d+)\] (\S+) "((?:[^"\\]|\\.)*)"(.*)$')
+    checked = 0
+    for screen in _real_screens():
+        view = ag.agent_screen(screen, "index_in_label")
+        assert ag.env_screen(view, "index_in_label") == screen
+        for env_line, view_line in zip(screen.split("\n"), view.split("\n"), strict=True):
+            m = element.match(env_line)
+            if not m:
+                assert view_line == env_line  # the header
+                continue
+            assert view_line == f'{m[2]} "{m[3]} {m[1]}"{m[4]}'  # kind, label + index, value
+            checked += 1
+    assert checked > 100
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_index_in_label_view_never_raises_and_only_rewrites_element_lines(text):
+    view = ag.agent_screen(text, "index_in_label")
+    back = ag.env_screen(text, "index_in_label")  # the inverse never raises on any text either
+    assert view.count("\n") == text.count("\n") == back.count("\n")
+    for before, after in zip(text.split("\n"), view.split("\n")):
+        assert after == before or (before.startswith("[") and ag.env_screen(after, "index_in_label") == before)
+
+
+def test_thought_follows_the_index_in_label_view():
+    # Hand-checked on CONTACTS_SCREEN: tap(3) touches "Finn"; its view line is 'item "Finn 3"'.
+    assert ag.describe_action(CONTACTS_SCREEN, "tap(3)", True, "index_in_label") == 'find "Finn 3".'
+    assert 'item "Finn 3"\n' in ag.agent_screen(CONTACTS_SCREEN, "index_in_label")
+    assert ag.describe_action(CONTACTS_SCREEN, "tap(3)", False, "index_in_label") == 'find "Finn".'
+    assert ag.describe_action(CONTACTS_SCREEN, "scroll(down)", True, "index_in_label") == "scroll."
+    turn = ag.parse_turn(ag.format_turn('find "Finn 3".', action="tap(3)"))
+    assert turn == ag.ParsedTurn("action", "tap(3)", 'find "Finn 3".')
+    for text in ('Thought: find "Finn 3', 'Thought: find "Finn 3". Action:', 'Thought: find "Finn 3". Action: tap(',
+                 'Thought: find "Finn 3". call_wm(action=\'tap(3'):
+        assert ag.parse_turn(text).kind == "invalid"
+
+
 def test_rollout_shows_the_agent_its_view_of_real_and_imagined_screens_only():
     task = phone.make_task("open_contact", 2)
     reference = phone.reference_solution(task)

@@ -226,6 +226,71 @@ def test_template_balanced_tasks_give_every_template_its_share_with_fresh_draws(
         wm_r1.template_balanced_tasks(-1, 0, train)
 
 
+LIST_LOOKUP = ("open_contact", "open_note", "delete_contact", "open_chat")
+
+
+def test_template_weights_draw_each_template_its_weighted_share():
+    train, _ = wm_r1.task_templates(4)
+    weights = {t: 4.0 for t in LIST_LOOKUP}
+    n = 330  # 17 templates of weight 1 and 4 of weight 4: 33 shares of 10 tasks
+    tasks = wm_r1.template_balanced_tasks(n, 3, train, weights)
+    counts = {t: sum(task.template == t for task in tasks) for t in train}
+    assert counts == {t: 40 if t in LIST_LOOKUP else 10 for t in train}
+    # not in whole shares: each template within one draw of n * weight / total weight
+    tasks = wm_r1.template_balanced_tasks(100, 3, train, weights)
+    for t in train:
+        assert abs(sum(task.template == t for task in tasks) - 100 * (4 if t in LIST_LOOKUP else 1) / 33) < 1
+    # spread over the list, not in blocks: the first third already holds about a third of each
+    turns = wm_r1._weighted_turns(["a", "b", "c"], {"a": 4.0, "b": 1.0, "c": 1.0}, 12)
+    assert turns[:6].count("a") == 4 and turns[:6].count("b") == turns[:6].count("c") == 1
+    assert turns.count("a") == 8 and turns.count("b") == turns.count("c") == 2
+    assert len({(t.template, t.seed) for t in tasks}) == len(tasks)  # still fresh draws
+    assert wm_r1.template_balanced_tasks(100, 3, train, weights) == tasks  # seeded
+
+
+def test_equal_template_weights_leave_the_unweighted_draw_unchanged():
+    # The unweighted draw, written out: the templates shuffled, then in turn, one seed draw each;
+    # the cpu ladder's checkpoints were built from exactly this stream.
+    train, _ = wm_r1.task_templates(4)
+    n, seed = 50, 10_000
+    rng = random.Random(seed)
+    order = list(train)
+    rng.shuffle(order)
+    expected = [phone.make_task(order[k % len(order)], rng.randrange(2**31)) for k in range(n)]
+    rng.shuffle(expected)
+    assert wm_r1.template_balanced_tasks(n, seed, train) == expected
+    assert wm_r1.template_balanced_tasks(n, seed, train, {}) == expected
+    assert wm_r1.template_balanced_tasks(n, seed, train, {t: 2.5 for t in train}) == expected
+
+
+@pytest.mark.parametrize("weights, message", [
+    ({"open_contacts": 4.0}, "not drawn from: \\['open_contacts'\\]"),
+    ({"open_contact": 0.0}, "'open_contact' must be a finite number above 0, not 0.0"),
+    ({"open_contact": -1}, "above 0"),
+    ({"open_contact": float("nan")}, "above 0"),
+    ({"open_contact": float("inf")}, "above 0"),
+    ({"open_contact": "4"}, "above 0"),
+    ({"open_contact": True}, "above 0"),
+])
+def test_bad_template_weights_are_clear_errors(weights, message):
+    train, _ = wm_r1.task_templates(4)
+    with pytest.raises(ValueError, match=message):
+        wm_r1.template_balanced_tasks(10, 0, train, weights)
+
+
+def test_the_ladder_start_draws_its_reference_episodes_with_the_ladder_weights():
+    from dataclasses import replace
+
+    sizes = get_profile("smoke").wm_r1
+    weighted = replace(sizes, ladder=replace(sizes.ladder, sft_tasks=33, sft_epochs=0.25,
+                                             sft_template_weights=tuple((t, 4.0) for t in LIST_LOOKUP)))
+    train, _ = wm_r1.task_templates(weighted.max_ref_len)
+    _, _, sft_tasks = wm_r1.build_ladder_start("smoke", 0, sizes=weighted)
+    assert sft_tasks == wm_r1.template_balanced_tasks(33, 10_000, train, {t: 4.0 for t in LIST_LOOKUP})
+    assert sum(t.template in LIST_LOOKUP for t in sft_tasks) == 16
+    assert get_profile("cpu").wm_r1.ladder.sft_template_weights == ()  # the default: equal shares
+
+
 def test_fresh_tasks_are_distinct_worlds_template_by_template():
     train, _ = wm_r1.task_templates(4)
     tasks = wm_r1.fresh_tasks(4 * len(train) + 3, 5, train)
@@ -364,6 +429,67 @@ def test_screen_view_reaches_the_tokenizer_and_the_sft_examples():
     assert not re.search(r"^\[\d+\] ", text, re.MULTILINE)  # no line in the phone's own format
     with pytest.raises(ValueError, match="Unknown screen_view"):
         wm_r1.build_policy(wm_r1.replace(sizes, screen_view="sideways"), tasks, seed=0)
+
+
+def test_reference_episode_in_the_index_in_label_view_reads_each_index_off_its_screen():
+    task = phone.make_task("open_contact", 5)
+    view = "index_in_label"
+    pieces = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0), thought_index=True,
+                                     screen_view=view)
+    plain = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
+    assert [ag.parse_turn(t).action for t, m in pieces if m] == [ag.parse_turn(t).action for t, m in plain if m]
+    taps = 0
+    for (text, mine), (plain_text, _) in zip(pieces, plain):
+        if not mine:
+            assert text == ag.agent_screen(plain_text, view) != plain_text
+            if "Imagined:" not in text:
+                shown = text
+            continue
+        turn = ag.parse_turn(text)
+        if turn.kind == "action" and turn.action.startswith("tap("):
+            index = turn.action[4:-1]
+            name = re.fullmatch(r'find "(.*) (\d+)"\.', turn.thought)
+            assert name and name[2] == index
+            assert f'"{name[1]} {index}"' in shown  # the thought's label-and-index, verbatim on the screen
+            taps += 1
+    assert taps == 2
+
+
+def test_index_in_label_puts_the_labels_own_token_before_the_index():
+    # The point of the view: in the tokenizer the policy trains, the token right before each list
+    # item's index is the label's own last token (different on every line), the index is one token,
+    # and the thought writes the same two tokens as the screen line.
+    sizes = wm_r1.replace(get_profile("smoke").wm_r1, thought_index=True, screen_view="index_in_label",
+                          policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
+                                                 vocab_size=512, max_positions=2048))
+    tasks = [phone.make_task(t, k) for t in ("open_contact", "open_note", "open_chat") for k in range(8)]
+    _, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
+    checked = 0
+    for task in tasks[::4]:
+        env = phone.PhoneEnv()
+        env.reset(task=task)
+        reference = phone.reference_solution(task)
+        screen = env.step(reference[0]).observation
+        if not reference[1].startswith("tap("):
+            continue
+        befores = {}
+        for line in ag.agent_screen(screen, "index_in_label").split("\n")[1:]:
+            m = re.fullmatch(r'item "(.*) (\d+)"(.*)', line)
+            if not m:
+                continue
+            pair = tokenizer.convert_ids_to_tokens(tokenizer(line, add_special_tokens=False)["input_ids"])
+            at = pair.index(f"Ġ{m[2]}")
+            befores[m[2]] = pair[at - 1]
+            assert tokenizer.convert_tokens_to_string([pair[at - 1]]).strip() and not pair[at - 1].startswith("Ġ\"")
+        assert len(set(befores.values())) == len(befores)  # unique per line
+        index = reference[1][4:-1]
+        thought = tokenizer.convert_ids_to_tokens(tokenizer(ag.format_turn(
+            ag.describe_action(screen, reference[1], True, "index_in_label"), action=reference[1]),
+            add_special_tokens=False)["input_ids"])
+        at = thought.index(f"Ġ{index}")
+        assert thought[at - 1] == befores[index]
+        checked += 1
+    assert checked >= 4
 
 
 def test_tiny_policy_plays_and_trains_with_the_view(tiny_policy, tmp_path, monkeypatch):

@@ -8,6 +8,7 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     grounding --ckpt DIR --n 100   which list item the start taps, against the reference and chance
     (--screen-view index_after_label: the agent sees `item "Nora" [3]`; a checkpoint from sft records its view)
     name-loss --ckpt DIR --balanced --sft-tasks N   loss on the name the second step's thought must write
+    (sft --lookup-boost 4: the four list templates drawn 4x as often in the SFT data; saved beside the checkpoint)
 """
 from __future__ import annotations
 
@@ -128,8 +129,9 @@ def cmd_sft(args):
     sizes = sizes_for(args)
     seed_everything(args.seed)
     tr, _ = ex.task_templates(sizes.max_ref_len)
-    pool = ex.template_balanced_tasks if args.balanced else ex.unique_tasks
-    sft_tasks = pool(args.sft_tasks, 10_000 + args.seed, tr)
+    weights = lookup_weights(args)
+    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights) if args.balanced
+                 else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
     examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200,
@@ -139,7 +141,8 @@ def cmd_sft(args):
     sec = time.perf_counter() - t0
     path = OUT / f"{args.tag}_seed{args.seed}"
     models.save_model(model, tok, path, sizes.policy)
-    (path / AGENT_TEXT).write_text(json.dumps({"screen_view": sizes.screen_view, "thought_index": sizes.thought_index}))
+    (path / AGENT_TEXT).write_text(json.dumps({"screen_view": sizes.screen_view, "thought_index": sizes.thought_index,
+                                               "sft_template_weights": weights}))
     tasks = eval_tasks(sizes, args.n)
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, seed=args.seed)
@@ -147,7 +150,9 @@ def cmd_sft(args):
          "tokenizer": sizes.tokenizer_split, "turn_tokens": sizes.max_turn_tokens, "thought_index": sizes.thought_index,
          "screen_view": sizes.screen_view, "policy": list(vars(sizes.policy).values()),
          "sft_lr": args.lr_sft or sizes.sft_learning_rate, "examples": len(examples),
-         "balanced": args.balanced, "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
+         "balanced": args.balanced, "sft_template_weights": weights,
+         "sft_template_counts": dict(sorted(Counter(t.template for t in sft_tasks).items())),
+         "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
          "per_template_greedy": {k: round(sum(x[0] for x in v) / len(v), 3) for k, v in per_template(tasks, g, 1).items()},
          "max_ref_len": args.max_ref_len, "sft_seconds": round(sec, 1), "loss_last": round(loss[-1], 3),
          "greedy": sum(e.success for e in g) / len(g), "sampled": sum(e.success for e in s) / len(s), "n": args.n})
@@ -293,17 +298,18 @@ def cmd_grounding(args):
                 # Split the failure: does the thought of the second step name the right item
                 # (copying from the instruction), and does the tap hit the item it names (lookup)?
                 after_first = tok.decode(e.completion_ids, skip_special_tokens=True).split("\nScreen:\n", 1)[-1]
-                thoughts = re.findall(r'find "([^"]*)"(?:(?: at)? \[\d+\])?\.', after_first)
+                thoughts = [name for name, _ in thought_lookups(after_first, sizes.screen_view)]
                 target = re.search(r'find "(.*?)"', ag.describe_action(list_screen, ref[1]))
                 if thoughts and target and ref[1].startswith("tap"):
                     named += 1
                     named_right += thoughts[0] == target[1]
                     tapped = ag.describe_action(list_screen, e.actions[1])
                     tap_matches_name += tapped == f'find "{thoughts[0]}".'
-                    # With indexed thoughts (sft --thought-index; `at [3]`, or `[3]` with the
-                    # index_after_label view): is the index the named item's line on this screen
+                    # With indexed thoughts (sft --thought-index; `at [3]`, `[3]` with the
+                    # index_after_label view, `"Nora 3"` with index_in_label): is the index the named item's line on this screen
                     # (the phone's format), and does the tap copy it?
-                    index = re.search(r'find "([^"]*)"(?: at)? \[(\d+)\]\.', after_first)
+                    indexed_thoughts = [(n, i) for n, i in thought_lookups(after_first, sizes.screen_view) if i]
+                    index = (None, *indexed_thoughts[0]) if indexed_thoughts else None
                     if index:
                         indexed += 1
                         index_is_named_item += f'[{index[2]}] item "{index[1]}"' in list_screen
@@ -328,28 +334,61 @@ def cmd_grounding(args):
 LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
 
 
+def thought_lookups(text, view):
+    """(name, index or None) of every `find` thought in `text`, in the forms the reference
+    thoughts take: `find "Nora".`, `find "Nora" at [3].`, `find "Nora" [3].`, and with the
+    index_in_label view `find "Nora 3".` (the index inside the quotes)."""
+    if view == "index_in_label":
+        return [(m[1], m[2]) for m in re.finditer(r'find "([^"]*?)(?: (\d+))?"\.', text)]
+    return [(m[1], m[2]) for m in re.finditer(r'find "([^"]*)"(?:(?: at)? \[(\d+)\])?\.', text)]
+
+
+def lookup_weights(args):
+    """The SFT draw's template weights: --lookup-boost on the list templates (only with
+    --balanced), or, for a checkpoint saved by sft, the weights it was trained with."""
+    saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
+    if saved is not None and saved.exists():
+        weights = json.loads(saved.read_text()).get("sft_template_weights", {})
+        if args.lookup_boost != 1.0 and weights != {t: args.lookup_boost for t in LIST_TEMPLATES}:
+            raise SystemExit(f"--lookup-boost {args.lookup_boost} but {args.ckpt} was trained with weights {weights}")
+        return weights
+    if args.lookup_boost == 1.0:
+        return {}
+    if not args.balanced:
+        raise SystemExit("--lookup-boost weights the template-balanced draw: add --balanced")
+    return {t: args.lookup_boost for t in LIST_TEMPLATES}
+
+
 def cmd_name_loss(args):
     """Does the start fit the name it must write? The loss (and argmax hit) of the first token of
     the name in the second step's thought (`find "<name>".`) of reference episodes, on the
     start's own SFT tasks of the list templates (fit) and on fresh tasks (generalisation).
     `--token index` (a start with indexed thoughts): the same for the index token after `[` in that
-    thought (`find "<name>" [3].` or `at [3].`), with the argmax's offset from the right index."""
+    thought (`find "<name>" [3].` or `at [3].`; with the index_in_label view the ` 3` token of
+    `find "<name> 3".`), with the argmax's offset from the right index;
+    `--token tap`: the index in the step's action (`tap(3)`), the lookup of a plain-thought start."""
     import random
 
     sizes = sizes_for(args)
     model, tok = models.load_model(args.ckpt)
     model.eval()
     tr, _ = ex.task_templates(sizes.max_ref_len)
-    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr) if args.balanced
+    weights = lookup_weights(args)
+    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights) if args.balanced
                  else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
     seen = [t for t in sft_tasks if t.template in LIST_TEMPLATES][:args.n]
     fresh = [phone.make_task(t, 90_000 + k) for t in LIST_TEMPLATES for k in range(max(1, args.n // 4))]
     prefix = tok('Thought: find "', add_special_tokens=False)["input_ids"]
-    [bracket] = tok(" [", add_special_tokens=False)["input_ids"]
     if args.token == "index" and not sizes.thought_index:
         raise SystemExit("--token index needs a start with indexed thoughts (--thought-index)")
+    # " [" is one token only in a tokenizer that saw indexed thoughts (with the phone's view, "["
+    # starts every screen line and is never merged with a space): look it up only for the index
+    bracket = tok(" [", add_special_tokens=False)["input_ids"]
+    if args.token == "index" and len(bracket) != 1 and sizes.screen_view != "index_in_label":
+        raise SystemExit(f"--token index: this tokenizer splits ' [' into {len(bracket)} tokens")
+    tap = tok(" tap(", add_special_tokens=False)["input_ids"]
     row = {"cmd": "name_loss", "ckpt": args.ckpt, "seed": args.seed, "token": args.token,
-           "screen_view": sizes.screen_view}
+           "screen_view": sizes.screen_view, "sft_template_weights": weights}
     for name, tasks in (("sft_tasks", seen), ("fresh_tasks", fresh)):
         losses, hits, offsets = [], [], Counter()
         for task in tasks:
@@ -359,8 +398,21 @@ def cmd_name_loss(args):
                 piece = tok(text, add_special_tokens=False)["input_ids"] + ([tok.eos_token_id] if from_agent else [])
                 if from_agent and k >= 3 and at is None and piece[:len(prefix)] == prefix:
                     at = len(ids) + len(prefix)  # pieces: prompt, turn 1, screen, turn 2, ...
-                    if args.token == "index":  # the token after the thought's " ["
-                        at = len(ids) + piece.index(bracket, len(prefix)) + 1
+                    if args.token == "index" and sizes.screen_view == "index_in_label":
+                        # `find "Nora 3".`: the index's token (` 3`) starts at the space before its
+                        # digits; the text up to there tokenizes to a prefix of the turn
+                        found = re.search(r'find "[^"]*? (\d+)"\.', text)
+                        head = tok(text[:found.start(1) - 1], add_special_tokens=False)["input_ids"] if found else None
+                        if head is None or piece[:len(head)] != head:
+                            raise SystemExit(f"the index of {text!r} is not a token of its own")
+                        at = len(ids) + len(head)
+                    elif args.token == "index":  # the token after the thought's " ["
+                        at = len(ids) + piece.index(bracket[0], len(prefix)) + 1
+                    elif args.token == "tap":  # the token after the action's " tap("
+                        starts = [i for i in range(len(prefix), len(piece)) if piece[i:i + len(tap)] == tap]
+                        if not starts:
+                            raise SystemExit(f"no ' tap(' in the list step's turn {text!r}")
+                        at = len(ids) + starts[0] + len(tap)
                 ids += piece
             if at is None:
                 continue
@@ -369,11 +421,11 @@ def cmd_name_loss(args):
             losses.append(-logp[ids[at]].item())
             hits.append(int(logp.argmax().item() == ids[at]))
             guess, truth = tok.decode([logp.argmax().item()]).strip(), tok.decode([ids[at]]).strip()
-            if args.token == "index" and guess.isdigit() and truth.isdigit():
+            if args.token in ("index", "tap") and guess.isdigit() and truth.isdigit():
                 offsets[int(guess) - int(truth)] += 1
         row[name] = {"loss": round(sum(losses) / len(losses), 3), "argmax_right": round(sum(hits) / len(hits), 3),
                      "n": len(losses)}
-        if args.token == "index":
+        if args.token in ("index", "tap"):
             row[name]["argmax_minus_right_index"] = dict(sorted(offsets.items()))
     log(row)
 
@@ -413,8 +465,12 @@ def main():
         s.add_argument("--lr-sft", type=float, default=0.0, help="sft: learning rate (0: the profile's)")
         s.add_argument("--thought-index", action="store_true",
                        help="sft: reference tap thoughts name the index too (find \"Nora\" at [3].)")
-        s.add_argument("--token", default="name", choices=["name", "index"],
-                       help="name-loss: the thought's token to score (the name's first, or the index)")
+        s.add_argument("--lookup-boost", type=float, default=1.0,
+                       help="sft/name-loss with --balanced: draw the list templates this many times as often "
+                            "(ex.template_balanced_tasks weights); a checkpoint from sft records its weights")
+        s.add_argument("--token", default="name", choices=["name", "index", "tap"],
+                       help="name-loss: the token of the list step to score (the thought's name's first, the "
+                            "thought's index, or the index in the action's tap(...))")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],
                        help="the agent's view of the screens (agent.agent_screen); default the profile's, or the "
                             "view a checkpoint saved by sft was trained with")

@@ -373,6 +373,10 @@ class WMR1LadderSizes:
     notebook_error_rates: tuple[float, ...] = ()
     """The rungs notebook 03 trains itself for its one seed (empty: all of ``error_rates``); the
     benchmark's ``wm_r1_ladder`` runs every rung over seeds, and the notebook reads it when present."""
+    sft_template_weights: tuple[tuple[str, float], ...] = ()
+    """(template, weight) pairs for the start's reference episodes: a template weighted w is drawn
+    w times as often as an unnamed one (weight 1), at the same ``sft_tasks`` in all
+    (``experiment.template_balanced_tasks``); empty: every template its equal share."""
 
 
 @dataclass(frozen=True)
@@ -421,9 +425,11 @@ class WMR1Sizes:
     from its own thought (``agent.describe_action``)."""
     screen_view: str = "env"
     """How screens are written into the policy's text (``agent.SCREEN_VIEWS``): 'env' (the phone's
-    own lines, `[3] item "Nora"`) or 'index_after_label' (`item "Nora" [3]`; with `thought_index`
-    the thought then reads `find "Nora" [3].`). Only the agent's text changes: the phone, the
-    world models and the rewards keep the phone's format, and actions keep its indices."""
+    own lines, `[3] item "Nora"`), 'index_after_label' (`item "Nora" [3]`; with `thought_index`
+    the thought then reads `find "Nora" [3].`) or 'index_in_label' (`item "Nora 3"`, the index
+    right after the label's own last token; thought `find "Nora 3".`). Only the agent's text
+    changes: the phone, the world models and the rewards keep the phone's format, and actions keep
+    its indices."""
     sampled_eval: bool = True
     """Also evaluate WM-R1 and SFT with sampling at T=1."""
     diagnostic_episodes: int = 64

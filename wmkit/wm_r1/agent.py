@@ -33,7 +33,12 @@ are written into the agent's text; the environment, world models and rewards alw
 phone's own format. ``'env'`` (default) writes them unchanged (``[3] item "Nora"``);
 ``'index_after_label'`` moves each element's index behind its label (``item "Nora" [3]``), so a
 thought that names an item and its index in the same order (``find "Nora" [3].``) reads the index
-off the screen by matching the tokens ``"Nora" [`` and copying the next one. Actions keep the
+off the screen by matching the tokens ``"Nora" [`` and copying the next one. ``'index_in_label'``
+writes the index inside the label's quotes, right after its last character (``item "Nora 3"``):
+the policy's byte-level BPE cuts a space-and-digits run off the letters before it, so the token
+right before the index is the label's own last token, different on every line, and a thought
+``find "Nora 3".`` reads the index with a one-hop copy (match ``Nora``, copy the next token) --
+with ``index_after_label`` the token before the index is `` [`` on every line. Actions keep the
 environment's indices (``tap(3)``).
 """
 from __future__ import annotations
@@ -154,7 +159,7 @@ def format_turn(thought: str, action: str | None = None, imagine: str | None = N
     return f"Thought: {thought} Action: {action}"
 
 
-SCREEN_VIEWS = ("env", "index_after_label")
+SCREEN_VIEWS = ("env", "index_after_label", "index_in_label")
 """How a screen is written into the agent's text (:func:`agent_screen`)."""
 
 
@@ -162,6 +167,10 @@ SCREEN_VIEWS = ("env", "index_after_label")
 # ` off` or a quoted text); the label is JSON-quoted, so it may hold escaped quotes.
 _ENV_ELEMENT = re.compile(r'^\[([0-9]+)\] (\S+) ("(?:[^"\\]|\\.)*")(.*)$')
 _VIEW_ELEMENT = re.compile(r'^(\S+) ("(?:[^"\\]|\\.)*") \[([0-9]+)\](.*)$')
+# The 'index_in_label' view of an element line: kind "label index" then the value; the view always
+# appends " <index>" to the label, so the last space-and-digits before the closing quote is the
+# index even when the label itself ends in digits ("Trip 2" -> "Trip 2 5").
+_IN_LABEL_ELEMENT = re.compile(r'^(\S+) "((?:[^"\\]|\\.)*) ([0-9]+)"(.*)$')
 
 
 def check_screen_view(view: str) -> str:
@@ -174,7 +183,8 @@ def check_screen_view(view: str) -> str:
 def agent_screen(screen: str, view: str = "env") -> str:
     """The agent's view of a phone screen. ``'env'``: unchanged. ``'index_after_label'``: every
     element line ``[3] item "Nora" "hi"`` becomes ``item "Nora" [3] "hi"`` (the index right after
-    the label, the value after it); the header and any line that is not an element (a world
+    the label, the value after it). ``'index_in_label'``: it becomes ``item "Nora 3" "hi"`` (the
+    index inside the label's quotes). The header and any line that is not an element (a world
     model's garbled prediction) stay as they are. On the phone's screens :func:`env_screen` inverts
     it exactly (nothing is lost)."""
     check_screen_view(view)
@@ -183,7 +193,12 @@ def agent_screen(screen: str, view: str = "env") -> str:
     lines = []
     for line in screen.split("\n"):
         match = _ENV_ELEMENT.match(line)
-        lines.append(f"{match[2]} {match[3]} [{match[1]}]{match[4]}" if match else line)
+        if not match:
+            lines.append(line)
+        elif view == "index_after_label":
+            lines.append(f"{match[2]} {match[3]} [{match[1]}]{match[4]}")
+        else:  # index_in_label: the index before the label's closing quote
+            lines.append(f"{match[2]} {match[3][:-1]} {match[1]}\"{match[4]}")
     return "\n".join(lines)
 
 
@@ -195,8 +210,12 @@ def env_screen(text: str, view: str = "env") -> str:
         return text
     lines = []
     for line in text.split("\n"):
-        match = _VIEW_ELEMENT.match(line)
-        lines.append(f"[{match[3]}] {match[1]} {match[2]}{match[4]}" if match else line)
+        if view == "index_after_label":
+            match = _VIEW_ELEMENT.match(line)
+            lines.append(f"[{match[3]}] {match[1]} {match[2]}{match[4]}" if match else line)
+        else:
+            match = _IN_LABEL_ELEMENT.match(line)
+            lines.append(f'[{match[3]}] {match[1]} "{match[2]}"{match[4]}' if match else line)
     return "\n".join(lines)
 
 
@@ -226,7 +245,8 @@ def describe_action(screen: str, action: str, thought_index: bool = False, scree
     index on the current screen (`find "Nora" at [3].`), so the action that follows copies a number
     already in the thought instead of looking the name up on the screen again. With the
     ``'index_after_label'`` screen view the thought writes label and index exactly as that view
-    shows them (`find "Nora" [3].`), so the index is read off the screen by matching `"Nora" [`."""
+    shows them (`find "Nora" [3].`), so the index is read off the screen by matching `"Nora" [`;
+    with ``'index_in_label'`` it is `find "Nora 3".` (match `Nora`, copy the next token)."""
     check_screen_view(screen_view)
     parsed = phone.parse_action(action)
     if parsed is None:
@@ -240,8 +260,11 @@ def describe_action(screen: str, action: str, thought_index: bool = False, scree
                     return f'write in "{name}".'
                 if not thought_index:
                     return f'find "{name}".'
-                return f'find "{name}" [{parsed[1]}].' if screen_view == "index_after_label" \
-                    else f'find "{name}" at [{parsed[1]}].'
+                if screen_view == "index_after_label":
+                    return f'find "{name}" [{parsed[1]}].'
+                if screen_view == "index_in_label":
+                    return f'find "{name} {parsed[1]}".'
+                return f'find "{name}" at [{parsed[1]}].'
         return "tap."
     if parsed[0] == "open_app":
         return f"open {parsed[1]}."

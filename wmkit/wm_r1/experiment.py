@@ -30,7 +30,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -120,14 +120,54 @@ def _seeded_template_order(n: int, seed: int, templates: Sequence[str]) -> tuple
     return rng, order
 
 
-def template_balanced_tasks(n: int, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
+def template_weights(weights: Mapping[str, float] | None, templates: Sequence[str]) -> dict[str, float]:
+    """Every template's draw weight: `weights`' value where it names the template, 1 elsewhere.
+    A clear ValueError for a name that is not one of `templates` or a weight that is not a finite
+    number above 0."""
+    weights = dict(weights or {})
+    unknown = sorted(set(weights) - set(templates))
+    if unknown:
+        raise ValueError(f"template weights name templates not drawn from: {unknown}; templates: {sorted(templates)}")
+    for name, weight in weights.items():
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight <= 0:
+            raise ValueError(f"the weight of template {name!r} must be a finite number above 0, not {weight!r}")
+    return {t: float(weights.get(t, 1.0)) for t in templates}
+
+
+def _weighted_turns(order: Sequence[str], weights: Mapping[str, float], n: int) -> list[str]:
+    """`n` templates taken in turn, each as often as its weight says (smooth weighted round robin:
+    every turn each template earns its weight in credit, the one with the most credit -- the
+    first in `order` on a tie -- is taken and pays the total weight). Every prefix then holds each
+    template within about one draw of its share, spread out rather than in blocks, and with equal
+    weights the turns are exactly `order` over and over (the unweighted draw's stream)."""
+    share = [weights[t] for t in order]
+    total = sum(share)
+    credit = [0.0] * len(order)
+    turns = []
+    for _ in range(n):
+        for i, w in enumerate(share):
+            credit[i] += w
+        pick = max(range(len(order)), key=credit.__getitem__)  # max() keeps the first on a tie
+        credit[pick] -= total
+        turns.append(order[pick])
+    return turns
+
+
+def template_balanced_tasks(n: int, seed: int, templates: Sequence[str],
+                            weights: Mapping[str, float] | None = None) -> list[phone.PhoneTask]:
     """`n` freshly drawn tasks, the templates in turn (as many of each, ±1): the SFT start's
     reference data. :func:`unique_tasks` skews towards templates with many distinct instructions
     (cpu, a pool of 300: 86 alarm_swap, 1 airplane_on) while the evaluation draws templates
     uniformly; SFT needs no distinct prompts, so every task here is a new draw (a template with one
-    instruction repeats it, on new worlds)."""
+    instruction repeats it, on new worlds).
+
+    `weights` ({template: weight}, unnamed templates 1; ``WMR1LadderSizes.sft_template_weights``)
+    draws a template that many times as often, e.g. 4 on the list templates gives the list lookup
+    more practice at the same number of episodes. None or all-equal weights give exactly the
+    unweighted tasks."""
     rng, order = _seeded_template_order(n, seed, templates)
-    out = [phone.make_task(order[k % len(order)], rng.randrange(2**31)) for k in range(n)]
+    turns = _weighted_turns(order, template_weights(weights, templates), n)
+    out = [phone.make_task(template, rng.randrange(2**31)) for template in turns]
     rng.shuffle(out)
     return out
 
@@ -685,8 +725,9 @@ def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR
                        progress: bool = False, model_name: str | None = None):
     """(model, tokenizer, sft_tasks): the fidelity ladder's SFT start for `seed` -- a from-scratch
     policy trained on ``ladder.sft_tasks`` reference episodes drawn the templates in turn
-    (:func:`template_balanced_tasks`; :func:`unique_tasks`' skew made the start's success depend
-    on the seed, tools/WM_R1_LADDER.md), for ``ladder.sft_epochs`` epochs. `model_name`: as in
+    (:func:`template_balanced_tasks`, weighted by ``ladder.sft_template_weights``;
+    :func:`unique_tasks`' skew made the start's success depend on the seed), for
+    ``ladder.sft_epochs`` epochs. `model_name`: as in
     :func:`build_policy` (None: the from-scratch policy)."""
     from transformers import set_seed as seed_everything
 
@@ -696,7 +737,8 @@ def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR
         raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
     seed_everything(seed)
     train_templates, _ = task_templates(sizes.max_ref_len)
-    sft_tasks = template_balanced_tasks(sizes.ladder.sft_tasks, 10_000 + seed, train_templates)
+    sft_tasks = template_balanced_tasks(sizes.ladder.sft_tasks, 10_000 + seed, train_templates,
+                                        dict(sizes.ladder.sft_template_weights))
     model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
     examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200,
                             sizes.thought_index, sizes.screen_view)
