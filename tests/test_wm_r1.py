@@ -389,9 +389,15 @@ def test_thought_index_setting_reaches_the_sft_examples():
 # --------------------------------------------------------------------------- the agent's view of a screen
 
 
-def test_reference_episode_in_the_index_after_label_view_reads_each_index_off_its_screen():
+# Per view: the indexed thought's form (name, index) and how that pair is written on a screen line.
+VIEW_THOUGHTS = {"index_after_label": (r'find "(.*?)" \[(\d+)\]\.', '"{name}" [{index}]'),
+                 "index_in_label": (r'find "(.*) (\d+)"\.', '"{name} {index}"')}
+
+
+@pytest.mark.parametrize("view", sorted(VIEW_THOUGHTS))
+def test_reference_episode_in_an_indexed_view_reads_each_index_off_its_screen(view):
+    thought_form, on_screen = VIEW_THOUGHTS[view]
     task = phone.make_task("open_contact", 5)
-    view = "index_after_label"
     pieces = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0), thought_index=True,
                                      screen_view=view)
     plain = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
@@ -406,10 +412,10 @@ def test_reference_episode_in_the_index_after_label_view_reads_each_index_off_it
         turn = ag.parse_turn(text)
         if turn.kind == "action" and turn.action.startswith("tap("):
             index = turn.action[4:-1]
-            name = re.search(r'find "(.*?)" \[(\d+)\]\.', turn.thought)
+            name = re.fullmatch(thought_form, turn.thought)
             assert name and name[2] == index
-            # the thought's `"<name>" [<index>]` is written on the screen the agent sees, verbatim
-            assert f'"{name[1]}" [{index}]' in shown
+            # the thought's name-and-index pair is written on the screen the agent sees, verbatim
+            assert on_screen.format(name=name[1], index=index) in shown
             taps += 1
     assert taps == 2
 
@@ -429,30 +435,6 @@ def test_screen_view_reaches_the_tokenizer_and_the_sft_examples():
     assert not re.search(r"^\[\d+\] ", text, re.MULTILINE)  # no line in the phone's own format
     with pytest.raises(ValueError, match="Unknown screen_view"):
         wm_r1.build_policy(wm_r1.replace(sizes, screen_view="sideways"), tasks, seed=0)
-
-
-def test_reference_episode_in_the_index_in_label_view_reads_each_index_off_its_screen():
-    task = phone.make_task("open_contact", 5)
-    view = "index_in_label"
-    pieces = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0), thought_index=True,
-                                     screen_view=view)
-    plain = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
-    assert [ag.parse_turn(t).action for t, m in pieces if m] == [ag.parse_turn(t).action for t, m in plain if m]
-    taps = 0
-    for (text, mine), (plain_text, _) in zip(pieces, plain):
-        if not mine:
-            assert text == ag.agent_screen(plain_text, view) != plain_text
-            if "Imagined:" not in text:
-                shown = text
-            continue
-        turn = ag.parse_turn(text)
-        if turn.kind == "action" and turn.action.startswith("tap("):
-            index = turn.action[4:-1]
-            name = re.fullmatch(r'find "(.*) (\d+)"\.', turn.thought)
-            assert name and name[2] == index
-            assert f'"{name[1]} {index}"' in shown  # the thought's label-and-index, verbatim on the screen
-            taps += 1
-    assert taps == 2
 
 
 def test_index_in_label_puts_the_labels_own_token_before_the_index():
