@@ -353,7 +353,7 @@ COPYING_THRESHOLD = 0.5
 """An MLE model whose greedy copy rate on the held-out changed steps is at least this is in the
 *copying* regime, else the *moving* one. At the cpu size MLE ends in either: some seeds learn the
 moves by teacher forcing alone, others learn to repeat the last frame. RL on changed transitions has
-something to fix only in the first (tested on fresh seeds 8-17: tutorials/video_world_models.md)."""
+something to fix only in the copying one (tested on fresh seeds 8-17: tutorials/video_world_models.md)."""
 
 
 def start_regime(result: dict) -> str | None:
