@@ -1,11 +1,12 @@
-"""Tables of the seventh and eighth WM-R1 rounds (tools/WM_R1_LADDER.md sections 14 and 15) from
+"""Tables of the seventh to ninth WM-R1 rounds (tools/WM_R1_LADDER.md sections 14-16) from
 the probe's rows: each seed-0 start's list step against section 11.3's seed-0 start and the
 rounds' decision rule (the same in both), the index loss, and (when run) the positive control's
 paired gains with 95% t-intervals and the kit's verdict rule, plus the start-vs-start change
 against section 11.3's starts.
 
     python tools/wm_r1_round7_report.py [results.jsonl]   (default tools/regime_results/wm_r1_round7.jsonl;
-                                                           section 15: tools/regime_results/wm_r1_round8.jsonl)
+                                                           section 15: tools/regime_results/wm_r1_round8.jsonl;
+                                                           section 16: tools/regime_results/wm_r1_round9.jsonl)
 """
 import json
 import sys
@@ -54,7 +55,8 @@ for tag in tags:
         sft = last(rows, "sft", tag, seed)
         print(f"\n{tag} seed {seed}: greedy {sft['greedy']:.3f} sampled {sft['sampled']:.3f}; SFT {sft['sft_seconds']:.0f} s, "
               f"{sft['epochs']:g} epochs x {sft['sft_tasks']}, weights {sft.get('sft_template_weights') or 'equal'}, "
-              f"view {sft['screen_view']}, indexed thought {sft['thought_index']}")
+              f"view {sft['screen_view']}, indexed thought {sft['thought_index']}, "
+              f"policy (hidden, layers, heads, intermediate) {tuple(sft['policy'][:4])}")
         for token in ("name", "index", "tap"):
             loss = last(rows, "name_loss", tag, seed, token=token)
             if loss:
