@@ -25,7 +25,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK = "01_build_world_model.ipynb"
-BUDGET_SECONDS = 180
+BUDGET_SECONDS = 360
+"""The whole browser run's limit: it catches a hang, it does not time the notebook. Generous: about
+30 s on 2 idle AMD EPYC cores, but past 180 s once on cores shared with two other jobs."""
 
 
 def _free_port() -> int:
@@ -106,7 +108,10 @@ def test_notebook_01_runs_in_jupyterlab_in_headless_chromium(tmp_path):
                         progress_bar=False)
     lab_port, devtools_port, token = _free_port(), _free_port(), "wmkit-browser-test"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-           "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           # One torch thread in the kernel: next to other jobs on 2 cores, two threads can make the
+           # smoke notebook several times slower (OpenMP oversubscription); what is tested is the browser.
+           "OMP_NUM_THREADS": "1"}
     log = (tmp_path / "lab.log").open("w")
     lab = subprocess.Popen([sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={lab_port}",
                             "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
