@@ -12,14 +12,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from wmkit import stats
 
-source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "tools" / "regime_results" / "wm_r1_round3.jsonl"
-rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
-for r in rows:
-    if r["cmd"] == "sft":
-        print(f"SFT seed {r['seed']}: greedy {r['greedy']:.3f} sampled {r['sampled']:.3f} "
-              f"({r['sft_seconds']:.0f} s SFT, {r['eval_seconds']:.0f} s evaluation)")
-for tag in sorted({r["tag"] for r in rows if r["cmd"] == "train"}):
-    runs = sorted((r for r in rows if r["cmd"] == "train" and r["tag"] == tag), key=lambda r: r["seed"])
+def control_runs(rows: list[dict]) -> dict[str, list[dict]]:
+    """The probe's `train` rows (GRPO from a start) by tag, each tag's seeds in order."""
+    tags = sorted({r["tag"] for r in rows if r["cmd"] == "train"})
+    return {tag: sorted((r for r in rows if r["cmd"] == "train" and r["tag"] == tag), key=lambda r: r["seed"])
+            for tag in tags}
+
+
+def print_control(tag: str, runs: list[dict]) -> None:
+    """One control's rows per seed, then its gains over the starts with 95% t-intervals and the verdict rule."""
     print(f"\n{tag}: pool {runs[0].get('pool') or 'balanced'}, lr {runs[0]['lr']}, {runs[0]['steps']} steps, "
           f"T {runs[0]['T']}, {runs[0]['prompts']} tasks/step, G {runs[0]['G']}")
     for r in runs:
@@ -34,3 +35,14 @@ for tag in sorted({r["tag"] for r in rows if r["cmd"] == "train"}):
     calls = stats.verdict([r["wm_calls_q1_q4"][0] - r["wm_calls_q1_q4"][1] for r in runs])
     print(f"  training success rise: {stats.describe(train.summary)} -> {train.text}; "
           f"calls fall: {stats.describe(calls.summary)} -> {calls.text}")
+
+
+if __name__ == "__main__":
+    source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "tools" / "regime_results" / "wm_r1_round3.jsonl"
+    rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    for r in rows:
+        if r["cmd"] == "sft":
+            print(f"SFT seed {r['seed']}: greedy {r['greedy']:.3f} sampled {r['sampled']:.3f} "
+                  f"({r['sft_seconds']:.0f} s SFT, {r['eval_seconds']:.0f} s evaluation)")
+    for tag, runs in control_runs(rows).items():
+        print_control(tag, runs)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from tools.wm_r1_round3_report import control_runs, print_control  # noqa: E402 (after the path insert)
 from wmkit import stats
 
 LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
@@ -83,21 +84,8 @@ for tag in tags:
             print(f"  rule: mean gain {mean_gain:+.3f} (need >= +{RULE_MEAN_GAIN}), higher on {higher} of 4 "
                   f"(need >= {RULE_TEMPLATES_HIGHER}) -> {'PASS' if passed else 'fail'}")
 
-for tag in sorted({r["tag"] for r in rows if r["cmd"] == "train"}):
-    runs = sorted((r for r in rows if r["cmd"] == "train" and r["tag"] == tag), key=lambda r: r["seed"])
-    print(f"\ncontrol {tag}: pool {runs[0].get('pool')}, lr {runs[0]['lr']}, {runs[0]['steps']} steps, T {runs[0]['T']}, "
-          f"{runs[0]['prompts']} tasks/step, G {runs[0]['G']}")
-    for r in runs:
-        print(f"  seed {r['seed']} ({r['ckpt']}): greedy {r['greedy'][0]:.3f} -> {r['greedy'][1]:.3f}, sampled "
-              f"{r['sampled'][0]:.3f} -> {r['sampled'][1]:.3f}; training success {r['train_success_q1_q4'][0]:.2f} -> "
-              f"{r['train_success_q1_q4'][1]:.2f}; calls {r['wm_calls_q1_q4'][0]:.2f} -> {r['wm_calls_q1_q4'][1]:.2f}; "
-              f"signal {r['signal_groups']:.2f}; {r.get('distinct_worlds')} worlds in {r.get('groups_played')} groups; "
-              f"{r['train_seconds']:.0f} s")
-    for mode in ("greedy", "sampled"):
-        judged = stats.verdict(stats.differences([r[mode][1] for r in runs], [r[mode][0] for r in runs]))
-        print(f"  {mode} gain (seeds {[r['seed'] for r in runs]}): {stats.describe(judged.summary)} -> {judged.text}")
-    train = stats.verdict([r["train_success_q1_q4"][1] - r["train_success_q1_q4"][0] for r in runs])
-    print(f"  training success rise: {stats.describe(train.summary)} -> {train.text}")
+for tag, runs in control_runs(rows).items():
+    print_control(f"control {tag}", runs)
     starts = [tag_seed(r["ckpt"]) for r in runs]
     for mode in ("greedy", "sampled"):
         judged = stats.verdict(stats.differences([r[mode][0] for r in runs], [base[s][0][mode] for _, s in starts]))
