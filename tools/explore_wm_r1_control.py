@@ -74,9 +74,10 @@ def sizes_for(args):
     return s
 
 
-def eval_tasks(sizes, n, which="train"):
+def eval_tasks(sizes, n, which="train", templates=None):
     tr, he = ex.task_templates(sizes.max_ref_len)
-    return phone.sample_tasks(n, 40_000 if which == "train" else 30_000, tr if which == "train" else he)
+    chosen = templates or (tr if which == "train" else he)
+    return phone.sample_tasks(n, 40_000 if which == "train" else 30_000, chosen)
 
 
 def run(model, tok, tasks, sizes, greedy, seed=0, k=1):
@@ -189,12 +190,19 @@ def cmd_train(args):
         print("start greedy per template on pool-seed tasks:", rates, "->", tr_pool, flush=True)
     else:
         tr_pool = tr
+    if args.templates:
+        # a smaller world: GRPO's pool and the evaluation both keep only these training templates
+        names = args.templates.split(",")
+        unknown = sorted(set(names) - set(tr))
+        if unknown:
+            raise SystemExit(f"--templates: {unknown} are not training templates; choose from {tr}")
+        tr_pool = [t for t in tr_pool if t in names]
     if args.pool == "fresh":  # a distinct world for every rollout group
         rl_tasks = ex.fresh_tasks(args.steps * args.prompts, 20_000 + args.seed, tr_pool)
     else:
         rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr_pool)
-    tasks = eval_tasks(sizes, args.n)
-    start_row = start_evaluation(args, sizes)
+    tasks = eval_tasks(sizes, args.n, templates=tr_pool if args.templates else None)
+    start_row = None if args.templates else start_evaluation(args, sizes)
     if start_row is None:
         g0 = run(model, tok, tasks, sizes, True)
         s0 = run(model, tok, tasks, sizes, False, seed=args.seed)
@@ -215,7 +223,7 @@ def cmd_train(args):
          "steps": args.steps, "lr": args.lr,
          "G": args.group_size, "prompts": args.prompts, "T": args.temperature, "balanced": args.balanced, "beta": args.beta, "gamma": args.gamma,
          "max_ref_len": args.max_ref_len, "n": args.n, "train_seconds": round(res.seconds, 1),
-         "hard_below": args.hard_below, "pool": args.pool, "groups_played": res.groups_played,
+         "hard_below": args.hard_below, "pool": args.pool, "templates": args.templates, "groups_played": res.groups_played,
          "distinct_worlds": res.distinct_worlds, "pool_tasks": len(rl_tasks),
          "per_template_greedy": [start_row["per_template_greedy"] if start_row else
                                  {k: v["success"] for k, v in ex.success_per_template(g0).items()},
@@ -455,6 +463,8 @@ def main():
         s.add_argument("--pool", default="", choices=["", "fresh"],
                        help="train: 'fresh' = a distinct task world for every rollout group (ex.fresh_tasks)")
         s.add_argument("--p", type=float, nargs="+", default=[0.0])
+        s.add_argument("--templates", default="",
+                       help="train: comma-separated training templates; GRPO's pool and the evaluation keep only these")
         s.add_argument("--hard-below", type=float, default=1.0,
                        help="train: GRPO pool only from templates whose start greedy success is below this")
         s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
