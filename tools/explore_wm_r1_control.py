@@ -207,12 +207,18 @@ def cmd_train(args):
         g0 = run(model, tok, tasks, sizes, True)
         s0 = run(model, tok, tasks, sizes, False, seed=args.seed)
     reward = WMR1RewardConfig(max_steps=sizes.max_steps, beta=args.beta, gamma=args.gamma)
-    config = WMR1Config(output_dir=str(OUT / "work" / f"{args.tag}_s{args.seed}"), transitions="simulator",
+    if len(args.p) != 1:
+        raise SystemExit("train takes one --p (the ladder command takes several)")
+    p_error = args.p[0]
+    # p > 0: a rung of the fidelity ladder (transitions and judgments from the noisy oracle, as in
+    # experiment.run_fidelity_ladder); p = 0: the simulator itself, the positive control
+    config = WMR1Config(output_dir=str(OUT / "work" / f"{args.tag}_p{p_error:g}_s{args.seed}"),
+                        transitions="world_model" if p_error > 0 else "simulator",
                         reward=reward, steps=args.steps, group_size=args.group_size, prompts_per_step=args.prompts,
                         learning_rate=args.lr, temperature=args.temperature, max_steps=sizes.max_steps,
                         max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
                         seed=args.seed, progress=False, screen_view=sizes.screen_view)
-    res = train_wm_r1(config, model, tok, rl_tasks, NoisyOracle(0.0))
+    res = train_wm_r1(config, model, tok, rl_tasks, NoisyOracle(p_error, seed=args.seed))
     g1 = run(res.model, tok, tasks, sizes, True)
     s1 = run(res.model, tok, tasks, sizes, False, seed=args.seed)
     h = res.history
@@ -220,6 +226,7 @@ def cmd_train(args):
     m = lambda rows, key: round(sum(r[key] for r in rows) / len(rows), 3)
     rate = lambda eps: round(sum(e.success for e in eps) / len(eps), 4)
     log({"cmd": "train", "tag": args.tag, "ckpt": args.ckpt, "seed": args.seed, "screen_view": sizes.screen_view,
+         "p": p_error,
          "steps": args.steps, "lr": args.lr,
          "G": args.group_size, "prompts": args.prompts, "T": args.temperature, "balanced": args.balanced, "beta": args.beta, "gamma": args.gamma,
          "max_ref_len": args.max_ref_len, "n": args.n, "train_seconds": round(res.seconds, 1),
