@@ -99,7 +99,7 @@ def per_template(tasks, eps, k):
 def cmd_diagnose(args):
     sizes = sizes_for(args)
     model, tok = models.load_model(args.ckpt)
-    tasks = eval_tasks(sizes, args.n)
+    tasks = eval_tasks(sizes, args.n, templates=args.templates.split(",") if args.templates else None)
     t0 = time.perf_counter()
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, k=args.k)
@@ -116,7 +116,7 @@ def cmd_diagnose(args):
     for e in g:
         if not e.success:
             fails[(e.task.template, tuple(e.actions) == tuple(phone.reference_solution(e.task)[:len(e.actions)]))] += 1
-    log({"cmd": "diagnose", "ckpt": args.ckpt, "n": args.n, "k": args.k, "seconds": round(time.perf_counter() - t0, 1),
+    log({"cmd": "diagnose", "ckpt": args.ckpt, "n": args.n, "k": args.k, "templates": args.templates, "seconds": round(time.perf_counter() - t0, 1),
          "greedy": round(sum(e.success for e in g) / len(g), 3),
          "sampled": round(sum(e.success for e in s) / len(s), 3),
          "pass@k": round(sum(any(x) for v in st.values() for x in v) / len(tasks), 3), "per_template": rows})
@@ -471,7 +471,8 @@ def main():
                        help="train: 'fresh' = a distinct task world for every rollout group (ex.fresh_tasks)")
         s.add_argument("--p", type=float, nargs="+", default=[0.0])
         s.add_argument("--templates", default="",
-                       help="train: comma-separated training templates; GRPO's pool and the evaluation keep only these")
+                       help="train: comma-separated training templates; GRPO's pool and the evaluation keep only these "
+                            "(diagnose: the evaluation)")
         s.add_argument("--hard-below", type=float, default=1.0,
                        help="train: GRPO pool only from templates whose start greedy success is below this")
         s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
