@@ -368,7 +368,7 @@ for key, rung in this_seed["rungs"].items():
 learned = this_seed.get("learned_world_model")
 if learned:
     print(f"{'notebook 01 model':22s} {learned['exact']:6.3f} {learned['agreement']:13.3f} "
-          f"{learned['success_judged_on_real_successes']:24.3f}  (not trained in here: see section 8)")
+          f"{learned['success_judged_on_real_successes']:24.3f}  (not trained in here: see section 9)")
 
 # %% [markdown]
 # The x-axis of the ladder is the world model's **measured** error, 1 − (next-screen exact match on
@@ -540,7 +540,163 @@ print(f"{'world-model calls per trajectory fall during training (p = 0)':78s} {'
       f"{stats.describe(calls_fall.summary):>26s}  {calls_fall.text}")
 
 # %% [markdown]
-# ## 8. WM-R1 with notebook 01's world model, over seeds
+# ## 8. Where the mechanism acts: a smaller world and a weaker start
+#
+# Sections 5 and 7 ask GRPO to improve a start whose only failures are on list screens: tap the
+# contact, note or alarm the instruction names, which sits on a different line in every task world.
+# Outcome reward over a few thousand episodes does not teach a 0.2M-parameter policy that lookup (the
+# summary has the measurements). RL can only reinforce what the start *sometimes* does — and the
+# reinforcement carries to new tasks only where the right action means the same thing in every world.
+#
+# The **settings world** is such a world: the four single-setting templates (`setting_on`,
+# `setting_off`, `setting_flip`, `setting_match`). The Settings screen lists its five toggles in a
+# fixed order, so "Turn on Bluetooth" is always `tap(1)` then `tap(2)`. The ladder's start has
+# mastered them (greedy 1.00 on each), leaving nothing to reinforce, so here the start stops after
+# **2 SFT epochs** on the same reference episodes: it often picks the wrong toggle greedily, while
+# some of 8 samples pick the right one. `sizes.small_world` holds these sizes; GRPO keeps the ladder's
+# settings (60 steps, G = 8, 4 tasks per step, lr 1e-4, T = 0.6) and plays a fresh world in every
+# group. Evaluation: unseen tasks of the four templates, greedy and sampled, in the real simulator.
+#
+# First the precondition, measured: greedy success, sampled success (T = 1) and pass@8 (a task
+# counts when any of 8 samples succeeds) of the 2-epoch start. RL has room where pass@8 is well
+# above greedy.
+
+# %%
+# the exact oracle answers imagined calls, as in the ladder's evaluation
+from wmkit.wm_r1.oracle import NoisyOracle
+
+small_sizes = wm_r1.small_world_sizes(sizes)
+small = small_sizes.ladder
+world = wm_r1.ladder_world(small_sizes)
+t0 = time.perf_counter()
+small_model, small_tokenizer, _ = wm_r1.build_ladder_start(run.profile, run.seed, small_sizes, progress=True,
+                                                           model_name=MODEL)
+small_sft_seconds = time.perf_counter() - t0
+print(f"the small world: {world}; start: {small.sft_tasks} reference episodes (every training template), "
+      f"{small.sft_epochs:g} epochs, {small_sft_seconds:.0f} s")
+
+k = 8
+probe_tasks = phone.sample_tasks(max(4, small.eval_tasks // 8), 60_000, world)  # not the evaluation tasks
+greedy_probe = wm_r1.evaluate(small_model, small_tokenizer, probe_tasks, NoisyOracle(0.0), small_sizes.max_steps, greedy=True,
+                              max_turn_tokens=small_sizes.max_turn_tokens, seed=run.seed,
+                              screen_view=small_sizes.screen_view)["episodes"]
+sampled_probe = wm_r1.evaluate(small_model, small_tokenizer, [t for t in probe_tasks for _ in range(k)], NoisyOracle(0.0),
+                               small_sizes.max_steps, greedy=False, max_turn_tokens=small_sizes.max_turn_tokens,
+                               seed=run.seed, screen_view=small_sizes.screen_view)["episodes"]
+print(f"{'template':14s} {'tasks':>5s} {'greedy':>7s} {'sampled':>8s} {'pass@8':>7s}")
+precondition = {}
+for template in world:
+    idx = [i for i, t in enumerate(probe_tasks) if t.template == template]
+    greedy_rate = sum(greedy_probe[i].success for i in idx) / max(1, len(idx))
+    samples = [[sampled_probe[i * k + j].success for j in range(k)] for i in idx]
+    sampled_rate = sum(map(sum, samples)) / max(1, k * len(idx))
+    pass_k = sum(any(s) for s in samples) / max(1, len(idx))
+    precondition[template] = {"tasks": len(idx), "greedy": greedy_rate, "sampled": sampled_rate, f"pass@{k}": pass_k}
+    print(f"{template:14s} {len(idx):5d} {greedy_rate:7.2f} {sampled_rate:8.2f} {pass_k:7.2f}")
+
+# %%
+small_rungs = small.notebook_error_rates or small.error_rates
+t0 = time.perf_counter()
+small_seed = wm_r1.run_fidelity_ladder(run.profile, run.seed,
+                                       sizes=replace(small_sizes, ladder=replace(small, error_rates=small_rungs)),
+                                       start=(small_model, small_tokenizer), out_dir=run.output_dir / "small_world",
+                                       learned_world_model=world_model)
+small_seconds = time.perf_counter() - t0
+print(f"small world, p = {', '.join(f'{p:g}' for p in small_rungs)}: {small_seconds:.0f} s")
+small_start = small_seed["start"]
+print(f"\n{'':22s} {'greedy':>7s} {'sampled':>8s}   greedy per template")
+rows = [(f"SFT start ({small.sft_epochs:g} epochs)", small_start)] + [(f"WM-R1, oracle p = {key}", r) for key, r in small_seed["rungs"].items()]
+for name, r in rows:
+    per = "  ".join(f"{t} {r['greedy']['per_template'].get(t, {}).get('success', float('nan')):.2f}" for t in world)
+    print(f"{name:22s} {r['greedy']['success']:7.3f} {r['sampled']['success']:8.3f}   {per}")
+for key, r in small_seed["rungs"].items():
+    print(f"p = {key}: training success as the oracle judged it {r['judged_success_first_quarter']:.2f} -> "
+          f"{r['judged_success_last_quarter']:.2f} (first -> last quarter); calls per episode "
+          f"{r['wm_calls_first_last_quarter'][0]:.2f} -> {r['wm_calls_first_last_quarter'][1]:.2f}; "
+          f"next screens exact {r['fidelity']['exact']:.2f}, real successes judged a success "
+          f"{r['fidelity']['success_judged_on_real_successes']:.2f}")
+small_learned = small_seed.get("learned_world_model")
+if small_learned:
+    print(f"notebook 01's world model in this world: next screens exact {small_learned['exact']:.3f}, real successes "
+          f"judged a success {small_learned['success_judged_on_real_successes']:.3f}, judge agreement "
+          f"{small_learned['agreement']:.3f}")
+
+fig, axes = plt.subplots(1, 2, figsize=(12, 3.6))
+for key, r in small_seed["rungs"].items():
+    h = r["history"]
+    axes[0].plot([x["step"] for x in h], [x["success"] for x in h], label=f"p = {key}", alpha=0.8)
+names = [name for name, _ in rows]
+for offset, mode in ((-0.2, "greedy"), (0.2, "sampled")):
+    values = [r[mode]["success"] for _, r in rows]
+    errors = [se(v, small.eval_tasks) for v in values]
+    axes[1].bar([i + offset for i in range(len(rows))], values, width=0.4, yerr=errors, capsize=3, label=mode)
+axes[0].set(xlabel="GRPO step", ylabel="success as the oracle judged it", title="training (settings world)")
+axes[1].set_xticks(range(len(rows)), names, fontsize=8)
+axes[1].set(ylabel="success in the real simulator", title=f"unseen settings tasks, seed {run.seed} (±1 binomial SE)")
+axes[0].legend(fontsize=7); axes[1].legend(fontsize=7)
+fig.tight_layout(); save(fig, "small_world_this_seed.png"); plt.show()
+
+# %% [markdown]
+# Over seeds: `python -m wmkit bench --profile cpu --seeds 4 --only wm_r1_small_world` trains
+# every rung (p = 0, 0.3, 0.6) for seeds 0-3, each from its own 2-epoch start; the cell below reads
+# those records when they exist for this version of the code, and applies the same verdict rule as
+# section 7. (Seed 0 is the seed on which this regime was found, so the kit's write-up also reports
+# seeds 1-3 alone.)
+
+# %%
+small_records = bench.load_records(run.runs_dir, run.profile.name, range(10), code,
+                                   {"wm_r1_small_world": bench_claims.EXPERIMENTS["wm_r1_small_world"]}
+                                   ).get("wm_r1_small_world", {})
+small_per_seed = ([small_records[s]["result"] for s in sorted(small_records)] if len(small_records) >= 2
+                  else [small_seed])
+small_source = (f"benchmark records, seeds {sorted(small_records)}" if len(small_records) >= 2
+                else f"this notebook, seed {run.seed} (no benchmark records for this code version)")
+small_summary = wm_r1.summarize_ladder(small_per_seed)
+print("source:", small_source)
+
+
+def small_paired(after_key, before_key, mode="greedy"):
+    def value(r, key):
+        return r["start"][mode]["success"] if key == "start" else r["rungs"].get(key, {}).get(mode, {}).get("success")
+    return stats.differences([value(r, after_key) for r in small_per_seed], [value(r, before_key) for r in small_per_seed])
+
+
+small_top = max(small_per_seed[0]["rungs"], key=float)
+small_rows = [
+    ("settings world: WM-R1 in the exact world model (p = 0) beats its start, greedy", small_paired("0", "start")),
+    ("the same, sampled at T = 1", small_paired("0", "start", "sampled")),
+    (f"settings world: fidelity matters, p = 0 beats p = {small_top} (greedy)", small_paired("0", small_top)),
+]
+for claim, diffs in small_rows:
+    v = stats.verdict(diffs)
+    verdicts[claim] = v.text
+    print(f"{claim:80s} {stats.describe(v.summary):>26s}  {v.text}")
+if len(small_per_seed) >= 2:
+    def interval(s):
+        return (s["mean"], s["ci_low"] if s["ci_low"] is not None else s["mean"],
+                s["ci_high"] if s["ci_high"] is not None else s["mean"])
+    def mean_error(row):
+        return 1 - row["exact"]["mean"] if row["exact"]["mean"] is not None else row["p"]
+    points = {mode: [(mean_error(row), *interval(row[mode]), f"p={key}") for key, row in small_summary["rungs"].items()]
+              for mode in ("greedy", "sampled")}
+    band = {mode: interval(small_summary["start"][mode])[1:] for mode in ("greedy", "sampled")}
+    learned_x = 1 - small_learned["exact"] if small_learned else None
+    fig = ladder_figure(points, band, learned_x, f"settings world over {len(small_per_seed)} seeds ({run.profile.name})",
+                        "bars and bands: 95% t-interval over seeds")
+    save(fig, "small_world_ladder.png"); plt.show()
+
+# %% [markdown]
+# **Reading it.** Compare with sections 5 and 7: the same GRPO settings, the same reward and the
+# same oracle, but a world where the right tap is the same in every task and a start that finds it
+# in some of its samples. There the positive control should hold, and the rungs where the oracle
+# misjudges success should end lower. Per template, a gain on one toggle template can come with a
+# loss on another (a policy that learns "Bluetooth is the second toggle" can forget when to *not*
+# tap it, as `setting_flip` and `setting_match` need): the printed table shows which. Notebook 01's
+# world model is measured here too: the settings screens are among the simplest the phone shows, so
+# this is where a learned world model has its best chance to judge success.
+
+# %% [markdown]
+# ## 9. WM-R1 with notebook 01's world model, over seeds
 #
 # The paper's setting is a *learned* world model. `python -m wmkit run wm-r1 --profile cpu --seeds 3`
 # trains every arm of the paper's comparison from one SFT start per seed — WM-R1 inside notebook 01's
@@ -573,7 +729,7 @@ else:
     print(f"no {seeds_file.name} yet: run  python -m wmkit run wm-r1 --profile {run.profile.name} --seeds 3")
 
 # %% [markdown]
-# ## 9. Throughput: world-model vs simulator transitions
+# ## 10. Throughput: world-model vs simulator transitions
 #
 # The same policy plays the same tasks, batched, once with simulator transitions and once with
 # notebook 01's world model (empty cache). **The kit's simulator is instant** (a Python function), so
@@ -622,6 +778,9 @@ for row in tput:
 summary_lines = [f"source of the verdicts: {source}",
                  f"SFT start greedy {start['greedy']['success']:.3f}, sampled {start['sampled']['success']:.3f} (seed {run.seed})"]
 summary_lines += [f"{claim}: {v}" for claim, v in verdicts.items()]
+summary_lines.append(f"settings world (source: {small_source}): start greedy {small_start['greedy']['success']:.3f}, "
+                     + ", ".join(f"p = {key} {r['greedy']['success']:.3f}" for key, r in small_seed["rungs"].items())
+                     + f" (seed {run.seed})")
 if learned:
     summary_lines.append(f"notebook 01's world model: exact {learned['exact']:.3f}, real successes judged a success "
                          f"{learned['success_judged_on_real_successes']:.3f}, judge agreement {learned['agreement']:.3f}")
@@ -629,6 +788,9 @@ print("\n".join(summary_lines))
 results_path = nb.write_results(run, {
     "sizes": asdict(sizes), "ladder": this_seed, "ladder_summary": ladder_summary, "verdict_source": source,
     "sft_seconds": round(sft_seconds, 1), "ladder_seconds": round(ladder_seconds, 1),
+    "small_world": small_seed, "small_world_summary": small_summary, "small_world_source": small_source,
+    "small_world_precondition": precondition, "small_world_sft_seconds": round(small_sft_seconds, 1),
+    "small_world_seconds": round(small_seconds, 1),
     "pool_counts": {name: dict(c) for name, c in counts.items()}, "verdicts": verdicts, "throughput": tput,
     "figures": figures, "summary": summary_lines, "paper": wm_r1.PAPER, "world_model": wm_info,
     "notebook_seconds": round(time.perf_counter() - notebook_start, 1),
@@ -646,7 +808,7 @@ print("wrote", results_path)
 #    any signal? (`True` / `False`)
 # 4. The call term R_WM (n_max = 5) of an all-fail group whose rollouts made 2 and 4 imagined calls:
 #    set `ANSWER_4` to the two values. Which rollout does GRPO favour, and so which way do calls move?
-# 5. From the throughput table of section 9: at what device latency $L$ (seconds per batched
+# 5. From the throughput table of section 10: at what device latency $L$ (seconds per batched
 #    simulator step) would simulator transitions take as long per agent step as world-model
 #    transitions? Set `ANSWER_5` (negative if the world model is faster even on an instant device).
 # 6. The per-seed differences of the fidelity claim (p = 0 − the highest p, greedy) are

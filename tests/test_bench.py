@@ -150,8 +150,20 @@ def test_video_claims_read_the_video_experiment():
         "higher", "lower")
 
 
+def test_small_world_claims_read_the_small_world_ladder():
+    claims = {c.id: c for c in bench_claims.CLAIMS}
+    result = {"start": {"greedy": {"success": 0.33}, "sampled": {"success": 0.14}},
+              "rungs": {"0": {"greedy": {"success": 0.48}, "sampled": {"success": 0.25}},
+                        "0.6": {"greedy": {"success": 0.30}, "sampled": {"success": 0.12}}}}
+    assert bench_claims.claim_value(claims["wm_r1.small_world_control"], result) == pytest.approx(0.15)
+    assert bench_claims.claim_value(claims["wm_r1.small_world_control_sampled"], result) == pytest.approx(0.11)
+    assert bench_claims.claim_value(claims["wm_r1.small_world_fidelity"], result) == pytest.approx(0.18)
+    assert {claims[c].experiment for c in ("wm_r1.small_world_control", "wm_r1.small_world_fidelity")} == {
+        "wm_r1_small_world"}
+
+
 def test_select_experiments_by_paper_or_name():
-    assert bench.select_experiments(["wm-r1"]) == ["wm_r1", "wm_r1_ladder"]
+    assert bench.select_experiments(["wm-r1"]) == ["wm_r1", "wm_r1_ladder", "wm_r1_small_world"]
     assert bench.select_experiments(["wm_r1_ladder"]) == ["wm_r1_ladder"]
     assert set(bench.select_experiments(["WMRL", "rwml"])) == {"wmrl_controlled", "wmrl_research", "rwml",
                                                                "rwml_textgame"}

@@ -198,6 +198,43 @@ def test_ladder_runs_every_rung_inside_the_oracle_only(tmp_path):
         assert 0.0 <= run["start"][mode]["success"] <= 1.0
 
 
+def test_small_world_ladder_trains_and_evaluates_in_its_templates_only(tmp_path):
+    from dataclasses import replace
+
+    from wmkit.core.models import TinyModelConfig
+    from wmkit.profiles import SETTINGS_WORLD, get_profile
+
+    sizes = wm_r1.small_world_sizes(get_profile("smoke").wm_r1)
+    assert sizes.ladder.templates == SETTINGS_WORLD and sizes.ladder.grpo_pool == "fresh"
+    sizes = replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64,
+                                                  vocab_size=512, max_positions=2048),
+                    max_steps=2, max_turn_tokens=8, max_completion_tokens=200, lora=False,
+                    ladder=replace(sizes.ladder, grpo_steps=1, eval_tasks=6, fidelity_episodes=2))
+    assert wm_r1.ladder_world(sizes) == list(SETTINGS_WORLD)
+    assert {t.template for t in wm_r1.grpo_pool(sizes, 0, wm_r1.ladder_world(sizes))} <= set(SETTINGS_WORLD)
+    train, _ = wm_r1.task_templates(sizes.max_ref_len)
+    start = wm_r1.build_policy(sizes, wm_r1.unique_tasks(8, 0, train), seed=0)  # untrained: skip the SFT
+    run = wm_r1.run_fidelity_ladder("smoke", 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
+    assert set(run["rungs"]) == {"0", "0.6"}
+    for result in (run["start"], *run["rungs"].values()):
+        assert set(result["greedy"]["per_template"]) <= set(SETTINGS_WORLD)  # evaluated in the settings world only
+
+
+def test_ladder_world_is_every_training_template_unless_named_and_refuses_others():
+    from dataclasses import replace
+
+    from wmkit.profiles import get_profile
+
+    sizes = get_profile("cpu").wm_r1
+    train, held = wm_r1.task_templates(sizes.max_ref_len)
+    assert wm_r1.ladder_world(sizes) == train  # the cpu ladder: the whole phone
+    bad = replace(sizes, ladder=replace(sizes.ladder, templates=("setting_on", held[0])))
+    with pytest.raises(ValueError, match="not training templates"):
+        wm_r1.ladder_world(bad)
+    with pytest.raises(ValueError, match="no small_world ladder"):
+        wm_r1.small_world_sizes(replace(sizes, small_world=None))
+
+
 def _ladder_run(seed, start, after, exact):
     rung = {"p": 0.3, "greedy": {"success": after}, "sampled": {"success": after / 2}, "train_seconds": 1.0,
             "fidelity": {"exact": exact, "agreement": 0.7, "success_judged_on_real_successes": 0.5,

@@ -377,6 +377,9 @@ class WMR1LadderSizes:
     """(template, weight) pairs for the start's reference episodes: a template weighted w is drawn
     w times as often as an unnamed one (weight 1), at the same ``sft_tasks`` in all
     (``experiment.template_balanced_tasks``); empty: every template its equal share."""
+    templates: tuple[str, ...] = ()
+    """The world GRPO trains in and the evaluation measures: only these training templates (empty:
+    every training template). The SFT start still learns from every training template."""
 
 
 @dataclass(frozen=True)
@@ -436,6 +439,11 @@ class WMR1Sizes:
     """WM rollouts replayed in the simulator to measure imagined-vs-real success agreement."""
     ladder: WMR1LadderSizes | None = None
     """The fidelity ladder's sizes (None: the profile has no ladder)."""
+    small_world: WMR1LadderSizes | None = None
+    """The same ladder where its mechanism can act: a smaller world (``templates``: the four
+    single-setting templates, whose right actions are the same in every task world) and a weaker
+    start (fewer SFT epochs, so greedy success is low while some of 8 samples succeed). None: the
+    profile has none."""
 
 
 @dataclass(frozen=True)
@@ -756,6 +764,20 @@ _WM_R1_LADDER = {
                            fidelity_episodes=300),
 }
 
+# The four single-setting templates: the Settings screen lists its toggles in a fixed order, so
+# the right tap is the same in every task world, unlike a contact or note list.
+SETTINGS_WORLD = ("setting_on", "setting_off", "setting_flip", "setting_match")
+
+# Where the ladder's mechanism acts at cpu size (tools/WM_R1_LADDER.md section 17): the settings
+# world, from a start stopped after 2 SFT epochs (seed 0: greedy 0.33, pass@8 0.75 on it).
+_WM_R1_SMALL_WORLD = {
+    "smoke": replace(_WM_R1_LADDER["smoke"], templates=SETTINGS_WORLD, grpo_pool="fresh"),
+    "cpu": replace(_WM_R1_LADDER["cpu"], error_rates=(0.0, 0.3, 0.6), sft_epochs=2.0, eval_tasks=400,
+                   grpo_pool="fresh", templates=SETTINGS_WORLD),
+    "gpu": replace(_WM_R1_LADDER["gpu"], error_rates=(0.0, 0.3, 0.6), grpo_pool="fresh",
+                   templates=SETTINGS_WORLD),  # not measured
+}
+
 _WM_R1 = {
     "smoke": WMR1Sizes(
         policy=TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=768,
@@ -764,7 +786,7 @@ _WM_R1 = {
         sft_batch_size=8, imagine_rate=0.3, grpo_steps=2, group_size=2, prompts_per_step=2, learning_rate=1e-4,
         train_tasks=8, eval_heldout=8, eval_train=4, baselines=WM_R1_ARMS, best_of_k=2, throughput_tasks=4,
         lora=True, wm_max_new_tokens=96, sampled_eval=False, diagnostic_episodes=4,
-        ladder=_WM_R1_LADDER["smoke"],
+        ladder=_WM_R1_LADDER["smoke"], small_world=_WM_R1_SMALL_WORLD["smoke"],
     ),
     # 2 CPU cores, every arm. The SFT warm start is long on purpose: measured greedy success of the
     # SFT policy (held-out / training templates) after 3 epochs 0.00 / 0.03, after 10 epochs
@@ -777,7 +799,7 @@ _WM_R1 = {
         sft_batch_size=8, imagine_rate=0.3, grpo_steps=20, group_size=8, prompts_per_step=2,
         learning_rate=1e-4, train_tasks=300, eval_heldout=300, eval_train=60,
         baselines=WM_R1_ARMS, best_of_k=4, throughput_tasks=8,
-        wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24, ladder=_WM_R1_LADDER["cpu"],
+        wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24, ladder=_WM_R1_LADDER["cpu"], small_world=_WM_R1_SMALL_WORLD["cpu"],
     ),
     "gpu": WMR1Sizes(
         policy=TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=2048,
@@ -786,7 +808,7 @@ _WM_R1 = {
         sft_batch_size=32, imagine_rate=0.3, grpo_steps=200, group_size=8, prompts_per_step=16,
         learning_rate=1e-4, train_tasks=2000, eval_heldout=600, eval_train=300, baselines=WM_R1_ARMS, best_of_k=4,
         throughput_tasks=128, wm_max_new_tokens=200, max_turn_tokens=32, max_completion_tokens=3000,
-        ladder=_WM_R1_LADDER["gpu"],
+        ladder=_WM_R1_LADDER["gpu"], small_world=_WM_R1_SMALL_WORLD["gpu"],
     ),
 }
 

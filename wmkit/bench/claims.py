@@ -162,6 +162,9 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
     Experiment("wm_r1_ladder", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1_ladder", "wm_r1",
                "phone agent trained by WM-R1 inside a noisy oracle (the simulator, screens corrupted and success "
                "flipped at rate p), one SFT start, p = 0 (= GRPO on the real simulator) up to 0.6, judged in the simulator"),
+    Experiment("wm_r1_small_world", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1_small_world", "wm_r1",
+               "the same ladder where its mechanism can act: GRPO and the evaluation on the four single-setting "
+               "templates (the same right taps in every world), from a start stopped after 2 SFT epochs (cpu)"),
     Experiment("wmrl_controlled", "WMRL", "wmkit.wmrl.experiment:run_wmrl_controlled", "bench.wmrl",
                "controlled problem with a known optimum and the paper's error model"),
     Experiment("wmrl_research", "WMRL", "wmkit.wmrl.experiment:run_wmrl_research", "bench.wmrl",
@@ -354,6 +357,19 @@ CLAIMS: tuple[Claim, ...] = (
           "limitation): the same training inside a world model that errs on 60% of transitions ends lower",
           "— (limitation, no number)", "wm_r1_ladder", "rungs/0/greedy/success", "rungs/0.6/greedy/success",
           kit_label="Δ greedy simulator success, training templates (oracle p = 0 − p = 0.6)"),
+    Claim("wm_r1.small_world_control", "WM-R1", "the positive control where the mechanism can act: in the "
+          "settings world, from a weaker start, GRPO inside the error-free world model raises success",
+          "— (the kit's positive control: no paper number)", "wm_r1_small_world",
+          "rungs/0/greedy/success", "start/greedy/success",
+          kit_label="Δ greedy simulator success, unseen settings tasks (p = 0 − SFT start)"),
+    Claim("wm_r1.small_world_control_sampled", "WM-R1", "the same, sampled at T = 1",
+          "— (the kit's positive control)", "wm_r1_small_world",
+          "rungs/0/sampled/success", "start/sampled/success",
+          kit_label="Δ sampled (T = 1) simulator success, unseen settings tasks (p = 0 − SFT start)"),
+    Claim("wm_r1.small_world_fidelity", "WM-R1", "in the settings world, the same training inside a world model "
+          "that errs on 60% of transitions ends lower (the paper's stated limitation)",
+          "— (limitation, no number)", "wm_r1_small_world", "rungs/0/greedy/success", "rungs/0.6/greedy/success",
+          kit_label="Δ greedy simulator success, settings tasks (oracle p = 0 − p = 0.6)"),
     # ---------------------------------------------------------------- WMRL
     Claim("wmrl.error_floor", "WMRL", "pure world-model RL plateaus at an error floor above real-execution RL",
           "Theorem 3 (permanent floor)", "wmrl_controlled",

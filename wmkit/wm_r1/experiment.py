@@ -721,6 +721,28 @@ def grpo_pool(sizes: WMR1Sizes, seed: int, templates: Sequence[str]) -> list[pho
     raise ValueError(f"Unknown grpo_pool {ladder.grpo_pool!r}: choose 'balanced' or 'fresh'")
 
 
+def ladder_world(sizes: WMR1Sizes) -> list[str]:
+    """The templates the ladder's GRPO trains on and its evaluation draws from: ``ladder.templates``
+    (a smaller world), or every training template when that is empty."""
+    train_templates, _ = task_templates(sizes.max_ref_len)
+    chosen = list(sizes.ladder.templates)
+    if not chosen:
+        return train_templates
+    unknown = [t for t in chosen if t not in train_templates]
+    if unknown:
+        raise ValueError(f"ladder templates {unknown} are not training templates "
+                         f"(max_ref_len {sizes.max_ref_len}): choose from {train_templates}")
+    return chosen
+
+
+def small_world_sizes(sizes: WMR1Sizes) -> WMR1Sizes:
+    """`sizes` with the ladder replaced by ``sizes.small_world`` (the settings world and a weaker
+    start), for :func:`build_ladder_start` and :func:`run_fidelity_ladder`."""
+    if sizes.small_world is None:
+        raise ValueError("these WM-R1 sizes have no small_world ladder (WMR1Sizes.small_world is None)")
+    return replace(sizes, ladder=sizes.small_world)
+
+
 def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
                        progress: bool = False, model_name: str | None = None):
     """(model, tokenizer, sft_tasks): the fidelity ladder's SFT start for `seed` -- a from-scratch
@@ -772,10 +794,10 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
         raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
     seed_everything(seed)
     timings: dict[str, float] = {}
-    train_templates, _ = task_templates(sizes.max_ref_len)
-    rl_tasks = grpo_pool(sizes, seed, train_templates)
+    world = ladder_world(sizes)
+    rl_tasks = grpo_pool(sizes, seed, world)
     # the same evaluation tasks for every seed and rung (their own seed), as in run_experiment
-    eval_tasks = phone.sample_tasks(ladder.eval_tasks, 40_000, train_templates)
+    eval_tasks = phone.sample_tasks(ladder.eval_tasks, 40_000, world)
     fidelity_tasks = eval_tasks[:ladder.fidelity_episodes]
 
     t = time.perf_counter()
@@ -847,6 +869,13 @@ def run_wm_r1_ladder(profile: str, seed: int, runs_root: Path, sizes: WMR1Sizes)
     notebook 03 sizes (its own SFT start; every rung; the oracle only, no learned world model)."""
     return run_fidelity_ladder(profile, seed, sizes=sizes, out_dir=bench_work_dir(runs_root, "wm_r1_ladder", seed),
                                log=lambda line: None)
+
+
+def run_wm_r1_small_world(profile: str, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
+    """The benchmark's ladder in the small world (``sizes.small_world``: the settings templates, a
+    2-epoch start at cpu): :func:`run_fidelity_ladder` for this seed, its own SFT start, every rung."""
+    return run_fidelity_ladder(profile, seed, sizes=small_world_sizes(sizes),
+                               out_dir=bench_work_dir(runs_root, "wm_r1_small_world", seed), log=lambda line: None)
 
 
 def _mean(values) -> float:
