@@ -40,7 +40,10 @@
 # 3. run GRPO through TRL's `rollout_func` with an `env_mask`, on transitions from a world model;
 # 4. check the precondition of any RL result (a start that succeeds sometimes, on every template,
 #    whatever the seed), run the positive control, and read success against measured world-model
-#    error — with the kit's verdict rule, not by eye.
+#    error — with the kit's verdict rule, not by eye;
+# 5. find where a method can act when it shows nothing at the default size: a world whose right
+#    actions carry from task to task, and a start whose samples sometimes succeed where its greedy
+#    answer fails (pass@8 above greedy).
 #
 # **What it needs.** No GPU, no internet, no Java. Time for the whole notebook on 2 CPU cores:
 #
@@ -51,7 +54,8 @@
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
-# rung (p = 0, 0.1, 0.3, 0.6) over 3 seeds; section 7 reads its records when they exist.
+# rung (p = 0, 0.1, 0.3, 0.6) over 3 seeds; section 7 reads its records when they exist, and
+# section 8 those of `--seeds 4 --only wm_r1_small_world` (the settings world's rungs).
 #
 # **Where it fits.** Notebook 01 built a world model of the phone and notebook 02 trained a world
 # model further with RL. Here a world model becomes the *environment*. Notebook 04 then asks what to
@@ -773,6 +777,17 @@ for row in tput:
 #   39-46%), and GRPO on fresh worlds from it did not gain either (greedy −0.003 [−0.013, +0.006]
 #   over seeds 0-2). Outcome reward over a few thousand episodes does not teach a 0.2M-parameter
 #   policy to find a name on the screen; the start has to do that lookup reliably first.
+# * **Where the mechanism can act, it does** (section 8). In the settings world (four templates
+#   whose right taps are the same in every task world), from a start stopped after 2 SFT epochs
+#   (greedy 0.33-0.66 on them, pass@8 0.75 on seed 0), the same GRPO inside the exact world model
+#   raised success on every seed of a test planned before it ran (seeds 1-3, measured while building
+#   this notebook; `tools/WM_R1_LADDER.md` section 17): sampled +0.101 [+0.004, +0.197]
+#   (reproduced); greedy +0.192 [−0.230, +0.613] (up on every seed, inconclusive over three).
+#   Fidelity decides the outcome: greedy success fell with the oracle's error on every seed
+#   (p = 0 − p = 0.6: +0.562 [+0.251, +0.872], reproduced), and at p = 0.6, where the oracle judges
+#   most failures a success, the agent ends below its start. Notebook 01's world model judges none
+#   of the settings successes a success (next screens exact 0.06), so WM-R1 inside it has no success
+#   signal here either: a learned world model good enough to judge is the step still open.
 
 # %%
 summary_lines = [f"source of the verdicts: {source}",

@@ -8,6 +8,8 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     grounding --ckpt DIR --n 100   which list item the start taps, against the reference and chance
     (--screen-view index_after_label: the agent sees `item "Nora" [3]`; a checkpoint from sft records its view)
     name-loss --ckpt DIR --balanced --sft-tasks N   loss on the name the second step's thought must write
+    world-model --templates T1,T2 --episodes N --epochs E   a phone world model of those templates only
+    (train/fidelity --learned DIR: notebook 01's model from a runs folder, or a world-model folder)
     (sft --lookup-boost 4: the four list templates drawn 4x as often in the SFT data; saved beside the checkpoint)
 """
 from __future__ import annotations
@@ -72,6 +74,18 @@ def sizes_for(args):
         h, n, a, i = (int(x) for x in args.policy.split(","))
         s = replace(s, policy=replace(s.policy, hidden_size=h, num_layers=n, num_heads=a, intermediate_size=i))
     return s
+
+
+def learned_world_model(path, sizes):
+    """A learned world model as a transition source: notebook 01's (a runs folder holding
+    01_build_world_model) or one saved by the `world-model` command (a model folder)."""
+    from wmkit.core import build
+
+    if (Path(path) / "01_build_world_model").exists():
+        return ex.load_world_model_source("cpu", path, 0, sizes.wm_max_new_tokens)[0]
+    model, tokenizer, _ = build.load_world_model(path)
+    model.eval()
+    return ag.WorldModelSource(ag.world_model_predictor(model, tokenizer, sizes.wm_max_new_tokens))
 
 
 def eval_tasks(sizes, n, which="train", templates=None):
@@ -211,14 +225,21 @@ def cmd_train(args):
         raise SystemExit("train takes one --p (the ladder command takes several)")
     p_error = args.p[0]
     # p > 0: a rung of the fidelity ladder (transitions and judgments from the noisy oracle, as in
-    # experiment.run_fidelity_ladder); p = 0: the simulator itself, the positive control
+    # experiment.run_fidelity_ladder); p = 0: the simulator itself, the positive control;
+    # --learned: WM-R1 proper, every transition, imagined call and success judgment from notebook 01's model
+    if args.learned:
+        if p_error:
+            raise SystemExit("--learned trains inside notebook 01's world model: leave --p at 0")
+        world_model = learned_world_model(args.learned, sizes)
+    else:
+        world_model = NoisyOracle(p_error, seed=args.seed)
     config = WMR1Config(output_dir=str(OUT / "work" / f"{args.tag}_p{p_error:g}_s{args.seed}"),
-                        transitions="world_model" if p_error > 0 else "simulator",
+                        transitions="world_model" if (p_error > 0 or args.learned) else "simulator",
                         reward=reward, steps=args.steps, group_size=args.group_size, prompts_per_step=args.prompts,
                         learning_rate=args.lr, temperature=args.temperature, max_steps=sizes.max_steps,
                         max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
                         seed=args.seed, progress=False, screen_view=sizes.screen_view)
-    res = train_wm_r1(config, model, tok, rl_tasks, NoisyOracle(p_error, seed=args.seed))
+    res = train_wm_r1(config, model, tok, rl_tasks, world_model)
     g1 = run(res.model, tok, tasks, sizes, True)
     s1 = run(res.model, tok, tasks, sizes, False, seed=args.seed)
     h = res.history
@@ -226,7 +247,8 @@ def cmd_train(args):
     m = lambda rows, key: round(sum(r[key] for r in rows) / len(rows), 3)
     rate = lambda eps: round(sum(e.success for e in eps) / len(eps), 4)
     log({"cmd": "train", "tag": args.tag, "ckpt": args.ckpt, "seed": args.seed, "screen_view": sizes.screen_view,
-         "p": p_error,
+         "p": p_error, "learned": args.learned,
+         "simulator_steps": res.simulator_steps, "world_model_predictions": res.world_model_predictions,
          "steps": args.steps, "lr": args.lr,
          "G": args.group_size, "prompts": args.prompts, "T": args.temperature, "balanced": args.balanced, "beta": args.beta, "gamma": args.gamma,
          "max_ref_len": args.max_ref_len, "n": args.n, "train_seconds": round(res.seconds, 1),
@@ -266,7 +288,8 @@ def cmd_fidelity(args):
     on the sampled episodes of a saved SFT start (no training)."""
     sizes = replace(get_profile("cpu").wm_r1, screen_view=sizes_for(args).screen_view)
     model, tok = models.load_model(args.ckpt)
-    tasks = eval_tasks(sizes, sizes.ladder.fidelity_episodes)
+    tasks = eval_tasks(sizes, sizes.ladder.fidelity_episodes,
+                       templates=args.templates.split(",") if args.templates else None)
     probe = ex.evaluate(model, tok, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
                         max_turn_tokens=sizes.max_turn_tokens, seed=args.seed,
                         screen_view=sizes.screen_view)["episodes"]
@@ -277,11 +300,36 @@ def cmd_fidelity(args):
                                                  sizes.max_steps, args.seed, sizes.screen_view)
     if args.learned:
         t0 = time.perf_counter()
-        learned, info = ex.load_world_model_source("cpu", args.learned, 0, sizes.wm_max_new_tokens)
+        learned = learned_world_model(args.learned, sizes)
         rows["learned"] = ex.world_model_fidelity(learned, sampler, tasks, probe, sizes.max_steps, args.seed,
                                                   sizes.screen_view)
         rows["learned"]["seconds"] = round(time.perf_counter() - t0, 1)
-    log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "rows": rows})
+    log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "templates": args.templates,
+         "episodes": len(tasks), "rows": rows})
+
+
+def cmd_world_model(args):
+    """A phone world model of --templates only: transitions of phone.collect_transitions (the
+    reference plan with ~30% random and ~5% invalid actions, re-planning after a detour), a
+    from-scratch model of notebook 01's cpu shape, trained --epochs; saved as runs/control/<tag>_seed<S>."""
+    from wmkit.core import build
+    from wmkit.core.sft import SFTConfig, train_sft
+    from wmkit.core.worldmodel import split_by_episode
+
+    wm = get_profile("cpu").world_model
+    templates = args.templates.split(",") if args.templates else None
+    t0 = time.perf_counter()
+    data = split_by_episode(phone.collect_transitions(args.episodes, 70_000 + args.seed, templates))
+    tokenizer = models.train_tokenizer(build.tokenizer_corpus(data["train"]), wm.model.vocab_size)
+    net = models.build_tiny_model(tokenizer, wm.model, seed=args.seed)
+    config = SFTConfig(output_dir=str(OUT / "work" / f"{args.tag}_wm_s{args.seed}"), epochs=args.epochs,
+                       learning_rate=wm.learning_rate, batch_size=8, max_length=wm.max_length, seed=args.seed,
+                       resume=False, show_progress=False)
+    result = train_sft(net, tokenizer, data["train"], data["val"], config)
+    models.save_model(net, tokenizer, OUT / f"{args.tag}_seed{args.seed}", tiny_config=wm.model)
+    log({"cmd": "world-model", "tag": args.tag, "seed": args.seed, "templates": args.templates,
+         "episodes": args.episodes, "epochs": args.epochs, "transitions": {k: len(v) for k, v in data.items()},
+         "sft_steps": result.steps, "seconds": round(time.perf_counter() - t0, 1)})
 
 
 def cmd_grounding(args):
@@ -448,7 +496,7 @@ def cmd_name_loss(args):
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding", "name-loss"):
+    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding", "name-loss", "world-model"):
         s = sub.add_parser(name)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--ckpt", default="")
@@ -475,7 +523,8 @@ def main():
                             "(diagnose: the evaluation)")
         s.add_argument("--hard-below", type=float, default=1.0,
                        help="train: GRPO pool only from templates whose start greedy success is below this")
-        s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only)")
+        s.add_argument("--learned", default="", help="runs dir holding 01_build_world_model (read only), "
+                       "or a folder saved by the world-model command")
         s.add_argument("--tokenizer", default="", choices=["", "bpe", "words"],
                        help="sft: the policy tokenizer's split (models.train_tokenizer); default the profile's")
         s.add_argument("--turn-tokens", type=int, default=0, help="max tokens per agent turn (0: the profile's)")
@@ -489,13 +538,14 @@ def main():
         s.add_argument("--token", default="name", choices=["name", "index", "tap"],
                        help="name-loss: the token of the list step to score (the thought's name's first, the "
                             "thought's index, or the index in the action's tap(...))")
+        s.add_argument("--episodes", type=int, default=600, help="world-model: episodes of transitions collected")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],
                        help="the agent's view of the screens (agent.agent_screen); default the profile's, or the "
                             "view a checkpoint saved by sft was trained with")
     args = p.parse_args()
     torch.set_num_threads(1)
     {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,
-     "grounding": cmd_grounding, "name-loss": cmd_name_loss}[args.cmd](args)
+     "grounding": cmd_grounding, "name-loss": cmd_name_loss, "world-model": cmd_world_model}[args.cmd](args)
 
 
 if __name__ == "__main__":
