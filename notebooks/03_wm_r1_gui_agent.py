@@ -417,6 +417,17 @@ def error_of(rung):
     return 1 - exact if exact is not None and math.isfinite(exact) else rung["p"]
 
 
+def interval(s):
+    """(mean, low, high) of a `stats.summarize` row; one seed: the mean three times."""
+    return (s["mean"], s["ci_low"] if s["ci_low"] is not None else s["mean"],
+            s["ci_high"] if s["ci_high"] is not None else s["mean"])
+
+
+def mean_error(row):
+    """1 − the mean exact match over seeds of a `summarize_ladder` rung; the knob p where none was measured."""
+    return 1 - row["exact"]["mean"] if row["exact"]["mean"] is not None else row["p"]
+
+
 n_eval = ladder.eval_tasks
 points = {mode: [(error_of(r), r[mode]["success"], r[mode]["success"] - se(r[mode]["success"], n_eval),
                   r[mode]["success"] + se(r[mode]["success"], n_eval), f"p={k}")
@@ -499,11 +510,6 @@ for key, row in ladder_summary["rungs"].items():
 
 # %%
 if len(per_seed) >= 2:
-    def interval(s):
-        return (s["mean"], s["ci_low"] if s["ci_low"] is not None else s["mean"],
-                s["ci_high"] if s["ci_high"] is not None else s["mean"])
-    def mean_error(row):
-        return 1 - row["exact"]["mean"] if row["exact"]["mean"] is not None else row["p"]
     points = {mode: [(mean_error(row), *interval(row[mode]), f"p={k}") for k, row in ladder_summary["rungs"].items()]
               for mode in ("greedy", "sampled")}
     band = {mode: interval(ladder_summary["start"][mode])[1:] for mode in ("greedy", "sampled")}
@@ -517,11 +523,13 @@ else:
     print("one seed: the figure of section 5 is the ladder; run the benchmark command above for intervals")
 
 # %%
-def paired(after_key, before_key, mode="greedy"):
-    """Per-seed differences (after − before) of `mode` success; keys 'start' or a rung."""
+def paired(after_key, before_key, mode="greedy", runs=None):
+    """Per-seed differences (after − before) of `mode` success; keys 'start' or a rung; `runs` the
+    per-seed ladder results (None: this section's `per_seed`)."""
+    runs = per_seed if runs is None else runs
     def value(r, key):
         return r["start"][mode]["success"] if key == "start" else r["rungs"].get(key, {}).get(mode, {}).get("success")
-    return stats.differences([value(r, after_key) for r in per_seed], [value(r, before_key) for r in per_seed])
+    return stats.differences([value(r, after_key) for r in runs], [value(r, before_key) for r in runs])
 
 
 top = max(this_seed["rungs"], key=float)
@@ -659,28 +667,17 @@ small_summary = wm_r1.summarize_ladder(small_per_seed)
 print("source:", small_source)
 
 
-def small_paired(after_key, before_key, mode="greedy"):
-    def value(r, key):
-        return r["start"][mode]["success"] if key == "start" else r["rungs"].get(key, {}).get(mode, {}).get("success")
-    return stats.differences([value(r, after_key) for r in small_per_seed], [value(r, before_key) for r in small_per_seed])
-
-
 small_top = max(small_per_seed[0]["rungs"], key=float)
 small_rows = [
-    ("settings world: WM-R1 in the exact world model (p = 0) beats its start, greedy", small_paired("0", "start")),
-    ("the same, sampled at T = 1", small_paired("0", "start", "sampled")),
-    (f"settings world: fidelity matters, p = 0 beats p = {small_top} (greedy)", small_paired("0", small_top)),
+    ("settings world: WM-R1 in the exact world model (p = 0) beats its start, greedy", paired("0", "start", runs=small_per_seed)),
+    ("the same, sampled at T = 1", paired("0", "start", "sampled", runs=small_per_seed)),
+    (f"settings world: fidelity matters, p = 0 beats p = {small_top} (greedy)", paired("0", small_top, runs=small_per_seed)),
 ]
 for claim, diffs in small_rows:
     v = stats.verdict(diffs)
     verdicts[claim] = v.text
     print(f"{claim:80s} {stats.describe(v.summary):>26s}  {v.text}")
 if len(small_per_seed) >= 2:
-    def interval(s):
-        return (s["mean"], s["ci_low"] if s["ci_low"] is not None else s["mean"],
-                s["ci_high"] if s["ci_high"] is not None else s["mean"])
-    def mean_error(row):
-        return 1 - row["exact"]["mean"] if row["exact"]["mean"] is not None else row["p"]
     points = {mode: [(mean_error(row), *interval(row[mode]), f"p={key}") for key, row in small_summary["rungs"].items()]
               for mode in ("greedy", "sampled")}
     band = {mode: interval(small_summary["start"][mode])[1:] for mode in ("greedy", "sampled")}

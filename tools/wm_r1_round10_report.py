@@ -11,7 +11,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tools"))
-from wm_r1_round3_report import control_runs, print_control  # noqa: E402
+from wm_r1_round3_report import control_runs, print_control, print_starts  # noqa: E402
 
 from wmkit import stats  # noqa: E402
 
@@ -32,10 +32,7 @@ def rung_difference(runs: dict[str, list[dict]], high: str, low: str, mode: str 
 if __name__ == "__main__":
     source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "tools" / "regime_results" / "wm_r1_round10.jsonl"
     rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
-    for r in rows:
-        if r["cmd"] == "sft":
-            print(f"SFT {r['tag']} seed {r['seed']}: {r['epochs']:g} epochs, greedy {r['greedy']:.3f} sampled "
-                  f"{r['sampled']:.3f} on {r['n']} tasks of every template ({r['sft_seconds']:.0f} s SFT)")
+    print_starts(rows)
     runs = control_runs(rows)
     for tag, tag_runs in runs.items():
         print_control(tag, tag_runs)

@@ -37,12 +37,17 @@ def print_control(tag: str, runs: list[dict]) -> None:
           f"calls fall: {stats.describe(calls.summary)} -> {calls.text}")
 
 
+def print_starts(rows: list[dict]) -> None:
+    """The probe's `sft` rows: each start's greedy and sampled success and its seconds."""
+    for r in rows:
+        if r["cmd"] == "sft":
+            print(f"SFT {r['tag']} seed {r['seed']}: {r['epochs']:g} epochs, greedy {r['greedy']:.3f} sampled "
+                  f"{r['sampled']:.3f} on {r['n']} tasks ({r['sft_seconds']:.0f} s SFT, {r['eval_seconds']:.0f} s evaluation)")
+
+
 if __name__ == "__main__":
     source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "tools" / "regime_results" / "wm_r1_round3.jsonl"
     rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
-    for r in rows:
-        if r["cmd"] == "sft":
-            print(f"SFT seed {r['seed']}: greedy {r['greedy']:.3f} sampled {r['sampled']:.3f} "
-                  f"({r['sft_seconds']:.0f} s SFT, {r['eval_seconds']:.0f} s evaluation)")
+    print_starts(rows)
     for tag, runs in control_runs(rows).items():
         print_control(tag, runs)
