@@ -11,9 +11,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tools"))
-from wm_r1_round3_report import control_runs, print_control, print_starts  # noqa: E402
+from wm_r1_round3_report import control_runs, print_control, print_starts
 
-from wmkit import stats  # noqa: E402
+from wmkit import stats
 
 TEST = "settings_test_p{}"
 """The planned test's tags, one per oracle error rate p."""
