@@ -670,7 +670,7 @@ print("source:", small_source)
 small_top = max(small_per_seed[0]["rungs"], key=float)
 small_rows = [
     ("settings world: WM-R1 in the exact world model (p = 0) beats its start, greedy", paired("0", "start", runs=small_per_seed)),
-    ("the same, sampled at T = 1", paired("0", "start", "sampled", runs=small_per_seed)),
+    ("settings world: the same, sampled at T = 1", paired("0", "start", "sampled", runs=small_per_seed)),
     (f"settings world: fidelity matters, p = 0 beats p = {small_top} (greedy)", paired("0", small_top, runs=small_per_seed)),
 ]
 for claim, diffs in small_rows:
