@@ -691,10 +691,12 @@ if len(small_per_seed) >= 2:
 # same oracle, but a world where the right tap is the same in every task and a start that finds it
 # in some of its samples. There the positive control should hold, and the rungs where the oracle
 # misjudges success should end lower. Per template, a gain on one toggle template can come with a
-# loss on another (a policy that learns "Bluetooth is the second toggle" can forget when to *not*
-# tap it, as `setting_flip` and `setting_match` need): the printed table shows which. Notebook 01's
-# world model is measured here too: the settings screens are among the simplest the phone shows, so
-# this is where a learned world model has its best chance to judge success.
+# loss on another: `setting_flip` also names the three Display toggles, reached through the Display
+# button (`tap(6)`), which the weak start taps by habit, so a policy pushed toward the five main
+# toggles can lose some of those tasks; the printed table shows which way each template went.
+# Notebook 01's world model is measured here too: the settings screens are among the simplest the
+# phone shows, so this is where a learned world model has its best chance to judge success. It
+# cannot see, on the home screen, the toggle values that Settings will show, and has to guess them.
 
 # %% [markdown]
 # ## 9. WM-R1 with notebook 01's world model, over seeds
