@@ -88,6 +88,18 @@ def learned_world_model(path, sizes):
     return ag.WorldModelSource(ag.world_model_predictor(model, tokenizer, sizes.wm_max_new_tokens))
 
 
+def named_templates(args, sizes):
+    """--templates as a list of training templates, checked by the library's ladder_world (a clear
+    error for any other name); None without --templates."""
+    if not args.templates:
+        return None
+    named = replace(sizes, ladder=replace(sizes.ladder, templates=tuple(args.templates.split(","))))
+    try:
+        return ex.ladder_world(named)
+    except ValueError as error:
+        raise SystemExit(f"--templates: {error}") from None
+
+
 def eval_tasks(sizes, n, which="train", templates=None):
     tr, he = ex.task_templates(sizes.max_ref_len)
     chosen = templates or (tr if which == "train" else he)
@@ -113,7 +125,7 @@ def per_template(tasks, eps, k):
 def cmd_diagnose(args):
     sizes = sizes_for(args)
     model, tok = models.load_model(args.ckpt)
-    tasks = eval_tasks(sizes, args.n, templates=args.templates.split(",") if args.templates else None)
+    tasks = eval_tasks(sizes, args.n, templates=named_templates(args, sizes))
     t0 = time.perf_counter()
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, k=args.k)
@@ -204,12 +216,8 @@ def cmd_train(args):
         print("start greedy per template on pool-seed tasks:", rates, "->", tr_pool, flush=True)
     else:
         tr_pool = tr
-    if args.templates:
-        # a smaller world: GRPO's pool and the evaluation both keep only these training templates
-        names = args.templates.split(",")
-        unknown = sorted(set(names) - set(tr))
-        if unknown:
-            raise SystemExit(f"--templates: {unknown} are not training templates; choose from {tr}")
+    names = named_templates(args, sizes)
+    if names:  # a smaller world: GRPO's pool and the evaluation both keep only these training templates
         tr_pool = [t for t in tr_pool if t in names]
     if args.pool == "fresh":  # a distinct world for every rollout group
         rl_tasks = ex.fresh_tasks(args.steps * args.prompts, 20_000 + args.seed, tr_pool)
@@ -289,7 +297,7 @@ def cmd_fidelity(args):
     sizes = replace(get_profile("cpu").wm_r1, screen_view=sizes_for(args).screen_view)
     model, tok = models.load_model(args.ckpt)
     tasks = eval_tasks(sizes, sizes.ladder.fidelity_episodes,
-                       templates=args.templates.split(",") if args.templates else None)
+                       templates=named_templates(args, sizes))
     probe = ex.evaluate(model, tok, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
                         max_turn_tokens=sizes.max_turn_tokens, seed=args.seed,
                         screen_view=sizes.screen_view)["episodes"]

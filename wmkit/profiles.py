@@ -799,7 +799,8 @@ _WM_R1 = {
         sft_batch_size=8, imagine_rate=0.3, grpo_steps=20, group_size=8, prompts_per_step=2,
         learning_rate=1e-4, train_tasks=300, eval_heldout=300, eval_train=60,
         baselines=WM_R1_ARMS, best_of_k=4, throughput_tasks=8,
-        wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24, ladder=_WM_R1_LADDER["cpu"], small_world=_WM_R1_SMALL_WORLD["cpu"],
+        wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24, ladder=_WM_R1_LADDER["cpu"],
+        small_world=_WM_R1_SMALL_WORLD["cpu"],
     ),
     "gpu": WMR1Sizes(
         policy=TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=2048,
