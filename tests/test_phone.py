@@ -329,6 +329,46 @@ def test_judge_screen():
     assert phone.judge_screen(nav, "garbage") is None and phone.judge_screen(nav, None) is None
 
 
+def test_status_bar_shows_the_toggles_and_changes_nothing_else():
+    task = phone.make_task("setting_flip", 5)
+    shown = phone.with_status_bar(task)
+    plain_env, status_env = PhoneEnv(), PhoneEnv()
+    plain_home, status_home = plain_env.reset(task=task), status_env.reset(task=shown)
+    # home screens differ between worlds only with the bar: it is what reveals the hidden toggles
+    assert plain_home == PhoneEnv().reset(task=phone.make_task("setting_on", 0))
+    settings = task.initial["settings"]
+    line = "status: " + ", ".join(f'"{label}" {"on" if settings.get(key, False) else "off"}'
+                                  for key, label in phone.SETTING_LABELS.items())
+    assert status_home.split("\n") == [plain_home.split("\n")[0], line, *plain_home.split("\n")[1:]]
+    plan = phone.reference_solution(shown)
+    assert plan == phone.reference_solution(task)  # same dynamics, same plan
+    before, diffs = status_home, []
+    for action in plan:
+        plain, status = plain_env.step(action), status_env.step(action)
+        assert [ln for ln in status.observation.split("\n") if not ln.startswith("status: ")] == \
+            plain.observation.split("\n")
+        assert (status.reward, status.info["valid"]) == (plain.reward, plain.info["valid"])
+        diffs.append(compute_diff(before, status.observation))
+        assert apply_diff(before, diffs[-1]) == status.observation
+        before = status.observation
+    assert status.reward == 1.0 and status_env.full_state()["status_bar"] is True
+    assert phone.judge_success(shown, status_env.full_state()) and "status_bar" not in plain_env.full_state()
+    # the flip's tap updates the switch and the bar's line (one item, keyed as the status line)
+    updated = diffs[-2].split("Updated items:\n")[1].split("\n")
+    assert len(updated) == 2 and updated[0].startswith("status: ") and " switch " in updated[1]
+
+
+def test_judge_screen_reads_the_status_bar():
+    task = phone.with_status_bar(phone.make_task("setting_on", 0))
+    env = PhoneEnv()
+    home = env.reset(task=task)
+    assert phone.judge_screen(task, home) is False  # the bar shows the toggle still off
+    env, _ = replay(task, phone.reference_solution(task)[:-1])
+    after = env.step("home()").observation  # back home: only the bar shows the setting now
+    assert phone.judge_screen(task, after) is True
+    assert phone.judge_screen(phone.make_task("setting_on", 0), after.replace("status: ", "status:")) is None
+
+
 def test_split_templates_is_disjoint_and_deterministic():
     train, test = phone.split_templates(seed=0)
     assert set(train).isdisjoint(test) and set(train) | set(test) == set(phone.TASK_TEMPLATES)

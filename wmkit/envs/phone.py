@@ -24,6 +24,18 @@ The world is an immutable tuple (:class:`World`), so cloning is free and breadth
 hash states directly; ``full_state()`` is its JSON form. Tasks carry their initial world, the
 expected values of a few facts (``"setting:wifi": True``, ``"contact:Ana": None`` = absent ...) and
 the goal check also requires that nothing outside the task's scope changed.
+
+A phone with a *status bar* (:func:`with_status_bar`, off by default) shows every toggle's value
+on a second line of every screen, as a real phone's status icons do::
+
+    app: Home | screen: home
+    status: "Wi-Fi" on, "Bluetooth" off, "Airplane mode" off, "Location" on, "Do not disturb" off, ...
+
+Without it the home screen is the same in every world, so what the Settings screen will show
+cannot be told from the screen before it; with it, the next screen is a function of the current
+screen and the action on the settings screens, which is what a world model that sees only the
+screen needs. Each toggle is written as its switch line writes it (``"Wi-Fi" on``), so a model can
+copy a value from the bar to the switch by matching the same tokens.
 """
 from __future__ import annotations
 
@@ -31,7 +43,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -58,6 +70,7 @@ __all__ = [
     "sample_tasks",
     "split_templates",
     "state_text",
+    "with_status_bar",
 ]
 
 # --------------------------------------------------------------------------- vocabulary
@@ -116,6 +129,7 @@ class World(NamedTuple):
     target: str = ""                              # the contact / note / chat a screen is about
     fields: tuple[tuple[str, str], ...] = ()      # (label, text) of the form on screen
     pages: tuple[int, ...] = NO_PAGES             # page of each list, in LIST_SCREENS order
+    status_bar: bool = False                      # every screen shows the toggles' values (with_status_bar)
 
 
 DATA_FIELDS = ("settings", "contacts", "alarms", "notes", "chats")
@@ -134,9 +148,11 @@ class _Screen(NamedTuple):
     list_name: str | None = None   # the scrollable list on screen, if any
     page: int = 0
     n_pages: int = 1
+    status: str | None = None      # the status bar's line, on a phone that has one
 
     def text(self) -> str:
-        return "\n".join([self.header] + [_element_line(i, e) for i, e in enumerate(self.elements, 1)])
+        top = [self.header] if self.status is None else [self.header, self.status]
+        return "\n".join(top + [_element_line(i, e) for i, e in enumerate(self.elements, 1)])
 
 
 def _quote(text: str) -> str:
@@ -166,8 +182,22 @@ def _n_pages(n_rows: int) -> int:
     return max(1, -(-n_rows // PAGE_SIZE))
 
 
+STATUS_PREFIX = "status: "
+
+
+def _status_line(w: World) -> str:
+    """The status bar: every toggle, in SETTING_KEYS order, with its value, as its switch shows it."""
+    return STATUS_PREFIX + ", ".join(f"{_quote(SETTING_LABELS[k])} {'on' if v else 'off'}"
+                                     for k, v in zip(SETTING_KEYS, w.settings))
+
+
 def _render(w: World) -> _Screen:
     """The screen of world `w`: header and elements (with what tapping each one does)."""
+    screen = _render_screen(w)
+    return screen._replace(status=_status_line(w)) if w.status_bar else screen
+
+
+def _render_screen(w: World) -> _Screen:
     s, t = w.screen, w.target
     title = f"chat with {t}" if s == "chat" else s
     top: list[_Element] = []
@@ -494,6 +524,7 @@ def _world_to_dict(w: World) -> dict[str, Any]:
         "app": w.app, "screen": w.screen, "target": w.target,
         "fields": dict(w.fields),
         "scroll": dict(zip(LIST_SCREENS, w.pages)),
+        **({"status_bar": True} if w.status_bar else {}),
     }
 
 
@@ -510,6 +541,7 @@ def _world_from_dict(d: dict[str, Any]) -> World:
         app=d.get("app", "home"), screen=d.get("screen", "home"), target=d.get("target", ""),
         fields=tuple(d.get("fields", {}).items()),
         pages=tuple(int(scroll.get(name, 0)) for name in LIST_SCREENS),
+        status_bar=bool(d.get("status_bar", False)),
     )
 
 
@@ -1150,6 +1182,16 @@ def make_task(template: str, seed: int) -> PhoneTask:
                      lookups=spec["lookups"], apps=list(apps))
 
 
+def with_status_bar(task: PhoneTask) -> PhoneTask:
+    """The same task on a phone whose screens all show a status bar of the toggles' values (the
+    world, the goal and the reference solution are unchanged; only what the screens show differs)."""
+    return replace(task, initial={**task.initial, "status_bar": True})
+
+
+def _without_status_bar(task: PhoneTask) -> PhoneTask:
+    return replace(task, initial={k: v for k, v in task.initial.items() if k != "status_bar"})
+
+
 def sample_tasks(n: int, seed: int, templates: Sequence[str] | None = None) -> list[PhoneTask]:
     """`n` tasks with templates and world seeds drawn from `random.Random(seed)`."""
     rng = random.Random(seed)
@@ -1349,7 +1391,8 @@ def _verified_reference(task: PhoneTask) -> list[str]:
 
 def reference_solution(task: PhoneTask) -> list[str]:
     """A shortest action sequence that reaches the task's goal, ending with finished() (verified by replay)."""
-    if task == make_task(task.template, task.seed):
+    # the status bar changes what the screens show, never the dynamics: the same plan solves both
+    if _without_status_bar(task) == make_task(task.template, task.seed):
         return list(_cached_reference(task.template, task.seed))
     return _verified_reference(task)
 
@@ -1364,6 +1407,8 @@ def _line_key(line: str) -> str:
     """An item's identity: 'header', '[id] kind "label"' for elements, the line itself otherwise."""
     if line.startswith("app:"):
         return "header"
+    if line.startswith(STATUS_PREFIX):
+        return "status"
     match = _ELEMENT_RE.match(line)
     return f"[{match[1]}] {match[2]} {match[3]}" if match else line
 
@@ -1426,8 +1471,8 @@ def apply_diff(before: str, diff: str) -> str | None:
 
     def order(entry: tuple[int, str]) -> tuple[int, int, str, int]:
         position, key = entry
-        if key == "header":
-            return (0, 0, "", position)
+        if key in ("header", "status"):  # the status bar's line comes right after the header
+            return (0, key == "status", "", position)
         match = _ELEMENT_RE.match(items[key])
         if not match:
             return (2, 0, "", position)
@@ -1473,8 +1518,18 @@ def judge_screen(task: PhoneTask, screen_text: str) -> bool | None:
     if header is None:
         return None
     app_title, screen = header[1], header[2]
-    elements = []
+    elements, status = [], {}
     for line in lines[1:]:
+        if line.startswith(STATUS_PREFIX):  # a status bar: 'status: "Wi-Fi" on, "Bluetooth" off, ...'
+            for entry in line[len(STATUS_PREFIX):].split(", "):
+                label, _, value = entry.rpartition(" ")
+                try:
+                    label = json.loads(label)
+                except ValueError:
+                    continue
+                if value in ("on", "off") and isinstance(label, str):
+                    status[label] = value == "on"
+            continue
         match = _ELEMENT_RE.match(line)
         if match:
             try:
@@ -1495,6 +1550,8 @@ def judge_screen(task: PhoneTask, screen_text: str) -> bool | None:
             return target == want
         if kind == "setting" and SETTING_LABELS.get(name) in switches:
             return switches[SETTING_LABELS[name]] == want
+        if kind == "setting" and SETTING_LABELS.get(name) in status:
+            return status[SETTING_LABELS[name]] == want
         if kind == "alarm" and screen == "alarms" and want is not None and name in switches:
             return switches[name] == want
         if kind in ("contact", "note") and screen == kind and want is not None and texts[:1] == [name]:
@@ -1519,7 +1576,7 @@ _INVALID_ACTIONS = ("tap(0)", "open_app(camera)", "scroll(left)", "swipe(up)", '
 
 
 def collect_transitions(n_episodes: int, seed: int, templates: Sequence[str] | None = None,
-                        max_steps: int = 20) -> list[Transition]:
+                        max_steps: int = 20, status_bar: bool = False) -> list[Transition]:
     """Play `n_episodes` sampled tasks and record every step as a Transition.
 
     The policy follows a shortest plan, but with probability ~0.3 takes a random valid action
@@ -1529,6 +1586,7 @@ def collect_transitions(n_episodes: int, seed: int, templates: Sequence[str] | N
     rng = random.Random(seed)
     transitions: list[Transition] = []
     for episode_index, task in enumerate(sample_tasks(n_episodes, seed, templates)):
+        task = with_status_bar(task) if status_bar else task
         env = PhoneEnv(max_steps=max_steps)
         env.reset(task=task)
         plan: list[str] | None = reference_solution(task)
