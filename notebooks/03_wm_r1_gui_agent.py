@@ -126,7 +126,7 @@ import json
 import math
 import time
 from collections import Counter
-from dataclasses import asdict, replace
+from dataclasses import asdict
 
 import matplotlib.pyplot as plt
 import torch
@@ -345,11 +345,14 @@ print(f"SFT start: {len(sft_tasks)} reference episodes, {ladder.sft_epochs:g} ep
 # tasks for every seed and rung), greedy and sampled at T = 1. It also measures each world model's
 # error on the start's own sampled episodes: next-screen exactness, and how often its success
 # judgment agrees with the simulator's, per class. This notebook trains the rungs
-# `ladder.notebook_error_rates` for one seed; notebook 01's world model is measured on the same axis.
+# `ladder.notebook_error_rates` for one seed and evaluates them on the first
+# `ladder.notebook_eval_tasks` of the benchmark's evaluation tasks (`wm_r1.notebook_ladder`; 400 of
+# 1000 at cpu, to keep the notebook within 20 minutes); notebook 01's world model is measured on the
+# same axis.
 
 # %%
-rungs = ladder.notebook_error_rates or ladder.error_rates
-notebook_sizes = replace(sizes, ladder=replace(ladder, error_rates=rungs))
+notebook_sizes = wm_r1.notebook_ladder(sizes)  # this notebook's rungs and evaluation tasks
+rungs, n_eval = notebook_sizes.ladder.error_rates, notebook_sizes.ladder.eval_tasks
 t0 = time.perf_counter()
 this_seed = wm_r1.run_fidelity_ladder(run.profile, run.seed, sizes=notebook_sizes, start=(start_model, tokenizer),
                                       out_dir=run.output_dir / "ladder", learned_world_model=world_model)
@@ -358,7 +361,7 @@ print(f"ladder (p = {', '.join(f'{p:g}' for p in rungs)}): {ladder_seconds:.0f} 
 
 # %%
 start = this_seed["start"]
-print(f"SFT start on {ladder.eval_tasks} evaluation tasks: greedy {start['greedy']['success']:.3f}, "
+print(f"SFT start on {n_eval} evaluation tasks: greedy {start['greedy']['success']:.3f}, "
       f"sampled (T=1) {start['sampled']['success']:.3f}")
 print(f"{'template':24s} {'n':>4s} {'greedy':>7s} {'sampled':>8s}")
 for template, row in start["greedy"]["per_template"].items():
@@ -428,7 +431,6 @@ def mean_error(row):
     return 1 - row["exact"]["mean"] if row["exact"]["mean"] is not None else row["p"]
 
 
-n_eval = ladder.eval_tasks
 points = {mode: [(error_of(r), r[mode]["success"], r[mode]["success"] - se(r[mode]["success"], n_eval),
                   r[mode]["success"] + se(r[mode]["success"], n_eval), f"p={k}")
                  for k, r in this_seed["rungs"].items()] for mode in ("greedy", "sampled")}
@@ -490,15 +492,9 @@ for key, rung in this_seed["rungs"].items():
 # seed (no interval). Without the records, the verdicts use this notebook's one seed: *not measured*.
 
 # %%
-from wmkit.bench import claims as bench_claims
 from wmkit.bench import runner as bench
 
-code, _ = bench.code_version()
-records = bench.load_records(run.runs_dir, run.profile.name, range(3), code,
-                             {"wm_r1_ladder": bench_claims.EXPERIMENTS["wm_r1_ladder"]}).get("wm_r1_ladder", {})
-per_seed = [records[s]["result"] for s in sorted(records)] if len(records) >= 2 else [this_seed]
-source = (f"benchmark records, seeds {sorted(records)}" if len(records) >= 2
-          else f"this notebook, seed {run.seed} (no benchmark records for this code version)")
+per_seed, source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_ladder", this_seed, range(3))
 ladder_summary = wm_r1.summarize_ladder(per_seed)
 print("source:", source)
 print(f"SFT start: greedy {stats.describe(ladder_summary['start']['greedy'])}, "
@@ -574,9 +570,6 @@ print(f"{'world-model calls per trajectory fall during training (p = 0)':78s} {'
 # above greedy.
 
 # %%
-# the exact oracle answers imagined calls, as in the ladder's evaluation
-from wmkit.wm_r1.oracle import NoisyOracle
-
 small_sizes = wm_r1.small_world_sizes(sizes)
 small = small_sizes.ladder
 world = wm_r1.ladder_world(small_sizes)
@@ -587,30 +580,17 @@ small_sft_seconds = time.perf_counter() - t0
 print(f"the small world: {world}; start: {small.sft_tasks} reference episodes (every training template), "
       f"{small.sft_epochs:g} epochs, {small_sft_seconds:.0f} s")
 
-k = 8
 probe_tasks = phone.sample_tasks(max(4, small.eval_tasks // 8), 60_000, world)  # not the evaluation tasks
-greedy_probe = wm_r1.evaluate(small_model, small_tokenizer, probe_tasks, NoisyOracle(0.0), small_sizes.max_steps, greedy=True,
-                              max_turn_tokens=small_sizes.max_turn_tokens, seed=run.seed,
-                              screen_view=small_sizes.screen_view)["episodes"]
-sampled_probe = wm_r1.evaluate(small_model, small_tokenizer, [t for t in probe_tasks for _ in range(k)], NoisyOracle(0.0),
-                               small_sizes.max_steps, greedy=False, max_turn_tokens=small_sizes.max_turn_tokens,
-                               seed=run.seed, screen_view=small_sizes.screen_view)["episodes"]
+precondition = wm_r1.room_for_rl(small_model, small_tokenizer, probe_tasks, small_sizes, k=8, seed=run.seed)
 print(f"{'template':14s} {'tasks':>5s} {'greedy':>7s} {'sampled':>8s} {'pass@8':>7s}")
-precondition = {}
-for template in world:
-    idx = [i for i, t in enumerate(probe_tasks) if t.template == template]
-    greedy_rate = sum(greedy_probe[i].success for i in idx) / max(1, len(idx))
-    samples = [[sampled_probe[i * k + j].success for j in range(k)] for i in idx]
-    sampled_rate = sum(map(sum, samples)) / max(1, k * len(idx))
-    pass_k = sum(any(s) for s in samples) / max(1, len(idx))
-    precondition[template] = {"tasks": len(idx), "greedy": greedy_rate, "sampled": sampled_rate, f"pass@{k}": pass_k}
-    print(f"{template:14s} {len(idx):5d} {greedy_rate:7.2f} {sampled_rate:8.2f} {pass_k:7.2f}")
+for template, row in precondition.items():
+    print(f"{template:14s} {row['tasks']:5d} {row['greedy']:7.2f} {row['sampled']:8.2f} {row['pass@8']:7.2f}")
 
 # %%
-small_rungs = small.notebook_error_rates or small.error_rates
+small_notebook = wm_r1.notebook_ladder(small_sizes)
+small_rungs = small_notebook.ladder.error_rates
 t0 = time.perf_counter()
-small_seed = wm_r1.run_fidelity_ladder(run.profile, run.seed,
-                                       sizes=replace(small_sizes, ladder=replace(small, error_rates=small_rungs)),
+small_seed = wm_r1.run_fidelity_ladder(run.profile, run.seed, sizes=small_notebook,
                                        start=(small_model, small_tokenizer), out_dir=run.output_dir / "small_world",
                                        learned_world_model=world_model)
 small_seconds = time.perf_counter() - t0
@@ -656,13 +636,8 @@ fig.tight_layout(); save(fig, "small_world_this_seed.png"); plt.show()
 # seeds 1-3 alone.)
 
 # %%
-small_records = bench.load_records(run.runs_dir, run.profile.name, range(10), code,
-                                   {"wm_r1_small_world": bench_claims.EXPERIMENTS["wm_r1_small_world"]}
-                                   ).get("wm_r1_small_world", {})
-small_per_seed = ([small_records[s]["result"] for s in sorted(small_records)] if len(small_records) >= 2
-                  else [small_seed])
-small_source = (f"benchmark records, seeds {sorted(small_records)}" if len(small_records) >= 2
-                else f"this notebook, seed {run.seed} (no benchmark records for this code version)")
+small_per_seed, small_source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_small_world",
+                                                       small_seed)
 small_summary = wm_r1.summarize_ladder(small_per_seed)
 print("source:", small_source)
 

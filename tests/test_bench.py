@@ -234,6 +234,19 @@ def test_records_are_cached_and_an_interrupted_run_resumes(tmp_path, fresh):
     assert record["config"]["sizes"] == {"steps": 1} and record["seed"] == 0 and record["commit"]
 
 
+def test_a_notebook_takes_two_or_more_records_else_its_own_seed(tmp_path, fresh):
+    mine = {"seed": 7, "after": 0.9}
+    assert bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, experiments=FAKE) == (
+        [mine], "this notebook, seed 7 (no benchmark records for this code version)")
+    run(tmp_path, 1)
+    assert bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, experiments=FAKE)[0] == [mine]  # one: no interval
+    run(tmp_path, 3)
+    per_seed, source = bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, experiments=FAKE)
+    assert [r["after"] for r in per_seed] == pytest.approx([0.5, 0.6, 0.7]) and source == "benchmark records, seeds [0, 1, 2]"
+    assert bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, seeds=[1, 2], experiments=FAKE)[1] == \
+        "benchmark records, seeds [1, 2]"
+
+
 def test_seeds_side_by_side_give_the_same_records_and_the_command_says_so(tmp_path, fresh):
     parallel = run(tmp_path / "two", 3, workers=2)
     serial = run(tmp_path / "one", 3)

@@ -353,6 +353,36 @@ def test_ladder_grpo_pool_follows_the_sizes():
         wm_r1.grpo_pool(replace(sizes, ladder=replace(sizes.ladder, grpo_pool="mixed")), 0, train)
 
 
+def test_notebook_ladder_runs_the_notebooks_rungs_on_its_evaluation_tasks():
+    from dataclasses import replace
+
+    sizes = get_profile("cpu").wm_r1
+    mine = wm_r1.notebook_ladder(sizes).ladder
+    assert mine.error_rates == (0.0, 0.6) and mine.eval_tasks == 400 and sizes.ladder.eval_tasks == 1000
+    assert replace(mine, error_rates=sizes.ladder.error_rates, eval_tasks=1000) == sizes.ladder  # nothing else
+    unset = replace(sizes, ladder=replace(sizes.ladder, notebook_error_rates=(), notebook_eval_tasks=0))
+    assert wm_r1.notebook_ladder(unset).ladder == unset.ladder  # unset: the benchmark's ladder
+    with pytest.raises(ValueError, match="no ladder"):
+        wm_r1.notebook_ladder(replace(sizes, ladder=None))
+
+
+def test_room_for_rl_counts_greedy_sampled_and_pass_at_k_per_template(monkeypatch):
+    tasks = [phone.make_task("setting_on", 1), phone.make_task("setting_off", 2), phone.make_task("setting_on", 3)]
+    # scripted outcomes, by hand: greedy succeeds on the first task only; of k = 2 samples each,
+    # task 1 succeeds once, task 2 never, task 3 twice
+    outcomes = {True: [True, False, False], False: [True, False, False, False, True, True]}
+
+    def scripted(model, tokenizer, chosen, world_model, max_steps, greedy=True, **kw):
+        assert len(chosen) == len(outcomes[greedy])
+        return {"episodes": [ag.Episode(task=t, prompt="", prompt_ids=[], success=s)
+                             for t, s in zip(chosen, outcomes[greedy])]}
+
+    monkeypatch.setattr(wm_r1, "evaluate", scripted)
+    rows = wm_r1.room_for_rl(None, None, tasks, get_profile("smoke").wm_r1, k=2)
+    assert rows == {"setting_on": {"tasks": 2, "greedy": 0.5, "sampled": 0.75, "pass@2": 1.0},
+                    "setting_off": {"tasks": 1, "greedy": 0.0, "sampled": 0.0, "pass@2": 0.0}}
+
+
 def test_reference_episode_with_thought_index_names_the_tapped_items_index_on_each_screen():
     task = phone.make_task("open_contact", 5)
     pieces = wm_r1.reference_episode(task, imagine_rate=0.0, rng=random.Random(0), thought_index=True)

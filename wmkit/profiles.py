@@ -373,6 +373,10 @@ class WMR1LadderSizes:
     notebook_error_rates: tuple[float, ...] = ()
     """The rungs notebook 03 trains itself for its one seed (empty: all of ``error_rates``); the
     benchmark's ``wm_r1_ladder`` runs every rung over seeds, and the notebook reads it when present."""
+    notebook_eval_tasks: int = 0
+    """Evaluation tasks of notebook 03's own run of this ladder (0: ``eval_tasks``); the benchmark
+    always evaluates on ``eval_tasks``. Fewer tasks keep the notebook within its time budget at the
+    price of a wider binomial error on the one seed it shows."""
     sft_template_weights: tuple[tuple[str, float], ...] = ()
     """(template, weight) pairs for the start's reference episodes: a template weighted w is drawn
     w times as often as an unnamed one (weight 1), at the same ``sft_tasks`` in all
@@ -758,7 +762,7 @@ _WM_R1_LADDER = {
                              notebook_error_rates=(0.0, 0.6)),
     "cpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=15.0, sft_tasks=2400, grpo_steps=60, group_size=8,
                            prompts_per_step=4, learning_rate=1e-4, temperature=0.6, eval_tasks=1000,
-                           fidelity_episodes=100, notebook_error_rates=(0.0, 0.6)),
+                           fidelity_episodes=100, notebook_error_rates=(0.0, 0.6), notebook_eval_tasks=400),
     "gpu": WMR1LadderSizes(error_rates=(0.0, 0.1, 0.3, 0.6), sft_epochs=3.0, sft_tasks=4000, grpo_steps=200, group_size=8,
                            prompts_per_step=16, learning_rate=1e-4, temperature=0.6, eval_tasks=600,
                            fidelity_episodes=300),

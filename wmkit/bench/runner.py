@@ -256,6 +256,20 @@ def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str,
     return out
 
 
+def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: dict,
+                      seeds: Sequence[int] = range(10),
+                      experiments: dict[str, Experiment] | None = None) -> tuple[list[dict], str]:
+    """(per-seed results, where they come from) for a notebook that ran one seed of `experiment`
+    itself: the benchmark's records for this code version when at least two seeds have one (an
+    interval needs two), else ``[this_run]`` alone."""
+    experiments = EXPERIMENTS if experiments is None else experiments
+    code, _ = code_version()
+    records = load_records(runs_root, profile, seeds, code, {experiment: experiments[experiment]}).get(experiment, {})
+    if len(records) >= 2:
+        return [records[s]["result"] for s in sorted(records)], f"benchmark records, seeds {sorted(records)}"
+    return [this_run], f"this notebook, seed {this_run.get('seed')} (no benchmark records for this code version)"
+
+
 def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int,
               experiments: dict[str, Experiment] | None = None, unavailable: str | None = None) -> dict:
     """One table row: computed only from `records` (seed -> record) of the claim's experiment.

@@ -710,6 +710,30 @@ def success_per_template(episodes: Sequence[ag.Episode]) -> dict[str, dict]:
     return {t: {"n": len(v), "success": sum(v) / len(v)} for t, v in sorted(by.items())}
 
 
+def room_for_rl(model, tokenizer, tasks: Sequence[phone.PhoneTask], sizes: WMR1Sizes, k: int = 8,
+                seed: int = 0) -> dict[str, dict]:
+    """Per template: greedy success, sampled success (T = 1) and pass@k (a task counts when any of
+    `k` samples succeeds), in the real simulator. RL has room where pass@k is well above greedy:
+    it can only reinforce what the policy sometimes does. Imagined calls are answered by the exact
+    oracle, as in the ladder's evaluation."""
+    from wmkit.wm_r1.oracle import NoisyOracle
+
+    def play(chosen, greedy):
+        return evaluate(model, tokenizer, chosen, NoisyOracle(0.0), sizes.max_steps, greedy=greedy,
+                        max_turn_tokens=sizes.max_turn_tokens, seed=seed, screen_view=sizes.screen_view)["episodes"]
+
+    greedy = play(tasks, True)
+    sampled = play([t for t in tasks for _ in range(k)], False)
+    out = {}
+    for template in dict.fromkeys(t.template for t in tasks):
+        idx = [i for i, t in enumerate(tasks) if t.template == template]
+        samples = [[sampled[i * k + j].success for j in range(k)] for i in idx]
+        out[template] = {"tasks": len(idx), "greedy": sum(greedy[i].success for i in idx) / len(idx),
+                         "sampled": sum(map(sum, samples)) / (k * len(idx)),
+                         f"pass@{k}": sum(any(s) for s in samples) / len(idx)}
+    return out
+
+
 def grpo_pool(sizes: WMR1Sizes, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
     """The fidelity ladder's GRPO tasks for `seed`, as ``sizes.ladder.grpo_pool`` says (see
     :class:`wmkit.profiles.WMR1LadderSizes`)."""
@@ -741,6 +765,17 @@ def small_world_sizes(sizes: WMR1Sizes) -> WMR1Sizes:
     if sizes.small_world is None:
         raise ValueError("these WM-R1 sizes have no small_world ladder (WMR1Sizes.small_world is None)")
     return replace(sizes, ladder=sizes.small_world)
+
+
+def notebook_ladder(sizes: WMR1Sizes) -> WMR1Sizes:
+    """`sizes` with the ladder notebook 03 runs for its one seed: the rungs
+    ``ladder.notebook_error_rates`` and ``ladder.notebook_eval_tasks`` evaluation tasks, where set
+    (the benchmark runs the full ladder)."""
+    ladder = sizes.ladder
+    if ladder is None:
+        raise ValueError("these WM-R1 sizes have no ladder (WMR1Sizes.ladder is None)")
+    return replace(sizes, ladder=replace(ladder, error_rates=ladder.notebook_error_rates or ladder.error_rates,
+                                         eval_tasks=ladder.notebook_eval_tasks or ladder.eval_tasks))
 
 
 def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
