@@ -11,6 +11,8 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     world-model --templates T1,T2 --episodes N --epochs E   a phone world model of those templates only
     (train/fidelity --learned DIR: notebook 01's model from a runs folder, or a world-model folder)
     (sft --lookup-boost 4: the four list templates drawn 4x as often in the SFT data; saved beside the checkpoint)
+    (--status-bar: every task on a phone whose screens show the toggles' values, phone.with_status_bar;
+     a checkpoint from sft records it, world-model collects its transitions on that phone)
 """
 from __future__ import annotations
 
@@ -100,6 +102,18 @@ def named_templates(args, sizes):
         raise SystemExit(f"--templates: {error}") from None
 
 
+def status_bar(args):
+    """--status-bar, or a checkpoint saved by sft with one: the tasks' phone shows a status bar."""
+    saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
+    return args.status_bar or bool(saved is not None and saved.exists()
+                                   and json.loads(saved.read_text()).get("status_bar", False))
+
+
+def on_phone(args, tasks):
+    """The tasks on the phone the run uses (with a status bar under status_bar(args))."""
+    return [phone.with_status_bar(t) for t in tasks] if status_bar(args) else list(tasks)
+
+
 def eval_tasks(sizes, n, which="train", templates=None):
     tr, he = ex.task_templates(sizes.max_ref_len)
     chosen = templates or (tr if which == "train" else he)
@@ -125,7 +139,7 @@ def per_template(tasks, eps, k):
 def cmd_diagnose(args):
     sizes = sizes_for(args)
     model, tok = models.load_model(args.ckpt)
-    tasks = eval_tasks(sizes, args.n, templates=named_templates(args, sizes))
+    tasks = on_phone(args, eval_tasks(sizes, args.n, templates=named_templates(args, sizes)))
     t0 = time.perf_counter()
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, k=args.k)
@@ -157,8 +171,8 @@ def cmd_sft(args):
     seed_everything(args.seed)
     tr, _ = ex.task_templates(sizes.max_ref_len)
     weights = lookup_weights(args)
-    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights) if args.balanced
-                 else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
+    sft_tasks = on_phone(args, ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights)
+                         if args.balanced else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
     examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200,
@@ -169,15 +183,15 @@ def cmd_sft(args):
     path = OUT / f"{args.tag}_seed{args.seed}"
     models.save_model(model, tok, path, sizes.policy)
     (path / AGENT_TEXT).write_text(json.dumps({"screen_view": sizes.screen_view, "thought_index": sizes.thought_index,
-                                               "sft_template_weights": weights}))
-    tasks = eval_tasks(sizes, args.n)
+                                               "sft_template_weights": weights, "status_bar": args.status_bar}))
+    tasks = on_phone(args, eval_tasks(sizes, args.n))
     g = run(model, tok, tasks, sizes, True)
     s = run(model, tok, tasks, sizes, False, seed=args.seed)
     log({"cmd": "sft", "tag": args.tag, "seed": args.seed, "epochs": args.epochs, "sft_tasks": args.sft_tasks,
          "tokenizer": sizes.tokenizer_split, "turn_tokens": sizes.max_turn_tokens, "thought_index": sizes.thought_index,
          "screen_view": sizes.screen_view, "policy": list(vars(sizes.policy).values()),
          "sft_lr": args.lr_sft or sizes.sft_learning_rate, "examples": len(examples),
-         "balanced": args.balanced, "sft_template_weights": weights,
+         "balanced": args.balanced, "sft_template_weights": weights, "status_bar": args.status_bar,
          "sft_template_counts": dict(sorted(Counter(t.template for t in sft_tasks).items())),
          "eval_seconds": round(time.perf_counter() - t0 - sec, 1),
          "per_template_greedy": {k: round(sum(x[0] for x in v) / len(v), 3) for k, v in per_template(tasks, g, 1).items()},
@@ -209,7 +223,7 @@ def cmd_train(args):
         # keep the templates the start has not mastered (greedy success on 10 training tasks each,
         # drawn from the pool's own seed, never the evaluation tasks): saturated templates give
         # all-success groups, whose rewards differ only by length
-        probe_tasks = [phone.make_task(t, 20_000 + args.seed + k) for t in tr for k in range(10)]
+        probe_tasks = on_phone(args, [phone.make_task(t, 20_000 + args.seed + k) for t in tr for k in range(10)])
         probe = run(model, tok, probe_tasks, sizes, True)
         rates = {t: sum(e.success for e in probe if e.task.template == t) / 10 for t in tr}
         tr_pool = [t for t in tr if rates[t] < args.hard_below]
@@ -223,7 +237,8 @@ def cmd_train(args):
         rl_tasks = ex.fresh_tasks(args.steps * args.prompts, 20_000 + args.seed, tr_pool)
     else:
         rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr_pool)
-    tasks = eval_tasks(sizes, args.n, templates=tr_pool if args.templates else None)
+    rl_tasks = on_phone(args, rl_tasks)
+    tasks = on_phone(args, eval_tasks(sizes, args.n, templates=tr_pool if args.templates else None))
     start_row = None if args.templates else start_evaluation(args, sizes)
     if start_row is None:
         g0 = run(model, tok, tasks, sizes, True)
@@ -255,7 +270,7 @@ def cmd_train(args):
     m = lambda rows, key: round(sum(r[key] for r in rows) / len(rows), 3)
     rate = lambda eps: round(sum(e.success for e in eps) / len(eps), 4)
     log({"cmd": "train", "tag": args.tag, "ckpt": args.ckpt, "seed": args.seed, "screen_view": sizes.screen_view,
-         "p": p_error, "learned": args.learned,
+         "p": p_error, "learned": args.learned, "status_bar": status_bar(args),
          "simulator_steps": res.simulator_steps, "world_model_predictions": res.world_model_predictions,
          "steps": args.steps, "lr": args.lr,
          "G": args.group_size, "prompts": args.prompts, "T": args.temperature, "balanced": args.balanced, "beta": args.beta, "gamma": args.gamma,
@@ -296,8 +311,8 @@ def cmd_fidelity(args):
     on the sampled episodes of a saved SFT start (no training)."""
     sizes = replace(get_profile("cpu").wm_r1, screen_view=sizes_for(args).screen_view)
     model, tok = models.load_model(args.ckpt)
-    tasks = eval_tasks(sizes, sizes.ladder.fidelity_episodes,
-                       templates=named_templates(args, sizes))
+    tasks = on_phone(args, eval_tasks(sizes, args.fidelity_episodes or sizes.ladder.fidelity_episodes,
+                                      templates=named_templates(args, sizes)))
     probe = ex.evaluate(model, tok, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
                         max_turn_tokens=sizes.max_turn_tokens, seed=args.seed,
                         screen_view=sizes.screen_view)["episodes"]
@@ -313,6 +328,7 @@ def cmd_fidelity(args):
                                                   sizes.screen_view)
         rows["learned"]["seconds"] = round(time.perf_counter() - t0, 1)
     log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "templates": args.templates,
+         "status_bar": status_bar(args), "learned": args.learned,
          "episodes": len(tasks), "rows": rows})
 
 
@@ -325,17 +341,24 @@ def cmd_world_model(args):
     from wmkit.core.worldmodel import split_by_episode
 
     wm = get_profile("cpu").world_model
+    if args.wm_shape:  # hidden,layers,heads,intermediate
+        h, n, a, i = (int(x) for x in args.wm_shape.split(","))
+        wm = replace(wm, model=replace(wm.model, hidden_size=h, num_layers=n, num_heads=a, intermediate_size=i))
     templates = args.templates.split(",") if args.templates else None
     t0 = time.perf_counter()
-    data = split_by_episode(phone.collect_transitions(args.episodes, 70_000 + args.seed, templates))
+    data = split_by_episode(phone.collect_transitions(args.episodes, 70_000 + args.seed, templates,
+                                                      status_bar=args.status_bar))
     tokenizer = models.train_tokenizer(build.tokenizer_corpus(data["train"]), wm.model.vocab_size)
     net = models.build_tiny_model(tokenizer, wm.model, seed=args.seed)
     config = SFTConfig(output_dir=str(OUT / "work" / f"{args.tag}_wm_s{args.seed}"), epochs=args.epochs,
-                       learning_rate=wm.learning_rate, batch_size=8, max_length=wm.max_length, seed=args.seed,
+                       learning_rate=args.lr_wm or wm.learning_rate, batch_size=args.wm_batch, max_length=wm.max_length, seed=args.seed,
                        resume=False, show_progress=False)
     result = train_sft(net, tokenizer, data["train"], data["val"], config)
     models.save_model(net, tokenizer, OUT / f"{args.tag}_seed{args.seed}", tiny_config=wm.model)
     log({"cmd": "world-model", "tag": args.tag, "seed": args.seed, "templates": args.templates,
+         "status_bar": args.status_bar, "batch_size": args.wm_batch, "shape": list(vars(wm.model).values()),
+         "lr": args.lr_wm or wm.learning_rate,
+         "eval_loss": [round(r["eval_loss"], 3) for r in result.log_history if "eval_loss" in r],
          "episodes": args.episodes, "epochs": args.epochs, "transitions": {k: len(v) for k, v in data.items()},
          "sft_steps": result.steps, "seconds": round(time.perf_counter() - t0, 1)})
 
@@ -547,6 +570,13 @@ def main():
                        help="name-loss: the token of the list step to score (the thought's name's first, the "
                             "thought's index, or the index in the action's tap(...))")
         s.add_argument("--episodes", type=int, default=600, help="world-model: episodes of transitions collected")
+        s.add_argument("--status-bar", action="store_true",
+                       help="every task on a phone whose screens show the toggles' values (phone.with_status_bar)")
+        s.add_argument("--fidelity-episodes", type=int, default=0,
+                       help="fidelity: sampled episodes measured (0: the cpu ladder's fidelity_episodes)")
+        s.add_argument("--wm-shape", default="", help="world-model: 'hidden,layers,heads,intermediate'")
+        s.add_argument("--lr-wm", type=float, default=0.0, help="world-model: learning rate (0: notebook 01's)")
+        s.add_argument("--wm-batch", type=int, default=8, help="world-model: SFT batch size")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],
                        help="the agent's view of the screens (agent.agent_screen); default the profile's, or the "
                             "view a checkpoint saved by sft was trained with")
