@@ -674,6 +674,43 @@ if len(small_per_seed) >= 2:
 # cannot see, on the home screen, the toggle values that Settings will show, and has to guess them.
 
 # %% [markdown]
+# ### What a world model of this world cannot see, and a phone that shows it
+#
+# Every task world starts on the same home screen, so nothing on the screen before
+# `open_app(settings)` says which toggles are on: a world model that sees only the screen has to
+# guess the five values the Settings screen will show, and every later screen and its success
+# judgment follow from that guess. The phone has an option that removes this cause: a **status
+# bar** (`phone.with_status_bar`) that writes every toggle's value on every screen, each in the
+# form its switch line uses. The dynamics and the reference solutions do not change. Two worlds of
+# this section, without and with the bar:
+
+# %%
+pair = [phone.make_task("setting_on", seed) for seed in (1, 2)]
+plain_homes = [phone.PhoneEnv().reset(task=task) for task in pair]
+bar_homes = [phone.PhoneEnv().reset(task=phone.with_status_bar(task)) for task in pair]
+print("the two home screens are identical without the bar:", plain_homes[0] == plain_homes[1])
+print("with it, their second lines:")
+for home in bar_homes:
+    print("   ", home.split("\n")[1])
+bar_env = phone.PhoneEnv()
+bar_home = bar_env.reset(task=phone.with_status_bar(pair[0]))
+print("\nopen_app(settings) with the bar; the five switches repeat values already on screen:")
+print(phone.compute_diff(bar_home, bar_env.step("open_app(settings)").observation))
+
+# %% [markdown]
+# With the bar, opening Settings asks a world model to *copy* five values it can see, and a toggle
+# tap to copy the bar and flip one value. The kit's write-up (`tools/WM_R1_LADDER.md`, section 18)
+# trained world models of notebook 01's cpu shape on this world's transitions with the bar (for 5
+# to 15 epochs, and one wider model): none of them copies. On the bar's values after a toggle tap
+# they do no better than a guess from how often each value occurs, they almost never predict a
+# Settings screen or a toggle exactly, and they judge about half of each class of the start's real
+# episodes wrong, as the model without the bar did. Removing the hidden state was necessary, not
+# enough: copying a value from the input to the output is the same skill the policy needed for its
+# list lookups (section 4), and at this size and training length neither model learns it. That is
+# why the kit's WM-R1 with a *learned* world model stays below the p = 0.6 rung at cpu size, and
+# why the settings world's ladder uses the noisy oracle.
+
+# %% [markdown]
 # ## 9. WM-R1 with notebook 01's world model, over seeds
 #
 # The paper's setting is a *learned* world model. `python -m wmkit run wm-r1 --profile cpu --seeds 3`

@@ -9,6 +9,8 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     (--screen-view index_after_label: the agent sees `item "Nora" [3]`; a checkpoint from sft records its view)
     name-loss --ckpt DIR --balanced --sft-tasks N   loss on the name the second step's thought must write
     world-model --templates T1,T2 --episodes N --epochs E   a phone world model of those templates only
+    wm-errors --learned DIR --templates T1,T2   a world-model folder's exact match per kind of transition on
+        its own held-out episodes, and whether it copies the toggles' values (with --status-bar)
     (train/fidelity --learned DIR: notebook 01's model from a runs folder, or a world-model folder)
     (sft --lookup-boost 4: the four list templates drawn 4x as often in the SFT data; saved beside the checkpoint)
     (--status-bar: every task on a phone whose screens show the toggles' values, phone.with_status_bar;
@@ -363,6 +365,63 @@ def cmd_world_model(args):
          "sft_steps": result.steps, "seconds": round(time.perf_counter() - t0, 1)})
 
 
+def transition_kind(t):
+    """What a settings-world transition asks of a world model: open the Settings (or Display) screen
+    (reveal the toggles), flip a toggle, change nothing, or something else."""
+    before, after = t.state.split("\n")[0], t.next_state.split("\n")[0]
+    if not t.changed:
+        return "no change"
+    if after.endswith("screen: settings") and not before.endswith(("screen: settings", "screen: display")):
+        return "open Settings"
+    if after.endswith("screen: display") and not before.endswith("screen: display"):
+        return "open Display"
+    if before == after and before.endswith(("screen: settings", "screen: display")):
+        return "flip a toggle"
+    return "other"
+
+
+def cmd_wm_errors(args):
+    """A saved world model (the world-model command's folder) on the held-out episodes of its own
+    collection (the same seed and templates): exact next screens per kind of transition, and, for
+    toggle flips on a phone with a status bar, the share of the bar's eight values it writes right
+    against copying the bar it was shown (which gets all but the flipped one right) and against
+    writing each position's most frequent value in the training flips (a guess that reads nothing)."""
+    from wmkit.core import build
+    from wmkit.core.worldmodel import predict_diffs, split_by_episode
+
+    model, tokenizer, _ = build.load_world_model(args.learned)
+    model.eval()
+    templates = args.templates.split(",") if args.templates else None
+    data = split_by_episode(phone.collect_transitions(args.episodes, 70_000 + args.seed, templates,
+                                                      status_bar=args.status_bar))
+    test = data["test"][:args.n]
+    predicted = [o[0] for o in predict_diffs(model, tokenizer, [("phone", t.state, t.action) for t in test],
+                                              get_profile("cpu").world_model.max_new_tokens, batch_size=32)]
+    kinds = defaultdict(list)
+    for t, diff in zip(test, predicted):
+        kinds[transition_kind(t)].append(phone.apply_diff(t.state, diff) == t.next_state)
+    values = lambda line: re.findall(r'" (on|off)', line)
+    status_of = lambda text: next((ln for ln in text.split("\n") if ln.startswith("status: ")), "")
+    trained_flips = [values(status_of(t.next_state)) for t in data["train"]
+                     if args.status_bar and transition_kind(t) == "flip a toggle"]
+    majority = [Counter(v[i] for v in trained_flips).most_common(1)[0][0]
+                for i in range(len(phone.SETTING_KEYS))] if trained_flips else []
+    written, copied, guessed = [], [], []
+    for t, diff in zip(test, predicted):
+        if args.status_bar and transition_kind(t) == "flip a toggle":
+            truth = values(status_of(t.next_state))
+            written.append(sum(a == b for a, b in zip(truth, values(status_of(diff)))) / len(truth))
+            copied.append(sum(a == b for a, b in zip(truth, values(status_of(t.state)))) / len(truth))
+            guessed.append(sum(a == b for a, b in zip(truth, majority)) / len(truth))
+    log({"cmd": "wm-errors", "learned": args.learned, "seed": args.seed, "templates": args.templates,
+         "status_bar": args.status_bar, "transitions": len(test),
+         "exact": round(sum(sum(v) for v in kinds.values()) / len(test), 3),
+         "exact_per_kind": {k: {"n": len(v), "exact": round(sum(v) / len(v), 3)} for k, v in sorted(kinds.items())},
+         "flip_bar_values_right": round(sum(written) / len(written), 3) if written else None,
+         "flip_bar_values_right_if_copied": round(sum(copied) / len(copied), 3) if copied else None,
+         "flip_bar_values_right_if_majority_guess": round(sum(guessed) / len(guessed), 3) if guessed else None})
+
+
 def cmd_grounding(args):
     """How the start picks an item on a list screen (open_contact, open_note, delete_contact,
     open_chat: the first step opens the app, the second taps the named item): the second action
@@ -527,7 +586,8 @@ def cmd_name_loss(args):
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding", "name-loss", "world-model"):
+    for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding", "name-loss", "world-model",
+                 "wm-errors"):
         s = sub.add_parser(name)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--ckpt", default="")
@@ -583,7 +643,8 @@ def main():
     args = p.parse_args()
     torch.set_num_threads(1)
     {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,
-     "grounding": cmd_grounding, "name-loss": cmd_name_loss, "world-model": cmd_world_model}[args.cmd](args)
+     "grounding": cmd_grounding, "name-loss": cmd_name_loss, "world-model": cmd_world_model,
+     "wm-errors": cmd_wm_errors}[args.cmd](args)
 
 
 if __name__ == "__main__":
