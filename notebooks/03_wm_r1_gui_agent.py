@@ -583,7 +583,8 @@ print(f"the small world: {world}; start: {small.sft_tasks} reference episodes (e
 probe_tasks = phone.sample_tasks(max(4, small.eval_tasks // 8), 60_000, world)  # not the evaluation tasks
 precondition = wm_r1.room_for_rl(small_model, small_tokenizer, probe_tasks, small_sizes, k=8, seed=run.seed)
 print(f"{'template':14s} {'tasks':>5s} {'greedy':>7s} {'sampled':>8s} {'pass@8':>7s}")
-for template, row in precondition.items():
+for template in (t for t in world if t in precondition):
+    row = precondition[template]
     print(f"{template:14s} {row['tasks']:5d} {row['greedy']:7.2f} {row['sampled']:8.2f} {row['pass@8']:7.2f}")
 
 # %%
