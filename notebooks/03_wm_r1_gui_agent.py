@@ -50,7 +50,7 @@
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | 93 s with notebook 01's smoke world model built inside it (a shared 2-core machine, load ~3, 2026-12-01) | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | 22 min 16 s from scratch on 2 idle AMD EPYC cores (load about 1), one torch thread, notebook 01's world model loaded (2026-12-01): the whole-phone start's SFT 598 s (this machine ran it at 7.5 min in earlier sessions), its two rungs with their 1000-task evaluations 359 s, the settings world's 2-epoch start 84 s and its two rungs 257 s; over the 20-minute aim | SFT start (2400 reference episodes, 15 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6 on the whole phone, one seed, 1000 evaluation tasks; then the settings world: a 2-epoch start, p = 0 and p = 0.6, 400 evaluation tasks |
+# | `cpu` | 19 min 25 s from scratch on 2 idle AMD EPYC cores (load about 1), one torch thread, notebook 01's world model loaded (2026-12-02): the whole-phone start's SFT 577 s, its two rungs with their 400-task evaluations 256 s, the settings world's 2-epoch start 79 s and its two rungs 214 s (the previous version, with 1000 whole-phone evaluation tasks, took 22 min 16 s) | SFT start (2400 reference episodes, 15 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6 on the whole phone, one seed, the first 400 of the benchmark's 1000 evaluation tasks; then the settings world: a 2-epoch start, p = 0 and p = 0.6, 400 evaluation tasks |
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
