@@ -105,10 +105,15 @@ def named_templates(args, sizes):
 
 
 def status_bar(args):
-    """--status-bar, or a checkpoint saved by sft with one: the tasks' phone shows a status bar."""
+    """--status-bar, or a checkpoint saved by sft with one: the tasks' phone shows a status bar. A
+    policy must see the screens it was trained on: --status-bar with a checkpoint trained without
+    the bar is refused."""
     saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
-    return args.status_bar or bool(saved is not None and saved.exists()
-                                   and json.loads(saved.read_text()).get("status_bar", False))
+    trained_with = (json.loads(saved.read_text()).get("status_bar", False)
+                    if saved is not None and saved.exists() else None)
+    if args.status_bar and trained_with is False:
+        raise SystemExit(f"--status-bar but {args.ckpt} was trained without the status bar")
+    return bool(args.status_bar or trained_with)
 
 
 def on_phone(args, tasks):
