@@ -46,6 +46,12 @@ AGENT_TEXT = "agent_text.json"
 """Beside a checkpoint saved by `sft`: how its agent text was written (screen view, indexed thoughts)."""
 
 
+def saved_agent_text(args):
+    """The AGENT_TEXT dict of --ckpt (a checkpoint saved by `sft`), or None without one."""
+    saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
+    return json.loads(saved.read_text()) if saved is not None and saved.exists() else None
+
+
 def log(row):
     OUT.mkdir(parents=True, exist_ok=True)
     with open(OUT / "results.jsonl", "a") as f:
@@ -64,12 +70,11 @@ def sizes_for(args):
         s = replace(s, thought_index=True)
     if args.screen_view:
         s = replace(s, screen_view=ag.check_screen_view(args.screen_view))
-    saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
-    if saved is not None and saved.exists():
+    agent_text = saved_agent_text(args)
+    if agent_text is not None:
         # a policy must see the screens as it was trained to: take the checkpoint's view (and its
         # thought form, for the reference text of name-loss), and refuse a --screen-view that
         # contradicts it
-        agent_text = json.loads(saved.read_text())
         view = agent_text["screen_view"]
         if args.screen_view and args.screen_view != view:
             raise SystemExit(f"--screen-view {args.screen_view} but {args.ckpt} was trained with {view!r}")
@@ -108,9 +113,8 @@ def status_bar(args):
     """--status-bar, or a checkpoint saved by sft with one: the tasks' phone shows a status bar. A
     policy must see the screens it was trained on: --status-bar with a checkpoint trained without
     the bar is refused."""
-    saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
-    trained_with = (json.loads(saved.read_text()).get("status_bar", False)
-                    if saved is not None and saved.exists() else None)
+    agent_text = saved_agent_text(args)
+    trained_with = agent_text.get("status_bar", False) if agent_text is not None else None
     if args.status_bar and trained_with is False:
         raise SystemExit(f"--status-bar but {args.ckpt} was trained without the status bar")
     return bool(args.status_bar or trained_with)
@@ -504,9 +508,9 @@ def thought_lookups(text, view):
 def lookup_weights(args):
     """The SFT draw's template weights: --lookup-boost on the list templates (only with
     --balanced), or, for a checkpoint saved by sft, the weights it was trained with."""
-    saved = Path(args.ckpt) / AGENT_TEXT if args.ckpt else None
-    if saved is not None and saved.exists():
-        weights = json.loads(saved.read_text()).get("sft_template_weights", {})
+    agent_text = saved_agent_text(args)
+    if agent_text is not None:
+        weights = agent_text.get("sft_template_weights", {})
         if args.lookup_boost != 1.0 and weights != {t: args.lookup_boost for t in LIST_TEMPLATES}:
             raise SystemExit(f"--lookup-boost {args.lookup_boost} but {args.ckpt} was trained with weights {weights}")
         return weights
