@@ -41,6 +41,9 @@ from wmkit.wm_r1 import experiment as ex
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 from wmkit.wm_r1.oracle import NoisyOracle
 
+sys.path.insert(0, str(REPO / "tools"))
+import wm_edit_format as edit_format  # noqa: E402
+
 OUT = REPO / "runs" / "control"
 AGENT_TEXT = "agent_text.json"
 """Beside a checkpoint saved by `sft`: how its agent text was written (screen view, indexed thoughts)."""
@@ -94,7 +97,11 @@ def learned_world_model(path, sizes):
         return ex.load_world_model_source("cpu", path, 0, sizes.wm_max_new_tokens)[0]
     model, tokenizer, _ = build.load_world_model(path)
     model.eval()
-    return ag.WorldModelSource(ag.world_model_predictor(model, tokenizer, sizes.wm_max_new_tokens))
+    predictor = ag.world_model_predictor(model, tokenizer, sizes.wm_max_new_tokens)
+    if (Path(path) / edit_format.MARKER).exists():  # trained on edits (world-model --edit): decode them
+        edits = predictor
+        predictor = lambda pairs: [edit_format.decode_edit(screen, e) for (screen, _), e in zip(pairs, edits(pairs))]
+    return ag.WorldModelSource(predictor)
 
 
 def named_templates(args, sizes):
@@ -338,6 +345,8 @@ def cmd_fidelity(args):
         rows["learned"] = ex.world_model_fidelity(learned, sampler, tasks, probe, sizes.max_steps, args.seed,
                                                   sizes.screen_view)
         rows["learned"]["seconds"] = round(time.perf_counter() - t0, 1)
+        # the reference solutions of the same tasks played inside it: judged a success?
+        rows["learned_reference"] = ex.reference_in_world_model(tasks, learned_world_model(args.learned, sizes))
     log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "templates": args.templates,
          "status_bar": status_bar(args), "learned": args.learned,
          "episodes": len(tasks), "rows": rows})
@@ -359,6 +368,12 @@ def cmd_world_model(args):
     t0 = time.perf_counter()
     data = split_by_episode(phone.collect_transitions(args.episodes, 70_000 + args.seed, templates,
                                                       status_bar=args.status_bar))
+    kept_plain = 0
+    if args.edit:  # targets as structured edits (tools/wm_edit_format.py): values named, not copied
+        for split, rows in data.items():
+            edits = [edit_format.encode_edit(t.state, t.diff) for t in rows]
+            kept_plain += sum(e is None for e in edits)
+            data[split] = [replace(t, diff=e) if e is not None else t for t, e in zip(rows, edits)]
     tokenizer = models.train_tokenizer(build.tokenizer_corpus(data["train"]), wm.model.vocab_size)
     net = models.build_tiny_model(tokenizer, wm.model, seed=args.seed)
     config = SFTConfig(output_dir=str(OUT / "work" / f"{args.tag}_wm_s{args.seed}"), epochs=args.epochs,
@@ -366,8 +381,10 @@ def cmd_world_model(args):
                        resume=False, show_progress=False)
     result = train_sft(net, tokenizer, data["train"], data["val"], config)
     models.save_model(net, tokenizer, OUT / f"{args.tag}_seed{args.seed}", tiny_config=wm.model)
+    if args.edit:
+        (OUT / f"{args.tag}_seed{args.seed}" / edit_format.MARKER).write_text(json.dumps({"kept_plain": kept_plain}))
     log({"cmd": "world-model", "tag": args.tag, "seed": args.seed, "templates": args.templates,
-         "status_bar": args.status_bar, "batch_size": args.wm_batch, "shape": list(vars(wm.model).values()),
+         "status_bar": args.status_bar, "edit": args.edit, "kept_plain": kept_plain, "batch_size": args.wm_batch, "shape": list(vars(wm.model).values()),
          "lr": args.lr_wm or wm.learning_rate,
          "eval_loss": [round(r["eval_loss"], 3) for r in result.log_history if "eval_loss" in r],
          "episodes": args.episodes, "epochs": args.epochs, "transitions": {k: len(v) for k, v in data.items()},
@@ -406,6 +423,9 @@ def cmd_wm_errors(args):
     test = data["test"][:args.n]
     predicted = [o[0] for o in predict_diffs(model, tokenizer, [("phone", t.state, t.action) for t in test],
                                               get_profile("cpu").world_model.max_new_tokens, batch_size=32)]
+    edit = (Path(args.learned) / edit_format.MARKER).exists()
+    if edit:  # a model trained on edits: its predictions decoded into diffs first
+        predicted = [edit_format.decode_edit(t.state, d) for t, d in zip(test, predicted)]
     kinds = defaultdict(list)
     for t, diff in zip(test, predicted):
         kinds[transition_kind(t)].append(phone.apply_diff(t.state, diff) == t.next_state)
@@ -423,7 +443,7 @@ def cmd_wm_errors(args):
             copied.append(sum(a == b for a, b in zip(truth, values(status_of(t.state)))) / len(truth))
             guessed.append(sum(a == b for a, b in zip(truth, majority)) / len(truth))
     log({"cmd": "wm-errors", "learned": args.learned, "seed": args.seed, "templates": args.templates,
-         "status_bar": args.status_bar, "transitions": len(test),
+         "status_bar": args.status_bar, "edit": edit, "transitions": len(test),
          "exact": round(sum(sum(v) for v in kinds.values()) / len(test), 3),
          "exact_per_kind": {k: {"n": len(v), "exact": round(sum(v) / len(v), 3)} for k, v in sorted(kinds.items())},
          "flip_bar_values_right": round(sum(written) / len(written), 3) if written else None,
@@ -646,6 +666,8 @@ def main():
         s.add_argument("--wm-shape", default="", help="world-model: 'hidden,layers,heads,intermediate'")
         s.add_argument("--lr-wm", type=float, default=0.0, help="world-model: learning rate (0: notebook 01's)")
         s.add_argument("--wm-batch", type=int, default=8, help="world-model: SFT batch size")
+        s.add_argument("--edit", action="store_true", help="world-model: train on structured edits "
+                       "(tools/wm_edit_format.py: a switch value named as flipped / from-bar, not copied)")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],
                        help="the agent's view of the screens (agent.agent_screen); default the profile's, or the "
                             "view a checkpoint saved by sft was trained with")
