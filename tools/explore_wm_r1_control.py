@@ -11,6 +11,9 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     world-model --templates T1,T2 --episodes N --epochs E   a phone world model of those templates only
     wm-errors --learned DIR --templates T1,T2   a world-model folder's exact match per kind of transition on
         its own held-out episodes, and whether it copies the toggles' values (with --status-bar)
+    judge-errors --ckpt DIR --learned DIR   where a learned world model judges the start's episodes wrongly
+    (world-model --edit: targets as structured edits, tools/wm_edit_format.py; --expand N: every action
+     from every state of N tasks' reference paths added to the transitions)
     (train/fidelity --learned DIR: notebook 01's model from a runs folder, or a world-model folder)
     (sft --lookup-boost 4: the four list templates drawn 4x as often in the SFT data; saved beside the checkpoint)
     (--status-bar: every task on a phone whose screens show the toggles' values, phone.with_status_bar;
@@ -368,6 +371,9 @@ def cmd_world_model(args):
     t0 = time.perf_counter()
     data = split_by_episode(phone.collect_transitions(args.episodes, 70_000 + args.seed, templates,
                                                       status_bar=args.status_bar))
+    if args.expand:  # every action from every state of a reference path, on tasks of their own
+        expanded = split_by_episode(expand_reference_paths(args.expand, 80_000 + args.seed, templates, args.status_bar))
+        data = {split: data[split] + expanded[split] for split in data}
     kept_plain = 0
     if args.edit:  # targets as structured edits (tools/wm_edit_format.py): values named, not copied
         for split, rows in data.items():
@@ -384,11 +390,41 @@ def cmd_world_model(args):
     if args.edit:
         (OUT / f"{args.tag}_seed{args.seed}" / edit_format.MARKER).write_text(json.dumps({"kept_plain": kept_plain}))
     log({"cmd": "world-model", "tag": args.tag, "seed": args.seed, "templates": args.templates,
-         "status_bar": args.status_bar, "edit": args.edit, "kept_plain": kept_plain, "batch_size": args.wm_batch, "shape": list(vars(wm.model).values()),
+         "status_bar": args.status_bar, "edit": args.edit, "kept_plain": kept_plain, "expand": args.expand, "batch_size": args.wm_batch, "shape": list(vars(wm.model).values()),
          "lr": args.lr_wm or wm.learning_rate,
          "eval_loss": [round(r["eval_loss"], 3) for r in result.log_history if "eval_loss" in r],
          "episodes": args.episodes, "epochs": args.epochs, "transitions": {k: len(v) for k, v in data.items()},
          "sft_steps": result.steps, "seconds": round(time.perf_counter() - t0, 1)})
+
+
+def expand_reference_paths(n_episodes, seed, templates, status_bar):
+    """Transitions that cover what an agent may do where a reference path goes: for `n_episodes`
+    sampled tasks, every valid action (finished() included) and two invalid ones from every state
+    of the task's reference path (the path then follows the reference action). The collection
+    policy's transitions take a random action on ~30% of steps only, once per state."""
+    import random
+
+    from wmkit.envs.base import Transition
+
+    rng = random.Random(seed)
+    out = []
+    for k, task in enumerate(phone.sample_tasks(n_episodes, seed, templates)):
+        task = phone.with_status_bar(task) if status_bar else task
+        env = phone.PhoneEnv(max_steps=100)
+        env.reset(task=task)
+        for step, reference in enumerate([a for a in phone.reference_solution(task) if a != "finished()"] + [None]):
+            before = env.observation()
+            for action in env.valid_actions() + rng.sample(phone._INVALID_ACTIONS, 2):
+                after = env.clone()
+                after.step(action)
+                diff = phone.compute_diff(before, after.observation())
+                out.append(Transition(env="phone", episode=f"expand-{seed}-{k}", step=step, state=before,
+                                      action=action, action_type=phone.action_type(action),
+                                      next_state=after.observation(), diff=diff,
+                                      changed=not phone.is_no_change(diff), task=task.instruction))
+            if reference is not None:
+                env.step(reference)
+    return out
 
 
 def transition_kind(t):
@@ -449,6 +485,41 @@ def cmd_wm_errors(args):
          "flip_bar_values_right": round(sum(written) / len(written), 3) if written else None,
          "flip_bar_values_right_if_copied": round(sum(copied) / len(copied), 3) if copied else None,
          "flip_bar_values_right_if_majority_guess": round(sum(guessed) / len(guessed), 3) if guessed else None})
+
+
+def cmd_judge_errors(args):
+    """Where a learned world model (--learned) judges wrongly: --fidelity-episodes sampled episodes
+    (T = 1) of --ckpt on the same tasks as `fidelity`, played inside the model (as WM-R1 plays them)
+    and replayed in the simulator; per template the real and imagined successes and the episodes
+    judged a success that fail, with the most frequent of those action sequences."""
+    sizes = replace(get_profile("cpu").wm_r1, screen_view=sizes_for(args).screen_view)
+    model, tok = models.load_model(args.ckpt)
+    tasks = on_phone(args, eval_tasks(sizes, args.fidelity_episodes or sizes.ladder.fidelity_episodes,
+                                      templates=named_templates(args, sizes)))
+    learned = learned_world_model(args.learned, sizes)
+    torch.manual_seed(args.seed)
+    policy = ag.Policy(model, tok, max_turn_tokens=sizes.max_turn_tokens, temperature=1.0)
+    episodes = ag.run_episodes(policy, tasks, learned.episode_source(), imaginer=learned,
+                               config=ag.AgentConfig(max_steps=sizes.max_steps, screen_view=sizes.screen_view))
+    per_template, wrongly_judged = defaultdict(Counter), Counter()
+    for ep in episodes:
+        env = phone.PhoneEnv(max_steps=10_000)
+        env.reset(task=ep.task)
+        for action in ep.actions:
+            if phone.parse_action(action) not in (None, ("finished",)):
+                env.step(action)
+        real, row = env.is_success(), per_template[ep.task.template]
+        row["n"] += 1
+        row["real"] += real
+        row["imagined"] += ep.success
+        row["judged_success_but_failed"] += ep.success and not real
+        row["judged_failure_but_succeeded"] += real and not ep.success
+        if ep.success and not real:
+            wrongly_judged[f"{ep.task.instruction} :: {' '.join(ep.actions)}"] += 1
+    log({"cmd": "judge-errors", "seed": args.seed, "ckpt": args.ckpt, "learned": args.learned,
+         "templates": args.templates, "episodes": len(episodes),
+         "per_template": {k: dict(v) for k, v in sorted(per_template.items())},
+         "judged_success_but_failed": wrongly_judged.most_common(12)})
 
 
 def cmd_grounding(args):
@@ -616,7 +687,7 @@ def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
     for name in ("diagnose", "sft", "train", "ladder", "fidelity", "grounding", "name-loss", "world-model",
-                 "wm-errors"):
+                 "wm-errors", "judge-errors"):
         s = sub.add_parser(name)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--ckpt", default="")
@@ -666,6 +737,8 @@ def main():
         s.add_argument("--wm-shape", default="", help="world-model: 'hidden,layers,heads,intermediate'")
         s.add_argument("--lr-wm", type=float, default=0.0, help="world-model: learning rate (0: notebook 01's)")
         s.add_argument("--wm-batch", type=int, default=8, help="world-model: SFT batch size")
+        s.add_argument("--expand", type=int, default=0, help="world-model: also every action from every "
+                       "state of this many tasks' reference paths (expand_reference_paths)")
         s.add_argument("--edit", action="store_true", help="world-model: train on structured edits "
                        "(tools/wm_edit_format.py: a switch value named as flipped / from-bar, not copied)")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],
@@ -675,7 +748,7 @@ def main():
     torch.set_num_threads(1)
     {"diagnose": cmd_diagnose, "sft": cmd_sft, "train": cmd_train, "ladder": cmd_ladder, "fidelity": cmd_fidelity,
      "grounding": cmd_grounding, "name-loss": cmd_name_loss, "world-model": cmd_world_model,
-     "wm-errors": cmd_wm_errors}[args.cmd](args)
+     "wm-errors": cmd_wm_errors, "judge-errors": cmd_judge_errors}[args.cmd](args)
 
 
 if __name__ == "__main__":
