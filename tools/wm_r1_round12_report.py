@@ -3,7 +3,8 @@
 GRPO on the simulator (`train --p 0`), greedy and sampled on 400 unseen settings tasks; the world
 model's judging of the start's own episodes (`fidelity`); then the planned test (19.2: greedy,
 WM-R1 inside the learned model − start, seeds 1-3, 95% t-interval, `wmkit.stats.verdict`) and the
-figures reported beside it.
+figures reported beside it; then section 19.4's world model with the reference paths expanded
+(`sbedx60`, seeds 2 and 3, exploratory).
 
     python tools/wm_r1_round12_report.py [ROWS]   (default: tools/regime_results/wm_r1_round12.jsonl,
     else runs/control/results.jsonl; the last row of each kind and seed counts)
@@ -22,18 +23,18 @@ TEST_SEEDS = (1, 2, 3)
 START, WORLD_MODEL = "sbqunder2", "sbedid20"
 
 
-def rows_of(path: Path) -> dict[tuple[str, int], dict]:
+def rows_of(path: Path, world_model: str = WORLD_MODEL, learned_tag: str = "sbq2_editwm") -> dict[tuple[str, int], dict]:
     """(kind, seed) -> the last row of that kind: 'learned' / 'simulator' (train), 'judging' (fidelity)."""
     out = {}
     for line in path.read_text().splitlines():
         row = json.loads(line)
         if row.get("ckpt", "").rstrip("/").split("/")[-1] != f"{START}_seed{row.get('seed')}":
             continue
-        if row["cmd"] == "train" and row.get("tag") == "sbq2_editwm" and WORLD_MODEL in row.get("learned", ""):
+        if row["cmd"] == "train" and row.get("tag") == learned_tag and world_model in row.get("learned", ""):
             out[("learned", row["seed"])] = row
         elif row["cmd"] == "train" and row.get("tag") == "sbq2_ctrl" and not row.get("learned"):
             out[("simulator", row["seed"])] = row
-        elif row["cmd"] == "fidelity" and WORLD_MODEL in row.get("learned", ""):
+        elif row["cmd"] == "fidelity" and f"/{world_model}_seed" in row.get("learned", ""):
             out[("judging", row["seed"])] = row
     return out
 
@@ -89,3 +90,17 @@ if __name__ == "__main__":
                                ("greedy, WM-R1 (learned) − GRPO on the simulator, seeds 0-3", "learned_minus_simulator",
                                 every)):
         print("  " + claim(label, gain[key], chosen))
+
+    print("\n19.4 (exploratory): the world model trained with 60 tasks' reference paths expanded (sbedx60)")
+    expanded = rows_of(path, "sbedx60", "sbq2_editwmx60")
+    for seed in sorted({s for _, s in expanded}):
+        judging, learned = expanded.get(("judging", seed)), expanded.get(("learned", seed))
+        if judging:
+            j, ref = judging["rows"]["learned"], judging["rows"]["learned_reference"]
+            print(f"  seed {seed}: exact {j['exact']:.3f}, real successes judged a success "
+                  f"{j['success_judged_on_real_successes']:.3f}, real failures judged a failure "
+                  f"{j['failure_judged_on_real_failures']:.3f}, reference judged a success "
+                  f"{ref['imagined_success_of_reference']:.3f}")
+        if learned:
+            print(f"  seed {seed}: WM-R1 inside it, greedy / sampled {learned['greedy'][0]:.3f} / "
+                  f"{learned['sampled'][0]:.3f} -> {learned['greedy'][1]:.3f} / {learned['sampled'][1]:.3f}")
