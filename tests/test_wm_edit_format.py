@@ -61,3 +61,11 @@ def test_untrusted_edits_never_raise(garbage):
     decoded = edit_format.decode_edit(SETTINGS, garbage)
     assert isinstance(decoded, str)
     phone.apply_diff(SETTINGS, decoded)  # a string or None, never an exception
+
+
+def test_a_predicted_screen_with_a_broken_bar_never_raises():
+    """Rollouts feed predicted screens back in: the screen decoded against may hold a model's bar."""
+    broken = SETTINGS.replace(BAR_OFF_ON, 'status: "Wi-\\q" on, "Bluetooth" off, "x')
+    decoded = edit_format.decode_edit(broken, edit(updated=["[2] flipped", '[1] switch "Wi-Fi" from-bar']))
+    assert '[2] switch "Bluetooth" off' in decoded  # the flip reads the switch line, not the bar
+    phone.apply_diff(broken, decoded)

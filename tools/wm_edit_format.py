@@ -37,8 +37,14 @@ _FLIP_BY_ID = re.compile(r"^\[([0-9]+)\] " + FLIPPED + "$")
 def _bar(screen: str) -> dict[str, str]:
     """label -> 'on' / 'off' of the screen's status bar (empty without one)."""
     for line in screen.split("\n"):
-        if line.startswith(phone.STATUS_PREFIX):
-            return {json.loads(label): value for label, value in _BAR_ENTRY.findall(line)}
+        if line.startswith(phone.STATUS_PREFIX):  # may be a model's line (rollouts feed predicted screens back)
+            bar = {}
+            for label, value in _BAR_ENTRY.findall(line):
+                try:
+                    bar[json.loads(label)] = value
+                except ValueError:
+                    continue
+            return bar
     return {}
 
 
