@@ -349,7 +349,7 @@ def cmd_fidelity(args):
                                                   sizes.screen_view)
         rows["learned"]["seconds"] = round(time.perf_counter() - t0, 1)
         # the reference solutions of the same tasks played inside it: judged a success?
-        rows["learned_reference"] = ex.reference_in_world_model(tasks, learned_world_model(args.learned, sizes))
+        rows["learned_reference"] = ex.reference_in_world_model(tasks, learned)
     log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "templates": args.templates,
          "status_bar": status_bar(args), "learned": args.learned,
          "episodes": len(tasks), "rows": rows})
@@ -390,7 +390,8 @@ def cmd_world_model(args):
     if args.edit:
         (OUT / f"{args.tag}_seed{args.seed}" / edit_format.MARKER).write_text(json.dumps({"kept_plain": kept_plain}))
     log({"cmd": "world-model", "tag": args.tag, "seed": args.seed, "templates": args.templates,
-         "status_bar": args.status_bar, "edit": args.edit, "kept_plain": kept_plain, "expand": args.expand, "batch_size": args.wm_batch, "shape": list(vars(wm.model).values()),
+         "status_bar": args.status_bar, "edit": args.edit, "kept_plain": kept_plain, "expand": args.expand,
+         "batch_size": args.wm_batch, "shape": list(vars(wm.model).values()),
          "lr": args.lr_wm or wm.learning_rate,
          "eval_loss": [round(r["eval_loss"], 3) for r in result.log_history if "eval_loss" in r],
          "episodes": args.episodes, "epochs": args.epochs, "transitions": {k: len(v) for k, v in data.items()},

@@ -52,6 +52,11 @@ def _bar_line(bar: dict[str, str]) -> str:
     return phone.STATUS_PREFIX + ", ".join(f"{json.dumps(k, ensure_ascii=False)} {v}" for k, v in bar.items())
 
 
+def _elements_by_id(shown: dict[str, str]) -> dict[str, str]:
+    """id -> element line of a screen's items (phone._screen_items)."""
+    return {m[1]: line for line in shown.values() if (m := phone._ELEMENT_RE.match(line))}
+
+
 def _switch(line: str):
     """(id, quoted label, label, value text) of a switch line, else None."""
     m = phone._ELEMENT_RE.match(line)
@@ -79,7 +84,7 @@ def decode_edit(before: str, edit: str) -> str:
     if parsed is None:
         return edit
     bar, shown = _bar(before), phone._screen_items(before)
-    by_id = {m[1]: line for line in shown.values() if (m := phone._ELEMENT_RE.match(line))}
+    by_id = _elements_by_id(shown)
     new, deleted, updated = ([*lines] for lines in parsed)
     deleted = [by_id.get(m[1], line) if (m := _BY_ID.match(line)) else line for line in deleted]
     for k, line in enumerate(updated):
@@ -128,7 +133,7 @@ def encode_edit(before: str, diff: str) -> str | None:
         old = _switch(shown.get(f"[{switch[0]}] switch {switch[1]}", "")) if switch else None
         if switch is not None and old is not None and {old[3], switch[3]} == {"on", "off"}:
             updated[k] = f"[{switch[0]}] {FLIPPED}"
-    by_id = {m[1]: line for line in shown.values() if (m := phone._ELEMENT_RE.match(line))}
+    by_id = _elements_by_id(shown)
     deleted = [f"[{m[1]}]" if (m := phone._ELEMENT_RE.match(line)) and by_id.get(m[1]) == line else line
                for line in deleted]
     target = phone.apply_diff(before, diff)
