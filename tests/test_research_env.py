@@ -227,7 +227,8 @@ def test_check_5_is_the_same_in_two_same_seed_runs():
     """Check 5 of notebook 04 (smoke sizes), twice, each with a fresh sandbox and no shared cache:
     every grade, every policy's learning curve and final score agree exactly, and so do the compute
     ratios, which count work units. (A wall-clock limit turned slow fits into timeouts on a busy
-    machine, so the runs disagreed.) The measured CPU seconds kept beside them agree only roughly."""
+    machine, so the runs disagreed.) The measured CPU seconds kept beside them are timings, which
+    tests do not compare (they once differed by 1.6x on a loaded machine): only their shape is checked."""
     from wmkit.wmrl import experiment as wmrl
 
     sizes = get_profile("smoke").wmrl
@@ -247,8 +248,9 @@ def test_check_5_is_the_same_in_two_same_seed_runs():
         assert a["arms"][arm]["total_executions"] == b["arms"][arm]["total_executions"], arm
         assert a["arms"][arm]["compute_to_target"] == b["arms"][arm]["compute_to_target"], arm
         assert a["arms"][arm]["total_cost"] == b["arms"][arm]["total_cost"], arm
-        for spent_a, spent_b in zip(a["arms"][arm]["total_cost_cpu_s"], b["arms"][arm]["total_cost_cpu_s"]):
-            assert spent_b == pytest.approx(spent_a, rel=0.5), arm
+        spent_a, spent_b = a["arms"][arm]["total_cost_cpu_s"], b["arms"][arm]["total_cost_cpu_s"]
+        assert len(spent_a) == len(spent_b) == len(a["arms"][arm]["total_cost"]), arm
+        assert all(s >= 0 for s in spent_a + spent_b), arm
     assert a["ratios"] == b["ratios"] and a["ratios_no_build"] == b["ratios_no_build"]
 
 
