@@ -162,8 +162,18 @@ def test_small_world_claims_read_the_small_world_ladder():
         "wm_r1_small_world"}
 
 
+def test_learned_world_model_claims_read_the_learned_rung_against_start_and_simulator():
+    claims = {c.id: c for c in bench_claims.CLAIMS}
+    result = {"start": {"greedy": {"success": 0.24}},
+              "rungs": {"0": {"greedy": {"success": 0.53}}, "learned": {"greedy": {"success": 0.34}}}}
+    assert bench_claims.claim_value(claims["wm_r1.learned_world_model"], result) == pytest.approx(0.10)
+    assert bench_claims.claim_value(claims["wm_r1.learned_vs_simulator"], result) == pytest.approx(-0.19)
+    assert {claims[c].experiment for c in ("wm_r1.learned_world_model", "wm_r1.learned_vs_simulator")} == {
+        "wm_r1_learned"}
+
+
 def test_select_experiments_by_paper_or_name():
-    assert bench.select_experiments(["wm-r1"]) == ["wm_r1", "wm_r1_ladder", "wm_r1_small_world"]
+    assert bench.select_experiments(["wm-r1"]) == ["wm_r1", "wm_r1_ladder", "wm_r1_small_world", "wm_r1_learned"]
     assert bench.select_experiments(["wm_r1_ladder"]) == ["wm_r1_ladder"]
     assert set(bench.select_experiments(["WMRL", "rwml"])) == {"wmrl_controlled", "wmrl_research", "rwml",
                                                                "rwml_textgame"}

@@ -12,7 +12,7 @@ Subcommands (one process each; results appended to runs/control/results.jsonl)::
     wm-errors --learned DIR --templates T1,T2   a world-model folder's exact match per kind of transition on
         its own held-out episodes, and whether it copies the toggles' values (with --status-bar)
     judge-errors --ckpt DIR --learned DIR   where a learned world model judges the start's episodes wrongly
-    (world-model --edit: targets as structured edits, tools/wm_edit_format.py; --expand N: every action
+    (world-model --edit: targets as structured edits, wmkit/envs/phone_edit.py; --expand N: every action
      from every state of N tasks' reference paths added to the transitions)
     (train/fidelity --learned DIR: notebook 01's model from a runs folder, or a world-model folder)
     (sft --lookup-boost 4: the four list templates drawn 4x as often in the SFT data; saved beside the checkpoint)
@@ -37,6 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from wmkit.core import models
 from wmkit.envs import phone
+from wmkit.envs import phone_edit as edit_format
 from wmkit.profiles import get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.wm_r1 import agent as ag
@@ -44,8 +45,6 @@ from wmkit.wm_r1 import experiment as ex
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 from wmkit.wm_r1.oracle import NoisyOracle
 
-sys.path.insert(0, str(REPO / "tools"))
-import wm_edit_format as edit_format  # noqa: E402
 
 OUT = REPO / "runs" / "control"
 AGENT_TEXT = "agent_text.json"
@@ -375,7 +374,7 @@ def cmd_world_model(args):
         expanded = split_by_episode(expand_reference_paths(args.expand, 80_000 + args.seed, templates, args.status_bar))
         data = {split: data[split] + expanded[split] for split in data}
     kept_plain = 0
-    if args.edit:  # targets as structured edits (tools/wm_edit_format.py): values named, not copied
+    if args.edit:  # targets as structured edits (wmkit/envs/phone_edit.py): values named, not copied
         for split, rows in data.items():
             edits = [edit_format.encode_edit(t.state, t.diff) for t in rows]
             kept_plain += sum(e is None for e in edits)
@@ -741,7 +740,7 @@ def main():
         s.add_argument("--expand", type=int, default=0, help="world-model: also every action from every "
                        "state of this many tasks' reference paths (expand_reference_paths)")
         s.add_argument("--edit", action="store_true", help="world-model: train on structured edits "
-                       "(tools/wm_edit_format.py: a switch value named as flipped / from-bar, not copied)")
+                       "(wmkit/envs/phone_edit.py: a switch value named as flipped / from-bar, not copied)")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],
                        help="the agent's view of the screens (agent.agent_screen); default the profile's, or the "
                             "view a checkpoint saved by sft was trained with")

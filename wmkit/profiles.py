@@ -384,6 +384,29 @@ class WMR1LadderSizes:
     templates: tuple[str, ...] = ()
     """The world GRPO trains in and the evaluation measures: only these training templates (empty:
     every training template). The SFT start still learns from every training template."""
+    status_bar: bool = False
+    """Every task of the ladder (SFT, GRPO, evaluation) on a phone whose screens show a status bar
+    of the toggles' values (``phone.with_status_bar``): the state a learned world model cannot see
+    on the Settings screen's neighbours is then on every screen."""
+
+
+@dataclass(frozen=True)
+class WMR1LearnedSizes:
+    """The settings world's learned world model (``wmkit.wm_r1.learned``): a from-scratch model
+    trained on structured edits (``wmkit.envs.phone_edit``) of status-bar phone transitions."""
+
+    model: TinyModelConfig
+    """Shape of the world model."""
+    episodes: int
+    """Episodes of ``phone.collect_transitions`` (the reference plan with random detours)."""
+    reference_neighbourhood: int
+    """Tasks whose reference paths add every action from every state (``phone.reference_neighbourhood``)."""
+    epochs: float
+    """Epochs of its SFT."""
+    batch_size: int
+    learning_rate: float
+    max_length: int = 512
+    """Longest training example, in tokens."""
 
 
 @dataclass(frozen=True)
@@ -448,6 +471,12 @@ class WMR1Sizes:
     single-setting templates, whose right actions are the same in every task world) and a weaker
     start (fewer SFT epochs, so greedy success is low while some of 8 samples succeed). None: the
     profile has none."""
+    learned_world: WMR1LadderSizes | None = None
+    """The small world on the status-bar phone, with the simulator rung only (p = 0, the control):
+    the ladder that WM-R1 inside the learned world model (``learned``) is compared with. None: the
+    profile has none."""
+    learned: WMR1LearnedSizes | None = None
+    """The learned world model WM-R1 trains inside in ``learned_world`` (None: none)."""
 
 
 @dataclass(frozen=True)
@@ -782,6 +811,29 @@ _WM_R1_SMALL_WORLD = {
                    templates=SETTINGS_WORLD),  # not measured
 }
 
+# WM-R1 inside a learned world model of the settings world (tools/WM_R1_LADDER.md sections 19-20):
+# the small world on the status-bar phone (a 2-epoch start, GRPO as above) and, beside it, GRPO on
+# the simulator from the same start. The world model is notebook 01's cpu shape trained on
+# structured edits of 600 collection episodes plus the reference neighbourhood of 60 tasks, 12
+# epochs (about 7200 steps, 680 s on one core): it judged the start's own episodes with 0.97-1.00
+# of real successes and 0.89-0.96 of real failures right, and every reference solution a success.
+_WM_R1_LEARNED_WORLD = {
+    "smoke": replace(_WM_R1_SMALL_WORLD["smoke"], error_rates=(0.0,), status_bar=True),
+    "cpu": replace(_WM_R1_SMALL_WORLD["cpu"], error_rates=(0.0,), fidelity_episodes=200, status_bar=True),
+    "gpu": replace(_WM_R1_SMALL_WORLD["gpu"], error_rates=(0.0,), status_bar=True),  # not measured
+}
+_WM_R1_LEARNED = {
+    "smoke": WMR1LearnedSizes(
+        model=TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=1024),
+        episodes=12, reference_neighbourhood=2, epochs=1.0, batch_size=8, learning_rate=2e-3),
+    "cpu": WMR1LearnedSizes(
+        model=TinyModelConfig(hidden_size=96, num_layers=3, num_heads=4, intermediate_size=192, vocab_size=1024),
+        episodes=600, reference_neighbourhood=60, epochs=12.0, batch_size=8, learning_rate=2e-3),
+    "gpu": WMR1LearnedSizes(  # not measured
+        model=TinyModelConfig(hidden_size=384, num_layers=8, num_heads=6, intermediate_size=1152, vocab_size=4096),
+        episodes=3000, reference_neighbourhood=60, epochs=4.0, batch_size=32, learning_rate=1e-3, max_length=768),
+}
+
 _WM_R1 = {
     "smoke": WMR1Sizes(
         policy=TinyModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128, vocab_size=768,
@@ -791,6 +843,7 @@ _WM_R1 = {
         train_tasks=8, eval_heldout=8, eval_train=4, baselines=WM_R1_ARMS, best_of_k=2, throughput_tasks=4,
         lora=True, wm_max_new_tokens=96, sampled_eval=False, diagnostic_episodes=4,
         ladder=_WM_R1_LADDER["smoke"], small_world=_WM_R1_SMALL_WORLD["smoke"],
+        learned_world=_WM_R1_LEARNED_WORLD["smoke"], learned=_WM_R1_LEARNED["smoke"],
     ),
     # 2 CPU cores, every arm. The SFT warm start is long on purpose: measured greedy success of the
     # SFT policy (held-out / training templates) after 3 epochs 0.00 / 0.03, after 10 epochs
@@ -804,7 +857,8 @@ _WM_R1 = {
         learning_rate=1e-4, train_tasks=300, eval_heldout=300, eval_train=60,
         baselines=WM_R1_ARMS, best_of_k=4, throughput_tasks=8,
         wm_max_new_tokens=160, sampled_eval=False, diagnostic_episodes=24, ladder=_WM_R1_LADDER["cpu"],
-        small_world=_WM_R1_SMALL_WORLD["cpu"],
+        small_world=_WM_R1_SMALL_WORLD["cpu"], learned_world=_WM_R1_LEARNED_WORLD["cpu"],
+        learned=_WM_R1_LEARNED["cpu"],
     ),
     "gpu": WMR1Sizes(
         policy=TinyModelConfig(hidden_size=256, num_layers=6, num_heads=8, intermediate_size=768, vocab_size=2048,
@@ -814,6 +868,7 @@ _WM_R1 = {
         learning_rate=1e-4, train_tasks=2000, eval_heldout=600, eval_train=300, baselines=WM_R1_ARMS, best_of_k=4,
         throughput_tasks=128, wm_max_new_tokens=200, max_turn_tokens=32, max_completion_tokens=3000,
         ladder=_WM_R1_LADDER["gpu"], small_world=_WM_R1_SMALL_WORLD["gpu"],
+        learned_world=_WM_R1_LEARNED_WORLD["gpu"], learned=_WM_R1_LEARNED["gpu"],
     ),
 }
 

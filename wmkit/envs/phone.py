@@ -1612,3 +1612,40 @@ def collect_transitions(n_episodes: int, seed: int, templates: Sequence[str] | N
                 task=task.instruction))
             step += 1
     return transitions
+
+
+def reference_neighbourhood(n_tasks: int, seed: int, templates: Sequence[str] | None = None,
+                            status_bar: bool = False) -> list[Transition]:
+    """Every action an agent may try where a reference solution goes: for `n_tasks` sampled tasks,
+    each valid action (finished() included) and two invalid ones from every state of the task's
+    reference path, which then follows the reference action. Deterministic given `seed`.
+
+    :func:`collect_transitions` leaves the reference path at random on ~30% of steps, once per
+    state, so a world model trained on it alone sees few of the wrong taps an agent makes next to
+    the right one, and judges some of them as the right one. A few tasks are enough: with every
+    action from every home-screen state of hundreds of tasks, the home screen's outcomes become
+    equally frequent and a cpu-sized model stopped reading the action (tools/WM_R1_LADDER.md,
+    section 19.4)."""
+    rng = random.Random(seed)
+    transitions: list[Transition] = []
+    for episode_index, task in enumerate(sample_tasks(n_tasks, seed, templates)):
+        task = with_status_bar(task) if status_bar else task
+        env = PhoneEnv(max_steps=100)
+        env.reset(task=task)
+        path = [a for a in reference_solution(task) if a != "finished()"]
+        for step, reference in enumerate(path + [None]):
+            before = env.observation()
+            for action in env.valid_actions() + rng.sample(_INVALID_ACTIONS, 2):
+                branch = env.clone()
+                branch.step(action)
+                after = branch.observation()
+                diff = compute_diff(before, after)
+                # the id decides the train/val/test split (worldmodel.split_by_episode); "expand" is
+                # the name the measured models of tools/WM_R1_LADDER.md section 19.4 were split by
+                transitions.append(Transition(
+                    env="phone", episode=f"expand-{seed}-{episode_index}", step=step, state=before,
+                    action=action, action_type=action_type(action), next_state=after, diff=diff,
+                    changed=not is_no_change(diff), task=task.instruction))
+            if reference is not None:
+                env.step(reference)
+    return transitions

@@ -759,6 +759,20 @@ def ladder_world(sizes: WMR1Sizes) -> list[str]:
     return chosen
 
 
+def on_ladder_phone(tasks: Sequence[phone.PhoneTask], sizes: WMR1Sizes) -> list[phone.PhoneTask]:
+    """`tasks` on the phone of the ladder's world: with a status bar where ``ladder.status_bar``."""
+    if sizes.ladder.status_bar:
+        return [phone.with_status_bar(t) for t in tasks]
+    return list(tasks)
+
+
+def ladder_eval_tasks(sizes: WMR1Sizes) -> list[phone.PhoneTask]:
+    """The ladder's evaluation tasks: ``ladder.eval_tasks`` unseen tasks of its world, the same for
+    every seed and rung (their own seed, as in :func:`run_experiment`); the first
+    ``ladder.fidelity_episodes`` of them are where each world model's error is measured."""
+    return on_ladder_phone(phone.sample_tasks(sizes.ladder.eval_tasks, 40_000, ladder_world(sizes)), sizes)
+
+
 def small_world_sizes(sizes: WMR1Sizes) -> WMR1Sizes:
     """`sizes` with the ladder replaced by ``sizes.small_world`` (the settings world and a weaker
     start), for :func:`build_ladder_start` and :func:`run_fidelity_ladder`."""
@@ -794,8 +808,8 @@ def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR
         raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
     seed_everything(seed)
     train_templates, _ = task_templates(sizes.max_ref_len)
-    sft_tasks = template_balanced_tasks(sizes.ladder.sft_tasks, 10_000 + seed, train_templates,
-                                        dict(sizes.ladder.sft_template_weights))
+    sft_tasks = on_ladder_phone(template_balanced_tasks(sizes.ladder.sft_tasks, 10_000 + seed, train_templates,
+                                                        dict(sizes.ladder.sft_template_weights)), sizes)
     model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
     examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200,
                             sizes.thought_index, sizes.screen_view)
@@ -806,7 +820,8 @@ def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR
 
 def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
                         start: tuple[Any, Any] | None = None, out_dir: str | Path | None = None,
-                        learned_world_model: ag.WorldModelSource | None = None, log=print) -> dict:
+                        learned_world_model: ag.WorldModelSource | None = None, train_in_learned: bool = False,
+                        log=print) -> dict:
     """WM-R1 trained inside a :class:`~wmkit.wm_r1.oracle.NoisyOracle` at each error rate p of the
     profile's ladder, every rung from the same SFT start, evaluated in the real simulator on unseen
     tasks of the training templates, greedy and sampled at T=1.
@@ -815,7 +830,8 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
     simulator, transition for transition). Each rung also measures its oracle's error with the
     kit's measures (:func:`world_model_fidelity`) on the start policy's sampled episodes, so success
     can be plotted against measured error; `learned_world_model` (e.g. notebook 01's, from
-    :func:`load_world_model_source`) is measured the same way to place it on that axis.
+    :func:`load_world_model_source`) is measured the same way to place it on that axis, and with
+    `train_in_learned` WM-R1 also trains inside it, from the same start: the rung ``"learned"``.
     `start` = (model, tokenizer) skips the SFT (the model is copied, never changed).
     """
     from transformers import set_seed as seed_everything
@@ -829,10 +845,8 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
         raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
     seed_everything(seed)
     timings: dict[str, float] = {}
-    world = ladder_world(sizes)
-    rl_tasks = grpo_pool(sizes, seed, world)
-    # the same evaluation tasks for every seed and rung (their own seed), as in run_experiment
-    eval_tasks = phone.sample_tasks(ladder.eval_tasks, 40_000, world)
+    rl_tasks = on_ladder_phone(grpo_pool(sizes, seed, ladder_world(sizes)), sizes)
+    eval_tasks = ladder_eval_tasks(sizes)
     fidelity_tasks = eval_tasks[:ladder.fidelity_episodes]
 
     t = time.perf_counter()
@@ -857,20 +871,18 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
             learned_world_model, sampler, fidelity_tasks, probe, sizes.max_steps, seed, sizes.screen_view)
         timings["learned_world_model_fidelity"] = time.perf_counter() - t
 
-    for p in ladder.error_rates:
-        t = time.perf_counter()
-        fidelity = world_model_fidelity(NoisyOracle(p, seed=seed), sampler, fidelity_tasks, probe,
-                                        sizes.max_steps, seed, sizes.screen_view)
-        oracle = NoisyOracle(p, seed=seed)
+    def train_rung(name: str, source: ag.WorldModelSource, fidelity: dict, p: float | None, started: float) -> dict:
+        """WM-R1 from the start inside `source`, evaluated in the simulator (`started`: when this
+        rung's work began, its fidelity measurement included)."""
         config = WMR1Config(output_dir=str(Path(out_dir or REPO / "runs" / profile.name / "wm_r1_ladder")
-                                           / f"p{p:g}_seed{seed}"),
+                                           / f"{name}_seed{seed}"),
                             transitions="world_model", reward=WMR1RewardConfig(max_steps=sizes.max_steps),
                             steps=ladder.grpo_steps, group_size=ladder.group_size,
                             prompts_per_step=ladder.prompts_per_step, learning_rate=ladder.learning_rate,
                             temperature=ladder.temperature, max_steps=sizes.max_steps,
                             max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
                             lora=sizes.lora, seed=seed, progress=False, screen_view=sizes.screen_view)
-        trained = train_wm_r1(config, _clone(model), tokenizer, rl_tasks, oracle)
+        trained = train_wm_r1(config, _clone(model), tokenizer, rl_tasks, source)
         history = trained.history
         quarter = max(1, len(history) // 4)
         rung = {"p": p, "fidelity": fidelity,
@@ -887,14 +899,25 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
                             for h in history],
                 # only the imagined call_wm screens: episode transitions and judgments run in per-batch
                 # copies (oracle.episode_source()) whose counters are their own
-                "imagined_calls_corrupted": oracle.corrupted,
+                "imagined_calls_corrupted": getattr(source, "corrupted", None),
                 "simulator_steps": trained.simulator_steps, "train_seconds": trained.seconds,
                 "groups_played": trained.groups_played, "distinct_worlds": trained.distinct_worlds,
-                "seconds": time.perf_counter() - t}
-        results["rungs"][f"{p:g}"] = rung
-        log(f"seed {seed} p={p:g}: exact {fidelity['exact']:.2f} judge {fidelity['agreement']:.2f} -> "
+                "seconds": time.perf_counter() - started}
+        log(f"seed {seed} {name}: exact {fidelity['exact']:.2f} judge {fidelity['agreement']:.2f} -> "
             f"greedy {rung['greedy']['success']:.3f} sampled {rung['sampled']['success']:.3f} "
             f"({rung['seconds']:.0f} s)")
+        return rung
+
+    for p in ladder.error_rates:
+        t = time.perf_counter()
+        fidelity = world_model_fidelity(NoisyOracle(p, seed=seed), sampler, fidelity_tasks, probe,
+                                        sizes.max_steps, seed, sizes.screen_view)
+        results["rungs"][f"{p:g}"] = train_rung(f"p{p:g}", NoisyOracle(p, seed=seed), fidelity, p, t)
+    if train_in_learned:
+        if learned_world_model is None:
+            raise ValueError("train_in_learned needs a learned_world_model")
+        results["rungs"]["learned"] = train_rung("learned", learned_world_model, results["learned_world_model"], None,
+                                               time.perf_counter())
     results["timings"] = timings
     return results
 
@@ -911,6 +934,45 @@ def run_wm_r1_small_world(profile: str, seed: int, runs_root: Path, sizes: WMR1S
     2-epoch start at cpu): :func:`run_fidelity_ladder` for this seed, its own SFT start, every rung."""
     return run_fidelity_ladder(profile, seed, sizes=small_world_sizes(sizes),
                                out_dir=bench_work_dir(runs_root, "wm_r1_small_world", seed), log=lambda line: None)
+
+
+def learned_world_sizes(sizes: WMR1Sizes) -> WMR1Sizes:
+    """`sizes` with the ladder replaced by ``sizes.learned_world`` (the settings world on the
+    status-bar phone, the simulator rung only), for :func:`run_wm_r1_learned`."""
+    if sizes.learned_world is None or sizes.learned is None:
+        raise ValueError("these WM-R1 sizes have no learned world model (WMR1Sizes.learned_world / learned is None)")
+    return replace(sizes, ladder=sizes.learned_world)
+
+
+def run_learned_world_model(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
+                            out_dir: str | Path | None = None, log=print, progress: bool = False) -> dict:
+    """WM-R1 inside a learned world model of the settings world, beside GRPO on the simulator from
+    the same start (``sizes.learned_world``, ``sizes.learned``): the edit world model of
+    :mod:`wmkit.wm_r1.learned` for this seed (trained, or loaded from `out_dir`), its judging of the
+    start's own sampled episodes and of the reference solutions, then :func:`run_fidelity_ladder`
+    with the rungs p = 0 (the simulator) and ``"learned"`` (no simulator step in training)."""
+    from wmkit.wm_r1 import learned
+
+    profile = get_profile(profile)
+    sizes = learned_world_sizes(sizes or profile.wm_r1)
+    out_dir = Path(out_dir or REPO / "runs" / profile.name / "wm_r1_learned")
+    model, tokenizer, info = learned.train_edit_world_model(sizes.learned, seed, ladder_world(sizes),
+                                                            out_dir / f"world_model_seed{seed}", progress=progress)
+    source = learned.edit_world_model_source(model, tokenizer, sizes.wm_max_new_tokens)
+    log(f"seed {seed} world model: {info['steps']} steps, {info['seconds']:.0f} s")
+    results = run_fidelity_ladder(profile, seed, sizes=sizes, out_dir=out_dir, learned_world_model=source,
+                                  train_in_learned=True, log=log)
+    results["learned_world_model"]["reference"] = reference_in_world_model(
+        ladder_eval_tasks(sizes)[:sizes.ladder.fidelity_episodes], source)
+    results["world_model_training"] = info
+    return results
+
+
+def run_wm_r1_learned(profile: str, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
+    """The benchmark's WM-R1 inside the settings world's learned world model:
+    :func:`run_learned_world_model` for this seed, its own start and world model."""
+    return run_learned_world_model(profile, seed, sizes=sizes, out_dir=bench_work_dir(runs_root, "wm_r1_learned", seed),
+                                   log=lambda line: None)
 
 
 def _mean(values) -> float:

@@ -1,10 +1,12 @@
-"""A structured-edit target for a phone world model on a status-bar phone (probe helper, not the kit).
+"""A structured-edit target for a phone world model on a status-bar phone (``phone.with_status_bar``).
 
-The kit's world model writes the screen diff (New / Deleted / Updated items). On a phone with a
-status bar that diff asks it to rewrite values it was shown: a toggle flip rewrites the bar's eight
-values, and opening Settings writes five switch values that the bar already shows. Section 18.2 of
-WM_R1_LADDER.md measured that a cpu-sized model does not learn to copy them. The edit keeps the
-diff's sections but lets a line point at what it would copy:
+The kit's world model writes the screen diff (New / Deleted / Updated items, ``phone.compute_diff``).
+On a phone with a status bar that diff asks it to rewrite values it was shown: a toggle flip
+rewrites the bar's values, and opening Settings writes switch values that the bar already shows.
+A cpu-sized model does not learn to copy them: trained on the diff of the settings world, it
+predicts the bar right after a flip on 0.60-0.73 of transitions where always guessing the most
+frequent value gives 0.64 (tools/WM_R1_LADDER.md, section 19.1). The edit keeps the diff's sections but lets a line point at what it
+would copy:
 
     [1] switch "Wi-Fi" from-bar        (New items) a switch whose value is the one the status bar shows
     [4]                                (Deleted items) the element [4] of the screen shown
@@ -12,10 +14,10 @@ diff's sections but lets a line point at what it would copy:
 
 and it leaves out the status line whenever the switch lines determine it. The model still decides
 what every action does (which screen opens, which item changes, what is deleted); only the copying
-is done by :func:`decode_edit`, which turns an edit back into the standard diff, like a pointer in a
-pointer-generator. :func:`encode_edit` is its inverse on the simulator's diffs: for every collected
-transition, applying the decoded edit gives the same next screen as applying the diff (checked when
-the probe builds its training data; a transition where it does not is kept as its plain diff).
+is done by :func:`decode_edit`, which turns an edit back into the standard diff, like the copy
+pointer of a pointer-generator network. :func:`encode_edit` is its inverse on the simulator's
+diffs: applying the decoded edit gives the simulator's next screen on every transition where it
+returns an edit (it returns None elsewhere, and the caller keeps the plain diff).
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from wmkit.envs import phone
 FLIPPED = "flipped"
 FROM_BAR = "from-bar"
 MARKER = "edit_format.json"
-"""Written into a world-model folder trained on edits: its predictions must go through decode_edit."""
+"""Written into a saved world-model folder trained on edits: its predictions must go through decode_edit."""
 
 _BAR_ENTRY = re.compile(r'("(?:[^"\\]|\\.)*") (on|off)')
 _BY_ID = re.compile(r"^\[([0-9]+)\]$")

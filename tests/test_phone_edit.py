@@ -1,17 +1,10 @@
-"""tools/wm_edit_format.py: the structured-edit target of the WM-R1 probe's world model
-(WM_R1_LADDER.md section 19). Decoding by hand on a status-bar screen, the round trip on the
-simulator's own transitions, and untrusted edits that never raise."""
-import importlib.util
-from pathlib import Path
-
+"""wmkit.envs.phone_edit: the structured-edit target of the settings world's learned world model.
+Decoding by hand on a status-bar screen, the round trip on the simulator's own transitions, and
+untrusted edits that never raise."""
 import pytest
 
 from wmkit.envs import phone
-
-_PATH = Path(__file__).resolve().parent.parent / "tools" / "wm_edit_format.py"
-_SPEC = importlib.util.spec_from_file_location("wm_edit_format", _PATH)
-edit_format = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(edit_format)
+from wmkit.envs import phone_edit as edit_format
 
 BAR_OFF_ON = 'status: "Wi-Fi" off, "Bluetooth" on'
 SETTINGS = "\n".join(["app: Settings | screen: settings", BAR_OFF_ON,

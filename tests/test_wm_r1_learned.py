@@ -1,0 +1,93 @@
+"""The settings world's learned world model (wmkit.wm_r1.learned): its training data, a tiny model
+trained and reloaded, its predictions decoded, and WM-R1 trained inside it beside the simulator."""
+from dataclasses import replace
+
+import pytest
+
+from wmkit.core.models import TinyModelConfig
+from wmkit.envs import phone, phone_edit
+from wmkit.profiles import SETTINGS_WORLD, get_profile
+from wmkit.wm_r1 import experiment as wm_r1
+from wmkit.wm_r1 import learned
+
+TINY = TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, vocab_size=512,
+                       max_positions=2048)
+
+
+def test_reference_neighbourhood_tries_every_action_at_every_reference_state():
+    transitions = phone.reference_neighbourhood(3, seed=5, templates=["setting_on"], status_bar=True)
+    tasks = phone.sample_tasks(3, 5, ["setting_on"])
+    for k, task in enumerate(tasks):
+        path = [a for a in phone.reference_solution(task) if a != "finished()"]
+        mine = [t for t in transitions if t.episode == f"expand-5-{k}"]
+        assert sorted({t.step for t in mine}) == list(range(len(path) + 1))
+        env = phone.PhoneEnv(max_steps=100)
+        env.reset(task=phone.with_status_bar(task))
+        for step, reference in enumerate(path + [None]):
+            here = [t for t in mine if t.step == step]
+            assert {t.state for t in here} == {env.observation()}
+            valid = env.valid_actions()
+            assert [t.action for t in here][:len(valid)] == valid and len(here) == len(valid) + 2
+            assert all(phone.apply_diff(t.state, t.diff) == t.next_state for t in here)
+            if reference is not None:
+                env.step(reference)
+    assert transitions == phone.reference_neighbourhood(3, seed=5, templates=["setting_on"], status_bar=True)
+
+
+def test_edit_transitions_decode_to_the_simulators_next_screens():
+    sizes = replace(get_profile("smoke").wm_r1.learned, episodes=8, reference_neighbourhood=2)
+    data, kept_plain = learned.edit_transitions(sizes, 0, SETTINGS_WORLD)
+    rows = [t for split in data.values() for t in split]
+    assert kept_plain == 0 and len(rows) > 40
+    assert any("from-bar" in t.diff for t in rows) and any("flipped" in t.diff for t in rows)
+    for t in rows:
+        assert phone.apply_diff(t.state, phone_edit.decode_edit(t.state, t.diff)) == t.next_state
+
+
+def test_an_edit_world_model_trains_reloads_and_predicts_screens(tmp_path):
+    sizes = replace(get_profile("smoke").wm_r1.learned, model=TINY, episodes=4, reference_neighbourhood=1,
+                    epochs=1.0)
+    model, tokenizer, info = learned.train_edit_world_model(sizes, 0, SETTINGS_WORLD, tmp_path / "wm")
+    assert info["steps"] > 0 and info["kept_plain"] == 0 and info["transitions"]["train"] > 0
+    assert (tmp_path / "wm" / phone_edit.MARKER).exists()
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    _, _, again = learned.train_edit_world_model(sizes, 0, SETTINGS_WORLD, tmp_path / "wm")  # loaded, not retrained
+    assert again == info
+    source = learned.edit_world_model_source(model, tokenizer, max_new_tokens=16)
+    task = phone.with_status_bar(phone.sample_tasks(1, 3, ["setting_on"])[0])
+    env = phone.PhoneEnv(max_steps=10)
+    screen = env.reset(task=task)
+    predicted = source.predict([(screen, "open_app(settings)"), (screen, "tap(1)")])
+    assert len(predicted) == 2 and all(isinstance(p, str) and p for p in predicted)  # a screen, never a raise
+    assert all(torch_equal(p, before[n]) for n, p in model.named_parameters())  # predicting does not train
+
+
+def torch_equal(a, b):
+    import torch
+
+    return torch.equal(a.detach(), b)
+
+
+def test_wm_r1_trains_inside_the_learned_world_model_beside_the_simulator(tmp_path):
+    sizes = get_profile("smoke").wm_r1
+    sizes = replace(sizes, policy=TINY, max_steps=2, max_turn_tokens=8, max_completion_tokens=200, lora=False,
+                    learned=replace(sizes.learned, model=TINY, episodes=4, reference_neighbourhood=1),
+                    learned_world=replace(sizes.learned_world, grpo_steps=1, eval_tasks=4, fidelity_episodes=2,
+                                          sft_tasks=8))
+    run = wm_r1.run_learned_world_model("smoke", 0, sizes=sizes, out_dir=tmp_path, log=lambda line: None)
+    assert set(run["rungs"]) == {"0", "learned"}
+    assert run["rungs"]["learned"]["simulator_steps"] == 0  # trained inside the learned model only
+    assert run["rungs"]["learned"]["fidelity"] is run["learned_world_model"]
+    assert run["learned_world_model"]["reference"]["n"] == 2
+    assert run["world_model_training"]["steps"] > 0
+    for result in (run["start"], *run["rungs"].values()):
+        assert set(result["greedy"]["per_template"]) <= set(SETTINGS_WORLD)
+    # every task of this ladder is on the status-bar phone
+    assert all(t.initial.get("status_bar") for t in wm_r1.ladder_eval_tasks(wm_r1.learned_world_sizes(sizes)))
+
+
+def test_learned_world_sizes_refuses_a_profile_without_one():
+    sizes = get_profile("cpu").wm_r1
+    assert wm_r1.learned_world_sizes(sizes).ladder.status_bar
+    with pytest.raises(ValueError, match="no learned world model"):
+        wm_r1.learned_world_sizes(replace(sizes, learned=None))
