@@ -45,7 +45,6 @@ from wmkit.wm_r1 import experiment as ex
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 from wmkit.wm_r1.oracle import NoisyOracle
 
-
 OUT = REPO / "runs" / "control"
 AGENT_TEXT = "agent_text.json"
 """Beside a checkpoint saved by `sft`: how its agent text was written (screen view, indexed thoughts)."""
@@ -371,7 +370,8 @@ def cmd_world_model(args):
     data = split_by_episode(phone.collect_transitions(args.episodes, 70_000 + args.seed, templates,
                                                       status_bar=args.status_bar))
     if args.expand:  # every action from every state of a reference path, on tasks of their own
-        expanded = split_by_episode(expand_reference_paths(args.expand, 80_000 + args.seed, templates, args.status_bar))
+        expanded = split_by_episode(phone.reference_neighbourhood(args.expand, 80_000 + args.seed, templates,
+                                                                  args.status_bar))
         data = {split: data[split] + expanded[split] for split in data}
     kept_plain = 0
     if args.edit:  # targets as structured edits (wmkit/envs/phone_edit.py): values named, not copied
@@ -395,36 +395,6 @@ def cmd_world_model(args):
          "eval_loss": [round(r["eval_loss"], 3) for r in result.log_history if "eval_loss" in r],
          "episodes": args.episodes, "epochs": args.epochs, "transitions": {k: len(v) for k, v in data.items()},
          "sft_steps": result.steps, "seconds": round(time.perf_counter() - t0, 1)})
-
-
-def expand_reference_paths(n_episodes, seed, templates, status_bar):
-    """Transitions that cover what an agent may do where a reference path goes: for `n_episodes`
-    sampled tasks, every valid action (finished() included) and two invalid ones from every state
-    of the task's reference path (the path then follows the reference action). The collection
-    policy's transitions take a random action on ~30% of steps only, once per state."""
-    import random
-
-    from wmkit.envs.base import Transition
-
-    rng = random.Random(seed)
-    out = []
-    for k, task in enumerate(phone.sample_tasks(n_episodes, seed, templates)):
-        task = phone.with_status_bar(task) if status_bar else task
-        env = phone.PhoneEnv(max_steps=100)
-        env.reset(task=task)
-        for step, reference in enumerate([a for a in phone.reference_solution(task) if a != "finished()"] + [None]):
-            before = env.observation()
-            for action in env.valid_actions() + rng.sample(phone._INVALID_ACTIONS, 2):
-                after = env.clone()
-                after.step(action)
-                diff = phone.compute_diff(before, after.observation())
-                out.append(Transition(env="phone", episode=f"expand-{seed}-{k}", step=step, state=before,
-                                      action=action, action_type=phone.action_type(action),
-                                      next_state=after.observation(), diff=diff,
-                                      changed=not phone.is_no_change(diff), task=task.instruction))
-            if reference is not None:
-                env.step(reference)
-    return out
 
 
 def transition_kind(t):
@@ -738,7 +708,7 @@ def main():
         s.add_argument("--lr-wm", type=float, default=0.0, help="world-model: learning rate (0: notebook 01's)")
         s.add_argument("--wm-batch", type=int, default=8, help="world-model: SFT batch size")
         s.add_argument("--expand", type=int, default=0, help="world-model: also every action from every "
-                       "state of this many tasks' reference paths (expand_reference_paths)")
+                       "state of this many tasks' reference paths (phone.reference_neighbourhood)")
         s.add_argument("--edit", action="store_true", help="world-model: train on structured edits "
                        "(wmkit/envs/phone_edit.py: a switch value named as flipped / from-bar, not copied)")
         s.add_argument("--screen-view", default="", choices=["", *ag.SCREEN_VIEWS],

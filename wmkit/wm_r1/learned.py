@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Sequence
 
 from wmkit.envs import phone, phone_edit
 from wmkit.profiles import WMR1LearnedSizes
