@@ -750,7 +750,7 @@ print("\ndecoded and applied, the edit gives the simulator's next screen:",
 # phone; the learned world model (12 epochs, about 7200 optimizer steps at cpu, 11 minutes on one
 # core); its judging of the start's own sampled episodes replayed in the simulator, and of the
 # reference solutions; then WM-R1 inside it (no simulator step in training) and, from the same
-# start with the same 60 updates, GRPO on the simulator (p = 0). At `cpu` one seed takes about 18
+# start with the same 60 updates, GRPO on the simulator (p = 0). At `cpu` one seed takes about 25
 # minutes, more than this notebook's budget, so it reads the benchmark's records
 # (`python -m wmkit bench --profile cpu --seeds 8 --only wm_r1_learned`); at `smoke` it trains a
 # tiny one here (`LEARNED_WORLD_MODEL_HERE` overrides either way).
