@@ -14,7 +14,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 
-from wm_r1_round12_report import claim, rows_of  # noqa: E402
+from wm_r1_round12_report import arms_table, claim, rows_of  # noqa: E402
 
 TEST_SEEDS = tuple(int(s) for s in os.environ.get("ROUND13_SEEDS", "4,5,6,7,8,9").split(","))
 """The seeds of the planned test (20.1; none had been run in any round), unless ROUND13_SEEDS names others."""
@@ -29,23 +29,7 @@ if __name__ == "__main__":
     rows = rows_of(path, "sbedx60", "sbq2_editwmx60")
     seeds = [s for s in TEST_SEEDS if any((kind, s) in rows for kind in ("learned", "simulator", "judging"))]
     print(f"rows from {path.relative_to(REPO) if path.is_relative_to(REPO) else path}; seeds run: {seeds}")
-    print("seed | start (greedy / sampled) | WM-R1 inside the learned model | GRPO on the simulator")
-    gain = {"learned": {}, "simulator": {}, "learned_sampled": {}, "learned_minus_simulator": {}}
-    for seed in seeds:
-        learned, simulator = rows.get(("learned", seed)), rows.get(("simulator", seed))
-        start = learned or simulator
-        if start is None:
-            print(f"{seed:4d} | not run")
-            continue
-        cells = [f"{row['greedy'][1]:.3f} / {row['sampled'][1]:.3f}" if row else "not run" for row in (learned, simulator)]
-        print(f"{seed:4d} | {start['greedy'][0]:.3f} / {start['sampled'][0]:.3f} | {cells[0]} | {cells[1]}")
-        if learned:
-            gain["learned"][seed] = learned["greedy"][1] - learned["greedy"][0]
-            gain["learned_sampled"][seed] = learned["sampled"][1] - learned["sampled"][0]
-        if simulator:
-            gain["simulator"][seed] = simulator["greedy"][1] - simulator["greedy"][0]
-        if learned and simulator:
-            gain["learned_minus_simulator"][seed] = learned["greedy"][1] - simulator["greedy"][1]
+    gain = arms_table(rows, seeds, "WM-R1 inside the learned model")
     print(f"\nseed | exact | agreement | real successes judged a success | real failures judged a failure "
           f"| reference judged a success   (target {TARGET:.2f} each)")
     for seed in seeds:
