@@ -282,6 +282,9 @@ def cmd_train(args):
                         max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
                         seed=args.seed, progress=False, screen_view=sizes.screen_view)
     res = train_wm_r1(config, model, tok, rl_tasks, world_model)
+    if args.save:  # the trained policy, with how its agent text is written (for judge-errors --ckpt)
+        models.save_model(res.model, tok, OUT / f"{args.save}_seed{args.seed}", sizes.policy)
+        (OUT / f"{args.save}_seed{args.seed}" / AGENT_TEXT).write_text((Path(args.ckpt) / AGENT_TEXT).read_text())
     g1 = run(res.model, tok, tasks, sizes, True)
     s1 = run(res.model, tok, tasks, sizes, False, seed=args.seed)
     h = res.history
@@ -700,6 +703,7 @@ def main():
                        help="name-loss: the token of the list step to score (the thought's name's first, the "
                             "thought's index, or the index in the action's tap(...))")
         s.add_argument("--episodes", type=int, default=600, help="world-model: episodes of transitions collected")
+        s.add_argument("--save", default="", help="train: save the trained policy as runs/control/<save>_seed<S>")
         s.add_argument("--status-bar", action="store_true",
                        help="every task on a phone whose screens show the toggles' values (phone.with_status_bar)")
         s.add_argument("--fidelity-episodes", type=int, default=0,

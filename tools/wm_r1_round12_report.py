@@ -45,21 +45,19 @@ def claim(label: str, values: dict[int, float], seeds) -> str:
     return f"{label}, seeds {[s for s in seeds if s in values]}: {stats.describe(v.summary)} -> {v.text}"
 
 
-if __name__ == "__main__":
-    default = REPO / "tools" / "regime_results" / "wm_r1_round12.jsonl"
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else (default if default.exists() else
-                                                          REPO / "runs" / "control" / "results.jsonl")
-    rows = rows_of(path)
-    seeds = sorted({seed for _, seed in rows})
-    print(f"rows from {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
-    print("seed | start (greedy / sampled) | WM-R1 inside the edit world model | GRPO on the simulator")
+def arms_table(rows: dict, seeds, learned_label: str) -> dict[str, dict[int, float]]:
+    """Print per seed the start, WM-R1 inside the learned model and GRPO on the simulator (greedy /
+    sampled); return the per-seed differences: 'learned', 'learned_sampled', 'simulator' (each −
+    start) and 'learned_minus_simulator' (greedy)."""
+    print(f"seed | start (greedy / sampled) | {learned_label} | GRPO on the simulator")
     gain = {"learned": {}, "simulator": {}, "learned_sampled": {}, "learned_minus_simulator": {}}
     for seed in seeds:
         learned, simulator = rows.get(("learned", seed)), rows.get(("simulator", seed))
-        cells = []
-        for row in (learned, simulator):
-            cells.append(f"{row['greedy'][1]:.3f} / {row['sampled'][1]:.3f}" if row else "not run")
         start = learned or simulator
+        if start is None:
+            print(f"{seed:4d} | not run")
+            continue
+        cells = [f"{row['greedy'][1]:.3f} / {row['sampled'][1]:.3f}" if row else "not run" for row in (learned, simulator)]
         print(f"{seed:4d} | {start['greedy'][0]:.3f} / {start['sampled'][0]:.3f} | {cells[0]} | {cells[1]}")
         if learned:
             gain["learned"][seed] = learned["greedy"][1] - learned["greedy"][0]
@@ -68,6 +66,17 @@ if __name__ == "__main__":
             gain["simulator"][seed] = simulator["greedy"][1] - simulator["greedy"][0]
         if learned and simulator:
             gain["learned_minus_simulator"][seed] = learned["greedy"][1] - simulator["greedy"][1]
+    return gain
+
+
+if __name__ == "__main__":
+    default = REPO / "tools" / "regime_results" / "wm_r1_round12.jsonl"
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else (default if default.exists() else
+                                                          REPO / "runs" / "control" / "results.jsonl")
+    rows = rows_of(path)
+    seeds = sorted({seed for _, seed in rows})
+    print(f"rows from {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
+    gain = arms_table(rows, seeds, "WM-R1 inside the edit world model")
     print("\nseed | exact | agreement | real successes judged a success | real failures judged a failure "
           "| reference judged a success | exact along the reference")
     for seed in seeds:
