@@ -3,8 +3,8 @@
 GRPO on the simulator (`train --p 0`), greedy and sampled on 400 unseen settings tasks; the world
 model's judging of the start's own episodes (`fidelity`); then the planned test (19.2: greedy,
 WM-R1 inside the learned model − start, seeds 1-3, 95% t-interval, `wmkit.stats.verdict`) and the
-figures reported beside it; then section 19.4's world model with the reference paths expanded
-(`sbedx60`, seeds 2 and 3, exploratory).
+figures reported beside it. Section 19.4's world model with the reference paths expanded
+(`sbedx60`, seeds 2 and 3, exploratory) has the same tables in tools/wm_r1_round13_report.py.
 
     python tools/wm_r1_round12_report.py [ROWS]   (default: tools/regime_results/wm_r1_round12.jsonl,
     else runs/control/results.jsonl; the last row of each kind and seed counts)
@@ -69,6 +69,27 @@ def arms_table(rows: dict, seeds, learned_label: str) -> dict[str, dict[int, flo
     return gain
 
 
+def judging_table(rows: dict, seeds, target: float | None = None) -> None:
+    """Print, per seed, the learned world model's judging of the start's own episodes replayed in
+    the simulator (`fidelity`'s row), and of the reference solutions; with `target`, whether each
+    class and the references reach it (the issue's 0.90)."""
+    print("\nseed | exact | agreement | real successes judged a success | real failures judged a failure "
+          "| reference judged a success | exact along the reference"
+          + (f" | target {target:.2f} each" if target is not None else ""))
+    for seed in seeds:
+        row = rows.get(("judging", seed))
+        if row is None:
+            print(f"{seed:4d} | not run")
+            continue
+        j, ref = row["rows"]["learned"], row["rows"].get("learned_reference", {})
+        values = (j["success_judged_on_real_successes"], j["failure_judged_on_real_failures"],
+                  ref.get("imagined_success_of_reference", float("nan")))
+        met = "" if target is None else (" | met" if all(v >= target for v in values) else " | not met")
+        print(f"{seed:4d} | {j['exact']:.3f} | {j['agreement']:.3f} | {values[0]:.3f} (real successes "
+              f"{j['real_success'] * j['n']:.0f}) | {values[1]:.3f} | {values[2]:.3f} | "
+              f"{ref.get('exact_along_reference', float('nan')):.3f}{met}")
+
+
 if __name__ == "__main__":
     default = REPO / "tools" / "regime_results" / "wm_r1_round12.jsonl"
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else (default if default.exists() else
@@ -77,17 +98,7 @@ if __name__ == "__main__":
     seeds = sorted({seed for _, seed in rows})
     print(f"rows from {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
     gain = arms_table(rows, seeds, "WM-R1 inside the edit world model")
-    print("\nseed | exact | agreement | real successes judged a success | real failures judged a failure "
-          "| reference judged a success | exact along the reference")
-    for seed in seeds:
-        row = rows.get(("judging", seed))
-        if row is None:
-            print(f"{seed:4d} | not run")
-            continue
-        j, ref = row["rows"]["learned"], row["rows"].get("learned_reference", {})
-        print(f"{seed:4d} | {j['exact']:.3f} | {j['agreement']:.3f} | {j['success_judged_on_real_successes']:.3f} "
-              f"(real successes {j['real_success'] * j['n']:.0f}) | {j['failure_judged_on_real_failures']:.3f} | "
-              f"{ref.get('imagined_success_of_reference', float('nan')):.3f} | {ref.get('exact_along_reference', float('nan')):.3f}")
+    judging_table(rows, seeds)
     print("\nTHE TEST (planned in 19.2):", claim("greedy, WM-R1 inside the learned model − start", gain["learned"], TEST_SEEDS))
     print("beside it, not tested:")
     every = seeds
@@ -100,16 +111,4 @@ if __name__ == "__main__":
                                 every)):
         print("  " + claim(label, gain[key], chosen))
 
-    print("\n19.4 (exploratory): the world model trained with 60 tasks' reference paths expanded (sbedx60)")
-    expanded = rows_of(path, "sbedx60", "sbq2_editwmx60")
-    for seed in sorted({s for _, s in expanded}):
-        judging, learned = expanded.get(("judging", seed)), expanded.get(("learned", seed))
-        if judging:
-            j, ref = judging["rows"]["learned"], judging["rows"]["learned_reference"]
-            print(f"  seed {seed}: exact {j['exact']:.3f}, real successes judged a success "
-                  f"{j['success_judged_on_real_successes']:.3f}, real failures judged a failure "
-                  f"{j['failure_judged_on_real_failures']:.3f}, reference judged a success "
-                  f"{ref['imagined_success_of_reference']:.3f}")
-        if learned:
-            print(f"  seed {seed}: WM-R1 inside it, greedy / sampled {learned['greedy'][0]:.3f} / "
-                  f"{learned['sampled'][0]:.3f} -> {learned['greedy'][1]:.3f} / {learned['sampled'][1]:.3f}")
+    print("\n19.4 (exploratory), the world model with 60 tasks' reference paths expanded (sbedx60), seeds 2 and 3:\n  ROUND13_SEEDS=2,3 python tools/wm_r1_round13_report.py tools/regime_results/wm_r1_round12.jsonl")

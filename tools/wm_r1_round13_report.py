@@ -14,7 +14,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 
-from wm_r1_round12_report import arms_table, claim, rows_of  # noqa: E402
+from wm_r1_round12_report import arms_table, claim, judging_table, rows_of  # noqa: E402
 
 TEST_SEEDS = tuple(int(s) for s in os.environ.get("ROUND13_SEEDS", "4,5,6,7,8,9").split(","))
 """The seeds of the planned test (20.1; none had been run in any round), unless ROUND13_SEEDS names others."""
@@ -30,19 +30,7 @@ if __name__ == "__main__":
     seeds = [s for s in TEST_SEEDS if any((kind, s) in rows for kind in ("learned", "simulator", "judging"))]
     print(f"rows from {path.relative_to(REPO) if path.is_relative_to(REPO) else path}; seeds run: {seeds}")
     gain = arms_table(rows, seeds, "WM-R1 inside the learned model")
-    print(f"\nseed | exact | agreement | real successes judged a success | real failures judged a failure "
-          f"| reference judged a success   (target {TARGET:.2f} each)")
-    for seed in seeds:
-        row = rows.get(("judging", seed))
-        if row is None:
-            print(f"{seed:4d} | not run")
-            continue
-        j, ref = row["rows"]["learned"], row["rows"]["learned_reference"]
-        values = (j["success_judged_on_real_successes"], j["failure_judged_on_real_failures"],
-                  ref["imagined_success_of_reference"])
-        met = "met" if all(v >= TARGET for v in values) else "not met"
-        print(f"{seed:4d} | {j['exact']:.3f} | {j['agreement']:.3f} | {values[0]:.3f} (real successes "
-              f"{j['real_success'] * j['n']:.0f}) | {values[1]:.3f} | {values[2]:.3f} | {met}")
+    judging_table(rows, seeds, TARGET)
     print("\nTHE TEST (planned in 20.1):", claim("greedy, WM-R1 inside the learned model − start", gain["learned"], seeds))
     print("beside it, not tested:")
     for label, key in (("sampled, WM-R1 (learned) − start", "learned_sampled"),
