@@ -197,6 +197,37 @@ def test_world_model_source_never_steps_the_simulator(monkeypatch):
     assert all(e.finished and e.steps == 2 and e.wm_calls == 1 for e in episodes)
 
 
+
+class RandomTapPolicy(ScriptedPolicy):
+    """Taps a random element each turn, drawn from torch's global stream like a sampling policy."""
+
+    def __init__(self):
+        super().__init__({})
+
+    def turns(self, contexts, num_samples=1):
+        import torch
+
+        return [[self.encode(ag.format_turn("x.", action=f"tap({int(torch.randint(1, 6, ()))})")) + [0]
+                 for _ in range(num_samples)] for _ in contexts]
+
+
+def test_a_learned_world_models_predictions_do_not_move_the_policys_sampling(tiny_lm):
+    """Sampled episodes inside a learned world model are the same whether its predictions come
+    from the model (cache misses) or from the cache: predicting must not reseed the policy's stream."""
+    import torch
+
+    model, tok, _ = tiny_lm
+    source = ag.WorldModelSource(ag.world_model_predictor(model, tok, max_new_tokens=4))
+    tasks = [_task("setting_on", s) for s in range(3)]
+    played = []
+    for _ in range(2):  # the first pass fills the cache; the second predicts nothing
+        torch.manual_seed(7)
+        episodes = ag.run_episodes(RandomTapPolicy(), tasks, source.episode_source(),
+                                   config=ag.AgentConfig(max_steps=4))
+        played.append([e.actions for e in episodes])
+    assert source.cache and played[0] == played[1]
+    assert len({a for actions in played[0] for a in actions}) > 1  # the policy did draw
+
 def test_world_model_success_is_judged_on_the_predicted_screen():
     task = _task()
     env = phone.PhoneEnv()

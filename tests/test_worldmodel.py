@@ -88,3 +88,16 @@ def test_prompt_and_jsonl_round_trip(tmp_path, game_transitions, tiny_lm):
         wm.prompt_messages("chess", "s", "a")
     path = wm.write_jsonl(game_transitions, tmp_path / "x.jsonl")
     assert wm.read_jsonl(path) == game_transitions
+
+
+def test_generation_leaves_the_callers_random_stream_alone(tiny_lm, small_splits):
+    import torch
+
+    model, tok, _ = tiny_lm
+    queries = [(t.env, t.state, t.action) for t in small_splits["test"][:3]]
+    torch.manual_seed(123)
+    expected = torch.rand(4)
+    torch.manual_seed(123)
+    wm.predict_diffs(model, tok, queries, max_new_tokens=4)  # greedy
+    wm.predict_diffs(model, tok, queries, max_new_tokens=4, do_sample=True, num_samples=2, seed=5)
+    assert torch.equal(torch.rand(4), expected)

@@ -107,7 +107,10 @@ def generate(model, tokenizer, prompts: Sequence[str], max_new_tokens: int, do_s
     """Complete each prompt; returns `num_samples` texts per prompt (greedy: 1).
 
     Prompts are left-padded so a batch ends where the answers start; generation stops at
-    the tokenizer's end-of-turn token or at `max_new_tokens`.
+    the tokenizer's end-of-turn token or at `max_new_tokens`. Sampling draws from a stream seeded
+    with `seed`, and the caller's global random state is left as it was: a world model that
+    WM-R1 asks for a next screen must not reset the policy's sampling stream (greedy decoding
+    used to call ``torch.manual_seed(seed)`` too, so every prediction restarted it).
     """
     if max_new_tokens < 1:
         raise ValueError("max_new_tokens must be at least 1")
@@ -115,28 +118,30 @@ def generate(model, tokenizer, prompts: Sequence[str], max_new_tokens: int, do_s
         num_samples = 1
     model.eval()
     device = next(model.parameters()).device
-    old_side = tokenizer.padding_side
-    tokenizer.padding_side = "left"
-    torch.manual_seed(seed)
-    outputs: list[list[str]] = []
     starts = range(0, len(prompts), batch_size)
     if progress:
         from wmkit.quiet import transient_bar
 
         starts = transient_bar(starts, desc="generate")
+    outputs: list[list[str]] = []
+    old_side = tokenizer.padding_side
+    tokenizer.padding_side = "left"
+    # fork_rng saves the global CPU (and this device's) random state and restores it on exit
     try:
-        for start in starts:
-            batch = list(prompts[start:start + batch_size])
-            enc = tokenizer(batch, return_tensors="pt", padding=True, add_special_tokens=False).to(device)
-            kwargs = dict(max_new_tokens=max_new_tokens, do_sample=do_sample,
-                          num_return_sequences=num_samples, pad_token_id=tokenizer.pad_token_id,
-                          eos_token_id=tokenizer.eos_token_id)
-            if do_sample:
-                kwargs.update(temperature=temperature, top_k=0, top_p=1.0)
-            out = model.generate(**enc, **kwargs)
-            texts = tokenizer.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
-            for i in range(len(batch)):
-                outputs.append([t.strip() for t in texts[i * num_samples:(i + 1) * num_samples]])
+        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+            torch.manual_seed(seed)
+            for start in starts:
+                batch = list(prompts[start:start + batch_size])
+                enc = tokenizer(batch, return_tensors="pt", padding=True, add_special_tokens=False).to(device)
+                kwargs = dict(max_new_tokens=max_new_tokens, do_sample=do_sample,
+                              num_return_sequences=num_samples, pad_token_id=tokenizer.pad_token_id,
+                              eos_token_id=tokenizer.eos_token_id)
+                if do_sample:
+                    kwargs.update(temperature=temperature, top_k=0, top_p=1.0)
+                out = model.generate(**enc, **kwargs)
+                texts = tokenizer.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+                for i in range(len(batch)):
+                    outputs.append([t.strip() for t in texts[i * num_samples:(i + 1) * num_samples]])
     finally:
         tokenizer.padding_side = old_side
     return outputs
