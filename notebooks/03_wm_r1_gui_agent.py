@@ -792,6 +792,14 @@ else:
         v = stats.verdict(diffs)
         verdicts[claim] = v.text
         print(f"{claim:86s} {stats.describe(v.summary):>26s}  {v.text}")
+    # What the reward saw against what was real: success as the world model judged it in training,
+    # and sampled success in the simulator before and after. Judged up while real falls is GRPO
+    # exploiting the model's errors.
+    print("\nseed | judged success inside the model, first -> last quarter of training | real sampled success, start -> after")
+    for r in learned_per_seed:
+        x = r["rungs"]["learned"]
+        print(f"{r['seed']:4d} | {x['judged_success_first_quarter']:.3f} -> {x['judged_success_last_quarter']:.3f}"
+              f"{'':43s} | {r['start']['sampled']['success']:.3f} -> {x['sampled']['success']:.3f}")
 
 # %% [markdown]
 # The main result as a figure: success per arm with 95% intervals over seeds (left), and the
@@ -836,7 +844,8 @@ if learned_per_seed:
 # that signal lifts the agent over its start, and how far it stays from GRPO with the simulator's
 # own transitions. Read the per-seed rows too: the 2-epoch starts differ from seed to seed, and a
 # model with holes (a wrong tap it judges right) is exploited by GRPO, which is rewarded for exactly
-# those episodes. On the right, the learned model sits on the oracle's axis by its measured
+# those episodes: the last table shows it when the success the model judged rose during training
+# while the real success fell. On the right, the learned model sits on the oracle's axis by its measured
 # next-screen error; its judging errors are one-sided (it misses few real successes, and calls some
 # failures a success), unlike the oracle's symmetric flips, so its point need not lie on the
 # oracle's curve.
