@@ -14,7 +14,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 
-from wm_r1_round12_report import arms_table, claim, judging_table, rows_of  # noqa: E402
+from wm_r1_round12_report import arms_table, claim, judging_table, rows_of
 
 TEST_SEEDS = tuple(int(s) for s in os.environ.get("ROUND13_SEEDS", "4,5,6,7,8,9").split(","))
 """The seeds of the planned test (20.1; none had been run in any round), unless ROUND13_SEEDS names others."""
