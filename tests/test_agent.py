@@ -197,7 +197,6 @@ def test_world_model_source_never_steps_the_simulator(monkeypatch):
     assert all(e.finished and e.steps == 2 and e.wm_calls == 1 for e in episodes)
 
 
-
 class RandomTapPolicy(ScriptedPolicy):
     """Taps a random element each turn, drawn from torch's global stream like a sampling policy."""
 
@@ -227,6 +226,7 @@ def test_a_learned_world_models_predictions_do_not_move_the_policys_sampling(tin
         played.append([e.actions for e in episodes])
     assert source.cache and played[0] == played[1]
     assert len({a for actions in played[0] for a in actions}) > 1  # the policy did draw
+
 
 def test_world_model_success_is_judged_on_the_predicted_screen():
     task = _task()
