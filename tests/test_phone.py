@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import random
 from collections import deque
 from dataclasses import asdict
 
@@ -367,6 +368,43 @@ def test_judge_screen_reads_the_status_bar():
     after = env.step("home()").observation  # back home: only the bar shows the setting now
     assert phone.judge_screen(task, after) is True
     assert phone.judge_screen(phone.make_task("setting_on", 0), after.replace("status: ", "status:")) is None
+
+
+def test_judge_screen_sees_a_side_effect_the_screen_shows():
+    # "Turn off Location", solved, then one more tap on a toggle the task does not name: the
+    # simulator calls it a failure (nothing outside the task may change), and so must the screen
+    task = next(t for t in (phone.with_status_bar(phone.make_task("setting_off", s)) for s in range(50))
+                if t.params.get("setting") == "Location")
+    plan = [a for a in phone.reference_solution(task) if a != "finished()"]
+    env, _ = replay(task, plan)
+    assert env.is_success() and phone.judge_screen(task, env.observation()) is True
+    [bluetooth] = [line.split("]")[0][1:] for line in env.observation().split("\n") if 'switch "Bluetooth"' in line]
+    env.step(f"tap({bluetooth})")
+    assert not env.is_success()
+    assert phone.judge_screen(task, env.observation()) is False
+    # home again: the status bar still shows the flipped toggle
+    assert phone.judge_screen(task, env.step("home()").observation) is False
+
+
+def test_judge_screen_never_calls_a_real_failure_a_success_on_the_status_bar_phone():
+    # every toggle is on every screen of the status-bar phone, so a screen judged a success is one
+    # the simulator judges a success: the reference path, then 0-2 random actions, on the
+    # settings templates (the agent's favourite mistake is one more tap after the right one)
+    rng = random.Random(0)
+    judged_success, real_failures_after_the_goal = 0, 0
+    for seed in range(150):
+        task = phone.with_status_bar(phone.make_task(rng.choice(["setting_on", "setting_off", "setting_flip",
+                                                                 "setting_match"]), seed))
+        env, _ = replay(task, [a for a in phone.reference_solution(task) if a != "finished()"])
+        for _ in range(rng.randint(0, 2)):
+            env.step(rng.choice([a for a in env.valid_actions() if a != "finished()"]))
+        screen = env.observation()
+        if phone.judge_screen(task, screen) is True:
+            assert env.is_success(), (task.instruction, screen)
+            judged_success += 1
+        else:
+            real_failures_after_the_goal += not env.is_success()
+    assert judged_success >= 30 and real_failures_after_the_goal >= 10
 
 
 def test_split_templates_is_disjoint_and_deterministic():

@@ -1510,7 +1510,13 @@ def _parse_element_value(rest: str) -> Any:
 
 def judge_screen(task: PhoneTask, screen_text: str) -> bool | None:
     """Goal check on a screen alone (e.g. a predicted one): True / False where the screen shows
-    every expected fact / contradicts one, None when it cannot tell. Ignores side effects."""
+    every expected fact / contradicts one, None when it cannot tell.
+
+    Side effects count where the screen shows them: a fact outside the task's scope (a toggle on
+    the Settings screen or in the status bar, say) shown with another value than at the start makes
+    it False, as it makes the simulator's goal check fail. Side effects the screen does not show are
+    not seen. (Ignoring the visible ones let WM-R1 inside a learned world model be rewarded for a
+    tap on the neighbouring toggle: tools/WM_R1_LADDER.md section 24.)"""
     if not isinstance(screen_text, str):
         return None
     lines = [line.strip() for line in screen_text.split("\n") if line.strip()]
@@ -1564,6 +1570,8 @@ def judge_screen(task: PhoneTask, screen_text: str) -> bool | None:
     verdicts = [evidence(key, _freeze(want)) for key, want in task.expect.items()]
     if False in verdicts:
         return False
+    if any(evidence(key, start) is False for key, start in _Goal(task).fixed.items()):
+        return False  # a side effect the screen shows
     return True if verdicts and all(v is True for v in verdicts) else None
 
 
