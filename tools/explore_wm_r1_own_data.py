@@ -33,9 +33,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def agent_transitions(model, tokenizer, sizes, seed: int, n_episodes: int, n_neighbourhood: int) -> list:
-    """The start's sampled episodes (and the neighbourhood of the first `n_neighbourhood`) as
-    world-model transitions of the status-bar phone."""
+def agent_transitions(model, tokenizer, sizes, seed: int, n_episodes: int,
+                      n_neighbourhood: int) -> tuple[list, float]:
+    """(transitions, success of the episodes): the start's sampled episodes (and the
+    neighbourhood of the first `n_neighbourhood`) as world-model transitions of the status-bar phone."""
     from wmkit.envs import phone
     from wmkit.envs.base import Transition
     from wmkit.wm_r1 import experiment as ex
@@ -83,6 +84,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
+
     from wmkit.core.worldmodel import split_by_episode
     from wmkit.envs import phone_edit
     from wmkit.profiles import get_profile
