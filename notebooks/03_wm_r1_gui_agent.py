@@ -870,8 +870,8 @@ if learned_per_seed:
 # effects until 2026-12-02, and a tap on the neighbouring toggle after the right one was judged a
 # success although the status bar showed it (400 sampled episodes of that start: on their *real*
 # final screens that judge called 31 of the 354 real failures a success; with a judge that sees
-# them, the share of real failures judged a failure inside the same world model rose from 0.93 to
-# 0.98). The judge now fails such a screen, and what is left in this column is the world model's:
+# them, the kit's judging measurement inside the same world model judged 0.98 of real failures a
+# failure instead of 0.93). The judge now fails such a screen, and what is left in this column is the world model's:
 # the status bar shows every toggle, so on these tasks no side effect is hidden from the judge.
 #
 # With a share s of real successes, a share a of them judged right and a share b of the failures
