@@ -871,8 +871,9 @@ if learned_per_seed:
 # success although the status bar showed it (400 sampled episodes of that start: on their *real*
 # final screens that judge called 31 of the 354 real failures a success; with a judge that sees
 # them, the kit's judging measurement inside the same world model judged 0.98 of real failures a
-# failure instead of 0.93). The judge now fails such a screen, and what is left in this column is the world model's:
-# the status bar shows every toggle, so on these tasks no side effect is hidden from the judge.
+# failure instead of 0.93). The judge now fails such a screen, and what is left in this column is
+# the world model's: the status bar shows every toggle, so on these tasks no side effect is hidden
+# from the judge.
 #
 # With a share s of real successes, a share a of them judged right and a share b of the failures
 # judged right, precision = s·a / (s·a + (1 − s)(1 − b)). The per-class figures hide the base rate:
