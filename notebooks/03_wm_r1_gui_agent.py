@@ -936,10 +936,10 @@ for s_real, a, b in ((0.10, 1.00, 0.95), (0.10, 1.00, 0.99), (0.25, 1.00, 0.95))
 if learned_per_seed:
     print("\nper seed: precision on the start's episodes beside what WM-R1 inside the model gained (greedy)")
     for r in sorted(learned_per_seed, key=lambda r: judged_precision(r["learned_world_model"])):
-        x, sim, start = r["rungs"]["learned"], r["rungs"]["0"], r["start"]
+        x, sim, seed_start = r["rungs"]["learned"], r["rungs"]["0"], r["start"]
         print(f"seed {r['seed']}: precision {judged_precision(r['learned_world_model']):.2f}, real success of the "
               f"start's sampled episodes {r['learned_world_model']['real_success']:.2f};  WM-R1 in the model − start "
-              f"{x['greedy']['success'] - start['greedy']['success']:+.3f},  − GRPO on the simulator "
+              f"{x['greedy']['success'] - seed_start['greedy']['success']:+.3f},  − GRPO on the simulator "
               f"{x['greedy']['success'] - sim['greedy']['success']:+.3f}")
 
 # %% [markdown]
