@@ -759,13 +759,22 @@ print("\ndecoded and applied, the edit gives the simulator's next screen:",
 # (`python -m wmkit bench --profile cpu --seeds 9 --only wm_r1_learned`); at `smoke` it trains a
 # tiny one here (`LEARNED_WORLD_MODEL_HERE` overrides either way).
 #
-# Seed 0 is the seed on which this world model was built and its judge mended. Two tests were then
-# planned and written down before they ran, each on seeds never run with this code: seeds 1-4 and,
-# after the first came out inconclusive, seeds 5-8. The cell prints the verdict over every seed
-# with a record, then each planned test alone, because a verdict pooled after looking is weaker
-# evidence than one fixed before.
+# Seed 0 is the seed on which this world model was built and its judge mended. Three tests were
+# then planned and written down before they ran, each on seeds never run with this code: seeds 1-4
+# and, after the first came out inconclusive, seeds 5-8 (WM-R1 − start); then seeds 9-12 against
+# the best instruction-blind policy (below). The cells print the verdict over every seed with a
+# record, then each planned test alone, because a verdict pooled after looking is weaker evidence
+# than one fixed before.
 
 # %%
+# The tests planned before they ran (name, seeds, claim), each on seeds never run before it; seed 0
+# is where the world model was built and its judge mended. The third compares with the best
+# instruction-blind sequence (computed below), not with the start.
+LEARNED_PLANNED_TESTS = (("first planned test", (1, 2, 3, 4), "start"),
+                         ("second planned test", (5, 6, 7, 8), "start"),
+                         ("third planned test", (9, 10, 11, 12), "blind"))
+
+
 def judged_precision(judging):
     """Of the start's episodes the world model judged a success, the share that really succeeded:
     TP / (TP + FP), from the judging measurement's shares of all episodes."""
@@ -781,7 +790,7 @@ if train_learned_here:
                                                  out_dir=run.output_dir / "learned_world_model", progress=True)
     print(f"seed {run.seed}: world model, its judging and two GRPO runs in {time.perf_counter() - t0:.0f} s")
 learned_per_seed, learned_source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_learned",
-                                                           learned_seed)
+                                                           learned_seed, seeds=range(LEARNED_PLANNED_TESTS[-1][1][-1] + 1))
 learned_per_seed = [r for r in learned_per_seed if r is not None]
 if not learned_per_seed:
     learned_source = "not measured"
@@ -811,9 +820,9 @@ else:
         verdicts[claim] = v.text
         print(f"{claim:86s} {stats.describe(v.summary):>26s}  {v.text}")
     # The two planned tests alone (seeds fixed before each ran), where their seeds have records.
-    for test_name, test_seeds in (("first planned test", [1, 2, 3, 4]), ("second planned test", [5, 6, 7, 8])):
+    for test_name, test_seeds, against in LEARNED_PLANNED_TESTS:
         test_runs = [r for r in learned_per_seed if r["seed"] in test_seeds]
-        if len(test_runs) == len(test_seeds):
+        if against == "start" and len(test_runs) == len(test_seeds):
             claim = f"learned world model, {test_name} (seeds {test_seeds[0]}-{test_seeds[-1]}): WM-R1 − start, greedy"
             v = stats.verdict(paired("learned", "start", runs=test_runs))
             verdicts[claim] = v.text
@@ -860,6 +869,14 @@ if learned_per_seed:
         v = stats.verdict([x - blind_success for x in values])
         print(f"{label:28s} − blind, greedy: {stats.describe(v.summary):>26s}   above it on "
               f"{sum(x > blind_success for x in values)} of {len(values)} seeds")
+    for test_name, test_seeds, against in LEARNED_PLANNED_TESTS:
+        test_runs = [r for r in learned_per_seed if r["seed"] in test_seeds]
+        if against == "blind" and len(test_runs) == len(test_seeds):
+            claim = (f"learned world model, {test_name} (seeds {test_seeds[0]}-{test_seeds[-1]}): "
+                     "WM-R1 − best instruction-blind sequence, greedy")
+            v = stats.verdict([r["rungs"]["learned"]["greedy"]["success"] - blind_success for r in test_runs])
+            verdicts[claim] = v.text
+            print(f"{claim}: {stats.describe(v.summary)}  {v.text}")
 
 # %% [markdown]
 # The main result as a figure: success per arm with 95% intervals over seeds (left), and the
