@@ -756,7 +756,7 @@ print("\ndecoded and applied, the edit gives the simulator's next screen:",
 # reference solutions; then WM-R1 inside it (no simulator step in training) and, from the same
 # start with the same 60 updates, GRPO on the simulator (p = 0). At `cpu` one seed takes about 20
 # minutes on one core, more than this notebook's budget, so it reads the benchmark's records
-# (`python -m wmkit bench --profile cpu --seeds 9 --only wm_r1_learned`); at `smoke` it trains a
+# (`python -m wmkit bench --profile cpu --seeds 13 --only wm_r1_learned`); at `smoke` it trains a
 # tiny one here (`LEARNED_WORLD_MODEL_HERE` overrides either way).
 #
 # Seed 0 is the seed on which this world model was built and its judge mended. Three tests were
@@ -795,7 +795,7 @@ learned_per_seed = [r for r in learned_per_seed if r is not None]
 if not learned_per_seed:
     learned_source = "not measured"
     print(f"not measured: no benchmark records for this code version, and not trained here. Run  python -m wmkit "
-          f"bench --profile {run.profile.name} --seeds 9 --only wm_r1_learned  (or LEARNED_WORLD_MODEL_HERE = True)")
+          f"bench --profile {run.profile.name} --seeds 13 --only wm_r1_learned  (or LEARNED_WORLD_MODEL_HERE = True)")
 else:
     print("source:", learned_source)
     print(f"{'seed':>4s} {'start':>13s} {'WM-R1 in it':>13s} {'GRPO on sim':>13s}   (greedy / sampled)  |"
