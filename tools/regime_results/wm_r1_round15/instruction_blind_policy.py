@@ -1,12 +1,16 @@
 """Best instruction-blind policy (open Settings, tap switch k, finish) on the settings ladders' 400
 evaluation tasks, and each arm's greedy success against it over the published records.
 Run from the repository root: PYTHONPATH=$PWD .venv/bin/python tools/regime_results/wm_r1_round15/instruction_blind_policy.py"""
-import json, glob
+import glob
+import json
 from collections import defaultdict
-from wmkit.profiles import get_profile
-from wmkit.envs import phone
-from wmkit.wm_r1 import experiment as ex
+from pathlib import Path
+
 from wmkit import stats
+from wmkit.envs import phone
+from wmkit.profiles import get_profile
+from wmkit.wm_r1 import experiment as ex
+
 
 def blind(tasks):
     best = None
@@ -29,7 +33,8 @@ for name, sizes, exp, rungs in (("small_world", ex.small_world_sizes(w), "wm_r1_
     b = blind(ex.ladder_eval_tasks(sizes))
     print(name, "best blind policy: tap", b[1], round(b[0], 4), b[2])
     for ver in ("c8e0", "15ba"):
-        recs = [json.load(open(f))["result"] for f in sorted(glob.glob(f"executed/cpu/bench/records/{exp}/*{ver}*.json"))]
+        recs = [json.loads(Path(f).read_text())["result"]
+                for f in sorted(glob.glob(f"executed/cpu/bench/records/{exp}/*{ver}*.json"))]
         if not recs:
             continue
         for arm in ("start",) + rungs:
