@@ -767,9 +767,8 @@ print("\ndecoded and applied, the edit gives the simulator's next screen:",
 # than one fixed before.
 
 # %%
-# The tests planned before they ran (name, seeds, claim), each on seeds never run before it; seed 0
-# is where the world model was built and its judge mended. The third compares with the best
-# instruction-blind sequence (computed below), not with the start.
+# The planned tests (name, seeds, what WM-R1 is compared with): "blind" is the best
+# instruction-blind sequence, computed below.
 LEARNED_PLANNED_TESTS = (("first planned test", (1, 2, 3, 4), "start"),
                          ("second planned test", (5, 6, 7, 8), "start"),
                          ("third planned test", (9, 10, 11, 12), "blind"))
@@ -819,7 +818,7 @@ else:
         v = stats.verdict(diffs)
         verdicts[claim] = v.text
         print(f"{claim:86s} {stats.describe(v.summary):>26s}  {v.text}")
-    # The two planned tests alone (seeds fixed before each ran), where their seeds have records.
+    # The planned tests against the start, each alone, where all their seeds have records.
     for test_name, test_seeds, against in LEARNED_PLANNED_TESTS:
         test_runs = [r for r in learned_per_seed if r["seed"] in test_seeds]
         if against == "start" and len(test_runs) == len(test_seeds):
@@ -969,9 +968,9 @@ if learned_per_seed:
 # `15ba3d8c8cb3`): precision on the start's episodes is 0.79-1.00 and does not order the gap. Seeds 1
 # and 6 have the lowest (0.79); seed 1 ends 0.26 below GRPO on the simulator and seed 6 level with
 # it, seed 10 (0.86) ends 0.31 below, and over the 13 seeds the rank correlation of precision with
-# (WM-R1 in the model − GRPO on the simulator) is +0.01 (+0.20 over the first nine). Above about 0.8, precision on the *start's* episodes did not decide the
-# outcome at this size; read the order printed above against that. Exercise 8 asks how to test the
-# reading where precision is lower.
+# (WM-R1 in the model − GRPO on the simulator) is +0.01 (+0.20 over the first nine). Above about
+# 0.8, precision on the *start's* episodes did not decide the outcome at this size; read the order
+# printed above against that. Exercise 8 asks how to test the reading where precision is lower.
 
 # %% [markdown]
 # ## 9. WM-R1 with notebook 01's world model, over seeds
@@ -1079,6 +1078,10 @@ for row in tput:
 #   sections 24-25). The first planned test, seeds 1-4, was inconclusive (+0.136 [−0.170, +0.442]);
 #   over 13 seeds +0.173 [+0.083, +0.263], sampled up on 12 of 13, and level with GRPO on the
 #   simulator (−0.060 [−0.134, +0.014]). The verdicts printed above read the benchmark's records.
+#   From a weak start the per-class figures are not enough: at 10% real success, 95% of failures
+#   judged right leaves a third of the rewarded episodes false, and GRPO learns those errors. Most
+#   false successes were the judge's, not the world model's: it did not see a side effect the
+#   screen showed, and now does.
 # * **Beating the start is not yet reading the instruction.** Opening Settings and tapping one
 #   fixed switch scores 0.2575 on the same tasks, and most 2-epoch starts are below that. Against
 #   that blind sequence the third planned test (seeds 9-12) is inconclusive (+0.083 [−0.332,
@@ -1087,10 +1090,6 @@ for row in tput:
 #   the simulator from the same starts ended above it on 11 of 13 (seeds 9-12: +0.216 [+0.015,
 #   +0.417]). A learned model that judges the start's episodes well can still be exploited by the
 #   policy GRPO makes of it; what to measure next is the judging on the *trained* policy's episodes.
-#   From a weak start the per-class figures are not enough: at 10% real success, 95% of failures
-#   judged right leaves a third of the rewarded episodes false, and GRPO learns those errors. Most
-#   false successes were the judge's, not the world model's: it did not see a side effect the
-#   screen showed, and now does.
 
 # %%
 summary_lines = [f"source of the verdicts: {source}",
