@@ -71,12 +71,38 @@ def judging_of(policy, tasks, source, sizes, seed) -> dict:
     return judge
 
 
+def judged_by_sequence(policy, tasks, source, sizes, seed, top: int = 8) -> list[dict]:
+    """The policy's episodes played inside the world model, grouped by their action sequence (the
+    most frequent first): how many, how many the model judged a success, how many really succeed
+    when the same actions are replayed in the simulator."""
+    import torch
+
+    torch.manual_seed(seed)
+    wm = own_cache_copy(source)
+    episodes = ag.run_episodes(policy, tasks, wm.episode_source(), imaginer=wm,
+                               config=ag.AgentConfig(max_steps=sizes.max_steps, screen_view=sizes.screen_view))
+    groups: dict[tuple, list[int]] = {}
+    for ep in episodes:
+        env = phone.PhoneEnv(max_steps=10_000)
+        env.reset(task=ep.task)
+        for action in ep.actions:
+            if phone.parse_action(action) not in (None, ("finished",)):
+                env.step(action)
+        row = groups.setdefault(tuple(ep.actions), [0, 0, 0])
+        row[0] += 1
+        row[1] += bool(ep.success)
+        row[2] += bool(env.is_success())
+    ranked = sorted(groups.items(), key=lambda kv: -kv[1][0])[:top]
+    return [{"actions": list(k), "episodes": n, "judged": j, "real": r} for k, (n, j, r) in ranked]
+
+
 def blind_share(episodes) -> dict:
     """Share of episodes that are exactly open_app(settings), tap(k), finished() for each k."""
     out = {}
     for k in BLIND_TAPS:
         seq = ["open_app(settings)", f"tap({k})", "finished()"]
-        out[k] = sum(list(e.actions) == seq for e in episodes) / max(1, len(episodes))
+        parsed = [phone.parse_action(a) for a in seq]  # as parsed: the policy may write spaces
+        out[k] = sum([phone.parse_action(a) for a in e.actions] == parsed for e in episodes) / max(1, len(episodes))
     return {k: v for k, v in out.items() if v}
 
 
@@ -134,6 +160,7 @@ def run(seed: int) -> dict:
            "trained_greedy_in_wm": judging_of(greedy, fidelity_tasks, source, sl, seed),
            "trained_sampled_in_wm": judging_of(sampled, fidelity_tasks, source, sl, seed),
            "trained_greedy_blind_share": blind_share(real_greedy["episodes"]),
+           "trained_greedy_sequences_in_wm": judged_by_sequence(greedy, fidelity_tasks, source, sl, seed),
            "blind_sequences": {k: fixed_sequence_in_world_model(tasks, source,
                                                                 ["open_app(settings)", f"tap({k})"])
                                for k in BLIND_TAPS}}
