@@ -756,22 +756,23 @@ print("\ndecoded and applied, the edit gives the simulator's next screen:",
 # reference solutions; then WM-R1 inside it (no simulator step in training) and, from the same
 # start with the same 60 updates, GRPO on the simulator (p = 0). At `cpu` one seed takes about 20
 # minutes on one core, more than this notebook's budget, so it reads the benchmark's records
-# (`python -m wmkit bench --profile cpu --seeds 13 --only wm_r1_learned`); at `smoke` it trains a
+# (`python -m wmkit bench --profile cpu --seeds 19 --only wm_r1_learned`); at `smoke` it trains a
 # tiny one here (`LEARNED_WORLD_MODEL_HERE` overrides either way).
 #
-# Seed 0 is the seed on which this world model was built and its judge mended. Three tests were
+# Seed 0 is the seed on which this world model was built and its judge mended. Four tests were
 # then planned and written down before they ran, each on seeds never run with this code: seeds 1-4
-# and, after the first came out inconclusive, seeds 5-8 (WM-R1 − start); then seeds 9-12 against
-# the best instruction-blind policy (below). The cells print the verdict over every seed with a
-# record, then each planned test alone, because a verdict pooled after looking is weaker evidence
-# than one fixed before.
+# and, after the first came out inconclusive, seeds 5-8 (WM-R1 − start); then seeds 9-12 and,
+# after that came out inconclusive too, seeds 13-18 against the best instruction-blind policy
+# (below). The cells print the verdict over every seed with a record, then each planned test
+# alone, because a verdict pooled after looking is weaker evidence than one fixed before.
 
 # %%
 # The planned tests (name, seeds, what WM-R1 is compared with): "blind" is the best
 # instruction-blind sequence, computed below.
 LEARNED_PLANNED_TESTS = (("first planned test", (1, 2, 3, 4), "start"),
                          ("second planned test", (5, 6, 7, 8), "start"),
-                         ("third planned test", (9, 10, 11, 12), "blind"))
+                         ("third planned test", (9, 10, 11, 12), "blind"),
+                         ("fourth planned test", (13, 14, 15, 16, 17, 18), "blind"))
 
 
 def judged_precision(judging):
@@ -794,7 +795,8 @@ learned_per_seed = [r for r in learned_per_seed if r is not None]
 if not learned_per_seed:
     learned_source = "not measured"
     print(f"not measured: no benchmark records for this code version, and not trained here. Run  python -m wmkit "
-          f"bench --profile {run.profile.name} --seeds 13 --only wm_r1_learned  (or LEARNED_WORLD_MODEL_HERE = True)")
+          f"bench --profile {run.profile.name} --seeds {LEARNED_PLANNED_TESTS[-1][1][-1] + 1} --only wm_r1_learned  "
+          "(or LEARNED_WORLD_MODEL_HERE = True)")
 else:
     print("source:", learned_source)
     print(f"{'seed':>4s} {'start':>13s} {'WM-R1 in it':>13s} {'GRPO on sim':>13s}   (greedy / sampled)  |"
