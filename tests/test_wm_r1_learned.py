@@ -110,6 +110,14 @@ def test_instruction_blind_success_is_the_share_of_tasks_whose_reference_taps_th
         wm_r1.instruction_blind_success([])
 
 
+def test_replayed_success_replays_the_real_actions_only():
+    task = phone.sample_tasks(1, 3, ["setting_on"])[0]
+    path = phone.reference_solution(task)
+    right = wm_r1.ag.Episode(task=task, prompt="", prompt_ids=[], actions=[path[0], "not an action", *path[1:]])
+    wrong = wm_r1.ag.Episode(task=task, prompt="", prompt_ids=[], actions=path[:1] + ["finished()"])
+    assert wm_r1.replayed_success(right) and not wm_r1.replayed_success(wrong)
+
+
 def test_judging_by_class_by_hand():
     # 100 episodes: 20 real successes of which 15 judged so, 80 real failures of which 10 judged successes
     judge = {"real_success": 0.20, "true_positive": 0.15, "false_positive": 0.10}

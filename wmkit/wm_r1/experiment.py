@@ -328,6 +328,18 @@ def world_model_error(world_model: ag.WorldModelSource, episodes: Sequence[ag.Ep
             "changed_exact": sum(changed) / len(changed) if changed else float("nan"), "n_changed": len(changed)}
 
 
+def replayed_success(episode: ag.Episode) -> bool:
+    """Whether `episode`'s actions, replayed in the real simulator from its task's start, reach the
+    goal (the actions that do not parse, and finished(), are skipped as the agent loop skips them):
+    the truth an episode played inside a world model is judged against."""
+    env = phone.PhoneEnv(max_steps=10_000)
+    env.reset(task=episode.task)
+    for action in episode.actions:
+        if phone.parse_action(action) not in (None, ("finished",)):
+            env.step(action)
+    return env.is_success()
+
+
 def judge_agreement(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource,
                     max_steps: int, seed: int = 0, max_turn_tokens: int = 24, policy: ag.Policy | None = None,
                     screen_view: str = "env") -> dict:
@@ -340,15 +352,8 @@ def judge_agreement(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_mo
     source = _make_source("world_model", world_model, 0.0)
     episodes = ag.run_episodes(policy, tasks, source, imaginer=world_model,
                                config=ag.AgentConfig(max_steps=max_steps, screen_view=screen_view))
-    imagined, real = [], []
-    for ep in episodes:
-        env = phone.PhoneEnv(max_steps=10_000)
-        env.reset(task=ep.task)
-        for action in ep.actions:
-            if phone.parse_action(action) not in (None, ("finished",)):
-                env.step(action)
-        imagined.append(ep.success)
-        real.append(env.is_success())
+    imagined = [ep.success for ep in episodes]
+    real = [replayed_success(ep) for ep in episodes]
     n = max(1, len(episodes))
     tp = sum(i and r for i, r in zip(imagined, real))
     return {"n": len(episodes), "agreement": sum(i == r for i, r in zip(imagined, real)) / n,
