@@ -172,6 +172,16 @@ def test_learned_world_model_claims_read_the_learned_rung_against_start_and_simu
         "wm_r1_learned"}
 
 
+def test_instruction_blind_claims_subtract_the_blind_baseline_of_the_same_record():
+    claims = {c.id: c for c in bench_claims.CLAIMS}
+    result = {"instruction_blind": {"switch": 2, "success": 0.2575},
+              "rungs": {"0": {"greedy": {"success": 0.53}}, "learned": {"greedy": {"success": 0.2075}}}}
+    assert bench_claims.claim_value(claims["wm_r1.learned_reads_instruction"], result) == pytest.approx(-0.05)
+    assert bench_claims.claim_value(claims["wm_r1.small_world_reads_instruction"], result) == pytest.approx(0.2725)
+    assert claims["wm_r1.learned_reads_instruction"].experiment == "wm_r1_learned"
+    assert claims["wm_r1.small_world_reads_instruction"].experiment == "wm_r1_small_world"
+
+
 def test_select_experiments_by_paper_or_name():
     assert bench.select_experiments(["wm-r1"]) == ["wm_r1", "wm_r1_ladder", "wm_r1_small_world", "wm_r1_learned"]
     assert bench.select_experiments(["wm_r1_ladder"]) == ["wm_r1_ladder"]
@@ -352,6 +362,18 @@ def test_report_files_and_figures(tmp_path, fresh):
     assert "after beats before" in text and "python -m wmkit bench --profile smoke --seeds 2 --only fake" in text
     assert report["machine"]["versions"]["torch"] and report["counts"]["inconclusive"] == 1  # t(1 dof) = 12.7
     assert all(Path(f).exists() for f in report["figures"])
+
+
+def test_records_and_reports_name_the_cpu(tmp_path, fresh):
+    """A seed's floats depend on the CPU kind, so each record keeps the CPU model and torch's kernel set."""
+    report = run(tmp_path, 2).report
+    records = [json.loads(p.read_text()) for p in (tmp_path / "bench" / "fake").glob("*.json")]
+    assert len(records) == 2 and all(r["cpu"]["cpu_model"] for r in records)
+    assert all(r["cpu"] == bench.cpu_model() for r in records)
+    cpu = bench.cpu_model()["cpu_model"]
+    assert report["experiments"]["fake"]["cpus"] == [cpu] and report["machine"]["cpu_model"] == cpu
+    text = (tmp_path / "report.md").read_text()
+    assert "| CPU |" in text and f"| {cpu} |" in text and f"machine: {report['machine']['platform']}, {cpu}" in text
 
 
 def test_a_failed_precondition_makes_the_row_not_measured_and_keeps_the_number(tmp_path, fresh):

@@ -1,5 +1,6 @@
 """The settings world's learned world model (wmkit.wm_r1.learned): its training data, a tiny model
 trained and reloaded, its predictions decoded, and WM-R1 trained inside it beside the simulator."""
+import math
 from dataclasses import replace
 
 import pytest
@@ -80,10 +81,52 @@ def test_wm_r1_trains_inside_the_learned_world_model_beside_the_simulator(tmp_pa
     assert run["rungs"]["learned"]["fidelity"] is run["learned_world_model"]
     assert run["learned_world_model"]["reference"]["n"] == 2
     assert run["world_model_training"]["steps"] > 0
+    judged = run["rungs"]["learned"]["trained_policy_judging"]  # the trained policy, judged inside the model
+    assert set(judged) == {"greedy", "sampled"} and judged["greedy"]["n"] == judged["sampled"]["n"] == 2
+    exact = judged["sampled"]["exact"]  # a tiny random policy may make no valid step: then NaN
+    assert (judged["sampled"]["transitions"] == 0 and math.isnan(exact)) or 0 <= exact <= 1
+    assert "trained_policy_judging" not in run["rungs"]["0"]
+    blind = run["instruction_blind"]
+    assert blind["success"] == max(blind["per_switch"].values()) == blind["per_switch"][blind["switch"]]
     for result in (run["start"], *run["rungs"].values()):
         assert set(result["greedy"]["per_template"]) <= set(SETTINGS_WORLD)
     # every task of this ladder is on the status-bar phone
     assert all(t.initial.get("status_bar") for t in wm_r1.ladder_eval_tasks(wm_r1.learned_world_sizes(sizes)))
+
+
+def test_instruction_blind_success_is_the_share_of_tasks_whose_reference_taps_that_switch():
+    """A single-switch task is solved by open Settings, tap(j), finish; a fixed tap(k) solves
+    exactly the tasks whose j is k (tapping another switch changes the wrong setting)."""
+    tasks = [t for t in phone.sample_tasks(60, 3, ["setting_on", "setting_off"])
+             if len(phone.reference_solution(t)) == 3]
+    taps = [phone.parse_action(phone.reference_solution(t)[1]) for t in tasks]
+    assert len(tasks) >= 20 and all(a[0] == "tap" for a in taps)
+    blind = wm_r1.instruction_blind_success(tasks, switches=range(1, 8))
+    for k in range(1, 8):
+        assert blind["per_switch"][k] == pytest.approx(sum(a[1] == k for a in taps) / len(tasks))
+    assert blind["success"] == max(blind["per_switch"].values())
+    assert blind["switch"] == min(k for k, v in blind["per_switch"].items() if v == blind["success"])
+    with pytest.raises(ValueError, match="at least one task"):
+        wm_r1.instruction_blind_success([])
+
+
+def test_replayed_success_replays_the_real_actions_only():
+    task = phone.sample_tasks(1, 3, ["setting_on"])[0]
+    path = phone.reference_solution(task)
+    right = wm_r1.ag.Episode(task=task, prompt="", prompt_ids=[], actions=[path[0], "not an action", *path[1:]])
+    wrong = wm_r1.ag.Episode(task=task, prompt="", prompt_ids=[], actions=path[:1] + ["finished()"])
+    assert wm_r1.replayed_success(right) and not wm_r1.replayed_success(wrong)
+
+
+def test_judging_by_class_by_hand():
+    # 100 episodes: 20 real successes of which 15 judged so, 80 real failures of which 10 judged successes
+    judge = {"real_success": 0.20, "true_positive": 0.15, "false_positive": 0.10}
+    out = wm_r1.judging_by_class(judge)
+    assert out["success_judged_on_real_successes"] == pytest.approx(0.75)
+    assert out["failure_judged_on_real_failures"] == pytest.approx(70 / 80)
+    assert out["precision"] == pytest.approx(0.6)
+    empty = wm_r1.judging_by_class({"real_success": 0.0, "true_positive": 0.0, "false_positive": 0.0})
+    assert math.isnan(empty["success_judged_on_real_successes"]) and math.isnan(empty["precision"])
 
 
 def test_learned_world_sizes_refuses_a_profile_without_one():

@@ -373,6 +373,11 @@ CLAIMS: tuple[Claim, ...] = (
           "that errs on 60% of transitions ends lower (the paper's stated limitation)",
           "— (limitation, no number)", "wm_r1_small_world", "rungs/0/greedy/success", "rungs/0.6/greedy/success",
           kit_label="Δ greedy simulator success, settings tasks (oracle p = 0 − p = 0.6)"),
+    Claim("wm_r1.small_world_reads_instruction", "WM-R1", "in the settings world, GRPO inside the error-free "
+          "world model ends above the best policy that ignores the instruction (open Settings, tap one "
+          "fixed switch, finish)", "— (the kit's control: no paper number)", "wm_r1_small_world",
+          "rungs/0/greedy/success", "instruction_blind/success",
+          kit_label="Δ greedy simulator success, settings tasks (p = 0 − best instruction-blind sequence)"),
     Claim("wm_r1.learned_world_model", "WM-R1", "the agent trained only inside a learned world model beats "
           "its SFT start in the real environment (settings world, status-bar phone)", "3B: 29.5 vs 18.6",
           "wm_r1_learned", "rungs/learned/greedy/success", "start/greedy/success",
@@ -382,6 +387,12 @@ CLAIMS: tuple[Claim, ...] = (
           "7B AndroidWorld 39.8 vs UI-R1 30.8 (+9.0)",
           "wm_r1_learned", "rungs/learned/greedy/success", "rungs/0/greedy/success",
           kit_label="Δ greedy simulator success, settings tasks (WM-R1 in the learned model − GRPO on the simulator)"),
+    Claim("wm_r1.learned_reads_instruction", "WM-R1", "WM-R1 inside the learned world model ends above the "
+          "best policy that ignores the instruction (open Settings, tap one fixed switch, finish): its gain "
+          "is more than learning the path", "— (the kit's control: no paper number)",
+          "wm_r1_learned", "rungs/learned/greedy/success", "instruction_blind/success",
+          kit_label="Δ greedy simulator success, settings tasks (WM-R1 in the learned model − best "
+                    "instruction-blind sequence)"),
     # ---------------------------------------------------------------- WMRL
     Claim("wmrl.error_floor", "WMRL", "pure world-model RL plateaus at an error floor above real-execution RL",
           "Theorem 3 (permanent floor)", "wmrl_controlled",

@@ -142,6 +142,25 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)  # a run killed before this line leaves no record
 
 
+def cpu_model() -> dict:
+    """The CPU's model name (``/proc/cpuinfo``, else ``platform.processor()``) and the instruction
+    set torch's CPU kernels use (e.g. AVX512 on an Intel Xeon with AMX, AVX2 on AMD EPYC). A seed's
+    floats differ between CPU kinds (other kernels, other rounding) and repeat exactly on one kind,
+    so every record keeps both."""
+    import torch
+
+    name = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    capability = getattr(torch.backends.cpu, "get_cpu_capability", lambda: None)()
+    return {"cpu_model": name or platform.processor() or platform.machine(), "torch_cpu_capability": capability}
+
+
 def machine() -> dict:
     import torch
 
@@ -153,7 +172,7 @@ def machine() -> dict:
             versions[name] = None
     cuda = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
     return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-            "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "cuda": cuda,
+            **cpu_model(), "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "cuda": cuda,
             "versions": versions}
 
 
@@ -215,7 +234,7 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     seconds = time.perf_counter() - t0
     record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,
               "code": code, "commit": commit, "dirty": "+" in code, "config_hash": chash, "config": config,
-              "command": command,
+              "command": command, "cpu": cpu_model(),
               "started": started.isoformat(timespec="seconds"), "wall_seconds": round(seconds, 2),
               "result": jsonable(result)}
     _write_atomic(path, json.dumps(record, indent=1, sort_keys=True))
@@ -327,6 +346,9 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
         "experiments": {name: {"paper": e.paper, "description": e.description,
                                "seeds": sorted(records.get(name, {})),
                                "codes": sorted({r["code"] for r in records.get(name, {}).values()}),
+                               # a seed's floats depend on the CPU kind; older records did not keep it
+                               "cpus": sorted({(r.get("cpu") or {}).get("cpu_model") or "not recorded"
+                                               for r in records.get(name, {}).values()}),
                                "wall_seconds": {str(s): r["wall_seconds"] for s, r in records.get(name, {}).items()}}
                         for name, e in experiments.items()},
         "counts": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
@@ -389,8 +411,9 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
         f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
         f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
         else "* wall time: see per-experiment times below",
-        (f"* machine: {m['platform']}, {m['cpu_count']} CPUs, torch threads {m['torch_threads']}, "
-         f"GPU {m['cuda'] or 'none'}"),
+        (f"* machine: {m['platform']}, {m.get('cpu_model') or m['processor']}"
+         + (f" (torch CPU kernels: {m['torch_cpu_capability']})" if m.get("torch_cpu_capability") else "")
+         + f", {m['cpu_count']} CPUs, torch threads {m['torch_threads']}, GPU {m['cuda'] or 'none'}"),
         "* versions: " + ", ".join(f"{k} {val}" for k, val in v.items() if val),
         "* verdicts: " + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "",
         ("Kit number: mean over seeds ± sample std [95% t-interval] of the per-seed value in the second "
@@ -410,12 +433,13 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
         cmd = f"`{row['command']}`" if row.get("command") else "—"
         cells = [row["paper"], row["claim"], row["paper_figure"], label or "—", fmt_kit(row["kit"]), verdict_text, cmd]
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
-    lines += ["", "## Experiments", "", "| experiment | paper | what | seeds | wall s per seed | library version |",
-              "|---|---|---|---|---|---|"]
+    lines += ["", "## Experiments", "", "| experiment | paper | what | seeds | wall s per seed | library version | CPU |",
+              "|---|---|---|---|---|---|---|"]
     for name, e in report["experiments"].items():
         secs = ", ".join(f"{s}: {t:.0f}" for s, t in e["wall_seconds"].items()) or "—"
         codes = ", ".join(f"`{short_version(c)}`" for c in e.get("codes", [])) or "—"
-        lines.append(f"| `{name}` | {e['paper']} | {e['description']} | {e['seeds'] or '—'} | {secs} | {codes} |")
+        cpus = ", ".join(e.get("cpus", [])) or "—"
+        lines.append(f"| `{name}` | {e['paper']} | {e['description']} | {e['seeds'] or '—'} | {secs} | {codes} | {cpus} |")
     if report.get("figures"):
         lines += ["", "## Figures", ""]
         for fig in report["figures"]:

@@ -392,6 +392,12 @@ class WorldModelSource(TransitionSource):
         A learned world model only sees the screen: ``predict`` on (screen, action)."""
         return self.predict([(source.screens[i], a) for i, a in zip(indices, actions)])
 
+    def detached(self) -> WorldModelSource:
+        """The same predictor and judge with a *copy* of the prediction cache: a measurement made
+        through it leaves this source's cache, and so which pairs later batches must predict, as
+        they were."""
+        return WorldModelSource(self.predictor, judge=self.judge, cache=dict(self.cache))
+
     def episode_source(self) -> WorldModelSource:
         """A fresh transition source for one batch of episodes that shares this one's predictor,
         judge and prediction cache (its counters are its own)."""

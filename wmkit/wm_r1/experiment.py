@@ -328,6 +328,18 @@ def world_model_error(world_model: ag.WorldModelSource, episodes: Sequence[ag.Ep
             "changed_exact": sum(changed) / len(changed) if changed else float("nan"), "n_changed": len(changed)}
 
 
+def replayed_success(episode: ag.Episode) -> bool:
+    """Whether `episode`'s actions, replayed in the real simulator from its task's start, reach the
+    goal (the actions that do not parse, and finished(), are skipped as the agent loop skips them):
+    the truth an episode played inside a world model is judged against."""
+    env = phone.PhoneEnv(max_steps=10_000)
+    env.reset(task=episode.task)
+    for action in episode.actions:
+        if phone.parse_action(action) not in (None, ("finished",)):
+            env.step(action)
+    return env.is_success()
+
+
 def judge_agreement(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource,
                     max_steps: int, seed: int = 0, max_turn_tokens: int = 24, policy: ag.Policy | None = None,
                     screen_view: str = "env") -> dict:
@@ -340,15 +352,8 @@ def judge_agreement(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_mo
     source = _make_source("world_model", world_model, 0.0)
     episodes = ag.run_episodes(policy, tasks, source, imaginer=world_model,
                                config=ag.AgentConfig(max_steps=max_steps, screen_view=screen_view))
-    imagined, real = [], []
-    for ep in episodes:
-        env = phone.PhoneEnv(max_steps=10_000)
-        env.reset(task=ep.task)
-        for action in ep.actions:
-            if phone.parse_action(action) not in (None, ("finished",)):
-                env.step(action)
-        imagined.append(ep.success)
-        real.append(env.is_success())
+    imagined = [ep.success for ep in episodes]
+    real = [replayed_success(ep) for ep in episodes]
     n = max(1, len(episodes))
     tp = sum(i and r for i, r in zip(imagined, real))
     return {"n": len(episodes), "agreement": sum(i == r for i, r in zip(imagined, real)) / n,
@@ -679,11 +684,41 @@ def world_model_fidelity(world_model: ag.WorldModelSource, policy: ag.Policy, ta
         world_model = NoisyOracle(world_model.p, world_model.seed, world_model.flip_success, world_model.corruptions)
     judge = judge_agreement(None, None, tasks, world_model, max_steps, seed=seed, policy=policy,
                             screen_view=screen_view)
-    real = judge["real_success"]
-    judge["success_judged_on_real_successes"] = judge["true_positive"] / real if real else float("nan")
-    judge["failure_judged_on_real_failures"] = ((1 - real - judge["false_positive"]) / (1 - real)
-                                               if real < 1 else float("nan"))
-    return {"exact": error["exact"], "changed_exact": error["changed_exact"], "transitions": error["n"], **judge}
+    return {"exact": error["exact"], "changed_exact": error["changed_exact"], "transitions": error["n"],
+            **judging_by_class(judge)}
+
+
+def judging_by_class(judge: dict) -> dict:
+    """`judge` (:func:`judge_agreement`'s shares of all episodes) with the rates per class: real
+    successes judged a success, real failures judged a failure, and precision, the share of the
+    episodes judged a success that really succeeded (TP / (TP + FP)); NaN where a class is empty."""
+    real, tp, fp = judge["real_success"], judge["true_positive"], judge["false_positive"]
+    return {**judge, "success_judged_on_real_successes": tp / real if real else float("nan"),
+            "failure_judged_on_real_failures": (1 - real - fp) / (1 - real) if real < 1 else float("nan"),
+            "precision": tp / (tp + fp) if tp + fp else float("nan")}
+
+
+def trained_policy_judging(world_model: ag.WorldModelSource, model, tokenizer, tasks: Sequence[phone.PhoneTask],
+                           sizes: WMR1Sizes, seed: int = 0) -> dict:
+    """A learned world model's judging of a *trained* policy's episodes, greedy and sampled at T = 1
+    (:func:`judge_agreement` per class), and its exactness on that policy's real sampled transitions.
+    The fidelity measured on the start's episodes says how the model judges what training begins
+    with; GRPO moves the policy to where the model may err, and this measures it there: a model the
+    policy exploits judges its episodes successes that fail in the simulator. Measured through a
+    copy of the model's prediction cache (``detached``), so nothing after it changes."""
+    from wmkit.wm_r1.oracle import NoisyOracle
+
+    out = {}
+    for name, greedy in (("greedy", True), ("sampled", False)):
+        policy = ag.Policy(model, tokenizer, max_turn_tokens=sizes.max_turn_tokens, greedy=greedy, temperature=1.0)
+        out[name] = judging_by_class(judge_agreement(None, None, tasks, world_model.detached(), sizes.max_steps,
+                                                     seed=seed, policy=policy, screen_view=sizes.screen_view))
+    real = evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
+                    max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
+                    seed=seed, screen_view=sizes.screen_view)["episodes"]
+    error = world_model_error(world_model.detached(), real, limit=10_000)
+    out["sampled"].update(exact=error["exact"], changed_exact=error["changed_exact"], transitions=error["n"])
+    return out
 
 
 def _greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int) -> dict:
@@ -831,7 +866,8 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
     kit's measures (:func:`world_model_fidelity`) on the start policy's sampled episodes, so success
     can be plotted against measured error; `learned_world_model` (e.g. notebook 01's, from
     :func:`load_world_model_source`) is measured the same way to place it on that axis, and with
-    `train_in_learned` WM-R1 also trains inside it, from the same start: the rung ``"learned"``.
+    `train_in_learned` WM-R1 also trains inside it, from the same start: the rung ``"learned"``,
+    which also records the model's judging of the *trained* policy (:func:`trained_policy_judging`).
     `start` = (model, tokenizer) skips the SFT (the model is copied, never changed).
     """
     from transformers import set_seed as seed_everything
@@ -901,8 +937,11 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
                 # copies (oracle.episode_source()) whose counters are their own
                 "imagined_calls_corrupted": getattr(source, "corrupted", None),
                 "simulator_steps": trained.simulator_steps, "train_seconds": trained.seconds,
-                "groups_played": trained.groups_played, "distinct_worlds": trained.distinct_worlds,
-                "seconds": time.perf_counter() - started}
+                "groups_played": trained.groups_played, "distinct_worlds": trained.distinct_worlds}
+        if source is learned_world_model:  # where the policy may have learned the model's errors
+            rung["trained_policy_judging"] = trained_policy_judging(source, trained.model, tokenizer, fidelity_tasks,
+                                                                    sizes, seed)
+        rung["seconds"] = time.perf_counter() - started
         log(f"seed {seed} {name}: exact {fidelity['exact']:.2f} judge {fidelity['agreement']:.2f} -> "
             f"greedy {rung['greedy']['success']:.3f} sampled {rung['sampled']['success']:.3f} "
             f"({rung['seconds']:.0f} s)")
@@ -932,8 +971,40 @@ def run_wm_r1_ladder(profile: str, seed: int, runs_root: Path, sizes: WMR1Sizes)
 def run_wm_r1_small_world(profile: str, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
     """The benchmark's ladder in the small world (``sizes.small_world``: the settings templates, a
     2-epoch start at cpu): :func:`run_fidelity_ladder` for this seed, its own SFT start, every rung."""
-    return run_fidelity_ladder(profile, seed, sizes=small_world_sizes(sizes),
-                               out_dir=bench_work_dir(runs_root, "wm_r1_small_world", seed), log=lambda line: None)
+    small = small_world_sizes(sizes)
+    results = run_fidelity_ladder(profile, seed, sizes=small,
+                                  out_dir=bench_work_dir(runs_root, "wm_r1_small_world", seed), log=lambda line: None)
+    results["instruction_blind"] = instruction_blind_success(ladder_eval_tasks(small))
+    return results
+
+
+BLIND_SWITCHES = range(1, 8)
+"""The element numbers an instruction-blind policy may tap on the Settings screen (every switch of
+the settings world, and the status bar's rows on the status-bar phone)."""
+
+
+def instruction_blind_success(tasks: Sequence[phone.PhoneTask], switches: Sequence[int] = BLIND_SWITCHES) -> dict:
+    """The best policy that never reads the instruction, in the settings world: open Settings, tap
+    one fixed element, finish, on every task (simulator success). A fixed switch is the right tap on
+    some share of each template's tasks, so such a policy scores above zero; an agent that ends at
+    or below it has not shown that it reads the instruction, and one whose per-template figures
+    equal one sequence's has learned that sequence. Returns ``{"switch": best k, "success": its
+    success, "per_switch": {k: success}}`` (ties: the lowest k)."""
+    if not tasks:
+        raise ValueError("instruction_blind_success needs at least one task")
+    per_switch = {}
+    for k in switches:
+        wins = 0
+        for task in tasks:
+            env = phone.PhoneEnv()
+            env.reset(task=task)
+            for action in ("open_app(settings)", f"tap({k})", "finished()"):
+                if env.step(action).done:
+                    break
+            wins += env.is_success()
+        per_switch[k] = wins / len(tasks)
+    best = max(per_switch, key=lambda k: (per_switch[k], -k))
+    return {"switch": best, "success": per_switch[best], "per_switch": per_switch}
 
 
 def learned_world_sizes(sizes: WMR1Sizes) -> WMR1Sizes:
@@ -965,6 +1036,7 @@ def run_learned_world_model(profile: str | Profile = "cpu", seed: int = 0, sizes
     results["learned_world_model"]["reference"] = reference_in_world_model(
         ladder_eval_tasks(sizes)[:sizes.ladder.fidelity_episodes], source)
     results["world_model_training"] = info
+    results["instruction_blind"] = instruction_blind_success(ladder_eval_tasks(sizes))
     return results
 
 

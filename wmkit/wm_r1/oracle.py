@@ -168,6 +168,10 @@ class NoisyOracle(ag.WorldModelSource):
     def episode_source(self) -> NoisyOracle:
         return NoisyOracle(self.p, self.seed, self.flip_success, self.corruptions)
 
+    def detached(self) -> NoisyOracle:
+        """A fresh oracle with the same draws (they depend on the state, not on what was asked before)."""
+        return self.episode_source()
+
     def begin(self, tasks):
         self.tasks = list(tasks)
         self.envs = [phone.PhoneEnv(max_steps=10_000) for _ in self.tasks]
