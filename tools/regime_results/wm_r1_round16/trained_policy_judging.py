@@ -12,6 +12,9 @@ model is still in runs/cpu/bench/work/wm_r1_learned/ (9-12 on the Intel machine)
 3. plays every instruction-blind sequence open_app(settings), tap(k), finished() inside the world
    model and in the simulator: does the model reward the blind sequence more than the phone does?
 
+Written and run at library version 15ba3d8c8cb3 (its outputs beside it); since 7b52c806c50c it calls
+the library's replayed_success, judging_by_class and detached(), which do what its own code did,
+and the benchmark's learned rung records the trained policy's judging itself.
 Run from the repository root (one core, ~8 min a seed):
     OMP_NUM_THREADS=1 PYTHONPATH=$PWD .venv/bin/python tools/regime_results/wm_r1_round16/trained_policy_judging.py 9 10 11 12
 """
@@ -34,7 +37,7 @@ BLIND_TAPS = range(1, 8)
 def own_cache_copy(source: ag.WorldModelSource) -> ag.WorldModelSource:
     """The same model and judge with a copy of its prediction cache (the diagnostics leave the
     training's cache as it was)."""
-    return ag.WorldModelSource(source.predictor, judge=source.judge, cache=dict(source.cache))
+    return source.detached()
 
 
 def fixed_sequence_in_world_model(tasks, source: ag.WorldModelSource, actions) -> dict:
@@ -62,13 +65,8 @@ def fixed_sequence_in_world_model(tasks, source: ag.WorldModelSource, actions) -
 
 def judging_of(policy, tasks, source, sizes, seed) -> dict:
     """The world model's judging of `policy`'s episodes played inside it, per class."""
-    judge = ex.judge_agreement(None, None, tasks, own_cache_copy(source), sizes.max_steps, seed=seed,
-                               policy=policy, screen_view=sizes.screen_view)
-    real = judge["real_success"]
-    judge["success_judged_on_real_successes"] = judge["true_positive"] / real if real else float("nan")
-    judge["failure_judged_on_real_failures"] = ((1 - real - judge["false_positive"]) / (1 - real)
-                                               if real < 1 else float("nan"))
-    return judge
+    return ex.judging_by_class(ex.judge_agreement(None, None, tasks, own_cache_copy(source), sizes.max_steps,
+                                                  seed=seed, policy=policy, screen_view=sizes.screen_view))
 
 
 def judged_by_sequence(policy, tasks, source, sizes, seed, top: int = 8) -> list[dict]:
@@ -83,15 +81,10 @@ def judged_by_sequence(policy, tasks, source, sizes, seed, top: int = 8) -> list
                                config=ag.AgentConfig(max_steps=sizes.max_steps, screen_view=sizes.screen_view))
     groups: dict[tuple, list[int]] = {}
     for ep in episodes:
-        env = phone.PhoneEnv(max_steps=10_000)
-        env.reset(task=ep.task)
-        for action in ep.actions:
-            if phone.parse_action(action) not in (None, ("finished",)):
-                env.step(action)
         row = groups.setdefault(tuple(ep.actions), [0, 0, 0])
         row[0] += 1
         row[1] += bool(ep.success)
-        row[2] += bool(env.is_success())
+        row[2] += ex.replayed_success(ep)
     ranked = sorted(groups.items(), key=lambda kv: -kv[1][0])[:top]
     return [{"actions": list(k), "episodes": n, "judged": j, "real": r} for k, (n, j, r) in ranked]
 
