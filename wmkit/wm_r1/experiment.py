@@ -979,8 +979,8 @@ def run_wm_r1_small_world(profile: str, seed: int, runs_root: Path, sizes: WMR1S
 
 
 BLIND_SWITCHES = range(1, 8)
-"""The element numbers an instruction-blind policy may tap on the Settings screen (every switch of
-the settings world, and the status bar's rows on the status-bar phone)."""
+"""The element numbers an instruction-blind policy may tap on the Settings screen: its five switches,
+then Display and Back (which never solve a settings task; kept so a wrong-element tap is scored too)."""
 
 
 def instruction_blind_success(tasks: Sequence[phone.PhoneTask], switches: Sequence[int] = BLIND_SWITCHES) -> dict:
