@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wmkit import stats
+from wmkit import runs, stats
 from wmkit.bench import claims as bench_claims
 from wmkit.bench import runner as bench
 from wmkit.bench.claims import CLAIMS, Claim, Experiment
@@ -374,6 +374,7 @@ def test_records_and_reports_name_the_cpu(tmp_path, fresh):
     assert report["experiments"]["fake"]["cpus"] == [cpu] and report["machine"]["cpu_model"] == cpu
     text = (tmp_path / "report.md").read_text()
     assert "| CPU |" in text and f"| {cpu} |" in text and f"machine: {report['machine']['platform']}, {cpu}" in text
+    assert runs.machine_and_load()["cpu_model"] == cpu  # probes' results files name it the same way
 
 
 def test_a_failed_precondition_makes_the_row_not_measured_and_keeps_the_number(tmp_path, fresh):

@@ -106,13 +106,34 @@ def default_runs_root() -> Path:
     return REPO / "runs" if (REPO / "notebooks").is_dir() else Path.cwd() / "runs"
 
 
+def cpu_model() -> dict:
+    """The CPU's model name (``/proc/cpuinfo``, else ``platform.processor()``) and the instruction
+    set torch's CPU kernels use (e.g. AVX512 on an Intel Xeon with AMX, AVX2 on AMD EPYC). A seed's
+    floats differ between CPU kinds (other kernels, other rounding) and repeat exactly on one kind,
+    so every record keeps both."""
+    import platform
+
+    import torch
+
+    name = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    capability = getattr(torch.backends.cpu, "get_cpu_capability", lambda: None)()
+    return {"cpu_model": name or platform.processor() or platform.machine(), "torch_cpu_capability": capability}
+
+
 def machine_and_load() -> dict:
-    """Where a probe ran, for its results file: processor, CPU count and the load average when it
-    ended (timings on a shared machine mean little without it)."""
+    """Where a probe ran, for its results file: processor, CPU model (:func:`cpu_model`), CPU count
+    and the load average when it ended (timings on a shared machine mean little without it)."""
     import os
     import platform
 
-    return {"processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+    return {"processor": platform.processor() or platform.machine(), **cpu_model(), "cpus": os.cpu_count(),
             "load_after": os.getloadavg()}
 
 

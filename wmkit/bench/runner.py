@@ -57,7 +57,7 @@ from wmkit.bench.claims import (
     claim_value,
     precondition_failure,
 )
-from wmkit.runs import REPO, jsonable
+from wmkit.runs import REPO, cpu_model, jsonable
 from wmkit.stats import VERDICTS, describe, summarize, verdict
 
 RECORD_VERSION = 1
@@ -140,25 +140,6 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     tmp.write_text(text)
     os.replace(tmp, path)  # a run killed before this line leaves no record
-
-
-def cpu_model() -> dict:
-    """The CPU's model name (``/proc/cpuinfo``, else ``platform.processor()``) and the instruction
-    set torch's CPU kernels use (e.g. AVX512 on an Intel Xeon with AMX, AVX2 on AMD EPYC). A seed's
-    floats differ between CPU kinds (other kernels, other rounding) and repeat exactly on one kind,
-    so every record keeps both."""
-    import torch
-
-    name = None
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                name = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    capability = getattr(torch.backends.cpu, "get_cpu_capability", lambda: None)()
-    return {"cpu_model": name or platform.processor() or platform.machine(), "torch_cpu_capability": capability}
 
 
 def machine() -> dict:
