@@ -34,16 +34,11 @@ OUT = Path("tools/regime_results/wm_r1_round16")
 BLIND_TAPS = range(1, 8)
 
 
-def own_cache_copy(source: ag.WorldModelSource) -> ag.WorldModelSource:
-    """The same model and judge with a copy of its prediction cache (the diagnostics leave the
-    training's cache as it was)."""
-    return source.detached()
-
-
 def fixed_sequence_in_world_model(tasks, source: ag.WorldModelSource, actions) -> dict:
     """Judged success of `actions` (then finished()) on every task inside `source`, beside the
-    simulator's success of the same actions."""
-    wm = own_cache_copy(source)
+    simulator's success of the same actions (through a copy of the model's cache, ``detached``, so
+    the training's cache stays as it was)."""
+    wm = source.detached()
     wm.begin(tasks)
     idx = list(range(len(tasks)))
     sims = [phone.PhoneEnv(max_steps=10_000) for _ in tasks]
@@ -65,7 +60,7 @@ def fixed_sequence_in_world_model(tasks, source: ag.WorldModelSource, actions) -
 
 def judging_of(policy, tasks, source, sizes, seed) -> dict:
     """The world model's judging of `policy`'s episodes played inside it, per class."""
-    return ex.judging_by_class(ex.judge_agreement(None, None, tasks, own_cache_copy(source), sizes.max_steps,
+    return ex.judging_by_class(ex.judge_agreement(None, None, tasks, source.detached(), sizes.max_steps,
                                                   seed=seed, policy=policy, screen_view=sizes.screen_view))
 
 
@@ -76,7 +71,7 @@ def judged_by_sequence(policy, tasks, source, sizes, seed, top: int = 8) -> list
     import torch
 
     torch.manual_seed(seed)
-    wm = own_cache_copy(source)
+    wm = source.detached()
     episodes = ag.run_episodes(policy, tasks, wm.episode_source(), imaginer=wm,
                                config=ag.AgentConfig(max_steps=sizes.max_steps, screen_view=sizes.screen_view))
     groups: dict[tuple, list[int]] = {}
