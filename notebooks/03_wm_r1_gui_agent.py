@@ -791,12 +791,9 @@ if train_learned_here:
     print(f"seed {run.seed}: world model, its judging and two GRPO runs in {time.perf_counter() - t0:.0f} s")
 learned_per_seed, learned_source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_learned",
                                                            learned_seed, seeds=range(LEARNED_PLANNED_TESTS[-1][1][-1] + 1))
-learned_per_seed = [r for r in learned_per_seed if r is not None]
 if not learned_per_seed:
-    learned_source = "not measured"
-    print(f"not measured: no benchmark records for this code version, and not trained here. Run  python -m wmkit "
-          f"bench --profile {run.profile.name} --seeds {LEARNED_PLANNED_TESTS[-1][1][-1] + 1} --only wm_r1_learned  "
-          "(or LEARNED_WORLD_MODEL_HERE = True)")
+    print(f"{learned_source}. Run  python -m wmkit bench --profile {run.profile.name} --seeds "
+          f"{LEARNED_PLANNED_TESTS[-1][1][-1] + 1} --only wm_r1_learned  (or set LEARNED_WORLD_MODEL_HERE = True)")
 else:
     print("source:", learned_source)
     print(f"{'seed':>4s} {'start':>13s} {'WM-R1 in it':>13s} {'GRPO on sim':>13s}   (greedy / sampled)  |"

@@ -254,17 +254,53 @@ def test_records_are_cached_and_an_interrupted_run_resumes(tmp_path, fresh):
     assert record["config"]["sizes"] == {"steps": 1} and record["seed"] == 0 and record["commit"]
 
 
-def test_a_notebook_takes_two_or_more_records_else_its_own_seed(tmp_path, fresh):
+def test_a_notebook_takes_two_or_more_records_else_its_own_seed(tmp_path, fresh, monkeypatch):
+    monkeypatch.delenv(bench.RECORDS_ENV, raising=False)
     mine = {"seed": 7, "after": 0.9}
-    assert bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, experiments=FAKE) == (
-        [mine], "this notebook, seed 7 (no benchmark records for this code version)")
+    nowhere = tmp_path / "no_shipped_records"
+    per_seed, source = bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, experiments=FAKE, shipped_dir=nowhere)
+    assert per_seed == [mine] and source.startswith("this notebook, seed 7 (0 record(s) of this library version")
     run(tmp_path, 1)
-    assert bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, experiments=FAKE)[0] == [mine]  # one: no interval
+    per_seed, source = bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, experiments=FAKE, shipped_dir=nowhere)
+    assert per_seed == [mine] and "1 record(s) of this library version" in source  # one: no interval, and it says so
     run(tmp_path, 3)
-    per_seed, source = bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, experiments=FAKE)
-    assert [r["after"] for r in per_seed] == pytest.approx([0.5, 0.6, 0.7]) and source == "benchmark records, seeds [0, 1, 2]"
-    assert bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, seeds=[1, 2], experiments=FAKE)[1] == \
-        "benchmark records, seeds [1, 2]"
+    per_seed, source = bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, experiments=FAKE, shipped_dir=nowhere)
+    assert [r["after"] for r in per_seed] == pytest.approx([0.5, 0.6, 0.7])
+    assert source.startswith("benchmark records of this library version") and source.endswith("seeds 0-2")
+    assert bench.seeds_or_this_run(tmp_path, "smoke", "fake", mine, seeds=[1, 2], experiments=FAKE,
+                                   shipped_dir=nowhere)[1].endswith("seeds 1, 2")
+
+
+def test_without_a_run_or_records_a_notebook_section_is_not_measured_and_never_raises(tmp_path, fresh, monkeypatch):
+    """Notebook 03 at cpu in a fresh clone: the learned world model is not trained there (this_run is
+    None) and runs/ holds no records; the old code raised AttributeError on None.get."""
+    monkeypatch.delenv(bench.RECORDS_ENV, raising=False)
+    per_seed, source = bench.seeds_or_this_run(tmp_path, "smoke", "fake", None, experiments=FAKE,
+                                               shipped_dir=tmp_path / "none")
+    assert per_seed == [] and source.startswith("not measured (") and "not run here" in source
+
+
+def test_shipped_records_stand_in_for_missing_local_ones_and_name_their_version(tmp_path, fresh, monkeypatch):
+    """A fresh clone has no runs/: the records shipped under executed/<profile>/bench/records are read
+    (newest per seed, today's configuration), labelled with the library version that made them.
+    WMKIT_RECORDS=none ignores them (the tests' no-records branch)."""
+    monkeypatch.delenv(bench.RECORDS_ENV, raising=False)
+    run(tmp_path / "made", 2)
+    shipped = tmp_path / "shipped"
+    for path in (tmp_path / "made" / "bench" / "fake").glob("seed*.json"):
+        record = json.loads(path.read_text())
+        record["code"] = "0123456789abcdef"  # made by another library version
+        target = shipped / "fake" / path.name.replace(bench.short_version(bench.code_version()[0]), "0123456789ab")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(record))
+    per_seed, source = bench.seeds_or_this_run(tmp_path / "empty", "smoke", "fake", None, experiments=FAKE,
+                                               shipped_dir=shipped)
+    assert [r["after"] for r in per_seed] == pytest.approx([0.5, 0.6])
+    assert source.startswith("records shipped with the kit, seeds 0, 1, library version(s) 0123456789ab")
+    monkeypatch.setenv(bench.RECORDS_ENV, "none")
+    per_seed, source = bench.seeds_or_this_run(tmp_path / "made", "smoke", "fake", {"seed": 0}, experiments=FAKE,
+                                               shipped_dir=shipped)
+    assert per_seed == [{"seed": 0}] and "records ignored" in source
 
 
 def test_seeds_side_by_side_give_the_same_records_and_the_command_says_so(tmp_path, fresh):

@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +104,58 @@ def test_reproduce_only_keeps_the_other_notebooks_entries(tmp_path, monkeypatch)
     combined = json.loads((tmp_path / "results.json").read_text())
     assert combined["notebooks"]["01_build_world_model"] == {"value": 1}
     assert combined["notebooks"]["02_rlvr_world_model"]["value"] == 2
+
+
+@pytest.mark.parametrize("only", [[], [""], ["  "]])
+def test_reproduce_only_without_a_notebook_is_refused(only, tmp_path, capsys):
+    """`--only` with no value (or an empty one) ran every notebook; it is refused like an unknown one."""
+    from wmkit.__main__ import main, reproduce
+
+    with pytest.raises(ValueError, match="--only needs notebook numbers"):
+        reproduce("smoke", only=only, out_root=tmp_path)
+    assert not (tmp_path / "results.json").exists()
+    assert main(["reproduce", "--profile", "smoke", "--only", *only]) == 2
+    assert "--only needs notebook numbers" in capsys.readouterr().err
+
+
+def test_a_failing_notebook_is_one_line_and_the_series_goes_on(tmp_path, monkeypatch, capsys):
+    """A notebook that fails inside `reproduce` is reported in one line (name, cell, the error's last
+    line, the partial notebook's path); the notebooks after it still run; the command exits 1 with
+    results.json written (the failed notebook's entry holds the line)."""
+    import json
+
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    from wmkit import __main__ as cli
+
+    ran = []
+
+    def fake_execute(source, output, parameters, **kwargs):
+        name = Path(source).stem
+        ran.append(name)
+        if name.startswith("03"):
+            raise PapermillExecutionError(cell_index=23, exec_count=24, source="x = None.get",
+                                          ename="AttributeError",
+                                          evalue="'NoneType' object has no attribute 'get'",
+                                          traceback=["line"] * 40)
+        out_dir = Path(parameters["OUTPUT_DIR"])
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "results.json").write_text(json.dumps({"notebook": name}))
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    monkeypatch.setattr(cli, "expected_seconds", lambda names, *a: dict.fromkeys(names))
+    with pytest.raises(cli.NotebooksFailed) as failed:
+        cli.reproduce("smoke", only=["02", "03", "04"], out_root=tmp_path)
+    line = str(failed.value)
+    assert line.count("\n") == 0
+    assert line.startswith("03_wm_r1_gui_agent: failed at cell 24: AttributeError: 'NoneType' object has no")
+    assert str(tmp_path / "03_wm_r1_gui_agent.ipynb") in line
+    assert [n[:2] for n in ran] == ["02", "03", "04"]  # 04 still ran after 03 failed
+    combined = json.loads((tmp_path / "results.json").read_text())
+    assert combined["notebooks"]["03_wm_r1_gui_agent"]["error"] == line
+    assert combined["notebooks"]["04_anchored_debiasing"]["notebook"] == "04_anchored_debiasing"
+    capsys.readouterr()
+    monkeypatch.setattr(cli, "reproduce", lambda *a, **k: (_ for _ in ()).throw(cli.NotebooksFailed(line)))
+    assert cli.main(["reproduce", "--profile", "smoke"]) == 1
+    assert "1 notebook(s) failed" in capsys.readouterr().err

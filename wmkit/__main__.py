@@ -96,8 +96,27 @@ def expected_seconds(names: list[str], profile: str, previous: dict) -> dict[str
     return found
 
 
-def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None = None) -> Path:
-    """Execute the notebooks in order; executed copies, figures and results.json go to runs/<profile>/."""
+class NotebooksFailed(RuntimeError):
+    """Raised by :func:`reproduce` after the whole series ran, when some notebooks failed;
+    its message is one line per failed notebook."""
+
+
+def failure_line(name: str, err: Exception, partial: Path) -> str:
+    """One line for a notebook that failed: its name, the cell, the error's last line, the partial
+    notebook's path (papermill's own report is a 40-line traceback a reader cannot act on)."""
+    cell = getattr(err, "exec_count", None)
+    ename, evalue = getattr(err, "ename", None), getattr(err, "evalue", None)
+    last = f"{ename}: {evalue}" if ename else (str(err).strip().splitlines() or [type(err).__name__])[-1]
+    return f"{name}: failed at cell {cell if cell is not None else '?'}: {last.strip()} (partial notebook: {partial})"
+
+
+def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None = None,
+              parameters: dict | None = None) -> Path:
+    """Execute the notebooks in order; executed copies, figures and results.json go to runs/<profile>/.
+
+    A notebook that fails is reported in one line and the series goes on; at the end
+    :class:`NotebooksFailed` lists the failures (the command then exits non-zero). `parameters`:
+    extra notebook parameters, given to every notebook that declares them."""
     import papermill as pm
 
     from wmkit.profiles import resolve_profile_name
@@ -105,13 +124,15 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
 
     name = resolve_profile_name(profile)
     chosen = notebooks()
-    if only:
+    if only is not None:
+        names = ", ".join(nb.name[:2] for nb in chosen)
+        if not only or any(not str(o).strip() for o in only):
+            raise ValueError(f"--only needs notebook numbers, e.g. --only 01 02; choose among {names}")
         unknown = [o for o in only if not any(nb.name.startswith(o) for nb in chosen)]
         if unknown:
-            raise ValueError(f"--only {' '.join(unknown)}: no such notebook; choose among "
-                             f"{', '.join(nb.name[:2] for nb in chosen)}")
+            raise ValueError(f"--only {' '.join(unknown)}: no such notebook; choose among {names}")
         chosen = [nb for nb in chosen if any(nb.name.startswith(o) for o in only)]
-    out_root = out_root or REPO / "runs" / name
+    out_root = Path(out_root) if out_root else REPO / "runs" / name
     out_root.mkdir(parents=True, exist_ok=True)
     combined_file = out_root / "results.json"
     # --only reruns some notebooks: the entries of the others stay (they are still on disk).
@@ -126,24 +147,42 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
     progress = SeriesProgress(expected_seconds([nb.stem for nb in chosen], name, combined["notebooks"]))
     WatchedEngine.progress = progress
     kernel = this_interpreters_kernel()
+    failures = []
     for nb in chosen:
         out_dir = out_root / nb.stem
         progress.begin(nb.stem, len(json.loads(nb.read_text())["cells"]) + 1)  # + papermill's parameters cell
         start = time.perf_counter()
-        # The kernel's own log (a warning that it listens on TCP) is nothing a reader can act on.
-        pm.execute_notebook(str(nb), str(out_root / nb.name), cwd=str(nb.parent), kernel_name=kernel,
-                            parameters={"PROFILE": name, "OUTPUT_DIR": str(out_dir), "RUNS_DIR": str(out_root)},
-                            engine_name="wmkit", progress_bar=False, log_output=False,
-                            extra_arguments=["--IPKernelApp.log_level=ERROR"])
+        declared = pm.inspect_notebook(str(nb)) if parameters else {}
+        extra = {k: v for k, v in (parameters or {}).items() if k in declared}
+        error = None
+        try:
+            # The kernel's own log (a warning that it listens on TCP) is nothing a reader can act on.
+            pm.execute_notebook(str(nb), str(out_root / nb.name), cwd=str(nb.parent), kernel_name=kernel,
+                                parameters={"PROFILE": name, "OUTPUT_DIR": str(out_dir), "RUNS_DIR": str(out_root),
+                                            **extra},
+                                engine_name="wmkit", progress_bar=False, log_output=False,
+                                extra_arguments=["--IPKernelApp.log_level=ERROR"])
+        except KeyboardInterrupt:
+            raise
+        except Exception as err:  # noqa: BLE001 -- any failure of one notebook: report it, run the next
+            error = failure_line(nb.stem, err, out_root / nb.name)
+            failures.append(error)
         seconds = time.perf_counter() - start
         results_file = out_dir / "results.json"
-        entry = json.loads(results_file.read_text()) if results_file.exists() else {"error": "no results.json"}
+        if error:
+            entry = {"error": error}
+        else:
+            entry = json.loads(results_file.read_text()) if results_file.exists() else {"error": "no results.json"}
         entry["wall_seconds"] = round(seconds, 1)
         combined["notebooks"][nb.stem] = entry
         progress.end(seconds)
+        if error:
+            print(error, file=sys.stderr, flush=True)
     combined["notebooks"] = dict(sorted(combined["notebooks"].items()))
     combined_file.write_text(json.dumps(combined, indent=1))
     print(f"Combined results: {combined_file}")
+    if failures:
+        raise NotebooksFailed("\n".join(failures))
     return out_root
 
 
@@ -241,7 +280,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "reproduce":
-            reproduce(args.profile, args.only)
+            try:
+                reproduce(args.profile, args.only)
+            except NotebooksFailed as failed:
+                count = len(str(failed).splitlines())
+                print(f"wmkit: {count} notebook(s) failed (each named above); the others ran", file=sys.stderr)
+                return 1
         elif args.command == "run":
             return run_paper(args)
         elif args.command == "data":

@@ -256,18 +256,74 @@ def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str,
     return out
 
 
-def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: dict,
+SHIPPED_RECORDS = REPO / "executed"
+"""Where the kit's published benchmark records live: ``executed/<profile>/bench/records/<experiment>/``."""
+
+RECORDS_ENV = "WMKIT_RECORDS"
+"""Set to ``none`` to make :func:`seeds_or_this_run` ignore every benchmark record (this machine's
+and the shipped ones), as in a fresh clone of a kit that ships none: the tests run the notebooks so."""
+
+
+def shipped_records_dir(profile: str) -> Path:
+    return SHIPPED_RECORDS / profile / "bench" / "records"
+
+
+def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: dict | None,
                       seeds: Sequence[int] = range(10),
-                      experiments: dict[str, Experiment] | None = None) -> tuple[list[dict], str]:
-    """(per-seed results, where they come from) for a notebook that ran one seed of `experiment`
-    itself: the benchmark's records for this code version when at least two seeds have one (an
-    interval needs two), else ``[this_run]`` alone."""
+                      experiments: dict[str, Experiment] | None = None,
+                      shipped_dir: Path | None = None) -> tuple[list[dict], str]:
+    """(per-seed results, where they come from) for a notebook section that shows `experiment` over seeds.
+
+    In order, the first that holds at least two of `seeds` (an interval needs two):
+    1. this machine's benchmark records of this library version (``runs/<profile>/bench``);
+    2. the records shipped with the kit (``executed/<profile>/bench/records``): per seed the newest
+       one made with today's configuration, whatever library version made it (the source names
+       the versions, so a reader knows they may differ from this checkout);
+    3. ``[this_run]``, the one seed the notebook ran itself, when it ran one;
+    4. ``[]``: not measured (the caller prints the command that measures it).
+    The source string says which records were found and why the others were not used; it never
+    drops to one seed silently. ``WMKIT_RECORDS=none`` skips 1 and 2."""
     experiments = EXPERIMENTS if experiments is None else experiments
-    code, _ = code_version()
-    records = load_records(runs_root, profile, seeds, code, {experiment: experiments[experiment]}).get(experiment, {})
-    if len(records) >= 2:
-        return [records[s]["result"] for s in sorted(records)], f"benchmark records, seeds {sorted(records)}"
-    return [this_run], f"this notebook, seed {this_run.get('seed')} (no benchmark records for this code version)"
+    if experiment not in experiments:
+        raise ValueError(f"unknown experiment {experiment!r}: choose one of {', '.join(experiments)}")
+    wanted = list(seeds)
+    notes = []
+    if os.environ.get(RECORDS_ENV, "").lower() != "none":
+        code, _ = code_version()
+        local = load_records(runs_root, profile, wanted, code, {experiment: experiments[experiment]}).get(experiment, {})
+        if len(local) >= 2:
+            return ([local[s]["result"] for s in sorted(local)],
+                    f"benchmark records of this library version ({short_version(code)}), seeds {_seed_list(local)}")
+        notes.append(f"{len(local)} record(s) of this library version in {Path(runs_root) / 'bench'}")
+        shipped_dir = shipped_records_dir(profile) if shipped_dir is None else Path(shipped_dir)
+        shipped = {}
+        chash = None
+        for seed in wanted:
+            chash = config_hash(experiment_config(experiments[experiment], profile, seed))
+            path = _newest_record_path(shipped_dir, experiment, seed, chash)
+            if path is not None:
+                shipped[seed] = json.loads(path.read_text())
+        if len(shipped) >= 2:
+            versions = sorted({short_version(r["code"]) for r in shipped.values()})
+            same = code in {r["code"] for r in shipped.values()}
+            return ([shipped[s]["result"] for s in sorted(shipped)],
+                    f"records shipped with the kit, seeds {_seed_list(shipped)}, library version(s) "
+                    f"{', '.join(versions)} (this checkout: {short_version(code)}"
+                    f"{', the same' if same and len(versions) == 1 else ''})")
+        notes.append(f"{len(shipped)} shipped record(s) with this configuration in {shipped_dir}")
+    else:
+        notes.append(f"{RECORDS_ENV}=none: records ignored")
+    if this_run is not None:
+        return [this_run], f"this notebook, seed {this_run.get('seed')} ({'; '.join(notes)})"
+    return [], f"not measured ({'; '.join(notes)}; and not run here)"
+
+
+def _seed_list(records: dict[int, dict]) -> str:
+    """'0-18' for a run of consecutive seeds, else '0, 2, 5'."""
+    seeds = sorted(records)
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds))
 
 
 def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int,
