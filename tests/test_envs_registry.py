@@ -60,11 +60,10 @@ def _off_by_one(t: Transition, prediction: str) -> float:
 
 
 def _counter(**fields) -> Environment:
-    declared = dict(name="counter", module=_counter_module(), system_prompt="Predict the next count.",
-                    metric_name="off_by_one", metric=_off_by_one,
-                    task_reward=lambda t, p: 2 * _off_by_one(t, p))
-    declared.update(fields)
-    return Environment(**declared)
+    declared = {"name": "counter", "module": _counter_module(), "system_prompt": "Predict the next count.",
+                "metric_name": "off_by_one", "metric": _off_by_one,
+                "task_reward": lambda t, p: 2 * _off_by_one(t, p)}
+    return Environment(**{**declared, **fields})
 
 
 @pytest.fixture
@@ -144,13 +143,13 @@ def test_a_metric_alone_is_also_the_task_reward():
 
 
 @pytest.mark.parametrize("missing, words", [
-    (dict(metric=None), r"metric \(partial credit"),
-    (dict(metric_name=""), "metric_name"),
-    (dict(system_prompt=""), "system_prompt"),
-    (dict(system_prompt=" ", metric=None), "system_prompt .*; .*metric"),
-    (dict(module=types.ModuleType("empty")), "helpers state_text, compute_diff, apply_diff"),
-    (dict(module="wmkit.envs.no_such_env"), "importable module"),
-    (dict(task_reward="rouge"), "task_reward as a function"),
+    ({"metric": None}, r"metric \(partial credit"),
+    ({"metric_name": ""}, "metric_name"),
+    ({"system_prompt": ""}, "system_prompt"),
+    ({"system_prompt": " ", "metric": None}, "system_prompt .*; .*metric"),
+    ({"module": types.ModuleType("empty")}, "helpers state_text, compute_diff, apply_diff"),
+    ({"module": "wmkit.envs.no_such_env"}, "importable module"),
+    ({"task_reward": "rouge"}, "task_reward as a function"),
 ])
 def test_registration_without_what_the_kit_needs_fails_at_once(missing, words):
     with pytest.raises(ValueError, match=f"'counter' cannot be registered: it lacks .*{words}"):
