@@ -19,7 +19,7 @@ def test_reward_dispatch_per_environment(small_splits):
     assert task[0] == pytest.approx(1.3 if tg.changed else 0.3)  # all right on a changed transition
     assert task[1] == 0.0 and task[2] == 1.0 and task[4] == 1.0
     assert task[3] == pytest.approx(0.0) or 0 < task[3] < 1
-    # twx falls back to ROUGE-L: "You lose." vs "You win." share 1 of 2 tokens -> F1 0.5.
+    # twx is registered with ROUGE-L: "You lose." vs "You win." share 1 of 2 tokens -> F1 0.5.
     assert task[5] == pytest.approx(0.5)
     assert phone.apply_diff(ph.state, ph.diff) == ph.next_state
     with pytest.raises(ValueError, match="Unknown reward"):

@@ -18,7 +18,6 @@ import torch
 from wmkit.core import models
 from wmkit.core.sft import SFTConfig, SFTResult, train_sft
 from wmkit.core.worldmodel import (
-    SYSTEM_PROMPTS,
     baseline_predictions,
     baseline_predictor,
     collect_transitions,
@@ -30,7 +29,7 @@ from wmkit.core.worldmodel import (
     split_by_episode,
     summarize,
 )
-from wmkit.envs import ENVIRONMENTS
+from wmkit.envs import ENVIRONMENTS, tokenizer_prompts
 from wmkit.envs.base import Transition
 from wmkit.profiles import Profile, check_seed, check_sizes, get_profile
 from wmkit.runs import make_folder
@@ -58,8 +57,9 @@ class WorldModelRun:
 
 
 def tokenizer_corpus(transitions: Sequence[Transition]) -> list[str]:
-    """Text the from-scratch tokenizer is trained on: everything a prompt or target holds."""
-    texts = list(SYSTEM_PROMPTS.values()) + ["system user assistant State: Action:"]
+    """Text the from-scratch tokenizer is trained on: everything a prompt or target holds (the system
+    prompts of the kit's environments and of any other environment among the transitions')."""
+    texts = tokenizer_prompts(t.env for t in transitions) + ["system user assistant State: Action:"]
     for t in transitions:
         texts += [t.state, t.action, t.diff]
     return texts

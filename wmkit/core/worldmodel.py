@@ -25,23 +25,15 @@ from pathlib import Path
 
 import torch
 
-from wmkit.envs import get_env_module
+from wmkit.envs import SYSTEM_PROMPTS, get_env_module, get_environment  # noqa: F401 (re-exported)
 from wmkit.envs.base import Transition
-
-# Short on purpose: every prompt token costs a tiny model compute on every example.
-SYSTEM_PROMPTS = {
-    "textgame": "Predict the text game's state change as JSON.",
-    "phone": "Predict the phone screen's change.",
-    "twx": "Predict the text game's next observation.",
-}
 
 
 def prompt_messages(env: str, state: str, action: str) -> list[dict]:
-    """The chat messages of q(s, a): a system line saying what to predict, then state and action."""
-    if env not in SYSTEM_PROMPTS:
-        raise ValueError(f"Unknown environment {env!r}: choose one of {', '.join(SYSTEM_PROMPTS)}")
+    """The chat messages of q(s, a): a system line saying what to predict (the environment's
+    registered system prompt), then state and action."""
     return [
-        {"role": "system", "content": SYSTEM_PROMPTS[env]},
+        {"role": "system", "content": get_environment(env).system_prompt},
         {"role": "user", "content": f"State:\n{state}\nAction: {action}"},
     ]
 
@@ -201,7 +193,7 @@ class AccuracySummary:
     n: int
     n_changed: int
     partial_metric: str = ""
-    """'task_specific' (text game, 0..1.3) or 'f1' (screens, 0..1)."""
+    """Name of the environment's registered metric: 'task_specific' (text game, 0..1.3), 'f1' (screens)."""
     partial: float = float("nan")
     """Mean partial credit over all transitions."""
     partial_changed: float = float("nan")
@@ -221,21 +213,11 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def partial_credit(t: Transition, prediction: str) -> tuple[str, float]:
-    """The RLVR-World reward of the transition's task: screen-diff F1 for the phone, the
-    task-specific reward for the text game (partial credit where exact match gives 0)."""
-    if t.env == "phone":
-        from wmkit.rewards.screen import screen_diff_f1
-
-        return "f1", screen_diff_f1(prediction, t.diff)
-    if t.env == "textgame":
-        from wmkit.rewards.textgame import textgame_task_specific_reward
-
-        return "task_specific", textgame_task_specific_reward(prediction, t.state, t.next_state)
-    if t.env == "twx":
-        from wmkit.rewards.text_similarity import rouge_l_f1
-
-        return "rouge_l", rouge_l_f1(prediction, t.next_state)
-    return "", float("nan")
+    """(metric name, value) of the environment's registered partial-credit metric: the RLVR-World
+    reward of the transition's task (screen-diff F1 for the phone, the task-specific reward for the
+    text game, ROUGE-L for TextWorldExpress), partial credit where exact match gives 0."""
+    env = get_environment(t.env)
+    return env.metric_name, env.partial_credit(t, prediction)
 
 
 def summarize(test: Sequence[Transition], predictions: Sequence[Sequence[str]]) -> AccuracySummary:

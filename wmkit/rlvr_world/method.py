@@ -32,30 +32,29 @@ from typing import Any
 
 from wmkit.core.grpo import GRPOSettings, micro_batches, vllm_requested
 from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
-from wmkit.envs.base import Transition
+from wmkit.envs import get_environment
+from wmkit.envs.base import Transition, scoring_transition
 from wmkit.rewards import extract_completion_text
-from wmkit.rewards.screen import screen_diff_f1
-from wmkit.rewards.text_similarity import rouge_l_f1, rouge_reward_fn, with_repetition_penalty
-from wmkit.rewards.textgame import textgame_binary_reward, textgame_task_specific_reward
+from wmkit.rewards.text_similarity import rouge_reward_fn, with_repetition_penalty
 from wmkit.runs import latest_checkpoint, stop_printing_logs, train_or_resume
 
 REWARD_NAMES = ("binary", "exact", "task_specific", "continuous", "continuous_rep", "embedding")
 
 
-def _exact_reward(env: str, completion: str, state: str, next_state: str) -> float:
-    if env == "textgame":
-        return textgame_binary_reward(completion, state, next_state)
+def _exact_reward(env: str, completion: str, state: str, next_state: str, diff: str = "",
+                  changed: bool | None = None) -> float:
+    """The environment's registered binary check (the text game's official one), else exact match."""
+    own = get_environment(env).binary_reward
+    if own is not None:
+        return float(own(scoring_transition(env, state, next_state, diff, changed), completion))
     return float(is_exact(env, state, completion.strip(), next_state))
 
 
-def _task_reward(env: str, completion: str, state: str, next_state: str, diff: str) -> float:
-    """RLVR-World's reward of the task: task-specific (text game), F1 (screens); free text has no
-    structure to score part by part, so it falls back to ROUGE-L."""
-    if env == "textgame":
-        return textgame_task_specific_reward(completion, state, next_state)
-    if env == "phone":
-        return screen_diff_f1(completion, diff)
-    return rouge_l_f1(completion, diff)
+def _task_reward(env: str, completion: str, state: str, next_state: str, diff: str,
+                 changed: bool | None = None) -> float:
+    """RLVR-World's reward of the task, as the environment registered it (`wmkit.envs`): task-specific
+    (text game), F1 (screens), ROUGE-L (free text, no structure to score part by part)."""
+    return get_environment(env).reward(scoring_transition(env, state, next_state, diff, changed), completion)
 
 
 def binary_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
@@ -63,8 +62,9 @@ def binary_reward(completions: Sequence[Any], env: Sequence[str], state: Sequenc
     """RLVR-World's binary reward: on the text game its official check (every property, `contains`
     list and score field; names and objects the prediction adds are not checked); elsewhere 1 iff
     the predicted next state is exactly the real one."""
-    return [_exact_reward(e, extract_completion_text(c), s, n)
-            for c, e, s, n in zip(completions, env, state, next_state)]
+    diff, changed = _columns(len(completions), kwargs)
+    return [_exact_reward(e, extract_completion_text(c), s, n, d, ch)
+            for c, e, s, n, d, ch in zip(completions, env, state, next_state, diff, changed)]
 
 
 def exact_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
@@ -79,8 +79,14 @@ def exact_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence
 def task_specific_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
                          next_state: Sequence[str], diff: Sequence[str], **kwargs: Any) -> list[float]:
     """The RLVR-World reward of each transition's task (text game 0..1.3, screens F1 0..1)."""
-    return [_task_reward(e, extract_completion_text(c), s, n, d)
-            for c, e, s, n, d in zip(completions, env, state, next_state, diff)]
+    _, changed = _columns(len(completions), kwargs)
+    return [_task_reward(e, extract_completion_text(c), s, n, d, ch)
+            for c, e, s, n, d, ch in zip(completions, env, state, next_state, diff, changed)]
+
+
+def _columns(n: int, kwargs: dict) -> tuple[Sequence[str], Sequence[bool | None]]:
+    """The optional `diff` and `changed` columns of an RL batch (absent: "" and None per row)."""
+    return kwargs.get("diff") or [""] * n, kwargs.get("changed") or [None] * n
 
 
 def reward_functions(name: str, embedding_reward: Callable | None = None,
