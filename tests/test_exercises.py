@@ -241,3 +241,39 @@ def test_grpo_checkers_say_so_when_the_record_is_not_one(capsys):
         assert exercises.check_grpo_advantages_by_hand([0.7, -0.7], record) is False
         assert exercises.check_grpo_clipped_loss_by_hand(0.1, record) is False
         assert capsys.readouterr().out.count("record_grpo_step") == 2
+
+
+def test_group_size_for_signal_without_usable_shares_says_so(capsys):
+    for shares in ([], "0.2, 0.5", [0.2, "x"], [1.5], None):
+        assert exercises.check_group_size_for_signal(4, shares) is None
+        assert "cannot check" in capsys.readouterr().out
+
+
+def test_which_reward_rose_without_a_result_is_not_called_unanswered(capsys):
+    assert exercises.check_which_reward_rose("both", None) is None
+    out = capsys.readouterr().out
+    assert "not answered yet" not in out and "EXERCISE_5_RESULT" in out
+
+
+def test_verdict_answer_leaves_out_seeds_without_a_value(capsys):
+    # paired() gives None for a seed missing on either side; the rule judges the other seeds
+    assert exercises.check_verdict_answer("inconclusive", [0.10, None, 0.30, 0.20]) is True
+    assert exercises.check_verdict_answer("not measured", [None, None]) is True
+    assert exercises.check_verdict_answer("reproduced", [None, 0.3]) is False
+
+
+def test_strong_distortion_does_not_print_the_verdict_before_judging(capsys):
+    differences = [-0.01, -0.02, 0.005, -0.015, -0.03]  # inconclusive by the kit's rule
+    assert exercises.check_strong_distortion_answer("contradicted", _Sizes(), differences=differences) is False
+    out = capsys.readouterr().out
+    assert "inconclusive" not in out and "covers" not in out, out
+    assert exercises.check_strong_distortion_answer("inconclusive", _Sizes(), differences=differences) is True
+    assert "covers 0" in capsys.readouterr().out  # the reason comes after a right answer
+
+
+def test_seeds_needed_accepts_none_when_the_mean_is_on_the_line(capsys):
+    assert exercises.seeds_needed(0.2, 0.1, threshold=0.2) is None
+    assert exercises.check_seeds_needed("none", 0.2, 0.1, threshold=0.2) is True
+    assert exercises.check_seeds_needed(7, 0.2, 0.1, threshold=0.2) is False
+    assert "sits on the line" in capsys.readouterr().out
+    assert exercises.check_seeds_needed("none", 0.1, 0.1) is False  # here 7 seeds do
