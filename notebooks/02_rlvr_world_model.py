@@ -750,8 +750,9 @@ print("wrote", results_path)
 #    one with `scale_rewards="group"`? (TRL uses `torch.std`, the unbiased estimate.) Set `ANSWER_1`.
 # 2. What is the largest task-specific reward a prediction can get on an **unchanged** transition?
 #    Set `ANSWER_2`.
-# 3. A transition the MLE model predicts exactly in 5% of samples: what is the chance that a group of
-#    G = 8 gives the binary reward any gradient? Set `ANSWER_3`. Which G would make it above one half?
+# 3. A transition the MLE model predicts exactly in 60% of samples: what is the chance that a group of
+#    G = 4 gives the binary reward any gradient? Set `ANSWER_3`. Which is the smallest G that makes it
+#    above one half, and why does the chance fall again as p nears 1?
 # 4. Larger groups give more chances of a mixed group. From the largest world's MLE model
 #    (`regime.changed_success_shares(levels[regime_sizes.levels[-1]]["before"])`: each changed
 #    test transition's share of exact samples), find the smallest G ≤ 64 for which the expected
@@ -801,7 +802,7 @@ ANSWER_7A = None  # 4 numbers (a list or a numpy array)
 ANSWER_7B = None  # a number
 exercises.check_group_advantage(ANSWER_1, [1, 0, 0, 1], index=0)
 exercises.check_max_unchanged_task_reward(ANSWER_2)
-exercises.check_group_spread(ANSWER_3, p=0.05, group_size=8)
+exercises.check_group_spread(ANSWER_3, p=0.6, group_size=4)
 exercises.check_group_size_for_signal(ANSWER_4, regime.changed_success_shares(levels[regime_sizes.levels[-1]]["before"]))
 exercises.check_which_reward_rose(ANSWER_5, EXERCISE_5_RESULT)
 exercises.check_token_weight_ratio(ANSWER_6, lengths=(10, 30), loss_type="grpo")

@@ -277,3 +277,19 @@ def test_seeds_needed_accepts_none_when_the_mean_is_on_the_line(capsys):
     assert exercises.check_seeds_needed(7, 0.2, 0.1, threshold=0.2) is False
     assert "sits on the line" in capsys.readouterr().out
     assert exercises.check_seeds_needed("none", 0.1, 0.1) is False  # here 7 seeds do
+
+
+def test_group_spread_of_notebook_02_rejects_its_named_mistakes(capsys):
+    """The parameters notebook 02 poses exercise 3 with must tell the right answer from the named
+    mistakes (at p = 0.05, G = 8 'at least one right' was within 4e-11 of the answer)."""
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "02_rlvr_world_model.py").read_text()
+    match = re.search(r"check_group_spread\(ANSWER_3, p=([\d.]+), group_size=(\d+)\)", source)
+    assert match, "notebook 02 no longer poses exercise 3 with check_group_spread"
+    p, g = float(match.group(1)), int(match.group(2))
+    assert exercises.check_group_spread(1 - p**g - (1 - p) ** g, p, g) is True
+    for mistake, words in ((1 - (1 - p) ** g, "all-right"), ((1 - p) ** g, "all are wrong")):
+        assert exercises.check_group_spread(mistake, p, g) is False
+        assert words in capsys.readouterr().out
