@@ -150,7 +150,15 @@ sizes
 # (`scale_rewards="group"`; with `"none"` the division is skipped). The objective, per token t of
 # completion i, with ratio ρ = π_θ(o_{i,t} | q, o_{i,<t}) / π_θold(o_{i,t} | q, o_{i,<t}), is
 #
-# $$\mathcal{J}(\theta) = \frac{1}{\sum_i |o_i|}\sum_{i=1}^{G}\sum_{t}\Big[\min\big(\rho A_i,\ \operatorname{clip}(\rho, 1-\epsilon, 1+\epsilon_{high}) A_i\big) - \beta\, \mathrm{KL}\big(\pi_\theta \,\|\, \pi_{ref}\big)\Big]$$
+# $$\mathcal{J}(\theta) = \frac{1}{\sum_i |o_i|}\sum_{i=1}^{G}\sum_{t}\Big[\min\big(\rho A_i,\ \operatorname{clip}(\rho, 1-\epsilon, 1+\epsilon_{high}) A_i\big) - \beta\, \hat k_{i,t}\Big]$$
+#
+# where $\hat k_{i,t} = e^{\Delta} - \Delta - 1$, $\Delta = \log\pi_{ref}(o_{i,t}\mid\cdot) - \log\pi_\theta(o_{i,t}\mid\cdot)$,
+# is not the exact $\mathrm{KL}(\pi_\theta \,\|\, \pi_{ref})$ (a sum over the whole vocabulary) but
+# TRL's per-token "k3" estimate of it from the one sampled token: never negative, and its mean over
+# tokens sampled from $\pi_\theta$ is the KL. TRL 1.16 also multiplies it by ρ
+# (`use_bias_correction_kl=True`). `grpo_step.record_grpo_step(..., beta=0.04)` records one such
+# step, reference log-probabilities included, and `grpo_step.clipped_loss_by_hand(...,
+# beta=..., ref_logps=...)` redoes its loss.
 #
 # What the defaults mean:
 #
