@@ -490,3 +490,15 @@ def test_a_report_across_library_versions_takes_the_newest_record_and_names_its_
     assert across["command"].endswith("--report-only --any-version")
     with pytest.raises(ValueError, match="only builds a report"):
         run(tmp_path, 2, any_version=True)
+
+
+def test_pass_at_k_limitation_compares_both_models_at_the_same_k():
+    """MLE pass@k_max against RLVR pass@1 would hold almost whatever RL did; the claim compares the
+    two models at the same (largest) k."""
+    claim = next(c for c in bench_claims.CLAIMS if c.id == "rlvr.regime_pass_at_k")
+    mle = [0.10, 0.30, 0.47]
+    rlvr = [0.26, 0.40, 0.45]  # sharper at k = 1, lower at k = 3
+    result = {"before": {"changed": {"pass_at": mle}}, "runs": [{"after": {"changed": {"pass_at": rlvr}}}]}
+    assert bench_claims.claim_value(claim, result) == pytest.approx(0.47 - 0.45)
+    extended = {**result, "runs": [{"after": {"changed": {"pass_at": [0.26, 0.45, 0.60]}}}]}
+    assert bench_claims.claim_value(claim, extended) == pytest.approx(0.47 - 0.60)  # RL extended reach: < 0
