@@ -181,12 +181,16 @@ sizes
 #     take B transitions (all changed ones + a sample of unchanged ones, as RLVR-World does)
 #     for each: sample G predictions at temperature 1 from the world model
 #     score each prediction with the verifier  ->  rewards r
-#     A = group-normalized r;  loss = -mean_tokens(A · log π_θ);  one AdamW step on the LoRA adapters
+#     A = group-normalized r;  loss = -mean_tokens(A · log π_θ);  one AdamW step on the trained weights
 # ```
 #
-# The authors train every parameter with learning rate 1e-6 (1.5B models). The kit's from-scratch
-# world model has well under a million parameters, so it trains every parameter too; a pretrained
-# `MODEL` gets **LoRA** adapters instead, where 1e-6 would barely move anything. The learning rate
+# Which weights are trained depends on the model, so on the profile: at `smoke` and `cpu` the model
+# is the from-scratch one (`default_model` "tiny"), and RL trains **every parameter**; at `gpu`, or
+# whenever `MODEL` names a pretrained model, RL trains **LoRA adapters** (QLoRA on CUDA) and the
+# base weights stay frozen. The next cell prints which one this run does. The authors train every
+# parameter with learning rate 1e-6 (1.5B models); the kit's from-scratch world model has well
+# under a million parameters, so it trains every parameter too; with LoRA adapters 1e-6 would
+# barely move anything. The learning rate
 # was chosen by a sweep on the *validation* split (`python -m wmkit run rlvr-world --sweep`),
 # never on the test split.
 
