@@ -439,8 +439,10 @@ print(f"pass@{ks[-1]} MLE", round(mle_pass[-1], 3), " RLVR", np.round(rl_pass[:,
 # notebook 01's), with `regime_sizes.other_level_seeds` RL seed(s) each and `contrast_steps` GRPO
 # steps (`regime_sizes.contrast_steps`; at `cpu` half the working level's, to fit the notebook's time
 # budget). The working level's runs were also measured at that step, from their checkpoint, so the
-# comparison below is at one budget; its full run is shown beside it. Error bars are the 95%
-# interval over held-out transitions (per-transition gains, pooled over seeds), not over seeds.
+# comparison below is at one budget; its full run is shown beside it. The unit is the RL seed: each
+# seed's gain is its mean over the held-out changed transitions, and error bars are the 95% interval
+# over seeds; a level with one RL seed has no interval and shows its point alone (the held-out
+# transitions of one seed are not independent repeats of the experiment).
 # The x-axis is the MLE model's starting point, its sampled exact accuracy on changed transitions.
 
 # %%
@@ -453,10 +455,10 @@ for level, res in levels.items():
     b = res["before"]["changed"]
     zero = [np.mean(r["zero_std_share"][:contrast_steps]) for r in res["runs"] if r["zero_std_share"]]
     print(f"{level:7s} {b['greedy']:10.3f} {b['sampled']:8.3f} {b['pass_at'][-1]:8.3f} {b['reward']:11.3f} "
-          f"{stats.describe(at_budget[level]['gain_per_transition']):>40s} {np.mean(zero) if zero else float('nan'):22.0%}")
+          f"{stats.describe(at_budget[level]['gain']['sampled']):>40s} {np.mean(zero) if zero else float('nan'):22.0%}")
 if contrast_steps != regime_sizes.steps:
     print(f"{working['level']:7s} after all {regime_sizes.steps} steps: RL gain (sampled) "
-          f"{stats.describe(working['gain_per_transition'])}")
+          f"{stats.describe(working['gain']['sampled'])}")
 # One wrong greedy prediction of the largest world's MLE model, next to the truth:
 wrong = next((r for r in levels[regime_sizes.levels[-1]]["before"]["rows"] if r["changed"] and not r["greedy"]), None)
 if wrong:
@@ -467,9 +469,9 @@ if wrong:
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
 for i, (level, res) in enumerate(levels.items()):
     x0 = res["before"]["changed"]["sampled"]
-    points = [(at_budget[level]["gain_per_transition"], "o", f"{contrast_steps} steps")]
+    points = [(at_budget[level]["gain"]["sampled"], "o", f"{contrast_steps} steps")]
     if level == working["level"] and contrast_steps != regime_sizes.steps:
-        points.append((res["gain_per_transition"], "D", f"{regime_sizes.steps} steps"))
+        points.append((res["gain"]["sampled"], "D", f"{regime_sizes.steps} steps"))
     for g, marker, budget in points:
         if g["mean"] is None:
             continue
