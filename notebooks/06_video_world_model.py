@@ -454,7 +454,7 @@ for arm in ARM_KEYS:
           f"with no signal {mean_curve('zero_std_share', arm):.2f}; mean within-group reward std "
           f"{mean_curve('reward_std_curve', arm):.4f}; parameters moved "
           f"{np.mean([r['arms'][arm]['moved'] for r in runs]):.3f} (relative L2)")
-copy_mle = summarize([r["mle"]["one_step"]["copy_rate_changed"] for r in runs])
+copy_mle = summarize([r["mle"]["one_step"]["copy_rate_changed"] for r in runs], bounds=(0, 1))  # a rate
 print(f"MLE copy rate on changed steps: {describe(copy_mle, 2)}")
 for name, getter in (("MLE", lambda r: r["mle"]), *((f"RLVR {arm}", lambda r, a=arm: r["arms"][a]) for arm in ARM_KEYS)):
     print(f"{name:16s} agent missing: one-step {np.mean([getter(r)['one_step']['agent_missing'] for r in runs]):.2f}, "
