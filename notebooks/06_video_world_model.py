@@ -235,7 +235,7 @@ print(f"{len(tokenizer)} words; prompt {len(tokenizer(prompt)['input_ids'])} tok
 # | `reward` | $D(\hat x, x)$ | whose |
 # |---|---|---|
 # | `l1` | 0 | the pixel term of the paper's reward |
-# | `l1_ssim` | $(1 - \text{SSIM})/2$ | a hand-designed structural similarity |
+# | `l1_ssim` | $(1 - \text{SSIM})/2$ | a hand-designed structural similarity (scikit-image's default: a 7x7 uniform window, not Wang et al.'s 11x11 Gaussian, so its values are not papers' SSIM) |
 # | `l1_agent` | $1 - \text{IoU}$ of the agent's red pixels | the kit's |
 # | `l1_agent_cell` | $w\,(1 - \text{IoU})$, $w$ = one cell's share of the frame (1/36) | the kit's |
 # | `l1_agent_present` | $w \cdot \mathbb 1[\text{the truth shows the agent}, \hat x \text{ does not}]$ | the kit's (the `cpu` default) |
