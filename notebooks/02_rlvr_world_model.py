@@ -230,23 +230,17 @@ print("RL trains", "LoRA adapters" if LORA else "every parameter", "| learning r
 # answer with one property the action did not touch flipped, and garbage.
 
 # %%
-import copy as _copy
-
-example = next(t for t in splits["test"] if t.env == "textgame" and t.changed)
+# A changed transition whose state has a boolean property the action leaves alone, to flip.
+example = next(t for t in splits["test"] if t.env == "textgame" and t.changed
+               and textgame_rewards.flip_untouched_property(t.diff, t.state))
 print("action:", example.action); print("gold diff:", example.diff[:300])
-gold = json.loads(example.diff)
 # Flip one boolean property the action did NOT change: partial credit for everything else.
-current = {o["uuid"]: o for o in json.loads(example.state)["objects"]}
-one_wrong = _copy.deepcopy(gold)
-for obj in one_wrong["modified"]:
-    key = next((k for k, v in obj.items() if isinstance(v, bool) and current.get(obj["uuid"], {}).get(k) == v), None)
-    if key:
-        obj[key] = not obj[key]
-        break
+one_wrong = textgame_rewards.flip_untouched_property(example.diff, example.state)
+print("flipped:", one_wrong[:300])
 candidates = {
     "right": example.diff,
     "no change": worldmodel.no_change_diff("textgame", example.state),
-    "an unchanged property flipped": json.dumps(one_wrong),
+    "an unchanged property flipped": one_wrong,
     "garbage": "The final answer is: {modified: [",
 }
 for name, answer in candidates.items():
