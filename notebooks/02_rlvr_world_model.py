@@ -596,16 +596,27 @@ fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
 first = rwml_tg["per_seed"][min(rwml_tg["per_seed"])]
 pairs = first["tau_pairs"]
 sims, match = np.array(pairs["similarities"]), np.array(pairs["matching"], dtype=bool)
-bins = np.linspace(min(0, sims.min()), 1, 30)
+# the axis from the data: the similarities sit in a narrow band below 1, which 0..1 would squash
+low = sims.min() - 0.02 * max(1e-6, 1 - sims.min())
+bins = np.linspace(low, 1, 30)
 axes[0].hist(sims[~match], bins=bins, alpha=0.6, label="not matching"); axes[0].hist(sims[match], bins=bins, alpha=0.6, label="matching")
 axes[0].axvline(first["threshold"]["tau"], color="k", ls="--", label=f"τ = {first['threshold']['tau']:.3f}")
 axes[0].set(xlabel="cos(E(predicted diff), E(true diff))", ylabel="pairs", title="text game: held-out pairs (seed 0)"); axes[0].legend(fontsize=8)
-names = ("warm", "rwml", "sft")
-means = [rs["comparisons"]["sampled"]["changed"]["embedding_reward"]["means"][n] for n in names]
-err = [[m_["mean"] - m_["ci_low"] for m_ in means], [m_["ci_high"] - m_["mean"] for m_ in means]] if means[0]["ci_low"] is not None else None
-axes[1].bar(range(3), [m_["mean"] for m_ in means], yerr=err, capsize=4, color=["C7", "C1", "C0"])
-axes[1].set_xticks(range(3), ["warm-up", "RWML", "SFT"])
-axes[1].set(ylabel="embedding reward, sampled, changed", title=f"held-out, {len(rwml_tg['per_seed'])} seeds (95% interval)")
+axes[0].set_xlim(low, 1.0)
+# The verdicts are on per-seed *paired* differences (the arms of one seed share its data and start),
+# so the panel shows those differences and their 95% intervals, not each arm's unpaired interval.
+comparisons = rs["comparisons"]["sampled"]["changed"]["embedding_reward"]
+paired = [("RWML − warm-up", comparisons["rwml_minus_warm"]["summary"]),
+          ("RWML − SFT", comparisons["rwml_minus_sft"]["summary"])]
+for i, (label, summary) in enumerate(paired):
+    axes[1].plot([i] * len(summary["values"]), summary["values"], "o", color="C7", ms=4, alpha=0.7)
+    if summary["ci_low"] is not None:
+        axes[1].errorbar([i + 0.1], [summary["mean"]], yerr=[[summary["mean"] - summary["ci_low"]],
+                         [summary["ci_high"] - summary["mean"]]], fmt="D", color="C1", capsize=4)
+axes[1].axhline(0, color="grey", lw=0.8)
+axes[1].set_xticks(range(len(paired)), [label for label, _ in paired]); axes[1].set_xlim(-0.5, len(paired) - 0.5)
+axes[1].set(ylabel="Δ embedding reward, sampled, changed",
+            title=f"held-out, paired per seed ({len(rwml_tg['per_seed'])} seeds; dots: seeds, ◆: mean, 95% interval)")
 nb.save_figure(fig, run, "rwml_textgame.png"); plt.show()
 
 # %% [markdown]
