@@ -113,7 +113,6 @@ RUNS_DIR: Optional[str] = None  # None: runs/<profile>
 
 # %%
 import dataclasses
-import json
 
 import matplotlib.pyplot as plt
 import numpy as np
