@@ -485,7 +485,8 @@ print("ablation order of means measured (worst → best):", " < ".join(order))
 # %% [markdown]
 # How to read this. The verdict lines above are computed from this run with the kit's one rule
 # (`wmkit.stats.verdict`, as in notebook 05): the 95% t-interval over seeds of the per-seed paired
-# difference (or of the per-seed compute ratio, against 1) is *reproduced* when it lies on the
+# difference (or of the log of the per-seed compute ratio, against 0 = 1×: ratios are judged on the
+# log scale, where 2× and 0.5× lie equally far from 1× and no interval reaches below 0×) is *reproduced* when it lies on the
 # paper's side, *inconclusive* when it covers the line, *contradicted* when it lies on the other
 # side, and *not measured* with one seed (`smoke`) or when every seed gave the same value. Even with
 # ten seeds the spread between seeds is large (policies freeze on different near-best configs). What each arm

@@ -366,7 +366,7 @@ print(f"exercise 3: {exercise_3['row']} — mean {exercise_3['mean']:+.4f}, std 
 # %%
 ANSWER_1 = None  # (low, high)
 ANSWER_2 = None  # "reproduced" | "inconclusive" | "contradicted" | "not measured"
-ANSWER_3 = None  # a whole number of seeds
+ANSWER_3 = None  # a whole number of seeds, or "none" if no number of seeds would do
 ANSWER_4 = None  # a verdict
 exercises.check_interval_answer(ANSWER_1, [0.10, 0.30, 0.20])
 exercises.check_verdict_answer(ANSWER_2, [0.10, 0.30, 0.20])

@@ -235,7 +235,7 @@ print(f"{len(tokenizer)} words; prompt {len(tokenizer(prompt)['input_ids'])} tok
 # | `reward` | $D(\hat x, x)$ | whose |
 # |---|---|---|
 # | `l1` | 0 | the pixel term of the paper's reward |
-# | `l1_ssim` | $(1 - \text{SSIM})/2$ | a hand-designed structural similarity |
+# | `l1_ssim` | $(1 - \text{SSIM})/2$ | a hand-designed structural similarity (scikit-image's default: a 7x7 uniform window, not Wang et al.'s 11x11 Gaussian, so its values are not papers' SSIM) |
 # | `l1_agent` | $1 - \text{IoU}$ of the agent's red pixels | the kit's |
 # | `l1_agent_cell` | $w\,(1 - \text{IoU})$, $w$ = one cell's share of the frame (1/36) | the kit's |
 # | `l1_agent_present` | $w \cdot \mathbb 1[\text{the truth shows the agent}, \hat x \text{ does not}]$ | the kit's (the `cpu` default) |
@@ -454,7 +454,7 @@ for arm in ARM_KEYS:
           f"with no signal {mean_curve('zero_std_share', arm):.2f}; mean within-group reward std "
           f"{mean_curve('reward_std_curve', arm):.4f}; parameters moved "
           f"{np.mean([r['arms'][arm]['moved'] for r in runs]):.3f} (relative L2)")
-copy_mle = summarize([r["mle"]["one_step"]["copy_rate_changed"] for r in runs])
+copy_mle = summarize([r["mle"]["one_step"]["copy_rate_changed"] for r in runs], bounds=(0, 1))  # a rate
 print(f"MLE copy rate on changed steps: {describe(copy_mle, 2)}")
 for name, getter in (("MLE", lambda r: r["mle"]), *((f"RLVR {arm}", lambda r, a=arm: r["arms"][a]) for arm in ARM_KEYS)):
     print(f"{name:16s} agent missing: one-step {np.mean([getter(r)['one_step']['agent_missing'] for r in runs]):.2f}, "

@@ -526,3 +526,36 @@ def test_a_report_across_library_versions_takes_the_newest_record_and_names_its_
     assert across["command"].endswith("--report-only --any-version")
     with pytest.raises(ValueError, match="only builds a report"):
         run(tmp_path, 2, any_version=True)
+
+
+def test_pass_at_k_limitation_compares_both_models_at_the_same_k():
+    """MLE pass@k_max against RLVR pass@1 would hold almost whatever RL did; the claim compares the
+    two models at the same (largest) k."""
+    claim = next(c for c in bench_claims.CLAIMS if c.id == "rlvr.regime_pass_at_k")
+    mle = [0.10, 0.30, 0.47]
+    rlvr = [0.26, 0.40, 0.45]  # sharper at k = 1, lower at k = 3
+    result = {"before": {"changed": {"pass_at": mle}}, "runs": [{"after": {"changed": {"pass_at": rlvr}}}]}
+    assert bench_claims.claim_value(claim, result) == pytest.approx(0.47 - 0.45)
+    extended = {**result, "runs": [{"after": {"changed": {"pass_at": [0.26, 0.45, 0.60]}}}]}
+    assert bench_claims.claim_value(claim, extended) == pytest.approx(0.47 - 0.60)  # RL extended reach: < 0
+
+
+def test_compute_ratios_are_judged_on_the_log_scale():
+    def arms(real, wmrl, real_total=100.0, wmrl_total=50.0):
+        return {"real": {"compute_to_target": [real], "total_cost": [real_total]},
+                "WMRL": {"compute_to_target": [wmrl], "total_cost": [wmrl_total]}}
+
+    log_ratio = wmrl_experiment.log_censored_ratio
+    assert log_ratio(arms(60.0, 20.0), "real", "WMRL") == pytest.approx(math.log(3.0))
+    assert log_ratio(arms(20.0, 40.0), "real", "WMRL") == pytest.approx(-math.log(2.0))  # 0.5×: as far as 2×
+    # WMRL never reached it: its compute to target > its total 50, so the ratio < 30/50; finite, never > 0
+    assert log_ratio(arms(30.0, None), "real", "WMRL") == pytest.approx(math.log(30 / 50))
+    assert log_ratio(arms(80.0, None), "real", "WMRL") == 0.0  # the bound 80/50 > 1 is capped at 1×
+    assert log_ratio(arms(None, None), "real", "WMRL") is None
+    # the claims read it, so a seed where WMRL failed pulls the interval down instead of breaking it
+    claim = next(c for c in bench_claims.CLAIMS if c.id == "wmrl.compute_controlled")
+    assert claim.threshold == 0.0
+    assert bench_claims.claim_value(claim, {"arms": arms(60.0, 20.0)}) == pytest.approx(math.log(3.0))
+    values = [math.log(3.0), math.log(1.5), math.log(30 / 50)]
+    v = stats.verdict(values, claim.direction, claim.threshold)
+    assert v.summary["ci_low"] > -math.inf and v.verdict == "inconclusive"

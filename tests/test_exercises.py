@@ -241,3 +241,55 @@ def test_grpo_checkers_say_so_when_the_record_is_not_one(capsys):
         assert exercises.check_grpo_advantages_by_hand([0.7, -0.7], record) is False
         assert exercises.check_grpo_clipped_loss_by_hand(0.1, record) is False
         assert capsys.readouterr().out.count("record_grpo_step") == 2
+
+
+def test_group_size_for_signal_without_usable_shares_says_so(capsys):
+    for shares in ([], "0.2, 0.5", [0.2, "x"], [1.5], None):
+        assert exercises.check_group_size_for_signal(4, shares) is None
+        assert "cannot check" in capsys.readouterr().out
+
+
+def test_which_reward_rose_without_a_result_is_not_called_unanswered(capsys):
+    assert exercises.check_which_reward_rose("both", None) is None
+    out = capsys.readouterr().out
+    assert "not answered yet" not in out and "EXERCISE_5_RESULT" in out
+
+
+def test_verdict_answer_leaves_out_seeds_without_a_value(capsys):
+    # paired() gives None for a seed missing on either side; the rule judges the other seeds
+    assert exercises.check_verdict_answer("inconclusive", [0.10, None, 0.30, 0.20]) is True
+    assert exercises.check_verdict_answer("not measured", [None, None]) is True
+    assert exercises.check_verdict_answer("reproduced", [None, 0.3]) is False
+
+
+def test_strong_distortion_does_not_print_the_verdict_before_judging(capsys):
+    differences = [-0.01, -0.02, 0.005, -0.015, -0.03]  # inconclusive by the kit's rule
+    assert exercises.check_strong_distortion_answer("contradicted", _Sizes(), differences=differences) is False
+    out = capsys.readouterr().out
+    assert "inconclusive" not in out and "covers" not in out, out
+    assert exercises.check_strong_distortion_answer("inconclusive", _Sizes(), differences=differences) is True
+    assert "covers 0" in capsys.readouterr().out  # the reason comes after a right answer
+
+
+def test_seeds_needed_accepts_none_when_the_mean_is_on_the_line(capsys):
+    assert exercises.seeds_needed(0.2, 0.1, threshold=0.2) is None
+    assert exercises.check_seeds_needed("none", 0.2, 0.1, threshold=0.2) is True
+    assert exercises.check_seeds_needed(7, 0.2, 0.1, threshold=0.2) is False
+    assert "sits on the line" in capsys.readouterr().out
+    assert exercises.check_seeds_needed("none", 0.1, 0.1) is False  # here 7 seeds do
+
+
+def test_group_spread_of_notebook_02_rejects_its_named_mistakes(capsys):
+    """The parameters notebook 02 poses exercise 3 with must tell the right answer from the named
+    mistakes (at p = 0.05, G = 8 'at least one right' was within 4e-11 of the answer)."""
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "02_rlvr_world_model.py").read_text()
+    match = re.search(r"check_group_spread\(ANSWER_3, p=([\d.]+), group_size=(\d+)\)", source)
+    assert match, "notebook 02 no longer poses exercise 3 with check_group_spread"
+    p, g = float(match.group(1)), int(match.group(2))
+    assert exercises.check_group_spread(1 - p**g - (1 - p) ** g, p, g) is True
+    for mistake, words in ((1 - (1 - p) ** g, "all-right"), ((1 - p) ** g, "all are wrong")):
+        assert exercises.check_group_spread(mistake, p, g) is False
+        assert words in capsys.readouterr().out

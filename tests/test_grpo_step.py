@@ -86,3 +86,27 @@ def test_loss_types_listed_are_those_the_hand_code_knows():
     for loss_type in LOSS_TYPES:
         clipped_loss_by_hand([[0.0]], [[0.1]], [[1]], [1.0], loss_type=loss_type, max_completion_length=1)
     assert grpo_step.EOS_SAMPLING_BIAS > 0
+
+
+def test_k3_estimator_by_hand():
+    # Δ = log π_ref − log π_θ: Δ = 0 gives 0; Δ = 1 gives e − 2; Δ = −1 gives 1/e
+    assert grpo_step.k3_kl_by_hand([[0.0, -1.0, -2.0]], [[0.0, -2.0, -1.0]])[0] == pytest.approx(
+        [0.0, math.e - 2, math.exp(-1)])
+
+
+def test_beta_step_includes_the_k3_kl_term():
+    """With β > 0 TRL's loss is the clipped surrogate plus β·ρ·k3 per token, k3 toward the initial model."""
+    beta = 0.5
+    record = record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], loss_type="dapo", seed=0, beta=beta)
+    assert record["beta"] == beta
+    first, second = record["passes"]
+    assert np.allclose(first["ref_logps"], first["new_logps"], atol=1e-6)  # the policy starts at the reference
+    a = advantages_by_hand(second["rewards"])
+    args = (second["old_logps"], second["new_logps"], second["mask"], a, record["epsilon"], "dapo")
+    kl = grpo_step.k3_kl_by_hand(second["ref_logps"], second["new_logps"])
+    assert (kl >= 0).all() and kl.max() > 1e-3  # after one step the policy left the reference
+    without = clipped_loss_by_hand(*args)
+    with_kl = clipped_loss_by_hand(*args, beta=beta, ref_logps=second["ref_logps"])
+    assert with_kl - without > 1e-4  # the term is there and large enough to see
+    assert with_kl == pytest.approx(second["loss"], abs=1e-5)
+    assert without != pytest.approx(second["loss"], abs=1e-5)

@@ -116,3 +116,12 @@ def test_no_module_but_profiles_defines_a_size_table():
             offenders[str(path.relative_to(WMKIT.parent))] = found
     assert not offenders, f"sizes belong in wmkit/profiles.py: {offenders}"
     assert size_tables((WMKIT / "profiles.py").read_text())  # and the check does see the real one
+
+
+def test_what_rl_trains_per_profile_is_what_notebook_02_says():
+    """Notebook 02: every parameter at smoke and cpu (the from-scratch model), LoRA adapters at gpu."""
+    from wmkit.profiles import PROFILES
+    from wmkit.rlvr_world.experiment import uses_lora
+
+    assert {name: uses_lora({"model": p.default_model}) for name, p in PROFILES.items()} == {
+        "smoke": False, "cpu": False, "gpu": True}

@@ -259,3 +259,20 @@ def test_ablation_arms_change_one_setting_each_and_share_the_recipe_run():
         assert changed == ({"num_generations"} if name == "group_4" else set() if name == "reward_exact" else {"reward"})
     # the recipe's arm is the regime study's run: the same folder, so it is trained once
     assert regime.rl_folder_name(specs["reward_exact"]["sizes"], 2) == regime.rl_folder_name(sizes, 2)
+
+
+def test_gains_take_the_seed_as_the_unit_and_never_pool_transitions_across_seeds():
+    from wmkit.rlvr_world.regime import _gains
+
+    def measured(rights):  # changed transitions with `right` exact samples of 4
+        sampled = sum(rights) / (4 * len(rights))
+        return {"changed": {"sampled": sampled, "reward": 0.0, "greedy": 0.0}, "unchanged": {"sampled": 0.0},
+                "rows": [{"changed": True, "right": r, "n": 4} for r in rights]}
+
+    before = measured([0, 0, 0])
+    seeds = [measured([1, 2, 0]), measured([3, 2, 1])]
+    gains = _gains(before, seeds)
+    per_transition = gains["gain_per_transition"]
+    assert per_transition["n"] == 3  # three transitions, not 3 × 2 pooled values
+    assert per_transition["values"] == pytest.approx([0.5, 0.5, 0.125])  # each averaged over the seeds first
+    assert gains["gain"]["sampled"]["values"] == pytest.approx([0.25, 0.5])  # one mean per seed

@@ -363,3 +363,31 @@ def test_fuzzed_completions_give_a_reward_in_range(completion):
         binary, task = both(completion, strict=strict)
         assert binary in (0.0, 1.0)
         assert isinstance(task, float) and 0.0 <= task <= MAX_TASK_SPECIFIC_REWARD + 1e-9
+
+
+def test_the_flipped_property_example_is_a_wrong_answer_on_real_transitions():
+    """Notebook 02's "unchanged property flipped" answer must flip something: binary 0, a lower
+    task-specific reward than the right answer, ROUGE-L below 1."""
+    import json
+    from pathlib import Path
+
+    from wmkit.rewards import text_similarity
+    from wmkit.rewards.textgame import (flip_untouched_property, textgame_binary_reward,
+                                        textgame_task_specific_reward)
+
+    rows = [json.loads(line) for line in
+            (Path(__file__).resolve().parents[1] / "data" / "textgame_test.jsonl").read_text().splitlines()]
+    changed = [t for t in rows if t["changed"]][:20]
+    flipped = 0
+    for t in changed:
+        wrong = flip_untouched_property(t["diff"], t["state"])
+        if wrong is None:
+            continue
+        flipped += 1
+        assert textgame_binary_reward(t["diff"], t["state"], t["next_state"]) == 1.0
+        assert textgame_binary_reward(wrong, t["state"], t["next_state"]) == 0.0
+        assert (textgame_task_specific_reward(wrong, t["state"], t["next_state"])
+                < textgame_task_specific_reward(t["diff"], t["state"], t["next_state"]))
+        assert text_similarity.rouge_l_f1(wrong, t["diff"]) < 1.0
+    assert flipped >= len(changed) // 2
+    assert flip_untouched_property("not json", "{}") is None

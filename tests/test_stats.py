@@ -151,3 +151,15 @@ def test_an_at_least_zero_claim_names_zero_as_its_line():
     assert stats.verdict([-0.05, 0.0, 0.04], "higher", -1e-9).reason.endswith("covers 0")
     assert "above 0, the paper's side" in stats.verdict([0.1, 0.2, 0.15], "higher", -1e-9).reason
     assert stats.verdict([0.5, 2.0, 1.2], "higher", 1.0).reason.endswith("covers 1")
+
+
+def test_a_rate_gets_an_interval_inside_its_bounds_and_no_sign():
+    values = [0.50, 0.74, 0.98]  # mean 0.74, t-interval [0.14, 1.34]
+    raw = stats.summarize(values)
+    assert raw["ci_high"] > 1  # what the clipping is for
+    rate = stats.summarize(values, bounds=(0, 1))
+    assert rate["ci_low"] == pytest.approx(raw["ci_low"]) and rate["ci_high"] == 1.0
+    text = stats.describe(rate, 2)
+    assert text.startswith("0.74 ± 0.24 [0.14, 1.00]") and "clipped to [0, 1]" in text and "+" not in text
+    assert stats.verdict(rate, "higher", 0.5).verdict == stats.verdict(raw, "higher", 0.5).verdict
+    assert stats.describe(raw, 2) == "+0.74 ± 0.24 [+0.14, +1.34] (n=3)"  # differences keep their signs

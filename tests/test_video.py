@@ -441,3 +441,22 @@ def test_start_regime_reads_the_mle_models_copy_rate():
     assert start_regime(result(0.46)) == "moving"
     assert start_regime(result(0.0)) == "moving"
     assert start_regime(result(None)) is None  # no changed held-out step: no regime
+
+
+def test_ssim_is_scikit_images_7x7_uniform_window_not_wang_et_al_gaussian():
+    """wmkit.video.model.ssim says it is scikit-image's default (7x7 uniform window); Wang et al.'s
+    11x11 Gaussian gives a different number on the same frames."""
+    import numpy as np
+    from skimage.metrics import structural_similarity
+
+    from wmkit.video.model import ssim
+
+    a = np.zeros((32, 32, 3), np.uint8)
+    a[8:24, 8:24] = 200  # a square; b puts a dark bar across it
+    b = a.copy()
+    b[10:14, 10:30] = 50
+    uniform = structural_similarity(a, b, channel_axis=-1, data_range=255, win_size=7)
+    gaussian = structural_similarity(a, b, channel_axis=-1, data_range=255, gaussian_weights=True, sigma=1.5,
+                                     use_sample_covariance=False)
+    assert ssim(a, b) == pytest.approx(uniform)
+    assert abs(ssim(a, b) - gaussian) > 0.02  # 0.817 vs 0.767 here

@@ -270,12 +270,21 @@ def check_group_size_for_signal(answer: Any, shares: Sequence[float], target: fl
     no G does (transitions never sampled right stay without signal at any G)."""
     if answer is None:
         return _not_answered()
+    try:
+        given_shares = None if isinstance(shares, (str, bytes, Mapping)) else _numbers(shares, len(list(shares)))
+    except TypeError:  # not a sequence at all
+        given_shares = None
+    if not given_shares or any(not 0 <= p <= 1 for p in given_shares):
+        print(f"cannot check: `shares` should be a non-empty list of per-transition shares in [0, 1]; "
+              f"given {_show(shares)}")
+        return None
+    shares = given_shares
     truth = smallest_group_for_signal(shares, target, largest)
     word = _word(answer)
     value = None if word in ("none", "no g", "never") else _integer(answer)
     if value is None and word not in ("none", "no g", "never"):
         return _cannot_read(answer, f'a whole number G (2..{largest}) or "none"')
-    mean_share = statistics.fmean(shares) if shares else 0.0
+    mean_share = statistics.fmean(shares)
     from_mean = smallest_group_for_signal([mean_share], target, largest)
     expected = f"G = {'none' if truth is None else 'a whole number'} (the average over transitions of 1 − p^G − (1 − p)^G)"
     return _judge(value == truth, answer, expected,
@@ -291,8 +300,11 @@ def check_which_reward_rose(answer: Any, result: Mapping[str, Any] | None) -> bo
     """Exercise (02): after your run with reward="task_specific" (`result`, from
     regime.level_experiment), which rose over the MLE model: "sampled exact", "task reward",
     "both" or "neither" (a mean gain over seeds above 0 counts as rising)."""
-    if answer is None or result is None:
+    if answer is None:
         return _not_answered()
+    if result is None:
+        print("cannot check yet: set EXERCISE_5_RESULT to what regime.level_experiment returned for your run")
+        return None
     word = _word(answer)
     names = {"sampled exact": "sampled", "exact": "sampled", "task reward": "reward",
              "task specific": "reward", "task specific reward": "reward", "both": "both", "neither": "neither"}
@@ -643,13 +655,16 @@ def check_strong_distortion_answer(answer: Any, sizes: Any, seeds: Sequence[int]
         differences = strong_distortion_differences(sizes, seeds)
     judged = verdict(list(differences), "higher", 0.0)
     print("final J, debias only − no correction, per seed:", ", ".join(f"{d:+.4f}" for d in differences))
-    print(f"the kit's rule: {judged.verdict} — {judged.reason}")
-    return _judge(word == judged.verdict, answer, "the verdict of these seeds by the kit's rule",
+    ok = _judge(word == judged.verdict, answer, "the verdict of these seeds by the kit's rule",
                   [(word == "reproduced" and judged.verdict == "inconclusive",
                     "some seeds favour debiasing, but the interval over seeds covers 0"),
                    (word == "reproduced" and judged.verdict == "contradicted",
                     ("r³ squeezes the bottom half of the real range into a sliver that the noise drowns: "
-                    "no monotone map can recover it"))])
+                    "no monotone map can recover it"))],
+                  "compute the 95% t-interval of the per-seed differences and see where 0 lies.")
+    if ok:  # the rule's reason only once the reader has found the verdict, so it never gives it away
+        print(f"  the kit's rule: {judged.reason}")
+    return ok
 
 
 def check_sweep_crossing(answer: Any, arms: Mapping[str, Any], fractions: Sequence[float]) -> bool | None:
@@ -707,8 +722,9 @@ def check_verdict_answer(answer: Any, values: Sequence[float], direction: str = 
     word = _word(answer)
     if word not in VERDICTS:
         return _cannot_read(answer, f"one of the verdicts {', '.join(map(repr, VERDICTS))}")
-    truth = verdict(values, direction, threshold).verdict
-    mean = statistics.fmean(values) if values else 0.0
+    judged = verdict(values, direction, threshold)  # None (a seed without a value) is left out
+    truth = judged.verdict
+    mean = judged.summary["mean"] if judged.summary.get("mean") is not None else threshold
     paper_side = (mean > threshold) if direction == "higher" else (mean < threshold)
     return _judge(word == truth, answer, "the verdict by the kit's rule",
                   [(word == "reproduced" and truth == "inconclusive" and paper_side,
@@ -737,13 +753,18 @@ def check_seeds_needed(answer: Any, mean: float, std: float, threshold: float = 
     """Exercise (05): how many seeds would make an interval with this mean and std clear the line?"""
     if answer is None:
         return _not_answered()
-    value = _integer(answer)
-    if value is None:
-        return _cannot_read(answer, "a whole number of seeds")
+    never = _word(answer) in ("none", "never", "no n")
+    value = None if never else _integer(answer)
+    if value is None and not never:
+        return _cannot_read(answer, 'a whole number of seeds, or "none" if no number of seeds does')
     truth = seeds_needed(mean, std, threshold)
     with_z = seeds_needed(mean, std, threshold, quantile=lambda n: 1.96)
-    return _judge(value == truth, answer, "the smallest number of seeds whose interval clears the line",
-                  [(value == with_z and with_z != truth,
+    ok = value == truth  # "none" (value None) is right exactly when no n clears the line
+    return _judge(ok, answer, 'the smallest number of seeds whose interval clears the line (or "none")',
+                  [(never and truth is not None, "some number of seeds does clear the line: the mean is off it"),
+                   (value is not None and truth is None and mean == threshold,
+                    "the mean sits on the line: no interval around it can lie wholly on one side"),
+                   (value == with_z and with_z != truth,
                     "z = 1.96 instead of t(0.975, n − 1): with few seeds the t quantile is larger"),
                    (truth is not None and value == truth - 1,
                     "one short: at that n the half-width t·s/√n is not yet below |mean|")],

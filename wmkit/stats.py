@@ -39,12 +39,19 @@ def t_quantile(confidence: float, dof: int) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2, dof))
 
 
-def summarize(values: Sequence[float | None], confidence: float = 0.95) -> dict[str, Any]:
+def summarize(values: Sequence[float | None], confidence: float = 0.95,
+              bounds: tuple[float, float] | None = None) -> dict[str, Any]:
     """Mean, sample std, and a `confidence` t-interval over seeds of the values that are not None (or NaN).
 
     Keys: n (values kept), of (values given), values (kept), mean, std, ci_low, ci_high, confidence.
     No value: mean and std are None. One value: std 0.0 and no interval (None): one seed says
     nothing about the spread.
+
+    `bounds`: the range the quantity cannot leave, e.g. (0, 1) for a rate (a share of steps, a
+    success rate): the t-interval is clipped to it (the stated rule; a mean over few seeds of a
+    rate near 0 or 1 otherwise gets an interval past the bound, "0.74 [0.14, 1.34]"), and the
+    summary keeps ``bounds``, so :func:`describe` says so. Clipping never moves an interval across
+    a threshold inside the bounds, so verdicts are unchanged.
     """
     kept = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
     out: dict[str, Any] = {"n": len(kept), "of": len(values), "values": kept, "mean": None, "std": None,
@@ -64,6 +71,11 @@ def summarize(values: Sequence[float | None], confidence: float = 0.95) -> dict[
             out["ci_low"] = out["ci_high"] = out["mean"]
     else:
         out["std"] = 0.0
+    if bounds is not None:
+        low, high = bounds
+        out["bounds"] = [low, high]
+        if out["ci_low"] is not None:
+            out["ci_low"], out["ci_high"] = max(low, out["ci_low"]), min(high, out["ci_high"])
     return out
 
 
@@ -78,14 +90,23 @@ def differences(after: Sequence[float | None], before: Sequence[float | None] | 
 
 
 def describe(summary: Mapping[str, Any], digits: int = 3) -> str:
-    """'+0.002 ± 0.006 [-0.014, +0.018] (n=3)', '+0.300 (n=1)', '+0.1 … (n=2/3)', or '—' (no value)."""
+    """'+0.002 ± 0.006 [-0.014, +0.018] (n=3)', '+0.300 (n=1)', '+0.1 … (n=2/3)', or '—' (no value).
+
+    A summary with non-negative ``bounds`` (a rate, see :func:`summarize`) is written without signs,
+    since it is not a difference, and says its interval is clipped: '0.740 ± 0.240 [0.140, 1.000]
+    (n=3; interval clipped to [0, 1])'."""
     if not summary.get("n"):
         return "—"
-    text = f"{summary['mean']:+.{digits}f}"
+    bounds = summary.get("bounds")
+    sign = "" if bounds is not None and bounds[0] >= 0 else "+"
+    text = f"{summary['mean']:{sign}.{digits}f}"
     if summary["n"] > 1:
-        text += (f" ± {summary['std']:.{digits}f} [{summary['ci_low']:+.{digits}f}, "
-                 f"{summary['ci_high']:+.{digits}f}]")
-    return text + f" (n={summary['n']}" + (f"/{summary['of']})" if summary["n"] != summary["of"] else ")")
+        text += (f" ± {summary['std']:.{digits}f} [{summary['ci_low']:{sign}.{digits}f}, "
+                 f"{summary['ci_high']:{sign}.{digits}f}]")
+    text += f" (n={summary['n']}" + (f"/{summary['of']}" if summary["n"] != summary["of"] else "")
+    if bounds is not None and summary["n"] > 1:
+        text += f"; interval clipped to [{bounds[0]:g}, {bounds[1]:g}]"
+    return text + ")"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,10 @@ batch (``num_iterations=2``). It records what TRL used and logged:
   returned for that pass.
 
 The first pass has ratio ``exp(new − old) = 1`` everywhere: clipping cannot act there, and
-with ``beta=0`` the loss is minus the token-weighted mean advantage. The second pass comes
+with ``beta=0`` the loss is minus the token-weighted mean advantage. With ``beta > 0`` TRL also
+loads a frozen reference (here a copy of the initial tiny model) and each pass records its
+per-token log-probabilities ``ref_logps``: the first pass's policy *is* the reference, so its KL
+term is 0; the second pass's is not. The second pass comes
 after one optimizer step, so the ratios differ from 1 and the clipped surrogate matters:
 that is the pass whose loss the exercise asks for (notebooks 02 and 04).
 
@@ -21,7 +24,12 @@ and ``_compute_loss``), which the exercise checkers in :mod:`wmkit.exercises` fo
     A_i = (r_i − mean(r)) / (std(r) + 1e-4)        std with n − 1 (TRL's ``nanstd``);
                                                    scale_rewards="none" skips the division
     ρ_it = exp(logp_new − logp_old)
-    ℓ_it = −min(ρ_it · A_i, clip(ρ_it, 1 − ε, 1 + ε_high) · A_i)
+    ℓ_it = −min(ρ_it · A_i, clip(ρ_it, 1 − ε, 1 + ε_high) · A_i) + β · ρ_it · k3_it
+    k3_it = e^Δ − Δ − 1,  Δ = logp_ref − logp_new    the per-token "k3" estimator of
+                                                   KL(π_θ ‖ π_ref): ≥ 0, unbiased in expectation
+                                                   over tokens sampled from π_θ, never the exact KL
+                                                   (TRL's ``use_bias_correction_kl``, default True,
+                                                   multiplies it by ρ_it; β = 0 drops the term)
     "dapo", "bnpo":  loss = Σ_it ℓ_it m_it / Σ_it m_it       (one token, one weight; one
                                                             generation batch, one micro-batch)
     "grpo":          loss = mean_i (Σ_t ℓ_it m_it / Σ_t m_it)
@@ -74,7 +82,7 @@ def _check(rewards: Sequence[float], loss_type: str, scale_rewards: str, epsilon
 
 def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type: str = "dapo",
                      scale_rewards: str = "group", epsilon: float = 0.2, learning_rate: float = 0.05,
-                     max_completion_length: int = 6, seed: int = 0) -> dict[str, Any]:
+                     max_completion_length: int = 6, seed: int = 0, beta: float = 0.0) -> dict[str, Any]:
     """Run TRL's GRPOTrainer for two passes over one group whose rewards are `rewards`; return
     what it used and logged (see the module docstring).
 
@@ -82,14 +90,18 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
     [1 − ε, 1 + ε], so the second pass shows clipping at work. Deterministic given `seed`.
     Takes a few seconds on a CPU.
 
+    `beta` > 0 adds TRL's KL term toward the initial model (see the module docstring).
+
     Returns a dict of plain lists: ``rewards`` (G), ``advantages`` (G, TRL's log),
-    ``loss_type``, ``scale_rewards``, ``epsilon``, ``max_completion_length`` and ``passes``:
+    ``loss_type``, ``scale_rewards``, ``epsilon``, ``max_completion_length``, ``beta`` and ``passes``:
     two dicts with ``rewards`` and ``advantages`` (G, in the order of that pass's rows: TRL
     shuffles a generation batch before training on it), ``old_logps``, ``new_logps``, ``mask``
     (G × T, T the longest completion; masked positions hold 0) and ``loss`` (TRL's value for that
-    pass), plus ``completions`` (the sampled texts) and ``trl_version``.
+    pass), ``ref_logps`` when `beta` > 0, plus ``completions`` (the sampled texts) and ``trl_version``.
     """
     values = _check(rewards, loss_type, scale_rewards, epsilon, learning_rate, max_completion_length)
+    if not (math.isfinite(beta) and beta >= 0):
+        raise ValueError(f"beta must be a number ≥ 0, not {beta}")
     import torch
     import trl
     from datasets import Dataset
@@ -130,16 +142,22 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
             passes.append({"old_logps": (old * mask).tolist(), "new_logps": (new * mask).tolist(),
                            "mask": mask.int().tolist(), "loss": float(loss.detach()),
                            "advantages": inputs["advantages"].detach().view(-1).tolist()})
+            if "ref_per_token_logps" in inputs:
+                passes[-1]["ref_logps"] = (inputs["ref_per_token_logps"].detach() * mask).tolist()
             return loss
 
     with tempfile.TemporaryDirectory() as out, warnings.catch_warnings():
         # transformers 5.24 deprecates the gradient_checkpointing names TRL 1.16 still calls: nothing
         # a reader can act on.
         warnings.filterwarnings("ignore", message=r".*gradient_checkpointing\w*` is deprecated", category=FutureWarning)
+        if beta > 0:  # TRL builds the reference from the policy's config path: save the initial model there
+            reference = f"{out}/reference"
+            model.save_pretrained(reference)
+            model.config._name_or_path = reference
         config = GRPOConfig(
             output_dir=out, num_generations=group_size, per_device_train_batch_size=group_size,
             gradient_accumulation_steps=1, num_iterations=2, max_steps=2, learning_rate=learning_rate,
-            lr_scheduler_type="constant", warmup_steps=0, beta=0.0, loss_type=loss_type,
+            lr_scheduler_type="constant", warmup_steps=0, beta=beta, loss_type=loss_type,
             scale_rewards=scale_rewards, epsilon=epsilon, max_completion_length=max_completion_length,
             temperature=1.0, seed=seed, use_cpu=not torch.cuda.is_available(), report_to="none",
             logging_steps=1, save_strategy="no", disable_tqdm=True, **mixed_precision_flags(),
@@ -171,7 +189,7 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
         p["rewards"] = rows
     return {"rewards": logged_rewards, "advantages": logged_advantages, "loss_type": loss_type,
             "scale_rewards": scale_rewards, "epsilon": epsilon, "max_completion_length": max_completion_length,
-            "passes": passes, "completions": completions, "trl_version": trl.__version__}
+            "beta": beta, "passes": passes, "completions": completions, "trl_version": trl.__version__}
 
 
 # ------------------------------------------------------------------ the same, by hand (numpy)
@@ -184,10 +202,21 @@ def advantages_by_hand(rewards: Sequence[float], scale_rewards: str = "group") -
     return centred if scale_rewards == "none" else centred / (r.std(ddof=1) + 1e-4)
 
 
+def k3_kl_by_hand(ref_logps: Any, new_logps: Any) -> np.ndarray:
+    """Per-token k3 estimate of KL(π_θ ‖ π_ref), e^Δ − Δ − 1 with Δ = log π_ref − log π_θ (what TRL
+    adds, times β, to each token's loss). Not the exact KL, which sums over the whole vocabulary:
+    one sampled token's estimate, ≥ 0, whose mean over tokens sampled from π_θ is the KL."""
+    delta = np.asarray(ref_logps, dtype=float) - np.asarray(new_logps, dtype=float)
+    return np.exp(delta) - delta - 1
+
+
 def clipped_loss_by_hand(old_logps: Any, new_logps: Any, mask: Any, advantages: Sequence[float],
                          epsilon: float = 0.2, loss_type: str = "dapo", max_completion_length: int | None = None,
-                         clip: bool = True, pessimistic: bool = True) -> float:
-    """The clipped surrogate loss of one pass, as TRL aggregates it for `loss_type` (beta = 0).
+                         clip: bool = True, pessimistic: bool = True, beta: float = 0.0,
+                         ref_logps: Any = None) -> float:
+    """The clipped surrogate loss of one pass, as TRL aggregates it for `loss_type`; with `beta` > 0
+    plus β·ρ·k3 per token (:func:`k3_kl_by_hand` toward `ref_logps`, times the ratio ρ as TRL's
+    default ``use_bias_correction_kl`` does).
 
     `clip=False` gives the unclipped ρ·A surrogate and `pessimistic=False` keeps the max of the
     clipped and unclipped terms instead of the min: the two ways of getting PPO's clip wrong,
@@ -197,6 +226,10 @@ def clipped_loss_by_hand(old_logps: Any, new_logps: Any, mask: Any, advantages: 
     ratio = np.exp(new - old)
     clipped = np.clip(ratio, 1 - epsilon, 1 + epsilon) if clip else ratio
     per_token = -(np.minimum if pessimistic else np.maximum)(ratio * a, clipped * a)
+    if beta:
+        if ref_logps is None:
+            raise ValueError("beta > 0 needs the reference's log-probabilities (ref_logps)")
+        per_token = per_token + beta * ratio * k3_kl_by_hand(ref_logps, new)
     if loss_type in ("dapo", "bnpo"):
         return float((per_token * m).sum() / max(m.sum(), 1.0))
     if loss_type == "grpo":

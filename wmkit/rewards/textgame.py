@@ -502,3 +502,39 @@ def task_specific_reward_fn(completions: Sequence[Any], state: Sequence[str], ne
     """TRL reward function: the task-specific reward (0..1.3) of each completion."""
     states, next_states = _broadcast("state", state, len(completions)), _broadcast("next_state", next_state, len(completions))
     return [textgame_task_specific_reward(c, s, g) for c, s, g in zip(completions, states, next_states)]
+
+
+def flip_untouched_property(diff: str, state: str) -> str | None:
+    """A teaching example of a near-miss answer (notebook 02): the right `diff` with one boolean
+    property that the action did *not* change flipped. It is looked for first in the objects the
+    diff modifies (a property listed there with its current value), then in the objects of `state`
+    the diff leaves alone (that object is added to ``modified`` with the property flipped), so the
+    answer always states something false about the next state. None when `state` has no boolean
+    property the action left alone (or a text does not parse)."""
+    import copy
+    import json
+
+    try:
+        gold, objects = json.loads(diff), json.loads(state)["objects"]
+    except (TypeError, ValueError, KeyError):
+        return None
+    current = {o.get("uuid"): o for o in objects if isinstance(o, dict)}
+    wrong = copy.deepcopy(gold)
+    modified = wrong.get("modified") if isinstance(wrong, dict) else None
+    if not isinstance(modified, list):
+        return None
+    for obj in modified:
+        before = current.get(obj.get("uuid"), {}) if isinstance(obj, dict) else {}
+        key = next((k for k, v in obj.items() if isinstance(v, bool) and before.get(k) is v), None) \
+            if isinstance(obj, dict) else None
+        if key:
+            obj[key] = not obj[key]
+            return json.dumps(wrong)
+    touched = {o.get("uuid") for o in modified if isinstance(o, dict)} | set(
+        wrong.get("removed") or [])
+    for uuid, obj in current.items():
+        key = next((k for k, v in obj.items() if isinstance(v, bool)), None)
+        if uuid not in touched and key:
+            modified.append({**copy.deepcopy(obj), key: not obj[key]})
+            return json.dumps(wrong)
+    return None

@@ -312,11 +312,15 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
 
 
 def _gains(before: dict, afters: Sequence[dict]) -> dict:
-    """RL − MLE of one level over its RL seeds: per key of `GAIN_KEYS` over seeds ("gain"), and the
-    sampled gain pooled over seeds and held-out changed transitions ("gain_per_transition": how much
-    of it is spread over transitions, an interval also for one seed)."""
+    """RL − MLE of one level over its RL seeds: per key of `GAIN_KEYS` over seeds ("gain": each
+    seed's mean over transitions, then the interval over seeds — the seed is the unit of a claim),
+    and the sampled gain per held-out changed transition, averaged over the seeds first
+    ("gain_per_transition": n = transitions, never transitions × seeds, whose values from one
+    transition are not independent; its interval is over transitions only, an interval also for
+    one seed, and says nothing about how another RL seed would do)."""
     start_shares = changed_success_shares(before)
-    per_transition = [a - b for after in afters for a, b in zip(changed_success_shares(after), start_shares)]
+    per_seed = [[a - b for a, b in zip(changed_success_shares(after), start_shares)] for after in afters]
+    per_transition = [statistics.fmean(gains) for gains in zip(*per_seed)]
     return {"gain": {key: summarize([differences([_gain_figure(after, key)], [_gain_figure(before, key)])[0]
                                      for after in afters]) for key in GAIN_KEYS},
             "gain_per_transition": summarize(per_transition)}

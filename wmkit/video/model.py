@@ -61,8 +61,11 @@ def mse_distance(pred: np.ndarray, target: np.ndarray) -> float:
 
 
 def ssim(pred: np.ndarray, target: np.ndarray) -> float:
-    """Structural similarity of two uint8 RGB frames (scikit-image: 7x7 uniform window, per channel,
-    averaged; 1 = identical)."""
+    """Structural similarity of two uint8 RGB frames (1 = identical), as scikit-image computes it by
+    default: a **7x7 uniform** (box) window, per channel, averaged, sample covariances. This is not
+    the SSIM of Wang et al. (2004), an **11x11 Gaussian** window with σ = 1.5 (scikit-image's
+    ``gaussian_weights=True, sigma=1.5, use_sample_covariance=False``); the two give different numbers,
+    so SSIM values from papers are not comparable with these."""
     from skimage.metrics import structural_similarity
 
     return float(structural_similarity(pred, target, channel_axis=-1, data_range=255))

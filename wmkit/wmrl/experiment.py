@@ -595,8 +595,8 @@ def claim_table(research: dict[str, Any], wm_name: str = "learned") -> list[dict
                      f"{fmt(ratio, 2)}× (seeds where both reached it"
                      + (f"; in measured CPU s {fmt(research['ratios_cpu_s'][wm_name]['real_over_wmrl'], 2)}×"
                         if wm_name in research.get("ratios_cpu_s", {}) else "")
-                     + f"); WMRL there first in {wins}/{n} seeds; judged on the censored ratio per seed (> 1)",
-                     stats.verdict(censored_ratios(arms, "real", wmrl_name), "higher", 1.0)))
+                     + f"); WMRL there first in {wins}/{n} seeds; judged on the log of the censored ratio per seed (> 0)",
+                     stats.verdict(log_censored_ratios(arms, "real", wmrl_name), "higher", 0.0)))
     final_vs_real = stats.verdict(final_differences(wmrl, real), "higher", -1e-9)
     rows.append(_row("WMRL's final score ≥ real-execution GRPO's", PAPER["final_score"],
                      f"{fmt(wmrl['final'])} vs {fmt(real['final'])} (WMRL − real per seed: "
@@ -615,8 +615,8 @@ def claim_table(research: dict[str, Any], wm_name: str = "learned") -> list[dict
     rows.append(_row("(kit's control) WMRL reaches the target with less compute than the anchors alone",
                      "not reported",
                      f"anchors-only/WMRL compute to target {fmt(research['ratios'][wm_name]['anchors_over_wmrl'], 2)}×, "
-                     f"WMRL there first in {anchor_wins}/{n} seeds; judged on the censored ratio per seed (> 1)",
-                     stats.verdict(censored_ratios(arms, "anchors only", wmrl_name), "higher", 1.0)))
+                     f"WMRL there first in {anchor_wins}/{n} seeds; judged on the log of the censored ratio per seed (> 0)",
+                     stats.verdict(log_censored_ratios(arms, "anchors only", wmrl_name), "higher", 0.0)))
     final_vs_anchors = stats.verdict(final_differences(wmrl, anchors))
     rows.append(_row("(kit's control) WMRL ends higher than the anchors alone", "not reported",
                      f"final {fmt(wmrl['final'])} vs anchors-only {fmt(anchors['final'])} (WMRL − anchors-only per "
@@ -666,8 +666,8 @@ def controlled_verdicts(controlled: dict[str, Any]) -> dict[str, dict[str, str]]
     """Check 4's claims, each judged by :func:`wmkit.stats.verdict` over seeds: claim -> {verdict, reason}.
 
     Final gaps are compared as per-seed paired differences (the arms of one seed share its
-    instance); compute as the per-seed censored ratio (> 1: WMRL cheaper; never reaching the
-    target counts as infinitely expensive, as in :func:`first_wins`)."""
+    instance); compute as the log of the per-seed censored ratio (> 0: WMRL cheaper; never reaching
+    the target counts as at best 1×, see :func:`log_censored_ratio`)."""
     arms = controlled["arms"]
 
     def entry(judged) -> dict[str, str]:
@@ -681,9 +681,9 @@ def controlled_verdicts(controlled: dict[str, Any]) -> dict[str, dict[str, str]]
         "WMRL ends closer to J* than pure WM":
             entry(stats.verdict(final_differences(arms["pure WM"], arms["WMRL"], "final_gap"))),
         "WMRL reaches the target with less compute than real":
-            entry(stats.verdict(censored_ratios(arms, "real", "WMRL"), "higher", 1.0)),
+            entry(stats.verdict(log_censored_ratios(arms, "real", "WMRL"), "higher", 0.0)),
         "WMRL reaches the target with less compute than anchors-only":
-            entry(stats.verdict(censored_ratios(arms, "anchors only", "WMRL"), "higher", 1.0)),
+            entry(stats.verdict(log_censored_ratios(arms, "anchors only", "WMRL"), "higher", 0.0)),
         "WMRL ends closer to J* than anchors-only":
             entry(stats.verdict(final_differences(arms["anchors only"], arms["WMRL"], "final_gap"))),
         "ablation order: none < denoise < debias < both": entry(_ablation_order(cells)),
@@ -767,6 +767,42 @@ def censored_ratio(arms: dict, numerator: str, denominator: str, seed: int = 0) 
     if a is None:
         return {**out, "ratio": arms[numerator]["total_cost"][seed] / b if b > 0 else None, "lower_bound": True}
     return {**out, "ratio": a / b if b > 0 else None}
+
+
+def log_censored_ratio(arms: dict, numerator: str, denominator: str, seed: int = 0) -> float | None:
+    """log of :func:`censored_ratio`: compute ratios are judged on the log scale, where 1× is 0 and
+    2× and 0.5× lie at the same distance from it (a t-interval of raw ratios can reach below 0, which
+    no ratio can).
+
+    Where only the denominator missed the target (ratio 0, log −∞), its compute to the target
+    exceeds its whole compute, so the true ratio is below numerator compute / denominator total
+    compute; the value is the log of that bound, capped at 0 (1×): finite, and never on the claim's
+    side. None where :func:`censored_ratio` gives None."""
+    out = censored_ratio(arms, numerator, denominator, seed)
+    ratio = out["ratio"]
+    if ratio is None:
+        return None
+    if ratio > 0:
+        return math.log(ratio)
+    total = arms[denominator]["total_cost"][seed]
+    a = out["numerator_compute"]
+    return min(0.0, math.log(a / total)) if a and total and a > 0 and total > 0 else 0.0
+
+
+def log_censored_ratios(arms: dict, numerator: str, denominator: str) -> list[float | None]:
+    """:func:`log_censored_ratio` of every seed (the per-seed values a compute claim is judged on, > 0)."""
+    return [log_censored_ratio(arms, numerator, denominator, seed)
+            for seed in range(len(arms[denominator]["compute_to_target"]))]
+
+
+def record_log_ratio_controlled(result: dict) -> float | None:
+    """A benchmark claim's value: log(real / WMRL compute to target) of one wmrl_controlled record."""
+    return log_censored_ratio(result["arms"], "real", "WMRL")
+
+
+def record_log_ratio_research(result: dict) -> float | None:
+    """A benchmark claim's value: log(real / WMRL (learned) compute to target) of one wmrl_research record."""
+    return log_censored_ratio(result["arms"], "real", "WMRL (learned)")
 
 
 def run_wmrl_controlled(profile: str, seed: int, runs_root: Path, sizes) -> dict:
