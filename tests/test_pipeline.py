@@ -24,40 +24,54 @@ def test_bad_environment_and_seed_are_clear_errors(tmp_path):
         pipeline.build_world_model("smoke", tmp_path, seed="0")
 
 
-def test_a_new_seed_never_resumes_another_seeds_checkpoints(tmp_path):
+def test_a_new_seed_never_resumes_another_seeds_checkpoints_and_a_damaged_final_is_rebuilt(tmp_path, capsys):
     """Seed 1 into seed 0's folder used to resume seed 0's last checkpoint, train 0 steps and save
     seed 0's weights as seed 1's model. Now it is refused with one line naming the folder, and
-    seed 0's model stays as it was; rerunning seed 0 itself still resumes."""
+    seed 0's model stays as it was; rerunning seed 0 itself still resumes. A truncated final model
+    used to crash `ensure_world_model` on every call; now it is rebuilt from the checkpoints."""
     profile = pipeline.get_profile("smoke", episodes=6, epochs=0.5, eval_transitions=2)
     first = pipeline.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
     assert list((tmp_path / "checkpoints").glob("checkpoint-*"))
     saved = (first.folder / "model.safetensors").read_bytes()
-    with pytest.raises(ValueError, match=r"checkpoints of another run \(seed 0.*not of profile smoke seed 1") as error:
+    with pytest.raises(ValueError, match=r"checkpoints of another run \(profile smoke, seed 0.*not of this one "
+                                         r"\(profile smoke, seed 1") as error:
         pipeline.build_world_model(profile, tmp_path, seed=1, envs=("textgame",), show_progress=False)
     assert str(tmp_path / "checkpoints") in str(error.value) and "\n" not in str(error.value)
     assert (first.folder / "model.safetensors").read_bytes() == saved
     again = pipeline.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
-    assert again.info["seed"] == 0
+    assert again.info["seed"] == 0 and again.sft.extra["resumed_from"]
+
+    with open(first.folder / "model.safetensors", "r+b") as f:
+        f.truncate(len(saved) // 2)
+    capsys.readouterr()
+    rebuilt = pipeline.ensure_world_model(profile, tmp_path, envs=("textgame",), show_progress=False)
+    [warning] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("wmkit:")]
+    assert str(first.folder) in warning and "model.safetensors" in warning
+    assert rebuilt.sft is not None and (first.folder / "model.safetensors").read_bytes() == saved
+    assert pipeline.ensure_world_model(profile, tmp_path, envs=("textgame",)).sft is None  # intact again: loaded
 
 
 def test_checkpoints_without_a_run_key_are_refused_and_removed_when_not_resuming(tmp_path):
+    from wmkit.runs import claim_checkpoints
+
     folder = tmp_path / "checkpoints"
     (folder / "checkpoint-3").mkdir(parents=True)
     key = {"profile": "smoke", "seed": 2, "sizes": {"episodes": (1, 2)}}
     with pytest.raises(ValueError, match="an unknown run"):
-        pipeline.claim_checkpoints(folder, key)
-    pipeline.claim_checkpoints(folder, key, resume=False)
+        claim_checkpoints(folder, key)
+    claim_checkpoints(folder, key, resume=False)
     assert not (folder / "checkpoint-3").exists()
     (folder / "checkpoint-5").mkdir()
-    pipeline.claim_checkpoints(folder, key)  # its own run: fine (the tuple reads back as a list)
+    claim_checkpoints(folder, key)  # its own run: fine (the tuple reads back as a list)
 
 
-def test_an_interrupted_checkpoint_is_skipped_and_a_weightless_final_is_rebuilt(tmp_path, monkeypatch):
+def test_an_interrupted_checkpoint_is_skipped_and_a_weightless_final_is_rebuilt(tiny_lm, tmp_path, monkeypatch):
+    from wmkit.core.models import save_model
     from wmkit.runs import latest_checkpoint
 
+    model, tok, _ = tiny_lm
     for step, complete in ((2, True), (4, True), (6, False)):  # checkpoint-6: killed mid-save
-        folder = tmp_path / "checkpoints" / f"checkpoint-{step}"
-        folder.mkdir(parents=True)
+        folder = save_model(model, tok, tmp_path / "checkpoints" / f"checkpoint-{step}")
         if complete:
             (folder / "trainer_state.json").write_text("{}")
     (tmp_path / "checkpoints" / "checkpoint-x").mkdir()  # not a step number: never chosen, never a crash
@@ -73,3 +87,21 @@ def test_an_interrupted_checkpoint_is_skipped_and_a_weightless_final_is_rebuilt(
     calls = []
     monkeypatch.setattr(pipeline, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
     assert pipeline.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
+
+
+def test_a_truncated_final_model_is_rebuilt_with_one_warning(tiny_lm, tmp_path, monkeypatch, capsys):
+    """It used to crash `ensure_world_model` (what notebook 02 calls) on every call with SafetensorError."""
+    from wmkit.core.models import save_model
+
+    model, tok, config = tiny_lm
+    folder = save_model(model, tok, tmp_path / pipeline.FINAL, tiny_config=config)
+    (folder / "wmkit_info.json").write_text(json.dumps({"seed": 0, "envs": ["textgame"], "profile": "smoke"}))
+    weights = folder / "model.safetensors"
+    with open(weights, "r+b") as f:
+        f.truncate(weights.stat().st_size - 100)
+    calls = []
+    monkeypatch.setattr(pipeline, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
+    capsys.readouterr()
+    assert pipeline.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
+    [warning] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("wmkit:")]
+    assert str(folder) in warning and "model.safetensors" in warning and "building it again" in warning

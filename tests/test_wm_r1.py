@@ -134,6 +134,27 @@ def test_sft_lowers_the_loss(tiny_policy):
     assert any(not torch.equal(p, before[n]) for n, p in model.named_parameters())
 
 
+def test_another_seed_never_resumes_a_wm_r1_checkpoint(tiny_policy, tmp_path):
+    """A second seed into the same output folder used to load the first seed's last checkpoint and
+    train nothing; now it is refused in one line (wmkit.runs.checkpoint_to_resume), before any training."""
+    import copy
+
+    model, tokenizer, tasks = tiny_policy
+    wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
+                             judge=lambda task, screen: random.random() < 0.5)
+    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=1, group_size=2, prompts_per_step=2,
+                                     max_steps=1, max_turn_tokens=4, progress=False, save_steps=1)
+    wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, wm)
+    assert (tmp_path / "checkpoint-1").is_dir()
+    from dataclasses import replace
+
+    other = replace(config, seed=1)
+    with pytest.raises(ValueError, match=r"checkpoints of another run \(settings.seed 0.*not of this one "
+                                         r"\(settings.seed 1") as error:
+        wm_r1_method.train_wm_r1(other, copy.deepcopy(model), tokenizer, tasks, wm)
+    assert str(tmp_path) in str(error.value) and "\n" not in str(error.value)
+
+
 # --------------------------------------------------------------------------- GRPO without the simulator
 
 

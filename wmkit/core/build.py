@@ -7,7 +7,6 @@ notebook opened alone in Colab, say), rebuilds it with the same call at the prof
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -32,7 +31,7 @@ from wmkit.core.worldmodel import (
 from wmkit.envs import ENVIRONMENTS, tokenizer_prompts
 from wmkit.envs.base import Transition
 from wmkit.profiles import Profile, check_seed, check_sizes, get_profile
-from wmkit.runs import make_folder
+from wmkit.runs import make_folder, model_damage, warn
 
 DEFAULT_ENVS = ("textgame", "phone")
 
@@ -127,13 +126,14 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
         learning_rate, lora = 2e-4, True
     run_key = {"profile": profile.name, "seed": seed, "envs": list(envs), "model": model_name,
                "sizes": asdict(wm)}
+    # What the checkpoints are claimed with (wmkit.runs.checkpoint_to_resume): the data, the tokenizer and
+    # the training settings all follow from these, so they name the run whole.
     if difficulty is not None:  # absent for the full game: checkpoints of older runs stay claimable
         run_key["difficulty"] = difficulty
-    claim_checkpoints(out_dir / "checkpoints", run_key, resume)
     config = SFTConfig(output_dir=str(out_dir / "checkpoints"), epochs=wm.epochs,
                        learning_rate=learning_rate, batch_size=wm.batch_size,
                        max_length=wm.max_length, seed=seed, resume=resume, show_progress=show_progress)
-    sft = train_sft(net, tokenizer, splits["train"], splits["val"], config)
+    sft = train_sft(net, tokenizer, splits["train"], splits["val"], config, run_key=run_key)
     if lora:
         net = net.merge_and_unload()
     info = {
@@ -150,42 +150,6 @@ def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "ru
     return WorldModelRun(folder=folder, model=net, tokenizer=tokenizer, splits=splits, sft=sft, info=info)
 
 
-WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
-"""What a saved model folder holds its weights in (one of them)."""
-RUN_KEY_FILE = "wmkit_run.json"
-"""Written beside the checkpoints: which run (profile, seed, envs, model, sizes) they belong to."""
-
-
-def claim_checkpoints(folder: str | Path, run_key: dict, resume: bool = True) -> None:
-    """Let checkpoints in `folder` resume only the run that wrote them.
-
-    A checkpoint holds weights, not the settings that made them: without this check a build with
-    another seed (or any setting that keeps tensor shapes) resumed the old run's last checkpoint,
-    trained 0 steps and saved the old weights under the new seed's name. With `resume`, checkpoints
-    of another run (or of an unknown one) are refused with one line naming the folder; without it
-    they are removed, since the caller asked to start over there.
-    """
-    folder = Path(folder)
-    stamp = folder / RUN_KEY_FILE
-    key = json.loads(json.dumps(run_key))  # as it reads back from disk (tuples become lists)
-    stale = sorted(folder.glob("checkpoint-*"))
-    if stale and resume:
-        try:
-            stored = json.loads(stamp.read_text())
-        except (OSError, ValueError):
-            stored = None
-        if stored != key:
-            which = (f"seed {stored.get('seed')}, profile {stored.get('profile')}, model {stored.get('model')}"
-                     if isinstance(stored, dict) else "an unknown run")
-            raise ValueError(f"{folder} holds checkpoints of another run ({which}), not of profile "
-                             f"{key['profile']} seed {key['seed']}: delete that folder or choose another output folder")
-    elif stale:
-        for checkpoint in stale:
-            shutil.rmtree(checkpoint)
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(json.dumps(key, indent=1))
-
-
 def load_world_model(folder: str | Path) -> tuple[object, object, dict]:
     """(model, tokenizer, info) of a world model saved by `build_world_model`."""
     folder = Path(folder)
@@ -198,20 +162,22 @@ def load_world_model(folder: str | Path) -> tuple[object, object, dict]:
 def ensure_world_model(profile: str | Profile = "auto", out_dir: str | Path = "runs/world_model",
                        seed: int = 0, envs: Sequence[str] = DEFAULT_ENVS, difficulty: str | None = None,
                        show_progress: bool = True) -> WorldModelRun:
-    """Load the world model saved in `out_dir`, or build it there if it is missing."""
+    """Load the world model saved in `out_dir`, or build it there if it is missing or damaged
+    (`wmkit.runs.model_damage`: a truncated weights file, say; one warning line then)."""
     profile = get_profile(profile) if isinstance(profile, str) else profile
     folder = Path(out_dir) / FINAL
     has_info = (folder / "wmkit_info.json").exists()
-    if has_info and any((folder / name).exists() for name in WEIGHT_FILES):
+    damage = model_damage(folder) if has_info else None
+    if has_info and damage is None:
         model, tokenizer, info = load_world_model(folder)
         if info.get("difficulty") != _check_difficulty(difficulty):
             raise ValueError(f"{folder} holds a world model of the text game at difficulty "
                              f"{info.get('difficulty') or 'full'}, not {difficulty or 'full'}: choose another folder")
         splits = make_splits(profile, info.get("envs", envs), info.get("seed", seed), info.get("difficulty"))
         return WorldModelRun(folder=folder, model=model, tokenizer=tokenizer, splits=splits, info=info)
-    if has_info:
-        print(f"{folder} has no weights (an interrupted save?): building it again "
-              "(training resumes from its checkpoints).")
+    if has_info:  # an interrupted save, or a file damaged since: the checkpoints make it again
+        warn(f"the world model in {folder} is damaged ({damage}): building it again "
+             "(training resumes from its checkpoints)")
     else:
         print(f"No world model in {folder}: building one (profile {profile.name}, seed {seed}).")
     return build_world_model(profile, out_dir, seed=seed, envs=envs, difficulty=difficulty,

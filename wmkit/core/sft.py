@@ -51,13 +51,13 @@ import os
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import torch
 
 from wmkit.core.worldmodel import prompt_text
 from wmkit.envs.base import Transition
-from wmkit.runs import latest_checkpoint, stop_printing_logs, train_or_resume
+from wmkit.runs import checkpoint_to_resume, run_identity, stop_printing_logs, train_or_resume
 
 
 @dataclass
@@ -101,6 +101,11 @@ class SFTConfig:
                 raise ValueError(f"SFTConfig.{name} must be a positive number, not {value!r}")
         if not 0 <= self.warmup < 1:
             raise ValueError(f"SFTConfig.warmup must be in [0, 1), not {self.warmup!r}")
+
+
+SFT_NOT_IN_RUN_KEY = ("output_dir", "resume", "show_progress", "logging_steps", "eval_steps", "save_steps",
+                      "max_eval_examples")
+"""SFTConfig fields that do not change what is trained (a rerun may change them and still resume)."""
 
 
 @dataclass
@@ -357,10 +362,13 @@ def _completion_only_trainer_class():
 
 
 def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Transition],
-              config: SFTConfig, callbacks=None) -> SFTResult:
+              config: SFTConfig, callbacks=None, run_key: dict | None = None) -> SFTResult:
     """Fine-tune `model` on the transitions with the completion-only loss; returns the log.
 
     `callbacks` are extra `transformers.TrainerCallback`s (the tests use one to kill a run).
+    `run_key` names the run whole for its checkpoints (`build_world_model`: profile, seed, envs, model,
+    sizes); None: the config's training settings and the data name it (`wmkit.runs.run_identity`).
+    Checkpoints of another run in output_dir are refused (`wmkit.runs.checkpoint_to_resume`).
     """
     from transformers import TrainingArguments
 
@@ -369,6 +377,11 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
     val_examples = val_examples[:config.max_eval_examples]
     if not train_examples:
         raise ValueError("No training transition fits max_length; raise max_length or shorten states.")
+    if run_key is None:
+        run_key = run_identity(asdict(config), SFT_NOT_IN_RUN_KEY,
+                               [[e["input_ids"], e["labels"]] for e in train_examples],
+                               lora_base=model if hasattr(model, "peft_config") else None)
+    resume_from = checkpoint_to_resume(config.output_dir, run_key, config.resume)
     # batch_size is the global batch: under N processes (accelerate launch, torchrun) each
     # takes batch_size / N, so N processes take the same steps on the same batches.
     processes = int(os.environ.get("WORLD_SIZE", "1"))
@@ -413,7 +426,6 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
                       data_collator=CompletionOnlyCollator(tokenizer.pad_token_id), callbacks=callbacks)
     if not config.show_progress:
         stop_printing_logs(trainer)
-    resume_from = latest_checkpoint(config.output_dir) if config.resume else None
     start = time.perf_counter()
     train_or_resume(trainer, resume_from)
     return SFTResult(log_history=list(trainer.state.log_history), n_train=len(train_examples),

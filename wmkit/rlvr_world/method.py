@@ -36,7 +36,7 @@ from wmkit.envs import get_environment
 from wmkit.envs.base import Transition, scoring_transition
 from wmkit.rewards import extract_completion_text
 from wmkit.rewards.text_similarity import rouge_reward_fn, with_repetition_penalty
-from wmkit.runs import latest_checkpoint, stop_printing_logs, train_or_resume
+from wmkit.runs import checkpoint_to_resume, run_identity, stop_printing_logs, train_or_resume
 
 REWARD_NAMES = ("binary", "exact", "task_specific", "continuous", "continuous_rep", "embedding")
 
@@ -234,6 +234,12 @@ class RLVRConfig:
         self.settings().check()
 
 
+RLVR_NOT_IN_RUN_KEY = ("output_dir", "save_steps", "resume", "show_progress", "logging_steps", "merge_adapters",
+                       "use_vllm", "vllm_mode", "prompts_per_micro_batch", "gradient_checkpointing")
+"""RLVRConfig fields that do not change what is trained (where rollouts are generated and how a step is
+split into micro-batches included): a rerun may change them and still resume."""
+
+
 @dataclass
 class RLVRResult:
     """What an RLVR run returns."""
@@ -256,7 +262,7 @@ class RLVRResult:
 def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVRConfig,
                embedding_reward: Callable | None = None, callbacks: Sequence | None = None,
                reward_funcs: Sequence[Callable] | None = None,
-               prompt_rows: Sequence[dict] | None = None) -> RLVRResult:
+               prompt_rows: Sequence[dict] | None = None, run_key: dict | None = None) -> RLVRResult:
     """GRPO with a verifiable reward on `transitions` (already filtered to what RL should see).
 
     `model` is left untouched: a copy is trained (LoRA adapters merged back, or every parameter with
@@ -266,6 +272,9 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     `prompt_rows` (dicts with a text `prompt`, chat template applied, plus the columns your
     reward_funcs read) replaces the world-model dataset built from `transitions`: GRPO on any
     task, e.g. the acting policy of `wmkit.rwml_policy`.
+    `run_key` names the run whole for its checkpoints; None: the config's training settings, the data
+    and, under LoRA, the base weights name it (`wmkit.runs.run_identity`). Checkpoints of another run
+    in output_dir are refused (`wmkit.runs.checkpoint_to_resume`).
     """
     import copy
 
@@ -291,6 +300,12 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     else:
         dataset = rl_dataset(tokenizer, transitions)
     settings = config.settings()
+    # Before the model is copied: checkpoints of another run (another seed's data sample, another
+    # world model under LoRA) are refused here, in one line.
+    if run_key is None:
+        run_key = run_identity(asdict(config), RLVR_NOT_IN_RUN_KEY, dataset.to_list(),
+                               lora_base=model if config.lora else None)
+    resume_from = checkpoint_to_resume(settings.output_dir, run_key, config.resume)
     qlora, checkpointing = config.uses_qlora(), config.uses_gradient_checkpointing()
     trl_config = settings.to_trl_config(save_steps=config.save_steps, logging_steps=config.logging_steps,
                                         disable_tqdm=not config.show_progress, shuffle_dataset=True,
@@ -315,7 +330,6 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
                           processing_class=tokenizer, callbacks=list(callbacks or []))
     if not config.show_progress:
         stop_printing_logs(trainer)
-    resume_from = latest_checkpoint(settings.output_dir) if config.resume else None
     train_or_resume(trainer, resume_from)
     log_history, global_step = list(trainer.state.log_history), trainer.state.global_step
     out = Path(config.output_dir)

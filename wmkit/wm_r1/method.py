@@ -14,7 +14,7 @@ import os
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,11 @@ class WMR1Config:
     """The agent's view of the screens (:data:`wmkit.wm_r1.agent.SCREEN_VIEWS`): its prompts and
     observations; the transition source and the rewards keep the phone's format."""
     progress: bool = True
+
+
+WM_R1_NOT_IN_RUN_KEY = ("output_dir", "save_steps", "progress", "device_latency", "prompts_per_micro_batch")
+"""WMR1Config fields that do not change what is trained (the simulator's emulated latency included): a
+rerun may change them and still resume."""
 
 
 @dataclass
@@ -189,6 +194,13 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
             rewards += config.reward.rewards(success[g:g + G], steps[g:g + G], wm_calls[g:g + G])
         return rewards
 
+    from wmkit.runs import checkpoint_to_resume, run_identity, stop_printing_logs, train_or_resume
+
+    # Checkpoints of another run (another seed's tasks, another start policy under LoRA) are refused here.
+    has_adapters = hasattr(model, "peft_config")
+    run_key = run_identity(asdict(config), WM_R1_NOT_IN_RUN_KEY, [rows, [(t.template, t.seed) for t in tasks]],
+                           lora_base=model if config.lora or has_adapters else None)
+    resume = checkpoint_to_resume(config.output_dir, run_key, resume=True) if config.save_steps else None
     micro = config.prompts_per_micro_batch or (1 if models.is_nf4(model) else None)
     settings = GRPOSettings(
         output_dir=config.output_dir, num_generations=G, **micro_batches(config.prompts_per_step, G, micro),
@@ -205,16 +217,12 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     trl_config = settings.to_trl_config(**extra)
     # A pretrained policy arrives with its adapters already on (`experiment.build_policy`: the SFT warm
     # start trained them, on NF4 weights on CUDA); TRL then trains those, and needs no new ones.
-    has_adapters = hasattr(model, "peft_config")
     if config.lora and not has_adapters:
         model = models.add_lora(model, r=8, alpha=16)
     trainer = GRPOTrainer(model=model, reward_funcs=[wm_r1_reward], args=trl_config, train_dataset=dataset,
                           processing_class=tokenizer, rollout_func=rollout)
-    from wmkit.runs import latest_checkpoint, stop_printing_logs, train_or_resume
-
     if not config.progress:
         stop_printing_logs(trainer)  # no per-step log dicts without a progress bar
-    resume = latest_checkpoint(config.output_dir) if config.save_steps else None
     train_or_resume(trainer, resume)
     trained = trainer.model
     if config.lora or has_adapters:
