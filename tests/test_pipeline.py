@@ -2,16 +2,16 @@ import json
 
 import pytest
 
-from wmkit.core import build as pipeline
+from wmkit.core import build
 
 
 def test_ensure_world_model_loads_a_saved_one_instead_of_rebuilding(tiny_lm, tmp_path):
     from wmkit.core.models import save_model
 
     model, tok, config = tiny_lm
-    folder = save_model(model, tok, tmp_path / pipeline.FINAL, tiny_config=config)
+    folder = save_model(model, tok, tmp_path / build.FINAL, tiny_config=config)
     (folder / "wmkit_info.json").write_text(json.dumps({"seed": 0, "envs": ["textgame"], "profile": "smoke"}))
-    run = pipeline.ensure_world_model("smoke", tmp_path)
+    run = build.ensure_world_model("smoke", tmp_path)
     assert run.sft is None and run.info["envs"] == ["textgame"]
     assert {t.env for t in run.splits["train"]} == {"textgame"}
     assert sum(p.numel() for p in run.model.parameters()) == sum(p.numel() for p in model.parameters())
@@ -19,24 +19,24 @@ def test_ensure_world_model_loads_a_saved_one_instead_of_rebuilding(tiny_lm, tmp
 
 def test_bad_environment_and_seed_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="Unknown environment"):
-        pipeline.build_world_model("smoke", tmp_path, envs=("chess",))
+        build.build_world_model("smoke", tmp_path, envs=("chess",))
     with pytest.raises(TypeError, match="seed"):
-        pipeline.build_world_model("smoke", tmp_path, seed="0")
+        build.build_world_model("smoke", tmp_path, seed="0")
 
 
 def test_a_new_seed_never_resumes_another_seeds_checkpoints(tmp_path):
     """Seed 1 into seed 0's folder used to resume seed 0's last checkpoint, train 0 steps and save
     seed 0's weights as seed 1's model. Now it is refused with one line naming the folder, and
     seed 0's model stays as it was; rerunning seed 0 itself still resumes."""
-    profile = pipeline.get_profile("smoke", episodes=6, epochs=0.5, eval_transitions=2)
-    first = pipeline.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
+    profile = build.get_profile("smoke", episodes=6, epochs=0.5, eval_transitions=2)
+    first = build.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
     assert list((tmp_path / "checkpoints").glob("checkpoint-*"))
     saved = (first.folder / "model.safetensors").read_bytes()
     with pytest.raises(ValueError, match=r"checkpoints of another run \(seed 0.*not of profile smoke seed 1") as error:
-        pipeline.build_world_model(profile, tmp_path, seed=1, envs=("textgame",), show_progress=False)
+        build.build_world_model(profile, tmp_path, seed=1, envs=("textgame",), show_progress=False)
     assert str(tmp_path / "checkpoints") in str(error.value) and "\n" not in str(error.value)
     assert (first.folder / "model.safetensors").read_bytes() == saved
-    again = pipeline.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
+    again = build.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
     assert again.info["seed"] == 0
 
 
@@ -45,11 +45,11 @@ def test_checkpoints_without_a_run_key_are_refused_and_removed_when_not_resuming
     (folder / "checkpoint-3").mkdir(parents=True)
     key = {"profile": "smoke", "seed": 2, "sizes": {"episodes": (1, 2)}}
     with pytest.raises(ValueError, match="an unknown run"):
-        pipeline.claim_checkpoints(folder, key)
-    pipeline.claim_checkpoints(folder, key, resume=False)
+        build.claim_checkpoints(folder, key)
+    build.claim_checkpoints(folder, key, resume=False)
     assert not (folder / "checkpoint-3").exists()
     (folder / "checkpoint-5").mkdir()
-    pipeline.claim_checkpoints(folder, key)  # its own run: fine (the tuple reads back as a list)
+    build.claim_checkpoints(folder, key)  # its own run: fine (the tuple reads back as a list)
 
 
 def test_an_interrupted_checkpoint_is_skipped_and_a_weightless_final_is_rebuilt(tmp_path, monkeypatch):
@@ -67,9 +67,9 @@ def test_an_interrupted_checkpoint_is_skipped_and_a_weightless_final_is_rebuilt(
 
     assert get_last_checkpoint(str(tmp_path / "checkpoints")).endswith("checkpoint-6")
 
-    final = tmp_path / pipeline.FINAL
+    final = tmp_path / build.FINAL
     final.mkdir()
     (final / "wmkit_info.json").write_text(json.dumps({"seed": 0}))  # the weights never made it
     calls = []
-    monkeypatch.setattr(pipeline, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
-    assert pipeline.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
+    monkeypatch.setattr(build, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
+    assert build.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1

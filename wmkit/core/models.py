@@ -386,7 +386,7 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
 
     if name_or_path == "tiny":
         raise ValueError(
-            "'tiny' models are built, not loaded: use wmkit.worldmodel.build_world_model "
+            "'tiny' models are built, not loaded: use wmkit.core.build.build_world_model "
             "(or models.build_tiny_model) -- or pass the folder of a saved one."
         )
     if name_or_path == "smollm2":

@@ -259,7 +259,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     `reward_funcs` (TRL reward functions) replaces the reward named in the config: bring your own.
     `prompt_rows` (dicts with a text `prompt`, chat template applied, plus the columns your
     reward_funcs read) replaces the world-model dataset built from `transitions`: GRPO on any
-    task, e.g. the acting policy of `wmkit.rwml_policy`.
+    task, e.g. the acting policy of `wmkit.rwml.policy`.
     """
     import copy
 
