@@ -1,6 +1,6 @@
-"""Every `wmkit.<dotted.name>` the tutorials, the README and the notebooks' markdown name must exist, so that a
-rename in the library cannot leave a stale name in the course text (as `pipeline.build_world_model`
-and `wmkit.rwml_policy` once were)."""
+"""Every `wmkit.<dotted.name>` the tutorials, the README and the notebooks' markdown name must exist,
+so that a rename in the library cannot leave a stale name in the course text (as names of the old
+pipeline module and of a policy module that moved once did)."""
 from __future__ import annotations
 
 import importlib
