@@ -55,7 +55,7 @@
 # %%
 # @title Setup (in Colab only; locally `make setup` did it) { display-mode: "form" }
 # Installs the kit at tag v0.1.0 with the versions it is tested with (constraints.txt); Colab's
-# torch stays as it is and nothing is compiled. Written by tools/notebooks.py from pyproject.toml.
+# torch stays as it is and nothing is compiled. Written by `make notebooks` from pyproject.toml.
 import sys
 
 if "google.colab" in sys.modules:
@@ -364,8 +364,8 @@ print(f"{sanity['n']} transitions, {sanity['steps']} GRPO steps ({sanity['second
 # after `"uuid":`), the other wrote one wrong diff for almost every action. Its training reward did
 # not fall much, because a quarter of the RL transitions change nothing and "no change" stays easy.
 # The KL term pulls each step back toward the MLE model, so the policy cannot drift that far; a
-# smaller step also avoids the collapse but learns less in 120 steps. (Measured on one machine with
-# `tools/explore_rlvr_recipe.py` in the kit's repository; a run takes about 2 minutes of one core.)
+# smaller step also avoids the collapse but learns less in 120 steps. (Measured on one machine:
+# [research: RLVR recipe](https://github.com/wmkit/wmkit/blob/main/research/README.md#rlvr-recipe); a run takes about 2 minutes of one core.)
 #
 # The same cell also starts the RL runs of sections 5 and 6 (the other levels, and experiment 3's
 # run: seed 0 again, rewarded by RLVR-World's more lenient binary check): all RL runs share the

@@ -64,7 +64,7 @@
 # %%
 # @title Setup (in Colab only; locally `make setup` did it) { display-mode: "form" }
 # Installs the kit at tag v0.1.0 with the versions it is tested with (constraints.txt); Colab's
-# torch stays as it is and nothing is compiled. Written by tools/notebooks.py from pyproject.toml.
+# torch stays as it is and nothing is compiled. Written by `make notebooks` from pyproject.toml.
 import sys
 
 if "google.colab" in sys.modules:
@@ -246,8 +246,8 @@ for name, (succ, lengths, calls, max_steps) in groups.items():
 #
 # Among successes **fewer calls win** (0.857 > 0.571); among failures more calls still win. So the
 # direction of the calls over training depends on how often the agent succeeds in the world
-# model's eyes: an agent whose groups mostly fail learns to call more (issue 15's first cpu run, in
-# which notebook 01's world model judged nothing a success, saw calls rise 0.31 → 0.81); an agent
+# model's eyes: an agent whose groups mostly fail learns to call more (the first cpu run of
+# [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), in which notebook 01's world model judged nothing a success, saw calls rise 0.31 → 0.81); an agent
 # that succeeds in many groups learns to succeed with fewer calls — the paper's fall (~4 → 1.8).
 # The weight γ = 0.1 keeps this term a tie-breaker: a success always outranks a failure.
 
@@ -304,7 +304,7 @@ for kind in ("element", "value"):
 # ## 4. The precondition: an SFT start that succeeds on every template, whatever the seed
 #
 # RL can only reinforce what the start sometimes does. Two things made earlier cpu starts unfit
-# (measured while building this notebook; the kit's `tools/WM_R1_LADDER.md` has the numbers): the
+# (measured while building this notebook; [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder) has the numbers): the
 # reference episodes came from distinct *prompts* (`unique_tasks`), and templates differ wildly in
 # how many instructions they have, so a template with one instruction got about one reference
 # episode while the evaluation draws templates uniformly (the table below counts them); and the start's success then hinged on the seed (greedy
@@ -710,7 +710,7 @@ print(phone.compute_diff(bar_home, bar_env.step("open_app(settings)").observatio
 
 # %% [markdown]
 # With the bar, opening Settings asks a world model to *copy* five values it can see, and a toggle
-# tap to copy the bar and flip one value. The kit's write-up (`tools/WM_R1_LADDER.md`, section 18)
+# tap to copy the bar and flip one value. The kit's write-up ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), section 18)
 # trained world models of notebook 01's cpu shape on this world's transitions with the bar (for 5
 # to 15 epochs, one wider model, and up to twenty times the data): none of them learns to copy. On
 # the bar's values after a toggle tap they do about as well as a guess from how often each value
@@ -1045,7 +1045,7 @@ for row in tput:
 #   positive control; the printed verdicts say whether it, and the fall with p, hold at this size.
 #   Notebook 01's world model sits on the same axis by its measured error.
 # * Why the control does not hold at `cpu` size (measured while building this notebook over seeds
-#   0-2; `tools/WM_R1_LADDER.md` sections 7, 9 and 11): GRPO in the exact simulator did not raise the
+#   0-2; [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), sections 7, 9 and 11): GRPO in the exact simulator did not raise the
 #   start's success, with task worlds repeated or a fresh world for every rollout group
 #   (`WMR1LadderSizes.grpo_pool`), and a bigger step lowered it. Where the start fails, it has to
 #   tap the item the instruction names on a list screen. The earlier start (600 reference episodes ×
@@ -1059,7 +1059,7 @@ for row in tput:
 #   whose right taps are the same in every task world), from a start stopped after 2 SFT epochs
 #   (greedy 0.33-0.66 on them, pass@8 0.75 on seed 0), the same GRPO inside the exact world model
 #   raised success on every one of eight seeds (measured while building this notebook;
-#   `tools/WM_R1_LADDER.md` sections 17 and 18): over three seeds of a first planned test greedy
+#   [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), sections 17 and 18): over three seeds of a first planned test greedy
 #   was inconclusive (+0.192 [−0.230, +0.613]; the 2-epoch starts differ), and a second test on four
 #   seeds never run before reproduced it (+0.124 [+0.007, +0.240]); sampled success rose too. The
 #   verdicts printed above read the benchmark's records. Fidelity decides the outcome: greedy success
@@ -1071,7 +1071,7 @@ for row in tput:
 # * **The same seeds on another CPU.** Those figures were measured on AMD EPYC cores. On an Intel
 #   Xeon with AVX-512 the float32 kernels round differently, and one rounding difference in a 2-epoch
 #   SFT changes a seed's start (seed 1: greedy 0.49 on the AMD machine, 0.24 on the Intel one), so
-#   every seed's numbers change; the verdicts did not (`tools/WM_R1_LADDER.md` section 22). A record
+#   every seed's numbers change; the verdicts did not ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), section 22). A record
 #   is keyed by the library's version, not by the CPU: compare intervals across machines, not seeds.
 # * **A learned world model that judges, and WM-R1 working inside it** (section 8): on the
 #   status-bar phone, writing structured edits that name a value ("from-bar", "flipped") instead of
@@ -1080,8 +1080,8 @@ for row in tput:
 #   16 of 19 seeds; seeds 6 and 15 at 0.81-0.88; seed 18's model trained badly: exact 0.52,
 #   references judged a success 0.17). Trained only inside it, WM-R1 raised greedy success over its
 #   start in a test planned before it ran on seeds 5-8: +0.276 [+0.065, +0.486], reproduced
-#   (measured while building this notebook on an Intel Xeon; `tools/WM_R1_LADDER.md` sections
-#   24-26). The first planned test, seeds 1-4, was inconclusive (+0.136 [−0.170, +0.442]); over
+#   (measured while building this notebook on an Intel Xeon; [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder),
+#   sections 24-26). The first planned test, seeds 1-4, was inconclusive (+0.136 [−0.170, +0.442]); over
 #   19 seeds +0.140 [+0.073, +0.207], sampled up on 17 of 19. The verdicts printed above read the
 #   benchmark's records. From a weak start the per-class figures are not enough: at 10% real
 #   success, 95% of failures judged right leaves a third of the rewarded episodes false, and GRPO

@@ -50,7 +50,7 @@
 # %%
 # @title Setup (in Colab only; locally `make setup` did it) { display-mode: "form" }
 # Installs the kit at tag v0.1.0 with the versions it is tested with (constraints.txt); Colab's
-# torch stays as it is and nothing is compiled. Written by tools/notebooks.py from pyproject.toml.
+# torch stays as it is and nothing is compiled. Written by `make notebooks` from pyproject.toml.
 import sys
 
 if "google.colab" in sys.modules:

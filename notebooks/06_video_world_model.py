@@ -57,7 +57,7 @@
 # %%
 # @title Setup (in Colab only; locally `make setup` did it) { display-mode: "form" }
 # Installs the kit at tag v0.1.0 with the versions it is tested with (constraints.txt); Colab's
-# torch stays as it is and nothing is compiled. Written by tools/notebooks.py from pyproject.toml.
+# torch stays as it is and nothing is compiled. Written by `make notebooks` from pyproject.toml.
 import sys
 
 if "google.colab" in sys.modules:
@@ -310,8 +310,8 @@ assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misp
 #
 # **How the settings were chosen, before this run.** The reward and the GRPO learning rate of the
 # `cpu` sizes were compared on the 20 *validation* episodes, never on the test ones
-# (`tools/select_video_settings.py` in the repository; raw rows in
-# `tools/regime_results/video_selection_cpu.json`, printed below when the file is here): seeds 0-2
+# ([research: Video settings](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-settings); raw rows in
+# `research/regime_results/video_selection_cpu.json`, printed below when the file is here): seeds 0-2
 # fixed in advance, both RL arms, 300 GRPO steps each. The rule, written down before the first round:
 # the highest mean relative rollout L1 gain over seeds and arms among the settings that kept the agent
 # (at most 2 points more one-step predictions without it than the MLE model, in every seed and arm),
@@ -323,7 +323,7 @@ assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misp
 # cell, `l1_agent_cell` and `l1_agent_present` (3e-4 only) kept the agent in every seed and arm, and
 # `l1_agent_present` had the higher gain, so it is the default — with a small *negative* mean L1 gain
 # on validation: without the hack, GRPO at this size does not lower the pixel error. The MLE epochs
-# were compared on validation afterwards, the MLE model alone (`tools/compare_video_mle_epochs.py`):
+# were compared on validation afterwards, the MLE model alone ([research: Video MLE epochs](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-mle-epochs)):
 # 12 stays by a rule fixed before (neither 8 nor 16 had a lower rollout L1 in every seed), but at 16
 # epochs seed 0 learned the moves almost perfectly by MLE alone and seeds 1 and 2 did not: the MLE
 # model sits near a transition where more teacher forcing, not RL, removes the copying.
@@ -331,7 +331,7 @@ assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misp
 # %%
 from wmkit.runs import REPO
 
-selection_file = REPO / "tools" / "regime_results" / f"video_selection_{run.profile.name}.json"
+selection_file = REPO / "research" / "regime_results" / f"video_selection_{run.profile.name}.json"
 if selection_file.exists():
     import json
 
@@ -529,7 +529,7 @@ for r in runs:
 # %% [markdown]
 # Three seeds are too few to judge a regime on its own, so the kit tested it on seeds the idea was not
 # formed on, with the test written down before they ran (the benchmark's `rlvr_video` records of
-# seeds 8-17 and `tools/confirm_video_split.py --regimes`; the README's notebook-06 results give the
+# seeds 8-17 and [research: Video split confirmation](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-split-confirmation); the README's notebook-06 results give the
 # numbers). In the copying regime RL on changed steps cut the copy rate, predicted more moves exactly
 # and sharpened the changed frames, each with a 95% interval on the right side of zero, and got the
 # unchanged frames wrong more often; in the moving regime nothing changed beyond noise.

@@ -200,3 +200,71 @@ def test_publish_executed_makes_paths_relative_and_gives_the_banner_an_id(tmp_pa
     published = nbformat.read(written, as_version=nbformat.NO_CONVERT)
     nbformat.validate(published)
     assert published.cells[0].id == "published-banner"
+
+
+def _research_references(text: str, label: str = "") -> list[str]:
+    """Where source `text` imports `research` or names it as a module or a path in its code
+    (docstrings may point a reader to research/README.md; `wmkit.envs.research` is the kit's own
+    module and "research" alone a dictionary key)."""
+    import ast
+
+    tree = ast.parse(text)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str)}
+    found = []
+    for node in ast.walk(tree):
+        what = None
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "research" for a in node.names):
+            what = "import research"
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "research":
+            what = f"from {node.module} import"
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+              and re.match(r"research[./]", node.value)):
+            what = repr(node.value)
+        elif (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
+              and isinstance(node.right, ast.Constant) and node.right.value == "research"):
+            what = "path / 'research'"
+        if what:
+            found.append(f"{label}:{node.lineno}: {what}")
+    return found
+
+
+def test_wmkit_never_imports_or_reads_research():
+    """research/ holds the studies behind the kit's settings; the library must run without it."""
+    found = [hit for path in sorted((REPO / "wmkit").rglob("*.py"))
+             for hit in _research_references(path.read_text(), str(path.relative_to(REPO)))]
+    assert not found, "wmkit refers to research/ in code:\n" + "\n".join(found)
+
+
+def test_the_research_check_finds_imports_and_paths_but_not_docstrings():
+    sample = ('"""See research/README.md, \'WM-R1 ladder\'."""\nimport research.wm_r1_round3_report\n'
+              'from research import x\nP = ROOT / "research"\nQ = "research/regime_results/a.json"\n'
+              'KEY = "research"\nfrom wmkit.envs import research as env\n')
+    assert [hit.split(": ")[1] for hit in _research_references(sample)] == [
+        "import research", "from research import", "path / 'research'", "'research/regime_results/a.json'"]
+
+
+def test_research_is_not_in_the_built_wheel(tmp_path):
+    """Build the wheel from a copy of the package configuration, wmkit/ and a research/ folder:
+    only wmkit's files (and its declared package data) are in it, nothing of research/."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, tmp_path / name)
+    shutil.copytree(REPO / "wmkit", tmp_path / "wmkit", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "research").mkdir()
+    for name in ("README.md", "explore_rlvr_recipe.py"):
+        shutil.copy(REPO / "research" / name, tmp_path / "research" / name)
+    build = subprocess.run([sys.executable, "-c", "from setuptools import build_meta; build_meta.build_wheel('dist')"],
+                           check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n == "wmkit/__init__.py" for n in names), names[:20]
+    assert not [n for n in names if n.split("/")[0] == "research"], names
+    assert all(n.startswith(("wmkit/", "wmkit-")) for n in names), [n for n in names if not n.startswith("wmkit")]

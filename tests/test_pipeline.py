@@ -2,16 +2,16 @@ import json
 
 import pytest
 
-from wmkit.core import build as pipeline
+from wmkit.core import build
 
 
 def test_ensure_world_model_loads_a_saved_one_instead_of_rebuilding(tiny_lm, tmp_path):
     from wmkit.core.models import save_model
 
     model, tok, config = tiny_lm
-    folder = save_model(model, tok, tmp_path / pipeline.FINAL, tiny_config=config)
+    folder = save_model(model, tok, tmp_path / build.FINAL, tiny_config=config)
     (folder / "wmkit_info.json").write_text(json.dumps({"seed": 0, "envs": ["textgame"], "profile": "smoke"}))
-    run = pipeline.ensure_world_model("smoke", tmp_path)
+    run = build.ensure_world_model("smoke", tmp_path)
     assert run.sft is None and run.info["envs"] == ["textgame"]
     assert {t.env for t in run.splits["train"]} == {"textgame"}
     assert sum(p.numel() for p in run.model.parameters()) == sum(p.numel() for p in model.parameters())
@@ -19,9 +19,9 @@ def test_ensure_world_model_loads_a_saved_one_instead_of_rebuilding(tiny_lm, tmp
 
 def test_bad_environment_and_seed_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="Unknown environment"):
-        pipeline.build_world_model("smoke", tmp_path, envs=("chess",))
+        build.build_world_model("smoke", tmp_path, envs=("chess",))
     with pytest.raises(TypeError, match="seed"):
-        pipeline.build_world_model("smoke", tmp_path, seed="0")
+        build.build_world_model("smoke", tmp_path, seed="0")
 
 
 def test_a_new_seed_never_resumes_another_seeds_checkpoints_and_a_damaged_final_is_rebuilt(tmp_path, capsys):
@@ -29,26 +29,26 @@ def test_a_new_seed_never_resumes_another_seeds_checkpoints_and_a_damaged_final_
     seed 0's weights as seed 1's model. Now it is refused with one line naming the folder, and
     seed 0's model stays as it was; rerunning seed 0 itself still resumes. A truncated final model
     used to crash `ensure_world_model` on every call; now it is rebuilt from the checkpoints."""
-    profile = pipeline.get_profile("smoke", episodes=6, epochs=0.5, eval_transitions=2)
-    first = pipeline.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
+    profile = build.get_profile("smoke", episodes=6, epochs=0.5, eval_transitions=2)
+    first = build.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
     assert list((tmp_path / "checkpoints").glob("checkpoint-*"))
     saved = (first.folder / "model.safetensors").read_bytes()
     with pytest.raises(ValueError, match=r"checkpoints of another run \(profile smoke, seed 0.*not of this one "
                                          r"\(profile smoke, seed 1") as error:
-        pipeline.build_world_model(profile, tmp_path, seed=1, envs=("textgame",), show_progress=False)
+        build.build_world_model(profile, tmp_path, seed=1, envs=("textgame",), show_progress=False)
     assert str(tmp_path / "checkpoints") in str(error.value) and "\n" not in str(error.value)
     assert (first.folder / "model.safetensors").read_bytes() == saved
-    again = pipeline.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
+    again = build.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
     assert again.info["seed"] == 0 and again.sft.extra["resumed_from"]
 
     with open(first.folder / "model.safetensors", "r+b") as f:
         f.truncate(len(saved) // 2)
     capsys.readouterr()
-    rebuilt = pipeline.ensure_world_model(profile, tmp_path, envs=("textgame",), show_progress=False)
+    rebuilt = build.ensure_world_model(profile, tmp_path, envs=("textgame",), show_progress=False)
     [warning] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("wmkit:")]
     assert str(first.folder) in warning and "model.safetensors" in warning
     assert rebuilt.sft is not None and (first.folder / "model.safetensors").read_bytes() == saved
-    assert pipeline.ensure_world_model(profile, tmp_path, envs=("textgame",)).sft is None  # intact again: loaded
+    assert build.ensure_world_model(profile, tmp_path, envs=("textgame",)).sft is None  # intact again: loaded
 
 
 def test_checkpoints_without_a_run_key_are_refused_and_removed_when_not_resuming(tmp_path):
@@ -81,12 +81,12 @@ def test_an_interrupted_checkpoint_is_skipped_and_a_weightless_final_is_rebuilt(
 
     assert get_last_checkpoint(str(tmp_path / "checkpoints")).endswith("checkpoint-6")
 
-    final = tmp_path / pipeline.FINAL
+    final = tmp_path / build.FINAL
     final.mkdir()
     (final / "wmkit_info.json").write_text(json.dumps({"seed": 0}))  # the weights never made it
     calls = []
-    monkeypatch.setattr(pipeline, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
-    assert pipeline.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
+    monkeypatch.setattr(build, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
+    assert build.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
 
 
 def test_a_truncated_final_model_is_rebuilt_with_one_warning(tiny_lm, tmp_path, monkeypatch, capsys):
@@ -94,14 +94,14 @@ def test_a_truncated_final_model_is_rebuilt_with_one_warning(tiny_lm, tmp_path, 
     from wmkit.core.models import save_model
 
     model, tok, config = tiny_lm
-    folder = save_model(model, tok, tmp_path / pipeline.FINAL, tiny_config=config)
+    folder = save_model(model, tok, tmp_path / build.FINAL, tiny_config=config)
     (folder / "wmkit_info.json").write_text(json.dumps({"seed": 0, "envs": ["textgame"], "profile": "smoke"}))
     weights = folder / "model.safetensors"
     with open(weights, "r+b") as f:
         f.truncate(weights.stat().st_size - 100)
     calls = []
-    monkeypatch.setattr(pipeline, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
+    monkeypatch.setattr(build, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
     capsys.readouterr()
-    assert pipeline.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
+    assert build.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
     [warning] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("wmkit:")]
     assert str(folder) in warning and "model.safetensors" in warning and "building it again" in warning

@@ -390,11 +390,11 @@ def test_selection_job_rejects_bad_settings(tmp_path):
 
 
 def test_mle_epochs_comparison_measures_on_validation(tmp_path):
-    """tools/compare_video_mle_epochs.py: one smoke seed's MLE model at a given epoch count, on validation."""
+    """research/compare_video_mle_epochs.py: one smoke seed's MLE model at a given epoch count, on validation."""
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "tools" / "compare_video_mle_epochs.py"
+    path = Path(__file__).resolve().parent.parent / "research" / "compare_video_mle_epochs.py"
     spec = importlib.util.spec_from_file_location("compare_video_mle_epochs", path)
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)

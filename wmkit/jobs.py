@@ -630,7 +630,7 @@ def rank_fingerprints(model, tokenizer=None) -> list[str | None]:
 
 
 def run_world_model(config: WorldModelJob) -> dict:
-    """Train (and optionally evaluate) notebook 01's world model with `pipeline.build_world_model`.
+    """Train (and optionally evaluate) notebook 01's world model with `wmkit.core.build.build_world_model`.
 
     ``world_model.batch_size`` is the *global* batch: under N processes `train_sft` gives each
     1/N of it, so N devices take the notebook's steps on the notebook's batches. Raise it
@@ -814,7 +814,7 @@ register_job("wmrl", "wmkit.jobs:WMRLJob", "wmkit.jobs:run_wmrl",
              "notebook 04: WMRL anchored-debiasing experiments over seeds (numpy; one process)",
              distributed=False)
 register_job("rlvr", "wmkit.jobs:RLVRJob", "wmkit.jobs:run_rlvr",
-             "notebook 02: GRPO with a verifiable reward on notebook 01's world model (wmkit.rl, DDP-ready)")
+             "notebook 02: GRPO with a verifiable reward on notebook 01's world model (wmkit.rlvr_world, DDP-ready)")
 register_job("wm-r1", "wmkit.jobs:WMR1Job", "wmkit.jobs:run_wm_r1",
              "notebook 03: WM-R1 GUI agent, SFT warm start + GRPO arms + simulator evaluation (one process)",
              distributed=False)

@@ -135,7 +135,7 @@ class WorldModelProfile:
 @dataclass(frozen=True)
 class RegimeSizes:
     """Notebook 02's regime study: RLVR on text-game worlds of several sizes, each from its own MLE
-    world model, to show where RL has something to sharpen (`wmkit.rlvr_world.experiment.regime_experiment`)."""
+    world model, to show where RL has something to sharpen (`wmkit.rlvr_world.regime.regime_experiment`)."""
 
     levels: tuple[str, ...]
     """Text-game difficulty levels (`wmkit.envs.textgame.DIFFICULTIES`), the working one first;
@@ -696,11 +696,8 @@ _RLVR = {
         twx_episodes=60, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=16, twx_sft_epochs=2.0,
         twx_max_chars=160, twx_eval=30, easy_keep_probability=0.1, forgetting_eval=20,
         # Exact reward, 120 steps, lr 5e-4 with a KL term (beta 0.04): chosen on the validation split
-        # of "tiny" over RL seeds 0-4 (tools/explore_rlvr_recipe.py, rule fixed before the runs:
-        # highest lower 95% bound of the sampled-exact gain). Sampled gain on changed: lr 5e-4 without
-        # KL +0.054 [-0.116, +0.223], 2 of 5 seeds collapsed (greedy to 0: malformed JSON, or one
-        # wrong diff for every action); lr 3e-4 +0.113 [+0.106, +0.119]; lr 5e-4 + KL 0.04 +0.138
-        # [+0.131, +0.145], no collapse. Earlier: task-specific at 1e-3 collapses to "no change".
+        # by a rule fixed before the runs; without the KL term some seeds collapse. Why: see
+        # research/README.md, 'RLVR recipe'.
         regime=RegimeSizes(levels=("tiny", "small", "full"), seeds=3, other_level_seeds=1, steps=120,
                            learning_rate=5e-4, beta=0.04, reward="exact", num_generations=8, prompts_per_step=4,
                            max_completion_length=96, eval_changed=60, eval_unchanged=10, eval_samples=16,
@@ -751,13 +748,8 @@ _RWML_TEXTGAME = {
         tau_transitions=4, tau_samples=2, rl_pool=8, easy_keep_probability=0.1, filter_samples=2, steps=1,
         num_generations=2, prompts_per_step=2, learning_rate=3e-4, max_completion_length=16, sft_epochs=1.0,
         eval_transitions=3, eval_samples=1, max_new_tokens=16, forgetting_eval=2),
-    # Measured with tools/explore_rwml_regime.py (seeds 0-2, 1 torch thread, 2 cores shared, load ~2):
-    # GRPO lr 1e-3 collapses the model (greedy exact 0.25 -> 0.02); 5e-4 and 3e-4 with the greedy-answer
-    # filter teach the bias of the rare hard cases ("score": 1 everywhere; greedy exact on changed
-    # 0.55 -> 0.0-0.38); the sampled filter at 3e-4 leaves greedy as it was and raises the sampled
-    # reward rate on held-out transitions by +0.045 [+0.012, +0.078] (changed: +0.043 [+0.025, +0.061]).
-    # 127-176 s a seed, half of it GRPO (30 steps x 32 samples). rl_pool=150 was cheaper (118-163 s)
-    # but left "all" inconclusive (+0.052 [-0.021, +0.124]; changed +0.072 [+0.041, +0.104]).
+    # The sampled filter at lr 3e-4 over a pool of 200: the greedy-answer filter and larger steps teach
+    # the bias of the rare hard cases or collapse the model. Why: see research/README.md, 'RWML regime'.
     "cpu": RWMLTextGameSizes(
         difficulty="tiny", seeds=3, episodes=200, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
         tau_transitions=30, tau_samples=3, rl_pool=200, easy_keep_probability=0.1, filter_samples=4, steps=30,
@@ -772,19 +764,11 @@ _RWML_TEXTGAME = {
 
 # ---------------------------------------------------------------- notebook 03: WM-R1
 
-# The fidelity ladder. cpu values (tools/WM_R1_LADDER.md has the measurements): rollouts at T = 0.6,
-# where the SFT start succeeds about as often as greedy (at T = 1: 0.22 vs 0.42, and GRPO sharpened
-# the sampled policy while greedy fell); lr 1e-4 with 4 prompts per step (2e-4 for 150 steps and
-# 5e-4 lowered greedy success by 0.10-0.17). The start: 2400 reference episodes drawn template by
-# template, 15 epochs (section 11 of the notes): the only start tried that learns to copy the name
-# the instruction gives into the list step's thought (97-99% of contact tasks vs ~10% for 600 x 20);
-# greedy 0.750 / 0.759 / 0.747 over seeds 0-2 on the 1000 evaluation tasks, std 0.006 (600 x 20:
-# 0.685 / 0.651 / 0.701, std 0.026; unique_tasks before that: std 0.066). From the 600 x 20 start
-# GRPO on the simulator (p = 0) did not raise success within 60 steps (section 7 of the notes): the
-# positive control is not established at this size. A fresh world for every rollout group
-# (grpo_pool="fresh") did not either, from the 600 x 20 start (greedy gain -0.001 [-0.066, +0.064]
-# over seeds 0-2, section 9) nor from the 2400 x 15 one (-0.003 [-0.013, +0.006], section 11), so
-# the pool stays balanced.
+# The fidelity ladder. cpu values: rollouts at T = 0.6, lr 1e-4 with 4 prompts per step, a start of
+# 2400 reference episodes drawn template by template, 15 epochs (the only start tried that copies the
+# instruction's name into the list step's thought), a balanced task pool. At this size GRPO on the
+# simulator did not raise success on the full phone. Why: see research/README.md, 'WM-R1 ladder',
+# sections 3-11.
 _WM_R1_LADDER = {
     "smoke": WMR1LadderSizes(error_rates=(0.0, 0.6), sft_epochs=1.0, sft_tasks=40, grpo_steps=1, group_size=2, prompts_per_step=2,
                              learning_rate=1e-4, temperature=0.6, eval_tasks=2, fidelity_episodes=2,
@@ -801,8 +785,8 @@ _WM_R1_LADDER = {
 # the right tap is the same in every task world, unlike a contact or note list.
 SETTINGS_WORLD = ("setting_on", "setting_off", "setting_flip", "setting_match")
 
-# Where the ladder's mechanism acts at cpu size (tools/WM_R1_LADDER.md section 17): the settings
-# world, from a start stopped after 2 SFT epochs (seed 0: greedy 0.33, pass@8 0.75 on it).
+# Where the ladder's mechanism acts at cpu size: the settings world, from a start stopped after 2 SFT
+# epochs. Why: see research/README.md, 'WM-R1 ladder', sections 17-18.
 _WM_R1_SMALL_WORLD = {
     "smoke": replace(_WM_R1_LADDER["smoke"], templates=SETTINGS_WORLD, grpo_pool="fresh"),
     "cpu": replace(_WM_R1_LADDER["cpu"], error_rates=(0.0, 0.3, 0.6), sft_epochs=2.0, eval_tasks=400,
@@ -811,14 +795,11 @@ _WM_R1_SMALL_WORLD = {
                    templates=SETTINGS_WORLD),  # not measured
 }
 
-# WM-R1 inside a learned world model of the settings world (tools/WM_R1_LADDER.md sections 19-20):
-# the small world on the status-bar phone (a 2-epoch start, GRPO as above) and, beside it, GRPO on
-# the simulator from the same start. The world model is notebook 01's cpu shape trained on
-# structured edits of 600 collection episodes plus the reference neighbourhood of 60 tasks, 12
-# epochs (6900-7600 steps, 630-680 s on one core). Measured on seeds 2-9 (sections 19.4 and 20): of
-# the start's own episodes it judged 0.94-1.00 of real successes and 0.84-0.97 of real failures
-# right, and 0.91-1.00 of the reference solutions a success (on some seeds it mispredicts the
-# Display button, and so every Display-toggle reference).
+# WM-R1 inside a learned world model of the settings world: the small world on the status-bar phone
+# (a 2-epoch start, GRPO as above) and, beside it, GRPO on the simulator from the same start. The
+# world model is notebook 01's cpu shape trained on structured edits of 600 collection episodes plus
+# the reference neighbourhood of 60 tasks, 12 epochs, which judges the start's own episodes right on
+# seeds it was not chosen on. Why: see research/README.md, 'WM-R1 ladder', sections 19-20.
 _WM_R1_LEARNED_WORLD = {
     "smoke": replace(_WM_R1_SMALL_WORLD["smoke"], error_rates=(0.0,), status_bar=True),
     "cpu": replace(_WM_R1_SMALL_WORLD["cpu"], error_rates=(0.0,), fidelity_episodes=200, status_bar=True),
@@ -949,9 +930,9 @@ _VIDEO = {
         # 12 MLE epochs: below ~10 the model has not learned to copy the context frame and predicts one
         # average layout; at 12 it copies, and copies too often (the repetition RLVR-World reports).
         # GRPO lr 3e-4 over 300 steps moved the model where 1e-4 over 150 barely did (one exploratory seed).
-        # Reward and lr chosen on validation episodes by a rule fixed before (tools/select_video_settings.py):
-        # l1_agent_present at 3e-4 is the best that kept the agent in every seed and arm; -L1 alone, which
-        # erased it, is trained beside it on the changed arm as the reward-hacking contrast.
+        # Reward and lr chosen on validation episodes by a rule fixed before: l1_agent_present at 3e-4 is
+        # the best that kept the agent in every seed and arm (see research/README.md, 'Video settings');
+        # -L1 alone, which erased it, is trained beside it on the changed arm as the reward-hacking contrast.
         train_episodes=200, val_episodes=20, test_episodes=40, steps=12, model=_VIDEO_MODEL, mle_epochs=12.0,
         mle_learning_rate=3e-3, mle_batch_size=16, rl_steps=300, num_generations=8, prompts_per_step=4,
         rl_learning_rate=3e-4, eval_transitions=200, eval_samples=2, rollout_episodes=20, horizon=8, seeds=3,

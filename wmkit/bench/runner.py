@@ -306,10 +306,10 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
         if len(shipped) >= 2:
             versions = sorted({short_version(r["code"]) for r in shipped.values()})
             same = code in {r["code"] for r in shipped.values()}
-            return ([shipped[s]["result"] for s in sorted(shipped)],
-                    f"records shipped with the kit, seeds {_seed_list(shipped)}, library version(s) "
-                    f"{', '.join(versions)} (this checkout: {short_version(code)}"
-                    f"{', the same' if same and len(versions) == 1 else ''})")
+            label = (f"records shipped with the kit, seeds {_seed_list(shipped)}, library version(s) "
+                     f"{', '.join(versions)} (this checkout: {short_version(code)}"
+                     f"{', the same' if same and len(versions) == 1 else ''})")
+            return [shipped[s]["result"] for s in sorted(shipped)], label
         notes.append(f"{len(shipped)} shipped record(s) with this configuration in {shipped_dir}")
     else:
         notes.append(f"{RECORDS_ENV}=none: records ignored")

@@ -308,7 +308,7 @@ def keep_nf4_trainable_on_cpu(model) -> None:
     On a CPU with AVX512-BF16 (see `nf4_unfit_layers`) bitsandbytes 0.50 repacks a `Linear4bit`
     weight at its first inference forward and from then on multiplies with an inference-only
     kernel, also once the layer trains again: GRPO generates (inference) and then trains the same
-    layers, and measured on an AMD EPYC with AVX-512 the next training forward of a layer with a
+    layers, and on such a CPU the next training forward of a layer with a
     bias failed ("a view of a leaf Variable that requires grad is being used in an in-place
     operation", `matmul_4bit`'s ``result += bias``). The flag this clears is the one
     `Linear4bit.forward` checks before repacking; the training kernels are then used throughout."""
@@ -386,7 +386,7 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
 
     if name_or_path == "tiny":
         raise ValueError(
-            "'tiny' models are built, not loaded: use wmkit.worldmodel.build_world_model "
+            "'tiny' models are built, not loaded: use wmkit.core.build.build_world_model "
             "(or models.build_tiny_model) -- or pass the folder of a saved one."
         )
     if name_or_path == "smollm2":

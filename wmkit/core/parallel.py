@@ -1,10 +1,9 @@
 """Independent runs side by side in worker processes, so that a 2-core machine runs two at once.
 
 A tiny model's GRPO step is a long chain of small matrix products: a second thread barely
-speeds it up (measured on 2 AMD EPYC cores: 1.8 s a step with two threads, 2.1 s with one),
-so two processes with one thread each do nearly twice the work (notebook 02 at cpu, idle: two
-120-step RL runs side by side took 144-153 s each, generation budget 75 tokens). So independent
-runs (RL seeds, world sizes) go to ``workers`` processes, each with an equal share of the cores.
+speeds it up, so two processes with one thread each do nearly twice the work (why: see
+research/README.md, 'Worker processes'). So independent runs (RL seeds, world sizes) go to
+``workers`` processes, each with an equal share of the cores.
 
 Each job is a module-level function and its keyword arguments (both must pickle: the workers
 are *spawned*, they import the function by name and load models from disk themselves). Results

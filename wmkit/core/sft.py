@@ -24,21 +24,9 @@ The world model stays on the Trainer: moving it onto the plain loop would change
 weights, its own warm-up + cosine schedule and length-grouped sampler) and drop checkpoints,
 resume and multi-process training.
 
-Why not TRL's ``SFTTrainer`` (prompt-completion data, ``completion_only_loss=True``), measured on
-notebook 01's world-model build, seed 0, the same pre-tokenized examples, schedule, sampler and
-seed (2-core AMD EPYC shared with other jobs, load average 5.6-8.6, one torch thread):
-
-* the computation is the same: every validation loss agrees to 1e-5 (smoke: 80 steps; cpu
-  sizes: the first 147 steps). Over the whole cpu build (4404 steps) those float-level
-  differences grow (7e-6 by step 147) until the two runs are different runs: final validation
-  loss 0.139 (kit) vs 0.123 (SFTTrainer), greedy exact match text game 0.22 vs 0.28 (changed
-  0.081 vs 0.065), phone 0.14 vs 0.13 -- a spread between two seeds was not measured beside it;
-* the kit's Trainer is faster: smoke 0.16 vs 0.37 s per step; cpu sizes, first 147 steps,
-  0.105-0.148 vs 0.18-0.26 s per step (three and two runs); whole cpu build 0.046 s per step
-  (load 2.7-4.2) vs 0.136 (load 4.7-6.0). SFTTrainer computes logits at every position and its
-  entropy and token-accuracy metrics on them every step; logits at every position inside the
-  kit's Trainer cost 0.13-0.16 s per step on the first 147 cpu steps, so most of the gap is
-  SFTTrainer's own per-step work, the rest the logits the kit does not compute.
+Why not TRL's ``SFTTrainer`` (prompt-completion data, ``completion_only_loss=True``): it computes
+the same loss, about two to three times slower per step at notebook 01's sizes (it computes logits
+and metrics at every position); see research/README.md, 'SFT Trainer'.
 
 So the kit keeps its Trainer with the logits-only-at-targets loss, which honours
 ``num_items_in_batch`` as transformers' own loss does. (TRL would also tokenize prompt +

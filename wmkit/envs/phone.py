@@ -1516,7 +1516,7 @@ def judge_screen(task: PhoneTask, screen_text: str) -> bool | None:
     the Settings screen or in the status bar, say) shown with another value than at the start makes
     it False, as it makes the simulator's goal check fail. Side effects the screen does not show are
     not seen. (Ignoring the visible ones let WM-R1 inside a learned world model be rewarded for a
-    tap on the neighbouring toggle: tools/WM_R1_LADDER.md section 24.)"""
+    tap on the neighbouring toggle: research/README.md, 'WM-R1 ladder', section 24.)"""
     if not isinstance(screen_text, str):
         return None
     lines = [line.strip() for line in screen_text.split("\n") if line.strip()]
@@ -1632,8 +1632,8 @@ def reference_neighbourhood(n_tasks: int, seed: int, templates: Sequence[str] | 
     state, so a world model trained on it alone sees few of the wrong taps an agent makes next to
     the right one, and judges some of them as the right one. A few tasks are enough: with every
     action from every home-screen state of hundreds of tasks, the home screen's outcomes become
-    equally frequent and a cpu-sized model stopped reading the action (tools/WM_R1_LADDER.md,
-    section 19.4)."""
+    equally frequent and a cpu-sized model stopped reading the action (research/README.md,
+    'WM-R1 ladder', section 19.4)."""
     rng = random.Random(seed)
     transitions: list[Transition] = []
     for episode_index, task in enumerate(sample_tasks(n_tasks, seed, templates)):
@@ -1649,7 +1649,7 @@ def reference_neighbourhood(n_tasks: int, seed: int, templates: Sequence[str] | 
                 after = branch.observation()
                 diff = compute_diff(before, after)
                 # the id decides the train/val/test split (worldmodel.split_by_episode); "expand" is
-                # the name the measured models of tools/WM_R1_LADDER.md section 19.4 were split by
+                # the name the world models of the WM-R1 study were split by (research/README.md)
                 transitions.append(Transition(
                     env="phone", episode=f"expand-{seed}-{episode_index}", step=step, state=before,
                     action=action, action_type=action_type(action), next_state=after, diff=diff,

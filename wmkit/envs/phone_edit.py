@@ -4,9 +4,9 @@ The kit's world model writes the screen diff (New / Deleted / Updated items, ``p
 On a phone with a status bar that diff asks it to rewrite values it was shown: a toggle flip
 rewrites the bar's values, and opening Settings writes switch values that the bar already shows.
 A cpu-sized model does not learn to copy them: trained on the diff of the settings world, it
-predicts the bar right after a flip on 0.60-0.73 of transitions where always guessing the most
-frequent value gives 0.64 (tools/WM_R1_LADDER.md, section 19.1). The edit keeps the diff's sections but lets a line point at what it
-would copy:
+predicts the bar after a flip no better than guessing the most frequent value (why: see
+research/README.md, 'WM-R1 ladder', section 19). The edit keeps the diff's sections but lets a line
+point at what it would copy:
 
     [1] switch "Wi-Fi" from-bar        (New items) a switch whose value is the one the status bar shows
     [4]                                (Deleted items) the element [4] of the screen shown

@@ -118,10 +118,9 @@ DIFFICULTIES: dict[str, Difficulty] = {
     "small": Difficulty(themes=("lamp",), max_distractors=0),
     "tiny": Difficulty(themes=("lamp",), max_distractors=0, fixed_names=True, shuffle_uuids=False),
 }
-"""Named difficulty levels; "full" is the default game. Measured at cpu size (0.32M-parameter model,
-300 episodes, 3 SFT epochs; tools/explore_rlvr_regime.py), greedy exact on changed test
-transitions: full ~0.10 (notebook 01), small 0.05, small with uuids in role order 0.03,
-tiny 0.40 (sampled pass@1 0.08, pass@8 0.42). "medium" is not measured yet."""
+"""Named difficulty levels; "full" is the default game. At cpu size only "tiny" (fixed nouns: nothing
+to copy from the action) leaves a model that RL can sharpen; why: see research/README.md, 'RLVR regime'.
+"medium" is not measured yet."""
 
 
 def resolve_difficulty(difficulty: str | Difficulty | dict | None) -> Difficulty:

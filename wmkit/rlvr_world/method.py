@@ -271,7 +271,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     `reward_funcs` (TRL reward functions) replaces the reward named in the config: bring your own.
     `prompt_rows` (dicts with a text `prompt`, chat template applied, plus the columns your
     reward_funcs read) replaces the world-model dataset built from `transitions`: GRPO on any
-    task, e.g. the acting policy of `wmkit.rwml_policy`.
+    task, e.g. the acting policy of `wmkit.rwml.policy`.
     `run_key` names the run whole for its checkpoints; None: the config's training settings, the data
     and, under LoRA, the base weights name it (`wmkit.runs.run_identity`). Checkpoints of another run
     in output_dir are refused (`wmkit.runs.checkpoint_to_resume`).

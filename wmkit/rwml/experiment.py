@@ -56,7 +56,7 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
     """RWML on TextWorldExpress, step by step (see notebook 02, experiment 5).
 
     With `return_models` the result also holds "models": {"warm", "rwml", "sft"} (the trained
-    models, e.g. to start policy RL from the RWML model: `wmkit.rwml_policy`); the figures are
+    models, e.g. to start policy RL from the RWML model: `wmkit.rwml.policy`); the figures are
     the same either way."""
     from wmkit.core.sft import SFTConfig, train_sft
     from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold

@@ -463,11 +463,9 @@ def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, r
 # ---------------------------------------------------------------- choosing the settings on validation
 
 SELECTION_REWARDS = ("l1", "l1_ssim", "l1_agent", "l1_agent_cell", "l1_agent_present")
-"""Rewards compared on the validation episodes (l1_lpips needs weights this machine cannot fetch).
-Later rounds added rewards with the same seeds, sizes and rule, beside the earlier rounds' jobs
-(`merge_selection_jobs`): l1_agent after l1 and l1_ssim had both erased the agent in some seed;
-l1_agent_cell and l1_agent_present (at 3e-4 only) after l1_agent, at weight 1, kept the agent but
-swamped the L1 term."""
+"""Rewards compared on the validation episodes (l1_lpips needs weights this machine cannot fetch);
+a reward added later is scored beside the earlier ones' jobs (`merge_selection_jobs`). Why these
+five: see research/README.md, 'Video settings'."""
 SELECTION_LEARNING_RATES = (3e-4, 1e-3)
 """GRPO learning rates compared on the validation episodes: the one chosen before (on test episodes,
 one seed) and a larger one (two of a 2-core machine's budget; 1e-4 had barely moved the model)."""

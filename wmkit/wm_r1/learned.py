@@ -2,8 +2,8 @@
 
 Notebook 01's world model writes the screen diff and, measured on the agent's transitions, judges
 the reference solution a success on 4% of tasks: it has to guess the toggles' values when Settings
-opens, because no screen before it shows them. Three changes, each measured in
-tools/WM_R1_LADDER.md sections 18-19, make a model of notebook 01's cpu shape judge:
+opens, because no screen before it shows them. Three changes make a model of notebook 01's cpu shape
+judge (why each: see research/README.md, 'WM-R1 ladder', sections 18-20):
 
 1. **The state on the screen**: every task runs on a phone whose screens show a status bar of the
    toggles' values (``phone.with_status_bar``), so the next screen follows from the screen shown.

@@ -1,6 +1,6 @@
-"""Tables of the second WM-R1 ladder round (tools/WM_R1_LADDER.md section 7) from the probe's rows.
+"""Tables of the second WM-R1 ladder round (research/WM_R1_LADDER.md section 7) from the probe's rows.
 
-    python tools/wm_r1_ladder_report.py [results.jsonl]   (default tools/regime_results/wm_r1_ladder_round2.jsonl)
+    python research/wm_r1_ladder_report.py [results.jsonl]   (default research/regime_results/wm_r1_ladder_round2.jsonl)
 """
 import json
 import sys
@@ -11,7 +11,7 @@ sys.path.insert(0, str(REPO))
 from wmkit import stats
 from wmkit.wm_r1 import experiment as ex
 
-source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "tools" / "regime_results" / "wm_r1_ladder_round2.jsonl"
+source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "research" / "regime_results" / "wm_r1_ladder_round2.jsonl"
 rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
 sft = [r for r in rows if r["cmd"] == "sft" and r.get("tag") == "bal600"]
 print("SFT starts:")

@@ -9,11 +9,11 @@ simulator (the same transitions and judgments), so the ``real`` arm must match i
 
 Steps, one process each (2 CPU cores: keep each under ~6 minutes)::
 
-    python tools/explore_wm_r1_ladder.py sft --seed 0                 # SFT warm start, saved
-    python tools/explore_wm_r1_ladder.py train --seed 0 --p 0.3       # WM-R1 inside the oracle
-    python tools/explore_wm_r1_ladder.py train --seed 0 --real        # GRPO on the simulator
-    python tools/explore_wm_r1_ladder.py fidelity --p 0 0.1 0.3 0.6   # the oracle's fidelity
-    python tools/explore_wm_r1_ladder.py table
+    python research/explore_wm_r1_ladder.py sft --seed 0                 # SFT warm start, saved
+    python research/explore_wm_r1_ladder.py train --seed 0 --p 0.3       # WM-R1 inside the oracle
+    python research/explore_wm_r1_ladder.py train --seed 0 --real        # GRPO on the simulator
+    python research/explore_wm_r1_ladder.py fidelity --p 0 0.1 0.3 0.6   # the oracle's fidelity
+    python research/explore_wm_r1_ladder.py table
 
 Everything is appended to ``runs/ladder/results.jsonl``. The pieces are the kit's own:
 ``experiment.task_templates / unique_tasks / build_policy / sft_examples / train_policy_sft /

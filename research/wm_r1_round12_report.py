@@ -1,12 +1,12 @@
-"""Tables of the twelfth WM-R1 round (tools/WM_R1_LADDER.md section 19): per seed, the bar phone's
+"""Tables of the twelfth WM-R1 round (research/WM_R1_LADDER.md section 19): per seed, the bar phone's
 2-epoch start, WM-R1 inside the structured-edit world model (`train --learned ...sbedid20...`) and
 GRPO on the simulator (`train --p 0`), greedy and sampled on 400 unseen settings tasks; the world
 model's judging of the start's own episodes (`fidelity`); then the planned test (19.2: greedy,
 WM-R1 inside the learned model − start, seeds 1-3, 95% t-interval, `wmkit.stats.verdict`) and the
 figures reported beside it. Section 19.4's world model with the reference paths expanded
-(`sbedx60`, seeds 2 and 3, exploratory) has the same tables in tools/wm_r1_round13_report.py.
+(`sbedx60`, seeds 2 and 3, exploratory) has the same tables in research/wm_r1_round13_report.py.
 
-    python tools/wm_r1_round12_report.py [ROWS]   (default: tools/regime_results/wm_r1_round12.jsonl,
+    python research/wm_r1_round12_report.py [ROWS]   (default: research/regime_results/wm_r1_round12.jsonl,
     else runs/control/results.jsonl; the last row of each kind and seed counts)
 """
 import json
@@ -91,7 +91,7 @@ def judging_table(rows: dict, seeds, target: float | None = None) -> None:
 
 
 if __name__ == "__main__":
-    default = REPO / "tools" / "regime_results" / "wm_r1_round12.jsonl"
+    default = REPO / "research" / "regime_results" / "wm_r1_round12.jsonl"
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else (default if default.exists() else
                                                           REPO / "runs" / "control" / "results.jsonl")
     rows = rows_of(path)
@@ -111,4 +111,4 @@ if __name__ == "__main__":
                                 every)):
         print("  " + claim(label, gain[key], chosen))
 
-    print("\n19.4 (exploratory), the world model with 60 tasks' reference paths expanded (sbedx60), seeds 2 and 3:\n  ROUND13_SEEDS=2,3 python tools/wm_r1_round13_report.py tools/regime_results/wm_r1_round12.jsonl")
+    print("\n19.4 (exploratory), the world model with 60 tasks' reference paths expanded (sbedx60), seeds 2 and 3:\n  ROUND13_SEEDS=2,3 python research/wm_r1_round13_report.py research/regime_results/wm_r1_round12.jsonl")

@@ -10,7 +10,7 @@ seeds (95% t-interval, `wmkit.stats`). Everything goes to ``--out`` (JSON).
 
 Example (about 2 minutes a seed on 2 shared CPU cores)::
 
-    PYTHONPATH=$PWD python tools/explore_rwml_regime.py --seeds 0 1 2 --set learning_rate=1e-3
+    PYTHONPATH=$PWD python research/explore_rwml_regime.py --seeds 0 1 2 --set learning_rate=1e-3
 """
 from __future__ import annotations
 

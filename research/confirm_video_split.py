@@ -2,23 +2,23 @@
 of the benchmark's `rlvr_video` experiment judged on fresh seeds only.
 
     PYTHONPATH=$PWD python -m wmkit bench --profile cpu --seeds 8 --only rlvr_video --workers 1 --threads 1
-    PYTHONPATH=$PWD python tools/confirm_video_split.py
+    PYTHONPATH=$PWD python research/confirm_video_split.py
 
     PYTHONPATH=$PWD python -m wmkit bench --profile cpu --seeds 18 --only rlvr_video --workers 1 --threads 1
-    PYTHONPATH=$PWD python tools/confirm_video_split.py --regimes
+    PYTHONPATH=$PWD python research/confirm_video_split.py --regimes
 
 Seeds 0-2 suggested the pattern (sharper on the steps whose picture changes, blurrier on the others);
 seeds 3-7 test it. The rows are computed by the benchmark's own code (`claim_row`: the claim's field,
 the 95% t-interval, the verdict rule, the agent-kept precondition) from the benchmark's records (by
 default the newest of each seed, whatever library version made it; each row names its records in
 the JSON); seeds 0-7 together are printed apart, for reference, never as the test. Writes the rows
-to tools/regime_results/video_confirm_<profile>.json.
+to research/regime_results/video_confirm_<profile>.json.
 
 That test failed, and the seeds showed why (an MLE model that copies the last frame gives RL
 something to fix, one that already moves the agent does not). ``--regimes`` is the second planned
 test: fresh seeds 8-17 split by their MLE model's copy rate before RL (`COPYING_THRESHOLD`), the
 same claims plus the price on unchanged steps judged in the copying regime, the moving seeds shown
-as the contrast. Writes tools/regime_results/video_regimes_<profile>.json.
+as the contrast. Writes research/regime_results/video_regimes_<profile>.json.
 """
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     parser.add_argument("--regimes", action="store_true", help="the second test: seeds 8-17 split by regime")
     parser.add_argument("--code", default=ANY_VERSION,
                         help="library version of the records (default: the newest record of each seed, any version)")
-    parser.add_argument("--out", default=None, help="default tools/regime_results/video_{confirm,regimes}_<profile>.json")
+    parser.add_argument("--out", default=None, help="default research/regime_results/video_{confirm,regimes}_<profile>.json")
     args = parser.parse_args(argv)
     runs_root = default_runs_root() / args.profile
     code = args.code
@@ -128,7 +128,7 @@ def main(argv=None) -> int:
             report["regimes"][name] = {"seeds": sorted(records), "rows": rows}
             note = " (the claims)" if name == "copying" else " (the contrast: no direction claimed)"
             print(f"## {name} regime{note}\n\n" + markdown(rows, sorted(records)) + "\n")
-        out = Path(args.out) if args.out else REPO / "tools" / "regime_results" / f"video_regimes_{args.profile}.json"
+        out = Path(args.out) if args.out else REPO / "research" / "regime_results" / f"video_regimes_{args.profile}.json"
         out.write_text(json.dumps(jsonable(report), indent=1))
         print(f"wrote {out}")
         return 0
@@ -136,7 +136,7 @@ def main(argv=None) -> int:
     together = rows_for(ALL_SEEDS, runs_root, args.profile, code)
     print("## The test: fresh seeds\n\n" + markdown(fresh, FRESH_SEEDS))
     print("\n## For reference only: seeds 0-7 together\n\n" + markdown(together, ALL_SEEDS))
-    out = Path(args.out) if args.out else REPO / "tools" / "regime_results" / f"video_confirm_{args.profile}.json"
+    out = Path(args.out) if args.out else REPO / "research" / "regime_results" / f"video_confirm_{args.profile}.json"
     out.write_text(json.dumps(jsonable({"profile": args.profile, "code": code, "planned_claims": PLANNED_CLAIMS,
                                         "fresh_seeds": FRESH_SEEDS, "fresh": fresh, "all_seeds": together}),
                               indent=1))

@@ -1,10 +1,10 @@
-"""Tables of the eleventh WM-R1 round's benchmark test (tools/WM_R1_LADDER.md section 18.1): the
+"""Tables of the eleventh WM-R1 round's benchmark test (research/WM_R1_LADDER.md section 18.1): the
 settings world's records (`wm_r1_small_world`) of one library version, per seed; the planned test
 on the new seeds 4-7 (greedy success at p = 0 − the same seed's start, 95% t-interval, the verdict
 rule); the same over all seeds, sampled, and the fidelity claim beside it; and whether seeds 0-3
 repeat the previous version's records.
 
-    python tools/wm_r1_round11_report.py [VERSION [PREVIOUS]]   (12 hex digits; default: the library
+    python research/wm_r1_round11_report.py [VERSION [PREVIOUS]]   (12 hex digits; default: the library
     version of this checkout, and ebf74c6ffa49, the tenth round's records)
 """
 import json

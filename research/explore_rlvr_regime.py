@@ -17,7 +17,7 @@ dict of `Difficulty` fields) and one data/model seed this
 
 Example (about 5 minutes on 2 shared CPU cores)::
 
-    PYTHONPATH=$PWD python tools/explore_rlvr_regime.py --difficulty tiny --rl-seeds 0 1 2
+    PYTHONPATH=$PWD python research/explore_rlvr_regime.py --difficulty tiny --rl-seeds 0 1 2
 """
 from __future__ import annotations
 

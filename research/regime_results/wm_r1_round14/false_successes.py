@@ -1,5 +1,5 @@
 """Which failures does a learned world model of the settings world judge a success?
-(tools/WM_R1_LADDER.md section 24.)
+(research/WM_R1_LADDER.md section 24.)
 
 Plays `n` episodes of the seed's SFT start (sampled at T = 1) inside the world model saved in
 `world_model_dir`, with the kit's success judge; replays each in the simulator; and writes one
@@ -7,7 +7,7 @@ row per episode: its actions, the judged and the real success, and whether each 
 was exact. The rows of seed 0 on the Intel machine, with the judge that ignored side effects, are
 false_successes_seed0_intel.json beside this file.
 
-    python tools/regime_results/wm_r1_round14/false_successes.py SEED WORLD_MODEL_DIR N OUT.json
+    python research/regime_results/wm_r1_round14/false_successes.py SEED WORLD_MODEL_DIR N OUT.json
 """
 import json
 import sys

@@ -1,4 +1,4 @@
-"""Probe (round 14 of tools/WM_R1_LADDER.md): does the learned world model stop being exploited
+"""Probe (round 14 of research/WM_R1_LADDER.md): does the learned world model stop being exploited
 when its data also holds the agent's own episodes?
 
 The kit's settings-world world model (``wmkit.wm_r1.learned``) is trained on collection episodes
@@ -19,7 +19,7 @@ WM-R1 inside the kit's own world model (no agent data), so a new seed has every 
 Nothing here changes the library: the kit's functions are called, and the world model's data
 function is wrapped for this process only.
 
-    python tools/explore_wm_r1_own_data.py --seed 0 [--simulator] [--kit-model]
+    python research/explore_wm_r1_own_data.py --seed 0 [--simulator] [--kit-model]
 """
 from __future__ import annotations
 

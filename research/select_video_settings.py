@@ -1,11 +1,11 @@
 """Choose notebook 06's GRPO reward and learning rate on the validation episodes.
 
-    PYTHONPATH=$PWD python tools/select_video_settings.py --profile cpu
+    PYTHONPATH=$PWD python research/select_video_settings.py --profile cpu
 
 Runs `wmkit.video.experiment.run_selection_job` for every seed of `SELECTION_SEEDS` and reward of
 `SELECTION_REWARDS` (two processes at a time, one torch thread each), scores every (reward,
 learning rate) by `choose_setting`'s rule -- fixed before the run -- and writes the raw rows and
-the choice to tools/regime_results/video_selection_<profile>.json. ``--rewards l1_agent --reuse
+the choice to research/regime_results/video_selection_<profile>.json. ``--rewards l1_agent --reuse
 FILE`` runs only the named rewards and scores them beside the other rewards' jobs from an earlier
 round's FILE (same seeds; `merge_selection_jobs` checks both rounds trained the same MLE models).
 With ``--workers 1`` the jobs run here, one after another (set OMP_NUM_THREADS=1 for one torch
@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rewards", nargs="+", default=list(vx.SELECTION_REWARDS), choices=vx.SELECTION_REWARDS)
     parser.add_argument("--learning-rates", nargs="+", type=float, default=list(vx.SELECTION_LEARNING_RATES))
     parser.add_argument("--reuse", default=None, help="an earlier round's JSON: its jobs of the rewards not rerun")
-    parser.add_argument("--out", default=None, help="default tools/regime_results/video_selection_<profile>.json")
+    parser.add_argument("--out", default=None, help="default research/regime_results/video_selection_<profile>.json")
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
     work = default_runs_root() / profile.name / "06_selection"
@@ -53,7 +53,7 @@ def main(argv=None) -> int:
               flush=True)
 
     results = run_jobs(jobs, workers=args.workers, on_done=done)
-    out = Path(args.out) if args.out else REPO / "tools" / "regime_results" / f"video_selection_{profile.name}.json"
+    out = Path(args.out) if args.out else REPO / "research" / "regime_results" / f"video_selection_{profile.name}.json"
     # This round's jobs on their own first, so a failed merge below loses no measurement.
     work.mkdir(parents=True, exist_ok=True)
     (work / "this_round.json").write_text(json.dumps(jsonable(results), indent=1))

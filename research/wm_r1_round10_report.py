@@ -1,8 +1,8 @@
-"""Tables of the tenth WM-R1 round (tools/WM_R1_LADDER.md section 17) from the probe's rows: every
+"""Tables of the tenth WM-R1 round (research/WM_R1_LADDER.md section 17) from the probe's rows: every
 control by tag (round 3's print_control), then the planned test's fidelity claim (greedy success at
 p = 0 − at p = 0.6, the same seed's two rungs) with its 95% t-interval and the verdict rule.
 
-    python tools/wm_r1_round10_report.py [results.jsonl]   (default tools/regime_results/wm_r1_round10.jsonl)
+    python research/wm_r1_round10_report.py [results.jsonl]   (default research/regime_results/wm_r1_round10.jsonl)
 """
 import json
 import sys
@@ -10,7 +10,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tools"))
+sys.path.insert(0, str(REPO / "research"))
 from wm_r1_round3_report import control_runs, print_control, print_starts
 
 from wmkit import stats
@@ -30,7 +30,7 @@ def rung_difference(runs: dict[str, list[dict]], high: str, low: str, mode: str 
 
 
 if __name__ == "__main__":
-    source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "tools" / "regime_results" / "wm_r1_round10.jsonl"
+    source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "research" / "regime_results" / "wm_r1_round10.jsonl"
     rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
     print_starts(rows)
     runs = control_runs(rows)

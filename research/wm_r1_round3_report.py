@@ -1,8 +1,8 @@
-"""Tables of the third WM-R1 round (tools/WM_R1_LADDER.md section 9) from the probe's rows: GRPO on
+"""Tables of the third WM-R1 round (research/WM_R1_LADDER.md section 9) from the probe's rows: GRPO on
 the exact simulator (= WM-R1 at p = 0) from the balanced SFT starts, per task pool and step size,
 gains over each seed's start with 95% t-intervals and the kit's verdict rule.
 
-    python tools/wm_r1_round3_report.py [results.jsonl]   (default tools/regime_results/wm_r1_round3.jsonl)
+    python research/wm_r1_round3_report.py [results.jsonl]   (default research/regime_results/wm_r1_round3.jsonl)
 """
 import json
 import sys
@@ -46,7 +46,7 @@ def print_starts(rows: list[dict]) -> None:
 
 
 if __name__ == "__main__":
-    source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "tools" / "regime_results" / "wm_r1_round3.jsonl"
+    source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "research" / "regime_results" / "wm_r1_round3.jsonl"
     rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
     print_starts(rows)
     for tag, runs in control_runs(rows).items():

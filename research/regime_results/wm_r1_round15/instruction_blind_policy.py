@@ -1,6 +1,6 @@
 """Best instruction-blind policy (open Settings, tap switch k, finish) on the settings ladders' 400
 evaluation tasks, and each arm's greedy success against it over the published records.
-Run from the repository root: PYTHONPATH=$PWD .venv/bin/python tools/regime_results/wm_r1_round15/instruction_blind_policy.py"""
+Run from the repository root: PYTHONPATH=$PWD .venv/bin/python research/regime_results/wm_r1_round15/instruction_blind_policy.py"""
 import glob
 import json
 from collections import defaultdict

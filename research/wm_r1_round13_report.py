@@ -1,10 +1,10 @@
-"""Tables of the thirteenth WM-R1 round (tools/WM_R1_LADDER.md section 20): the planned test of
+"""Tables of the thirteenth WM-R1 round (research/WM_R1_LADDER.md section 20): the planned test of
 WM-R1 inside the expanded edit world model (`sbedx60`) on seeds 4-9, beside GRPO on the simulator
 from the same 2-epoch bar-phone starts, and the world model's judging per seed.
 
-    python tools/wm_r1_round13_report.py [ROWS]   (default: tools/regime_results/wm_r1_round13.jsonl,
+    python research/wm_r1_round13_report.py [ROWS]   (default: research/regime_results/wm_r1_round13.jsonl,
     else runs/control/results.jsonl; the last row of each kind and seed counts)
-    ROUND13_SEEDS=2,3 python tools/wm_r1_round13_report.py tools/regime_results/wm_r1_round12.jsonl
+    ROUND13_SEEDS=2,3 python research/wm_r1_round13_report.py research/regime_results/wm_r1_round12.jsonl
         (the same tables for section 19.4's exploratory seeds, which chose this world model)
 """
 import os
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tools"))
+sys.path.insert(0, str(REPO / "research"))
 
 from wm_r1_round12_report import arms_table, claim, judging_table, rows_of
 
@@ -23,7 +23,7 @@ TARGET = 0.90
 
 
 if __name__ == "__main__":
-    default = REPO / "tools" / "regime_results" / "wm_r1_round13.jsonl"
+    default = REPO / "research" / "regime_results" / "wm_r1_round13.jsonl"
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else (default if default.exists() else
                                                           REPO / "runs" / "control" / "results.jsonl")
     rows = rows_of(path, "sbedx60", "sbq2_editwmx60")

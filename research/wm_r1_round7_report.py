@@ -1,12 +1,12 @@
-"""Tables of the seventh to ninth WM-R1 rounds (tools/WM_R1_LADDER.md sections 14-16) from
+"""Tables of the seventh to ninth WM-R1 rounds (research/WM_R1_LADDER.md sections 14-16) from
 the probe's rows: each seed-0 start's list step against section 11.3's seed-0 start and the
 rounds' decision rule (the same in both), the index loss, and (when run) the positive control's
 paired gains with 95% t-intervals and the kit's verdict rule, plus the start-vs-start change
 against section 11.3's starts.
 
-    python tools/wm_r1_round7_report.py [results.jsonl]   (default tools/regime_results/wm_r1_round7.jsonl;
-                                                           section 15: tools/regime_results/wm_r1_round8.jsonl;
-                                                           section 16: tools/regime_results/wm_r1_round9.jsonl)
+    python research/wm_r1_round7_report.py [results.jsonl]   (default research/regime_results/wm_r1_round7.jsonl;
+                                                           section 15: research/regime_results/wm_r1_round8.jsonl;
+                                                           section 16: research/regime_results/wm_r1_round9.jsonl)
 """
 import json
 import sys
@@ -14,16 +14,16 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from tools.wm_r1_round3_report import control_runs, print_control  # noqa: E402 (after the path insert)
+from research.wm_r1_round3_report import control_runs, print_control  # noqa: E402 (after the path insert)
 from wmkit import stats
 
 LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
 BASE_TAG = "bal2400e15"  # section 11.3's start (plain thoughts, the phone's view), rows in wm_r1_round4.jsonl
 RULE_MEAN_GAIN, RULE_TEMPLATES_HIGHER = 0.10, 3
 
-source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "tools" / "regime_results" / "wm_r1_round7.jsonl"
+source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "research" / "regime_results" / "wm_r1_round7.jsonl"
 rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
-base_rows = [json.loads(line) for line in (REPO / "tools/regime_results/wm_r1_round4.jsonl").read_text().splitlines()]
+base_rows = [json.loads(line) for line in (REPO / "research/regime_results/wm_r1_round4.jsonl").read_text().splitlines()]
 
 
 def tag_seed(ckpt):

@@ -1,6 +1,6 @@
 """Compare notebook 06's MLE epochs on the validation episodes (the MLE model alone, no RL).
 
-    OMP_NUM_THREADS=1 PYTHONPATH=$PWD python tools/compare_video_mle_epochs.py --profile cpu --epochs 8 12 16
+    OMP_NUM_THREADS=1 PYTHONPATH=$PWD python research/compare_video_mle_epochs.py --profile cpu --epochs 8 12 16
 
 For every seed of `SELECTION_SEEDS` and every epoch count: train the seed's MLE model with that many
 epochs (`wmkit.video.experiment.prepare_mle`) and measure it on the validation episodes (one-step and
@@ -8,7 +8,7 @@ rollout: L1, the copy rate of changed steps, exact changed steps, agent missing)
 fixed before the run: the profile's count stays unless another one has a lower rollout L1 on
 validation in every seed; a change would also need the RL settings chosen again, since GRPO starts
 from this model. One process, one after another; writes
-tools/regime_results/video_mle_epochs_<profile>.json.
+research/regime_results/video_mle_epochs_<profile>.json.
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def main(argv=None) -> int:
                f"{', '.join(f'{e:g}' for e in best_everywhere)} epochs had a lower validation rollout L1 in every "
                f"seed than {default:g}: a change, which needs the RL settings chosen again")
     print(reading)
-    out = REPO / "tools" / "regime_results" / f"video_mle_epochs_{args.profile}.json"
+    out = REPO / "research" / "regime_results" / f"video_mle_epochs_{args.profile}.json"
     out.write_text(json.dumps(jsonable({
         "profile": args.profile, "seeds": list(vx.SELECTION_SEEDS), "epochs": args.epochs, "default": default,
         "rule": "keep the profile's count unless another has a lower validation rollout L1 in every seed",

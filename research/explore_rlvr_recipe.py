@@ -6,8 +6,8 @@ notebook reports). The rule that picks the setting is fixed before the runs: the
 end of the 95% t-interval of the sampled-exact gain on changed transitions over the seeds (a
 setting that collapses on one seed has a wide interval and loses), ties to the smaller lr.
 
-    PYTHONPATH=$PWD python tools/explore_rlvr_recipe.py --settings 5e-4:0 3e-4:0 5e-4:0.04 \
-        --seeds 0 1 2 3 4 --out tools/regime_results/recipe_val.json
+    PYTHONPATH=$PWD python research/explore_rlvr_recipe.py --settings 5e-4:0 3e-4:0 5e-4:0.04 \
+        --seeds 0 1 2 3 4 --out research/regime_results/recipe_val.json
 
 Each setting is "lr:beta" (beta: the KL coefficient toward the MLE model). Runs share one pool of
 ``--workers`` processes (one torch thread each). Prints one line per run and a table per setting.

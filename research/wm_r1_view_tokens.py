@@ -7,7 +7,7 @@ the list screen after the first reference step of fresh tasks (5 per list templa
 second step is a tap) and reports, per screen: the token before each item's index (unique per
 line?), and whether the list step's thought has the same token before the same index token.
 
-    PYTHONPATH=$PWD python tools/wm_r1_view_tokens.py [--seed 0] [--out runs/control/view_tokens.json]
+    PYTHONPATH=$PWD python research/wm_r1_view_tokens.py [--seed 0] [--out runs/control/view_tokens.json]
 """
 from __future__ import annotations
 

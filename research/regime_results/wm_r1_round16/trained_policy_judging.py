@@ -16,7 +16,7 @@ Written and run at library version 15ba3d8c8cb3 (its outputs beside it); since 7
 the library's replayed_success, judging_by_class and detached(), which do what its own code did,
 and the benchmark's learned rung records the trained policy's judging itself.
 Run from the repository root (one core, ~8 min a seed):
-    OMP_NUM_THREADS=1 PYTHONPATH=$PWD .venv/bin/python tools/regime_results/wm_r1_round16/trained_policy_judging.py 9 10 11 12
+    OMP_NUM_THREADS=1 PYTHONPATH=$PWD .venv/bin/python research/regime_results/wm_r1_round16/trained_policy_judging.py 9 10 11 12
 """
 import glob
 import json
@@ -30,7 +30,7 @@ from wmkit.profiles import get_profile
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import experiment as ex
 
-OUT = Path("tools/regime_results/wm_r1_round16")
+OUT = Path("research/regime_results/wm_r1_round16")
 BLIND_TAPS = range(1, 8)
 
 
