@@ -293,3 +293,10 @@ def test_group_spread_of_notebook_02_rejects_its_named_mistakes(capsys):
     for mistake, words in ((1 - (1 - p) ** g, "all-right"), ((1 - p) ** g, "all are wrong")):
         assert exercises.check_group_spread(mistake, p, g) is False
         assert words in capsys.readouterr().out
+
+
+def test_zero_signal_share_takes_the_curve_as_a_numpy_array(capsys):
+    import numpy as np
+
+    assert exercises.check_zero_signal_share(0.5, np.array([0.75, 0.25])) is True  # `not array` raised
+    assert exercises.check_zero_signal_share(0.5, np.array([])) is None

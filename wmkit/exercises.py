@@ -836,10 +836,11 @@ def check_zero_signal_share(answer: Any, zero_std_share: Sequence[float]) -> boo
     value = _number(answer)
     if value is None:
         return _cannot_read(answer, "a number in [0, 1] (a share of groups)")
-    if not zero_std_share:
+    values = [float(v) for v in zero_std_share]  # a list or a numpy array (`not array` would raise)
+    if not values:
         print("the run logged no steps: nothing to check against")
         return None
-    right = statistics.fmean(zero_std_share)
+    right = statistics.fmean(values)
     return _judge(_close(value, right, 0.01), answer, "the mean of the run's logged frac_reward_zero_std",
                   [(_close(value, 1 - right, 0.01), "that is the share of groups *with* a signal")],
                   "the run's `zero_std_share` curve holds one value per logged step.")

@@ -1,0 +1,152 @@
+"""The instructor solutions: every checker of wmkit.exercises has an answer function with the same
+inputs, and accepts its answer on small synthetic inputs shaped like the notebooks' (the notebooks'
+own fixed inputs where they pose fixed numbers)."""
+import inspect
+
+import pytest
+
+from wmkit import exercises
+from wmkit import exercises_solutions as solutions
+from wmkit.core.grpo_step import LOSS_TYPES, clipped_loss_by_hand
+from wmkit.envs import phone
+from wmkit.envs.base import Transition
+
+CHECKERS = sorted(name for name in dir(exercises) if name.startswith("check_"))
+ANSWERS = solutions.solutions()
+
+
+def _transition(env: str, changed: bool) -> Transition:
+    return Transition(env=env, episode="e", step=0, state="s", action="a", action_type="a", next_state="s",
+                      diff="", changed=changed)
+
+
+TRAIN = [_transition("phone", True)] * 3 + [_transition("phone", False)] * 2 + [_transition("textgame", True)] * 4
+SCREEN_BEFORE = 'app: Home | screen: home\n[1] app "Settings"\n[2] app "Contacts"'
+SCREEN_AFTER = 'app: Contacts | screen: contacts\n[1] button "Add contact"\n[2] item "Bob"\n[3] item "Eve"'
+EVALUATION = {"phone": {"model_greedy": {"changed": 3 / 7, "n_changed": 7, "overall": 0.6, "n": 10}},
+              "textgame": {"model_greedy": {"changed": 0.5, "n_changed": 4, "overall": 0.75, "n": 8}}}
+
+
+def _throughput(wm_seconds: float, latency: float) -> list[dict]:
+    return [{"transitions": "simulator", "device_latency_s": latency, "agent_steps": 120, "seconds": 2.0 + 30 * latency,
+             "batched_step_calls": 30},
+            {"transitions": "world_model", "device_latency_s": 0.0, "agent_steps": 120, "seconds": wm_seconds,
+             "batched_step_calls": 30}]
+
+
+def _sweep(wmrl_gaps, anchors_gaps, fractions=(0.1, 0.2, 0.4)) -> dict:
+    return {f"{arm} @{f:g}": {"final_gap": {"mean": gap}}
+            for arm, gaps in (("WMRL", wmrl_gaps), ("anchors only", anchors_gaps)) for f, gap in zip(fractions, gaps)}
+
+
+def _grpo_record(rewards, loss_type="dapo", scale_rewards="group", shuffle=(2, 0, 3, 1)) -> dict:
+    """Shaped like grpo_step.record_grpo_step's result (made up: no TRL run); the 'TRL' losses are
+    the kit's clipped_loss_by_hand, which tests/test_grpo_step.py checks against TRL itself."""
+    from wmkit.core.grpo_step import advantages_by_hand
+
+    rows = [rewards[i] for i in shuffle]  # the pass's row order (TRL shuffles the generation batch)
+    mask = [[1, 1, 1], [1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    old = [[-1.0, -2.0, -1.5], [-0.5, 0, 0], [-1.2, -0.8, 0], [-2.0, -1.0, -0.7]]
+    step = [[0.4, -0.1, 0.05], [0.3, 0, 0], [-0.4, 0.1, 0], [0.02, -0.3, 0.25]]
+    new = [[o + d for o, d in zip(orow, drow)] for orow, drow in zip(old, step)]
+    a = advantages_by_hand(rows, scale_rewards)
+    passes = [{"rewards": rows, "advantages": list(a), "old_logps": old, "new_logps": logps, "mask": mask,
+               "loss": clipped_loss_by_hand(old, logps, mask, a, 0.2, loss_type, 3)} for logps in (old, new)]
+    return {"rewards": list(rewards), "advantages": list(advantages_by_hand(rewards, scale_rewards)),
+            "loss_type": loss_type, "scale_rewards": scale_rewards, "epsilon": 0.2, "max_completion_length": 3,
+            "passes": passes}
+
+
+GRPO_RECORDS = [_grpo_record([1.0, 0.0, 0.5, 0.0], loss_type) for loss_type in LOSS_TYPES] + [
+    _grpo_record([1.0, 0.0, 0.5, 0.0], "dapo", "none"),  # WM-R1: centred rewards
+    _grpo_record([0.991, 0.988, 0.74, 0.99], "dapo")]  # notebook 06's kind: pixel rewards
+
+
+class _Sizes:  # with precomputed differences check_strong_distortion_answer never reads the sizes
+    pass
+
+
+# checker name -> list of (positional inputs, keyword inputs) after `answer`; the notebooks' fixed inputs first
+INPUTS = {
+    "check_no_change_on_changed": [((), {})],
+    "check_changed_share": [((TRAIN, "phone"), {}), ((TRAIN, "textgame"), {})],
+    "check_applied_screen": [((SCREEN_BEFORE, phone.compute_diff(SCREEN_BEFORE, SCREEN_AFTER)), {}),
+                             ((SCREEN_AFTER, phone.compute_diff(SCREEN_AFTER, SCREEN_BEFORE)), {})],
+    "check_changed_hits": [((EVALUATION, "phone"), {}), ((EVALUATION, "textgame"), {})],
+    "check_group_advantage": [(([1, 0, 0, 1],), {"index": 0}), (([1, 0, 0, 0.5, 1],), {"index": 3})],
+    "check_max_unchanged_task_reward": [((), {})],
+    "check_group_spread": [((), {"p": 0.6, "group_size": 4}), ((), {"p": 0.05, "group_size": 8})],
+    "check_group_size_for_signal": [(([0.0, 0.2, 0.3, 0.5],), {}), (([0.0, 0.0, 0.4],), {}),  # 4; "none"
+                                    (([0.9, 0.95, 0.6],), {"target": 0.3})],
+    "check_which_reward_rose": [(({"gain": {"sampled": {"mean": s}, "reward": {"mean": r}}},), {})
+                                for s, r in ((-0.01, 0.03), (0.02, 0.03), (0.02, -0.1), (0.0, 0.0))],
+    "check_token_weight_ratio": [((), {"lengths": (10, 30), "loss_type": "grpo"}),
+                                 ((), {"lengths": (12, 4), "loss_type": "grpo"}),
+                                 ((), {"lengths": (10, 30), "loss_type": "dapo"})],
+    "check_grpo_advantages_by_hand": [((record,), {}) for record in GRPO_RECORDS],
+    "check_grpo_clipped_loss_by_hand": [((record,), {}) for record in GRPO_RECORDS],
+    "check_group_rewards": [(([1, 0, 1], [4, 7, 6], [2, 0, 1]), {"max_steps": 7}),
+                            (([0, 0, 0], [7, 7, 3], [0, 5, 1]), {"max_steps": 7})],
+    "check_call_term": [(([0, 0], [2, 4]), {"n_max": 5}), (([1, 0, 1], [1, 0, 3]), {"n_max": 5})],
+    "check_turn_kind": [(("Thought: maybe call_wm(action='tap(2)') first",), {}),
+                        (("Thought: go\nAction: tap(2)",), {}), (("no idea",), {})],
+    "check_no_signal": [((), {})],
+    "check_break_even_latency": [((_throughput(5.0, 0.0),), {}), ((_throughput(1.0, 0.05),), {})],  # > 0; < 0
+    "check_affine_answer": [((), {})],
+    "check_fused_variance": [((0.02, 0.06), {})],
+    "check_rollout_weight": [((), {"n_anchor": 8, "n_wm": 56, "v_e": 0.01, "v_wm": 0.02})],
+    "check_strong_distortion_answer": [((_Sizes(),), {"differences": d}) for d in (
+        [-0.01, -0.02, 0.005, -0.015, -0.03], [0.01, 0.02, 0.015, 0.012, 0.03], [-0.01, -0.02, -0.015, -0.012, -0.03])],
+    "check_sweep_crossing": [((_sweep((0.05, 0.02, 0.01), (0.04, 0.03, 0.02)), (0.1, 0.2, 0.4)), {}),  # 0.2
+                             ((_sweep((0.05, 0.04, 0.03), (0.04, 0.03, 0.02)), (0.1, 0.2, 0.4)), {})],  # none
+    "check_interval_answer": [(([0.10, 0.30, 0.20],), {}), (([0.3, -0.1, 0.05, 0.12, 0.2],), {})],
+    "check_verdict_answer": [(([0.10, 0.30, 0.20],), {}), (([0.10, 0.12, 0.11],), {}),
+                             (([0.10, 0.12, 0.11],), {"direction": "lower"}), (([0.2],), {}),
+                             (([0.5, 0.6, 0.55],), {"direction": "lower", "threshold": 1.0})],
+    "check_seeds_needed": [((0.1, 0.1), {}), ((0.2, 0.1), {"threshold": 0.2}), ((-0.03, 0.08, 0.0), {})],
+    "check_missing_record_verdict": [((), {})],
+    "check_red_pixel_l1": [((), {})],
+    "check_completion_budget": [((), {"grid_cells": 8}), ((), {"grid_cells": 5})],
+    "check_zero_signal_share": [(([0.0, 0.5, 0.25],), {}), (([0.75, 0.5],), {})],
+}
+
+
+def test_every_checker_has_an_answer():
+    missing = [name for name in CHECKERS if name not in ANSWERS]
+    assert not missing, f"checkers without an answer in wmkit/exercises_solutions.py: {missing}"
+    assert len(CHECKERS) >= 29
+
+
+def test_every_checker_has_inputs_here():
+    missing = [name for name in CHECKERS if name not in INPUTS]
+    assert not missing, f"checkers without test inputs in {__file__}: {missing}"
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_answer_takes_the_checkers_inputs(name):
+    """Same parameter names, order and defaults as the checker, less `answer`."""
+    checker = list(inspect.signature(getattr(exercises, name)).parameters.values())
+    answer = list(inspect.signature(ANSWERS[name]).parameters.values())
+    assert checker[0].name == "answer"
+    assert [(p.name, p.default) for p in answer] == [(p.name, p.default) for p in checker[1:]]
+
+
+@pytest.mark.parametrize("name, case", [(name, i) for name in sorted(INPUTS) for i in range(len(INPUTS[name]))])
+def test_checker_accepts_the_answer(name, case, capsys):
+    args, kwargs = INPUTS[name][case]
+    answer = ANSWERS[name](*args, **kwargs)
+    assert getattr(exercises, name)(answer, *args, **kwargs) is True, capsys.readouterr().out
+    assert "correct" in capsys.readouterr().out
+
+
+def test_answers_of_the_notebooks_fixed_questions():
+    """Spot values the exercises' texts and tests/test_exercises.py work out by hand."""
+    assert solutions.answer_group_advantage([1, 0, 0, 1], 0) == pytest.approx(0.866, abs=1e-3)
+    assert solutions.answer_max_unchanged_task_reward() == pytest.approx(0.3)
+    assert solutions.answer_call_term([0, 0], [2, 4], 5) == pytest.approx([-0.64, -0.28])
+    assert solutions.answer_rollout_weight(8, 56, 0.01, 0.02) == pytest.approx(14.0)
+    assert solutions.answer_fused_variance(0.02, 0.06) == pytest.approx(0.015)
+    assert solutions.answer_interval([0.10, 0.30, 0.20]) == pytest.approx((-0.0484, 0.4484), abs=1e-4)
+    assert solutions.answer_seeds_needed(0.1, 0.1) == 7
+    assert solutions.answer_completion_budget(8) == 65
+    assert solutions.answer_turn_kind("Thought: maybe call_wm(action='tap(2)') first") == "imagine"
