@@ -33,3 +33,29 @@ def test_gain_against_error_keeps_groups_from_different_starts_apart():
     with pytest.raises(ValueError):
         plots.gain_against_error(axes[:1], [oracle, learned], "error", "gain")
     plt.close(fig)
+
+
+def _arm(final, cost, seeds=3, steps=5):
+    return {"final": {"mean": final, "std": 0.01}, "total_cost": [cost] * seeds,
+            "total_compute": [[cost * i / (steps - 1) for i in range(steps)]] * seeds,
+            "values": [[0.6 + (final - 0.6) * i / (steps - 1) for i in range(steps)]] * seeds}
+
+
+def test_check5_figure_has_a_legend_of_six_entries_whatever_the_arms():
+    world_models = ["learned", "handmade"]
+    ablation = ["no correction", "denoise only", "debias only", "both"]
+    arms = {"real": _arm(0.97, 2000), "anchors only": _arm(0.96, 300)}
+    for w in world_models:
+        arms[f"pure WM ({w})"] = _arm(0.93, 5)
+        arms[f"WMRL ({w})"] = _arm(0.955, 600)
+        for c in ablation[:-1]:
+            arms[f"{c} ({w})"] = _arm(0.94, 600)
+    fig = plots.check5_figure(arms, world_models, ablation, 0.91, 0.99, {"learned": 0.94, "handmade": 0.96})
+    assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert len(labels) <= 6 and {"learned world model", "handmade world model"} <= set(labels)
+    assert len(fig.axes) == 1 + len(world_models)
+    # each world model's arms share its line style in the compute panel
+    styles = {line.get_linestyle() for line in fig.axes[0].lines if line.get_color() == plots.ARM_COLORS["WMRL"]}
+    assert styles == {"--", ":"}
+    plt.close(fig)

@@ -53,3 +53,88 @@ def gain_against_error(axes, groups: Sequence[GainGroup], xlabel: str, ylabel: s
         ax.set(xlim=xlim, ylim=ylim, xlabel=xlabel, ylabel=ylabel,
                title=f"{group.title}\n{group.seeds} seed{'s' if group.seeds != 1 else ''}, each its own start")
         ax.title.set_fontsize(9)
+
+
+ARM_COLORS = {"real": "black", "anchors only": "tab:green", "WMRL": "tab:blue", "pure WM": "tab:red"}
+"""Check 5's arms by colour (notebook 04): the ablations of WMRL take WMRL's colour."""
+WORLD_MODEL_STYLES = (("--", "o"), (":", "s"))
+"""(line style, marker) of the first and second world model in check 5's figure; solid: no world model."""
+
+
+def _arm_kind(name: str) -> str:
+    for kind in ("real", "anchors only", "pure WM"):
+        if name == kind or name.startswith(kind + " ("):
+            return kind
+    return "WMRL"
+
+
+def check5_figure(arms: dict, world_models: Sequence[str], ablation: Sequence[str], target: float,
+                  optimum: float, predicted_wm_level: dict[str, float]):
+    """Notebook 04's check 5: real score against charged compute (left) and each world model's
+    ablation (one panel each). Colour says the arm (real execution, anchors only, WMRL and its
+    ablations, pure WM), line style and marker the world model, so the legend has six entries; the
+    reference levels (target, J*, pure WM predicted) are named beside their lines instead.
+
+    `arms`: name -> arm of ``research_experiment`` ("real", "anchors only", "pure WM (w)", "WMRL (w)",
+    "<ablation> (w)"); curves "total_compute" and "values" per seed, "total_cost" per seed, "final"
+    a summary. Returns the figure."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.lines import Line2D
+
+    def mean_curve(arm, key):
+        return np.mean(np.array(arm[key], dtype=float), axis=0)
+
+    def label_line(ax, y, text, color):
+        ax.annotate(text, (1.0, y), xycoords=("axes fraction", "data"), xytext=(3, 0), textcoords="offset points",
+                    va="center", fontsize=7, color=color)
+
+    styles = dict(zip(world_models, WORLD_MODEL_STYLES))
+    fig, axes = plt.subplots(1, 1 + len(world_models), figsize=(7 + 5.5 * len(world_models), 5),
+                             gridspec_kw={"width_ratios": [1.4] + [1] * len(world_models)})
+    ax = axes[0]
+    ax.plot(mean_curve(arms["real"], "total_compute") + 1, mean_curve(arms["real"], "values"), color="black")
+    ax.plot(mean_curve(arms["anchors only"], "total_compute") + 1, mean_curve(arms["anchors only"], "values"),
+            color=ARM_COLORS["anchors only"])
+    for w in world_models:
+        line, marker = styles[w]
+        ax.plot(mean_curve(arms[f"WMRL ({w})"], "total_compute") + 1, mean_curve(arms[f"WMRL ({w})"], "values"),
+                color=ARM_COLORS["WMRL"], ls=line)
+        # pure WM's compute barely moves after the build (a vertical line): show where it ends
+        pure = arms[f"pure WM ({w})"]
+        ax.plot([np.mean(pure["total_cost"]) + 1], [pure["final"]["mean"]], marker, color=ARM_COLORS["pure WM"],
+                mfc="none", ms=8)
+        ax.axhline(predicted_wm_level[w], color=ARM_COLORS["pure WM"], ls=line, lw=0.8, alpha=0.6)
+        label_line(ax, predicted_wm_level[w], f"pure WM predicted, {w}", ARM_COLORS["pure WM"])
+    ax.axhline(target, color="gray", ls="-.", lw=0.8)
+    label_line(ax, target, "target", "gray")
+    ax.axhline(optimum, color="black", lw=0.5)
+    label_line(ax, optimum, "J*", "black")
+    ax.set(xscale="log", xlabel="charged compute + 1, work units (executions; mean over seeds)",
+           ylabel="expected real grade J", title="Check 5: real score vs compute\n(pure WM: a marker where it ends)")
+    # Points with error bars on a zoomed axis (bars would draw lengths that mean nothing there).
+    for ax, w in zip(axes[1:], world_models):
+        line, marker = styles[w]
+        names = [f"{c} ({w})" if c != "both" else f"WMRL ({w})" for c in ablation]
+        values = [arms[n]["final"] for n in names]
+        ax.errorbar(range(len(names)), [v["mean"] for v in values], yerr=[v["std"] for v in values], fmt=marker,
+                    capsize=4, color=ARM_COLORS["WMRL"])
+        for name, ls, text in (("real", "-", "real"), ("anchors only", "-", "anchors only"),
+                               (f"pure WM ({w})", line, "pure WM")):
+            ax.axhline(arms[name]["final"]["mean"], color=ARM_COLORS[_arm_kind(name)], ls=ls, lw=0.8)
+            label_line(ax, arms[name]["final"]["mean"], text, ARM_COLORS[_arm_kind(name)])
+        ax.axhline(predicted_wm_level[w], color=ARM_COLORS["pure WM"], ls=line, lw=0.5, alpha=0.6)
+        label_line(ax, predicted_wm_level[w], "pure WM predicted", ARM_COLORS["pure WM"])
+        ax.set_xticks(range(len(names)), list(ablation), fontsize=8)
+        ax.set(ylabel="final real score, mean ± std over seeds (zoomed)",
+               title=f"ablation, {w} world model\n(lines: the other arms' final scores)")
+        ax.title.set_fontsize(10)
+    handles = [Line2D([], [], color=ARM_COLORS["real"], label="real-execution GRPO"),
+               Line2D([], [], color=ARM_COLORS["anchors only"], label="anchors only"),
+               Line2D([], [], color=ARM_COLORS["WMRL"], label="WMRL and its ablations"),
+               Line2D([], [], color=ARM_COLORS["pure WM"], label="pure WM")]
+    handles += [Line2D([], [], color="gray", ls=line, marker=marker, mfc="none", label=f"{w} world model")
+                for w, (line, marker) in styles.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=9, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1), w_pad=4)
+    return fig
