@@ -133,7 +133,7 @@ from dataclasses import asdict
 import matplotlib.pyplot as plt
 import torch
 
-from wmkit import exercises, stats
+from wmkit import exercises, plots, stats
 from wmkit import notebook as nb
 from wmkit.envs import phone
 from wmkit.rewards.wm_r1 import composite_rewards, group_has_signal, wm_call_rewards
@@ -881,15 +881,17 @@ if learned_per_seed:
             print(f"{claim}: {stats.describe(v.summary)}  {v.text}")
 
 # %% [markdown]
-# The main result as a figure: success per arm with 95% intervals over seeds (left), and the
-# learned world model placed on the settings world's fidelity axis by its measured error (right:
-# each rung's gain over its own start, since the learned model's start is on the status-bar phone).
+# The main result as a figure: success per arm with 95% intervals over seeds (left), and each
+# world model's gain over its own start against its measured error: the oracle rungs of section 8
+# (plain phone, their own starts and seeds; middle) and the learned world model (status-bar phone,
+# its own starts and seeds; right). The two panels share their axes, so the positions compare, but
+# they are two experiments, not points of one curve.
 
 # %%
 if learned_per_seed:
     learned_summary = wm_r1.summarize_ladder(learned_per_seed)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
-    arm_names = ["SFT start", "WM-R1 in the learned model", "GRPO on the simulator"]
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4), gridspec_kw={"width_ratios": [1.3, 1, 1]})
+    arm_names = ["SFT start", "WM-R1 in the\nlearned model", "GRPO on the\nsimulator"]
     for offset, mode in ((-0.2, "greedy"), (0.2, "sampled")):
         rows_ = [learned_summary["start"][mode], learned_summary["rungs"]["learned"][mode],
                  learned_summary["rungs"]["0"][mode]]
@@ -901,19 +903,15 @@ if learned_per_seed:
     axes[0].set(ylabel="success in the real simulator",
                 title=f"settings world, status-bar phone, {len(learned_per_seed)} seed(s)")
     axes[0].legend(fontsize=7)
-    for key, row in small_summary["rungs"].items():
-        mean, low, high = interval(row["greedy_gain"])
-        axes[1].errorbar([mean_error(row)], [mean], yerr=[[mean - low], [high - mean]], marker="o", capsize=3, color="C0")
-        axes[1].annotate(f"oracle p={key}", (mean_error(row), mean), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    oracle_group = plots.GainGroup(
+        "WM-R1 in the oracle world model (section 8), plain phone", len(small_per_seed),
+        [(mean_error(row), *interval(row["greedy_gain"]), f"p={key}") for key, row in small_summary["rungs"].items()])
     row = learned_summary["rungs"]["learned"]
-    mean, low, high = interval(row["greedy_gain"])
-    axes[1].errorbar([mean_error(row)], [mean], yerr=[[mean - low], [high - mean]], marker="s", capsize=3, color="C3",
-                     label="WM-R1 in the learned world model")
-    axes[1].axhline(0, color="grey", lw=0.8)
-    axes[1].set(xlabel="world-model error: 1 − next-screen exact match on the start's transitions",
-                ylabel="greedy success − its start", xlim=(-0.05, 1.05),
-                title="gain against measured error (95% t-intervals over seeds)")
-    axes[1].legend(fontsize=7)
+    learned_group = plots.GainGroup("WM-R1 in the learned world model, status-bar phone", len(learned_per_seed),
+                                    [(mean_error(row), *interval(row["greedy_gain"]), "learned")], marker="s", color="C3")
+    plots.gain_against_error(axes[1:], [oracle_group, learned_group],
+                             "world-model error: 1 − next-screen exact match\non the start's transitions",
+                             "greedy success − its own start\n(95% t-interval over seeds)")
     fig.tight_layout(); save(fig, "learned_world_model.png"); plt.show()
 
 # %% [markdown]
@@ -925,10 +923,11 @@ if learned_per_seed:
 # own transitions. Read the per-seed rows too: the 2-epoch starts differ from seed to seed, and a
 # model with holes (a wrong tap it judges right) is exploited by GRPO, which is rewarded for exactly
 # those episodes: the last table shows it when the success the model judged rose during training
-# while the real success fell. On the right, the learned model sits on the oracle's axis by its measured
-# next-screen error; its judging errors are one-sided (it misses few real successes, and calls some
-# failures a success), unlike the oracle's symmetric flips, so its point need not lie on the
-# oracle's curve.
+# while the real success fell. On the right, the learned model's gain at its measured next-screen
+# error, beside the oracle rungs (middle): a different phone, other starts and other seeds, so the
+# two panels are not one curve; and its judging errors are one-sided (it misses few real successes,
+# and calls some failures a success), unlike the oracle's symmetric flips, so even at the same error
+# its gain need not match an oracle rung's.
 #
 # **Why 0.90 per class is not enough from a weak start.** The reward GRPO sees is the judgment on
 # the model's predicted screen, so what matters is how many of the episodes judged a success really

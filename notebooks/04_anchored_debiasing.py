@@ -113,7 +113,7 @@ import matplotlib.pyplot as plt
 import matplotlib.ticker as mticker
 import numpy as np
 
-from wmkit import exercises
+from wmkit import exercises, plots
 from wmkit import notebook as nb
 from wmkit.envs import research
 from wmkit.wmrl import experiment as wmrl
@@ -645,43 +645,12 @@ for wm_name in setup["world_models"]:
           f"(CPU s: {wmrl.fmt(rs['anchors_over_wmrl'], 2)})")
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(16, 5))
-main = ["real", "anchors only", "pure WM (learned)", "WMRL (learned)", "pure WM (handmade)", "WMRL (handmade)"]
-styles = ["k-", "g-", "r--", "b--", "r:", "b:"]
-for name, style in zip(main, styles):
-    if name.startswith("pure WM"):  # its compute barely moves after the build: a vertical line; show where it ends
-        axes[0].plot([np.mean(R[name]["total_cost"]) + 1], [R[name]["final"]["mean"]], "r" + ("o" if "learned" in name else "s"),
-                     mfc="none", label=f"{name}, final (its compute)")
-        continue
-    axes[0].plot(mean_curve(R[name], "total_compute") + 1, mean_curve(R[name], "values"), style, label=name)
-axes[0].axhline(research_run["target"], color="gray", ls="--", lw=0.8, label="target")
-axes[0].axhline(research_run["optimum"], color="k", lw=0.5, label="J* (best config)")
 # Prediction: GRPO on world-model scores settles on the world model's favourite config of each task.
 predicted_wm_level = {w: research_run["optimum"] - np.mean([s["floor_gap"] for s in stats.values()])
                       for w, stats in setup["stats"].items()}
-for w, line in zip(predicted_wm_level, ("--", ":")):
-    axes[0].axhline(predicted_wm_level[w], color="r", ls=line, lw=0.8, alpha=0.6, label=f"predicted pure-WM level ({w})")
-axes[0].set(xscale="log", xlabel="charged compute + 1, work units (executions; mean over seeds)", ylabel="expected real grade J",
-            title="Check 5: real score vs compute")
-# Points with error bars on a zoomed axis (bars would draw lengths that mean nothing there).
-for ax, wm_name in zip(axes[1:], setup["world_models"]):
-    labels = list(wmrl.ABLATION)
-    arm_names = [f"{c} ({wm_name})" if c != "both" else f"WMRL ({wm_name})" for c in labels]
-    values = [R[n]["final"] for n in arm_names]
-    ax.errorbar(range(len(labels)), [v["mean"] for v in values], yerr=[v["std"] for v in values], fmt="o", capsize=4,
-                color="tab:blue", label="final real score (mean ± std)")
-    ax.axhline(R["real"]["final"]["mean"], color="k", lw=0.8, label="real-execution GRPO")
-    ax.axhline(R["anchors only"]["final"]["mean"], color="g", ls="--", lw=0.8, label="anchors only")
-    ax.axhline(R[f"pure WM ({wm_name})"]["final"]["mean"], color="r", ls=":", lw=0.8, label="pure WM (measured)")
-    ax.axhline(predicted_wm_level[wm_name], color="r", ls="-", lw=0.5, label="pure WM (predicted)")
-    ax.set_xticks(range(len(labels)), labels, fontsize=9)
-    ax.set(ylabel="final real score (zoomed axis)", title=f"ablation, {wm_name} world model")
-handles = {}  # one legend under the three panels: inside, it covered the curves and the points
-for ax in axes:
-    for handle, label in zip(*ax.get_legend_handles_labels()):
-        handles.setdefault(label, handle)
-fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=4, fontsize=9, frameon=False)
-fig.tight_layout(rect=(0, 0.2, 1, 1))
+# Colour: the arm; line style and marker: the world model (solid: none); reference levels named beside their lines.
+fig = plots.check5_figure(R, list(setup["world_models"]), list(wmrl.ABLATION), research_run["target"],
+                          research_run["optimum"], predicted_wm_level)
 save(fig, "check5_research_tasks.png")
 
 levels = (0.5, 0.6, 0.7, 0.8, 0.9)

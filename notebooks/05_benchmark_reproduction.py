@@ -214,10 +214,13 @@ display(table)
 #
 # One figure per paper, each row labelled with its claim: every seed's value (dots), the mean
 # (diamond), the 95% interval (bar) and the line the claim must clear (black tick), coloured by
-# verdict (legend under each figure). Differences (accuracy points, success rates, grades; line at 0)
-# and compute ratios (line at 1) have different units and scales, so a paper with both gets two
-# panels, each with its own axis. Within a panel the rows still differ in unit (the table above names
-# each one): read each row against its own tick, not against its neighbours.
+# verdict (legend under each figure). The shaded side of each row's line is the side that reproduces
+# that claim: right where the claim says "higher", left where it says "lower" (fewer invalid
+# actions, less copying). Rows are grouped by unit, one panel each with its own axis fitted to its
+# data: differences in a rate or share, in the task-specific reward, in expected grade, in
+# world-model calls, relative changes of L1, and compute ratios, drawn as ratios on a log axis with
+# the line at 1× (they are judged as the log of the ratio, so 2× and 0.5× lie equally far from it).
+# The table above names what each row measures.
 
 # %%
 figures = []

@@ -559,3 +559,55 @@ def test_compute_ratios_are_judged_on_the_log_scale():
     values = [math.log(3.0), math.log(1.5), math.log(30 / 50)]
     v = stats.verdict(values, claim.direction, claim.threshold)
     assert v.summary["ci_low"] > -math.inf and v.verdict == "inconclusive"
+
+
+# ---------------------------------------------------------------------------- report figures
+def test_every_claim_has_a_unit_and_compute_ratios_are_ratios():
+    units = {c.id: bench.claim_unit(c) for c in CLAIMS}
+    assert "other" not in units.values(), [i for i, u in units.items() if u == "other"]
+    assert units["wmrl.compute_controlled"] == units["wmrl.compute_research"] == "log_ratio"
+    assert units["wmrl.final_score"] == "grade" and units["rlvr.video"] == "relative"
+    assert units["wm_r1.calls_fall"] == "calls" and units["rlvr.partial"] == "reward"
+    assert units["wm_r1.vs_zero_shot"] == units["rwml.vs_base_exact"] == "rate"
+
+
+def _row(claim_id, values, direction="higher", threshold=0.0):
+    claim = next(c for c in CLAIMS if c.id == claim_id)
+    judged = stats.verdict(values, direction, threshold)
+    return {"id": claim.id, "paper": claim.paper, "claim": claim.text, "kit_label": claim.kit_label,
+            "direction": direction, "threshold": threshold, "kit": judged.summary, "verdict": judged.verdict}
+
+
+def test_forest_figure_gives_each_unit_its_own_axis_with_limits_from_the_data():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def figure(scale):
+        rows = [_row("wmrl.final_score", [scale * x for x in (0.01, 0.02, 0.03)]),
+                _row("wmrl.ablation_both", [scale * x for x in (-0.01, 0.0, 0.02)]),
+                _row("wmrl.compute_research", [math.log(2.0), math.log(3.0), math.log(4.0)]),
+                _row("wmrl.compute_controlled", [math.log(0.5), math.log(1.5), math.log(8.0)])]
+        return bench.forest_figure(rows, "test")
+
+    fig = figure(1.0)
+    axes = fig.axes
+    assert [ax.get_xlabel() for ax in axes] == [bench.UNITS["grade"], bench.UNITS["log_ratio"]]
+    assert [len(ax.get_yticks()) for ax in axes] == [2, 2]
+    grade, ratio = axes
+    assert grade.get_xscale() == "linear" and ratio.get_xscale() == "log"
+    # ratios drawn as ratios (the line to clear at 1×), the limits just around the data and intervals
+    controlled = stats.summarize([math.log(0.5), math.log(1.5), math.log(8.0)])
+    low, high = ratio.get_xlim()
+    assert math.exp(controlled["ci_low"]) / 2 < low < math.exp(controlled["ci_low"])
+    assert math.exp(controlled["ci_high"]) < high < 2 * math.exp(controlled["ci_high"])
+    limits = grade.get_xlim()
+    wider = figure(10.0).axes[0].get_xlim()
+    assert wider[1] - wider[0] > 5 * (limits[1] - limits[0])  # from the data, not fixed
+    # the side that reproduces each claim is shaded, one band per row, from its line to the axis edge
+    from matplotlib.collections import PolyCollection
+
+    bands = [c for c in grade.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 2 and all(b.get_paths()[0].vertices[:, 0].max() == limits[1] for b in bands)
+    plt.close("all")

@@ -37,6 +37,7 @@ import datetime as dt
 import hashlib
 import importlib
 import json
+import math
 import os
 import platform
 import shlex
@@ -485,65 +486,141 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_report(report: dict, out_dir: Path) -> list[str]:
-    """One figure per paper: each claim's per-seed values, mean and 95% interval, and the line it
-    must clear, coloured by verdict (with a legend).
+UNITS = {
+    "rate": "difference in a rate or share (0..1)",
+    "reward": "difference in the task-specific reward (0..1.3)",
+    "relative": "relative change of L1, (L1_MLE − L1_RLVR) / L1_MLE",
+    "calls": "difference in world-model calls per episode",
+    "grade": "difference in expected grade (0..1)",
+    "log_ratio": "compute ratio (×, log scale; the mean of the logs drawn as its ratio)",
+    "other": "difference, units as in the table",
+}
+"""The units a claim's kit number can be in (:func:`claim_unit`); the report figures give each its own axis."""
 
-    Rows are labelled with the claim in words, not its id. Compute ratios (line at 1) and
-    differences (line at 0) have different units and scales, so a paper with both gets one panel
-    for each, each with its own axis: on a shared axis the ratios' range would flatten the
-    differences to a point."""
+
+def claim_unit(row: dict) -> str:
+    """The key in :data:`UNITS` of a report row (or a :class:`Claim`), read from its kit label: rows
+    with different units never share an axis. A compute ratio is judged as its log (line at 0) and
+    drawn as the ratio on a log axis (line at 1×)."""
+    label = (row["kit_label"] if isinstance(row, dict) else row.kit_label).lower()
+    if label.startswith("log of") and "ratio" in label or "real / wmrl" in label:
+        return "log_ratio"
+    if label.startswith("relative"):
+        return "relative"
+    if "calls/episode" in label or "calls per" in label:
+        return "calls"
+    if "grade" in label or "gap to j*" in label:
+        return "grade"
+    if "task-specific reward" in label:
+        return "reward"
+    if any(word in label for word in ("accuracy", "success", "share", "f1", "reward rate", "embedding reward", "exact",
+                                      "pass@", "best-of-k", "copy rate")):
+        return "rate"
+    return "other"
+
+
+def forest_limits(values: Sequence[float], log: bool = False) -> tuple[float, float]:
+    """x-limits around `values` (the data, intervals and the lines to clear): 8% of their range on each
+    side, at least 0.05 (identical values, all 0 at smoke, would otherwise give an axis a billionth wide);
+    with `log`, the same in log10 space, at least a factor 10^0.1."""
+    xs = [float(x) for x in values if x is not None and math.isfinite(x) and (not log or x > 0)]
+    if log:
+        xs = [math.log10(x) for x in xs] or [0.0]
+        low, high = min(xs), max(xs)
+        pad = max(0.1, 0.08 * (high - low))
+        return 10 ** (low - pad), 10 ** (high + pad)
+    xs = xs or [0.0]
+    low, high = min(xs), max(xs)
+    pad = max(0.05, 0.08 * (high - low))
+    return low - pad, high + pad
+
+
+def _plotted(row: dict, unit: str) -> tuple[list[float], float | None, float | None, float | None, float]:
+    """(per-seed values, mean, ci low, ci high, line to clear) of a row as drawn: a log ratio as the ratio."""
+    kit = row["kit"]
+    keys = (kit.get("mean"), kit.get("ci_low"), kit.get("ci_high"))
+    if unit != "log_ratio":
+        return list(kit.get("values") or []), *keys, row["threshold"]
+    return ([math.exp(v) for v in kit.get("values") or []], *(None if v is None else math.exp(v) for v in keys),
+            math.exp(row["threshold"]))
+
+
+def forest_figure(rows: Sequence[dict], title: str):
+    """One paper's claims (report rows): each claim's per-seed values, mean and 95% interval, the line it
+    must clear and, shaded, the side of that line that reproduces it; points coloured by verdict.
+
+    Rows are labelled with the claim in words, not its id, and grouped by unit (:func:`claim_unit`),
+    one panel per unit (top to bottom in the order of :data:`UNITS`) with its own x-axis fitted to its
+    rows' data: on a shared axis a ratio's range would flatten a difference to a point, and rows in
+    different units cannot be read against each other. Compute ratios are drawn as ratios on a log
+    axis (line at 1×). Returns the figure; each axis is labelled with its unit (:data:`UNITS`)."""
     import textwrap
 
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+    colors = VERDICT_COLORS
+    legend = [Line2D([], [], color=colors[v], marker="D", lw=2, label=v) for v in VERDICT_COLORS]
+    legend.append(Line2D([], [], color="black", lw=0.8, label="line to clear"))
+    legend.append(Patch(color="tab:blue", alpha=0.15, label="side that reproduces the claim"))
+    panels = [([r for r in rows if claim_unit(r) == unit], unit) for unit in UNITS]
+    panels = [(rs, unit) for rs, unit in panels if rs]
+    heights = [0.7 * len(rs) + 1.0 for rs, _ in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights) + 1.1), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (panel_rows, unit) in zip(axes[:, 0], panels):
+        log = unit == "log_ratio"
+        drawn = [_plotted(r, unit) for r in panel_rows]
+        low, high = forest_limits([x for values, mean, lo, hi, line in drawn for x in (*values, lo, hi, line)], log)
+        for i, (row, (values, mean, ci_low, ci_high, line)) in enumerate(zip(panel_rows, drawn)):
+            y = len(panel_rows) - 1 - i
+            color = colors[row["verdict"]]
+            # the side that reproduces the claim, in this row only
+            side = (line, high) if row["direction"] == "higher" else (low, line)
+            ax.fill_betweenx([y - 0.45, y + 0.45], *side, color="tab:blue", alpha=0.15, lw=0, zorder=1)
+            if row["kit"].get("n"):
+                ax.scatter(values, [y] * len(values), s=16, color=color, alpha=0.6, zorder=3)
+                if ci_low is not None:
+                    ax.plot([ci_low, ci_high], [y, y], color=color, lw=2, zorder=3)
+                ax.plot([mean], [y], "D", color=color, ms=6, zorder=4)
+            else:  # at the panel's left edge, where no data of this row can be
+                ax.text(0.01, y, "not measured", color=color, va="center", fontsize=9,
+                        transform=ax.get_yaxis_transform())
+            ax.plot([line] * 2, [y - 0.45, y + 0.45], color="black", lw=0.8, zorder=2)
+        if log:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.xaxis.set_major_formatter(ScalarFormatter())  # 2, not 2×10⁰
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlim(low, high)
+        labels = [textwrap.fill(r["claim"], 48) for r in reversed(panel_rows)]
+        ax.set_yticks(range(len(panel_rows)), labels, fontsize=9)
+        ax.set_ylim(-0.6, len(panel_rows) - 0.4)
+        ax.tick_params(axis="x", labelsize=9)
+        ax.set_xlabel(UNITS[unit], fontsize=9)
+    axes[0, 0].set_title(f"{title}\nper seed (dots), mean (diamond), 95% interval (bar); each panel one unit",
+                         fontsize=10)
+    fig.legend(handles=legend, loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig
+
+
+def plot_report(report: dict, out_dir: Path) -> list[str]:
+    """One figure per paper (:func:`forest_figure`), saved in `out_dir`; returns their paths."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    colors = VERDICT_COLORS
-    legend = [Line2D([], [], color=colors[v], marker="D", lw=2, label=v) for v in VERDICT_COLORS]
-    legend.append(Line2D([], [], color="black", lw=0.8, label="line to clear"))
     paths = []
     for paper in PAPERS:
         rows = [r for r in report["rows"] if r["paper"] == paper]
         if not rows:
             continue
-        ratios = [r for r in rows if abs(r["threshold"] - 1.0) < 1e-9]
-        panels = [(rs, unit) for rs, unit in (([r for r in rows if r not in ratios], "difference (line at 0)"),
-                                              (ratios, "ratio (line at 1)")) if rs]
-        heights = [0.62 * len(rs) + 0.9 for rs, _ in panels]
-        fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights) + 1.1), squeeze=False,
-                                 gridspec_kw={"height_ratios": heights})
-        for ax, (panel_rows, unit) in zip(axes[:, 0], panels):
-            for i, row in enumerate(panel_rows):
-                y = len(panel_rows) - 1 - i
-                stats, color = row["kit"], colors[row["verdict"]]
-                if stats.get("n"):
-                    ax.scatter(stats["values"], [y] * len(stats["values"]), s=16, color=color, alpha=0.6, zorder=3)
-                    if stats["ci_low"] is not None:
-                        ax.plot([stats["ci_low"], stats["ci_high"]], [y, y], color=color, lw=2)
-                    ax.plot([stats["mean"]], [y], "D", color=color, ms=6, zorder=4)
-                else:  # at the panel's left edge, where no data of this row can be
-                    ax.text(0.01, y, "not measured", color=color, va="center", fontsize=9,
-                            transform=ax.get_yaxis_transform())
-                ax.plot([row["threshold"]] * 2, [y - 0.35, y + 0.35], color="black", lw=0.8)
-            # At least ±0.05 around the data and the lines: identical values (all 0 at smoke) or a
-            # line at −1e-9 would otherwise give an axis a billionth wide.
-            xs = [x for r in panel_rows for x in [r["threshold"], *(r["kit"].get("values") or [])]]
-            xs += [r["kit"][k] for r in panel_rows for k in ("ci_low", "ci_high") if r["kit"].get(k) is not None]
-            low, high = min(xs), max(xs)
-            pad = max(0.05, 0.08 * (high - low))
-            ax.set_xlim(low - pad, high + pad)
-            labels = [textwrap.fill(r["claim"], 48) for r in reversed(panel_rows)]
-            ax.set_yticks(range(len(panel_rows)), labels, fontsize=9)
-            ax.set_ylim(-0.6, len(panel_rows) - 0.4)
-            ax.tick_params(axis="x", labelsize=9)
-            ax.set_xlabel(f"kit value, {unit}: seeds (dots), mean (diamond), 95% interval (bar)", fontsize=9)
-        axes[0, 0].set_title(f"{paper} — profile {report['profile']}, seeds {report['seeds']}", fontsize=10)
-        fig.legend(handles=legend, loc="lower center", ncol=len(legend), fontsize=9, frameon=False)
-        fig.tight_layout(rect=(0, 0.06, 1, 1))
+        fig = forest_figure(rows, f"{paper} — profile {report['profile']}, seeds {report['seeds']}")
         path = out_dir / f"{paper.lower().replace('-', '_')}.png"
         fig.savefig(path, dpi=100)
         plt.close(fig)
