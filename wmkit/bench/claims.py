@@ -32,6 +32,10 @@ class Experiment:
     """``requires() -> str | None``, or ``"module:function"`` naming one: why the experiment cannot run
     on this machine (one sentence, e.g. no Java 17 for TextWorldExpress), or None when it can. The
     runner then skips it and its rows say "not measured" with that reason, instead of failing."""
+    data: tuple[str, ...] = ()
+    """Files the experiment reads (paths relative to the repository, e.g. ``"data/phone_train.jsonl"``):
+    their bytes are part of its record key (:mod:`wmkit.bench.source_key`). None of the kit's
+    experiments reads one today."""
 
 
 @dataclass(frozen=True)
