@@ -641,3 +641,64 @@ def test_a_record_stores_its_key_its_modules_and_its_commit(tmp_path, fresh):
     assert fake_run.__module__ in key.module_names() and "wmkit.bench.runner" in key.module_names()
     assert bench.short_version(key.key) == key.key[:17] and bench.short_version("a" * 40 + "+1234abcd") == "a" * 12 + "+1234abcd"
     assert source_key.is_source_key(key.key) and not source_key.is_source_key("a" * 40)
+
+
+# ---------------------------------------------------------------------------- kinds, groups, headline
+
+GROUPED_CLAIMS = (
+    Claim("fake.a", "WMRL", "after beats before", "+1", "fake", "after", "before"),  # 0.3, 0.4, 0.5: reproduced
+    Claim("fake.b", "WMRL", "after clears 0.6", "0.7", "fake", "after", threshold=0.6),  # [0.35, 0.85]: inconclusive
+    Claim("fake.a_other_way", "WMRL", "the same, the other way round", "+1", "fake", "before", "after",
+          measures="fake.a"),  # contradicted, but a sub-row: no vote
+    Claim("fake.c", "WMRL", "needs what the kit lacks", "+2", not_measured="no such loop"),
+    Claim("fake.limit", "WMRL", "a stated limitation", "—", "fake", "after", "before", kind="paper limitation"),
+    Claim("fake.control", "WMRL", "a positive control", "—", "fake", "after", "before", kind="kit control"),
+)
+
+
+def test_the_headline_counts_one_verdict_per_paper_claim_and_the_chance_false_positives(tmp_path, fresh):
+    bench_claims.check_groups(GROUPED_CLAIMS)
+    report = bench.run_bench("smoke", 3, runs_root=tmp_path, experiments=FAKE, claims=GROUPED_CLAIMS,
+                             log=lambda line: None).report
+    rows = {r["id"]: r for r in report["rows"]}
+    assert [rows[i]["verdict"] for i in ("fake.a", "fake.b", "fake.a_other_way", "fake.c")] == [
+        "reproduced", "inconclusive", "contradicted", "not measured"]
+    assert rows["fake.a_other_way"]["group_verdict"] == "reproduced"  # the primary's
+    head = report["headline"]
+    assert head["counts"]["paper claim"] == {"reproduced": 1, "inconclusive": 1, "contradicted": 0, "not measured": 1}
+    assert head["counts"]["paper limitation"]["reproduced"] == 1 and head["counts"]["kit control"]["reproduced"] == 1
+    assert head["paper_claims"] == 3 and head["paper_claims_judged"] == 2 and head["sub_rows"]["paper claim"] == 1
+    assert head["expected_false_reproduced"] == pytest.approx(0.05)  # 0.025 x 2 judged paper claims
+    assert report["counts"]["contradicted"] == 1  # every row, the sub-row included, is still counted apart
+    text = (tmp_path / "report.md").read_text()
+    assert ("* 3 paper claims (one verdict each; 1 more row(s) measure them other ways and do not vote): "
+            "reproduced 1, inconclusive 1, contradicted 0, not measured 1") in text
+    assert "about 0.05 false \"reproduced\" expected (0.025 x 2), against 1 found" in text
+    table = [line for line in text.splitlines() if line.startswith("| WMRL")]
+    assert "↳ the same, the other way round" in table[1] and "(sub-row, no vote) contradicted" in table[1]
+    assert "**reproduced** (the claim's verdict)" in table[0] and "| kit control |" in table[-1]
+    assert "1 group(s) where another measure's verdict differs from the primary's (the table shows both): fake.a." in text
+    # a bench.json written before kinds: today's kinds and groups are filled in on load
+    saved = json.loads((tmp_path / "bench.json").read_text())
+    for row in saved["rows"]:
+        del row["kind"], row["measures"]
+    del saved["headline"]
+    (tmp_path / "bench.json").write_text(json.dumps(saved))
+    # (the fake ids are in no registry: each row counts as a paper claim of its own)
+    assert bench.load_report(tmp_path / "bench.json")["headline"]["paper_claims"] == 6
+
+
+def test_every_claim_has_a_kind_and_groups_name_a_primary_of_the_same_paper_and_kind():
+    kinds = {c.id: c.kind for c in CLAIMS}
+    assert set(kinds.values()) == set(bench_claims.CLAIM_KINDS)
+    assert kinds["rwml.vs_base"] == "paper claim" and kinds["wm_r1.small_world_control"] == "kit control"
+    assert kinds["rlvr.regime_pass_at_k"] == "paper limitation" and kinds["wm_r1.fidelity"] == "paper limitation"
+    for claim in CLAIMS:  # no paper figure (the kit's own check or control): never a paper claim on its own
+        if "the kit's control" in claim.paper_figure or "the kit's positive control" in claim.paper_figure:
+            assert claim.kind == "kit control", claim.id
+    # RWML's one claim over its warm-up, measured four more ways: one group, one vote
+    assert {c.id for c in CLAIMS if c.measures == "rwml.vs_base"} == {
+        "rwml.vs_base_all", "rwml.vs_base_exact", "rwml.vs_base_greedy", "rwml.twx_vs_base"}
+    bench_claims.check_groups(CLAIMS)
+    with pytest.raises(AssertionError):
+        bench_claims.check_groups((Claim("x", "WMRL", "t", "f", "e", "v", measures="missing"),))

@@ -21,7 +21,10 @@ Three parts:
   first rule, keyed by the git tree of all of ``wmkit/``, keep their names and are read by
   ``--any-version`` and by :func:`seeds_or_this_run`.
 * **Report.** :func:`build_report` reads the records *from disk* (a row exists only where its
-  records do), computes mean ± std and a 95% t-interval over seeds, a verdict, and writes
+  records do), computes mean ± std and a 95% t-interval over seeds, a verdict, a headline that
+  counts one verdict per paper claim (a group's primary measure; :func:`headline`) apart from the
+  paper's limitations and the kit's controls, with the number of false "reproduced" expected by
+  chance, and writes
   ``runs/<profile>/bench.json``, ``runs/<profile>/report.md`` and one figure per paper.
 
 Command line::
@@ -51,7 +54,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wmkit.bench.claims import (
+    CLAIM_KINDS,
     CLAIMS,
+    PAPER_CLAIM,
     EXPERIMENTS,
     PAPERS,
     Claim,
@@ -406,6 +411,7 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
     `unavailable`: why that experiment cannot run on this machine (the reason of a row without records)."""
     experiments = EXPERIMENTS if experiments is None else experiments
     row = {"id": claim.id, "paper": claim.paper, "claim": claim.text, "paper_figure": claim.paper_figure,
+           "kind": claim.kind, "measures": claim.measures,
            "experiment": claim.experiment, "kit_label": claim.kit_label, "direction": claim.direction,
            "threshold": claim.threshold, "fields": {"value": claim.value, "minus": claim.minus}}
     if claim.experiment is None:
@@ -433,6 +439,62 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
     return row
 
 
+NULL_REPRODUCED_RATE = 0.025
+"""The chance that a claim with no effect at all comes out "reproduced": the verdict checks one
+direction with a two-sided 95% t-interval, so the interval lies wholly on the paper's side with
+probability 0.025 under the null (at a true effect exactly on the line)."""
+
+
+def group_rows(rows: list[dict]) -> None:
+    """Give each row its group's verdict (``group_verdict``): a claim's own verdict, or, for a
+    sub-row (``measures`` names another claim: the same paper claim measured another way), the
+    verdict of the group's primary measure. The primary's verdict is the group's; a sub-row keeps its
+    own number and verdict, shown under the primary, and does not vote. A sub-row whose primary is
+    not among `rows` counts as a claim of its own."""
+    by_id = {r["id"]: r for r in rows}
+    for row in rows:
+        primary = by_id.get(row.get("measures") or "")
+        if primary is None:
+            row["measures"] = None
+        row["group_verdict"] = (primary or row)["verdict"]
+
+
+def headline(rows: list[dict]) -> dict:
+    """The report's headline: one verdict per group (its primary's; :func:`group_rows`), counted per
+    kind, paper claims apart from the paper's limitations and the kit's controls; and how many paper
+    claims would read "reproduced" by chance if none had any effect (:data:`NULL_REPRODUCED_RATE` x
+    the paper claims judged, i.e. not "not measured")."""
+    primaries = [r for r in rows if not r.get("measures")]
+    counts = {kind: {v: sum(r.get("kind", PAPER_CLAIM) == kind and r["verdict"] == v for r in primaries)
+                     for v in VERDICTS} for kind in CLAIM_KINDS}
+    sub_rows = {kind: sum(r.get("kind", PAPER_CLAIM) == kind for r in rows if r.get("measures")) for kind in CLAIM_KINDS}
+    claims = sum(counts[PAPER_CLAIM].values())
+    judged = claims - counts[PAPER_CLAIM]["not measured"]
+    expected = NULL_REPRODUCED_RATE * judged
+
+    def line(kind: str, plural: str) -> str:
+        n = sum(counts[kind].values())
+        subs = (f"; {sub_rows[kind]} more row(s) measure them other ways and do not vote" if sub_rows[kind] else "")
+        return (f"{n} {plural} (one verdict each{subs}): "
+                + ", ".join(f"{v} {counts[kind][v]}" for v in VERDICTS))
+
+    by_id = {r["id"]: r for r in rows}
+    disagree = sorted({r["measures"] for r in rows if r.get("measures") and r["verdict"] != "not measured"
+                       and r["verdict"] != by_id[r["measures"]]["verdict"]})
+    text = [line(PAPER_CLAIM, "paper claims"), line(CLAIM_KINDS[1], "paper limitations, counted apart"),
+            line(CLAIM_KINDS[2], "kit controls (no paper figure), counted apart"),
+            (f"If none of the {judged} judged paper claims had any effect, each would still come out "
+             f"\"reproduced\" with probability about {NULL_REPRODUCED_RATE:g} (one direction checked with a "
+             f"two-sided 95% interval): about {expected:.2f} false \"reproduced\" expected "
+             f"({NULL_REPRODUCED_RATE:g} x {judged}), against {counts[PAPER_CLAIM]['reproduced']} found.")]
+    if disagree:
+        text.append(f"{len(disagree)} group(s) where another measure's verdict differs from the primary's (the "
+                    f"table shows both): {', '.join(disagree)}.")
+    return {"counts": counts, "sub_rows": sub_rows, "paper_claims": claims, "paper_claims_judged": judged,
+            "null_reproduced_rate": NULL_REPRODUCED_RATE, "expected_false_reproduced": expected,
+            "groups_that_disagree": disagree, "text": text}
+
+
 def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str | None = None,
                  claims: Sequence[Claim] = CLAIMS, experiments: dict[str, Experiment] | None = None,
                  command: str = "", wall_seconds: float | None = None, plots: bool = True,
@@ -450,6 +512,7 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
     rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile, len(seeds), experiments,
                       unavailable.get(c.experiment) if c.experiment else None)
             for c in claims]
+    group_rows(rows)
     report = {
         "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(),
         "dirty": any(r.get("dirty") is True or "+" in r["code"] for recs in records.values() for r in recs.values())
@@ -468,6 +531,7 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
                                "wall_seconds": {str(s): r["wall_seconds"] for s, r in records.get(name, {}).items()}}
                         for name, e in experiments.items()},
         "counts": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
+        "headline": headline(rows),
         "unavailable": dict(unavailable),
     }
     report["figures"] = plot_report(report, runs_root / "bench" / "figures") if plots else []
@@ -497,7 +561,14 @@ def check_report(report: dict) -> dict:
             row.update({"verdict": judged.verdict, "verdict_reason": judged.reason})
             if judged.verdict == "not measured":
                 row["reason"] = judged.reason
+    for row in report["rows"]:  # a report written before claims had kinds: today's kinds and groups
+        claim = claims.get(row["id"])
+        if "kind" not in row:
+            row["kind"] = claim.kind if claim is not None else PAPER_CLAIM
+            row["measures"] = claim.measures if claim is not None else None
+    group_rows(report["rows"])
     report["counts"] = {v: sum(r["verdict"] == v for r in report["rows"]) for v in VERDICTS}
+    report["headline"] = headline(report["rows"])
     return report
 
 
@@ -541,7 +612,9 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
          + (f" (torch CPU kernels: {m['torch_cpu_capability']})" if m.get("torch_cpu_capability") else "")
          + f", {m['cpu_count']} CPUs, torch threads {m['torch_threads']}, GPU {m['cuda'] or 'none'}"),
         "* versions: " + ", ".join(f"{k} {val}" for k, val in v.items() if val),
-        "* verdicts: " + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "",
+        *[f"* {t}" for t in (report.get("headline") or headline(report["rows"]))["text"]],
+        "* every row, sub-rows included (not a count of claims): "
+        + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "",
         ("Kit number: mean over seeds ± sample std [95% t-interval] of the per-seed value in the second "
         "column (a paired difference where it says Δ / −). *reproduced*: the interval lies on the paper's "
         "side of the line; *inconclusive*: the interval covers the line; *contradicted*: the interval lies "
@@ -549,15 +622,29 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
         "experiment yet, one seed (no interval), every seed gave the same value (a zero-width interval "
         "is not evidence), or a precondition of the claim failed. The kit's models are tiny: "
         "directions, not the papers' magnitudes."), "",
-        "| paper | claim | paper figure | kit measures | kit (mean ± std [95% CI]) | verdict | command |",
-        "|---|---|---|---|---|---|---|",
+        ("Kind: *paper claim* (the paper states it), *paper limitation* (the paper states it as a limit "
+         "of its method), *kit control* (the kit's own check; no paper figure). A row marked ↳ measures "
+         "the claim above it another way: its verdict is shown but the claim's verdict is the first "
+         "row's (the primary measure, chosen by design: `wmkit.bench.claims.CLAIM_TYPES`)."), "",
+        "| paper | kind | claim | paper figure | kit measures | kit (mean ± std [95% CI]) | verdict | command |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for row in report["rows"]:
+    rows = report["rows"]
+    subs = {r["id"]: [s for s in rows if s.get("measures") == r["id"]] for r in rows}
+    ordered = [x for r in rows if not r.get("measures") for x in (r, *subs[r["id"]])]
+    ordered += [r for r in rows if r not in ordered]
+    for row in ordered:
         verdict_text = row["verdict"] + (f" — {row['reason']}" if row.get("reason") else "")
+        if row.get("measures"):
+            verdict_text = f"(sub-row, no vote) {verdict_text}"
+        elif subs.get(row["id"]):
+            verdict_text = f"**{row['verdict']}** (the claim's verdict)" + (f" — {row['reason']}" if row.get("reason") else "")
         side = ">" if row["direction"] == "higher" else "<"
         label = row["kit_label"] + (f" ({side} {row['threshold']:g})" if row["threshold"] not in (0, -1e-9) else "")
         cmd = f"`{row['command']}`" if row.get("command") else "—"
-        cells = [row["paper"], row["claim"], row["paper_figure"], label or "—", fmt_kit(row["kit"]), verdict_text, cmd]
+        claim_text = ("↳ " if row.get("measures") else "") + row["claim"]
+        cells = [row["paper"], row.get("kind", PAPER_CLAIM), claim_text, row["paper_figure"], label or "—",
+                 fmt_kit(row["kit"]), verdict_text, cmd]
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
     lines += ["", "## Experiments", "", "| experiment | paper | what | seeds | wall s per seed | library version | "
               "this kit | CPU |", "|---|---|---|---|---|---|---|---|"]
