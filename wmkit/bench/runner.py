@@ -652,8 +652,11 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
         secs = ", ".join(f"{s}: {t:.0f}" for s, t in e["wall_seconds"].items()) or "—"
         codes = ", ".join(f"`{short_version(c)}`" for c in e.get("codes", [])) or "—"
         cpus = ", ".join(e.get("cpus", [])) or "—"
+        relation = e.get("this_kit") or ""
+        if relation and not all(is_source_key(c) for c in e.get("codes", [])):
+            relation = "which modules differ is unknown (records keyed by the git tree of wmkit/)"
         here = (f"`{short_version(e['key'])}` ({e['key_modules']} modules)" if e.get("key") else "—") + (
-            f"; {e['this_kit'].removeprefix('this kit: ')}" if e.get("this_kit") else "")
+            f"; {relation.removeprefix('this kit: ')}" if relation else "")
         lines.append(f"| `{name}` | {e['paper']} | {e['description']} | {e['seeds'] or '—'} | {secs} | {codes} | "
                      f"{here} | {cpus} |")
     if report.get("figures"):
