@@ -50,7 +50,8 @@ def claim(records: dict[int, dict], seeds, claim_id: str) -> str:
 
 
 if __name__ == "__main__":
-    version = sys.argv[1] if len(sys.argv) > 1 else bench.short_version(bench.code_version()[0])
+    version = (sys.argv[1] if len(sys.argv) > 1
+               else bench.short_version(bench.experiment_key(bench.EXPERIMENTS["wm_r1_small_world"]).key))
     previous = sys.argv[2] if len(sys.argv) > 2 else "ebf74c6ffa49"
     records = records_of(version)
     per_seed = {seed: record["result"] for seed, record in records.items()}

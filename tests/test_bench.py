@@ -12,6 +12,8 @@ from wmkit import runs, stats
 from wmkit.bench import claims as bench_claims
 from wmkit.bench import runner as bench
 from wmkit.bench.claims import CLAIMS, Claim, Experiment
+from wmkit.bench import source_key
+from wmkit.bench.source_key import SourceKey
 from wmkit.wmrl import experiment as wmrl_experiment
 
 # ---------------------------------------------------------------------------- statistics
@@ -289,14 +291,18 @@ def test_shipped_records_stand_in_for_missing_local_ones_and_name_their_version(
     shipped = tmp_path / "shipped"
     for path in (tmp_path / "made" / "bench" / "fake").glob("seed*.json"):
         record = json.loads(path.read_text())
-        record["code"] = "0123456789abcdef"  # made by another library version
-        target = shipped / "fake" / path.name.replace(bench.short_version(bench.code_version()[0]), "0123456789ab")
+        record["code"] = "0123456789abcdef"  # made by another library version, keyed by the git tree (old rule)
+        del record["modules"]
+        key = bench.short_version(bench.experiment_key(FAKE["fake"]).key)
+        assert key in path.name
+        target = shipped / "fake" / path.name.replace(key, "0123456789ab")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(record))
     per_seed, source = bench.seeds_or_this_run(tmp_path / "empty", "smoke", "fake", None, experiments=FAKE,
                                                shipped_dir=shipped)
     assert [r["after"] for r in per_seed] == pytest.approx([0.5, 0.6])
     assert source.startswith("records shipped with the kit, seeds 0, 1, library version(s) 0123456789ab")
+    assert "the records, keyed by the git tree of wmkit/, do not say which modules" in source
     monkeypatch.setenv(bench.RECORDS_ENV, "none")
     per_seed, source = bench.seeds_or_this_run(tmp_path / "made", "smoke", "fake", {"seed": 0}, experiments=FAKE,
                                                shipped_dir=shipped)
@@ -507,22 +513,26 @@ def test_saved_report_says_dirty_when_its_records_come_from_edited_code(tmp_path
 
 
 def test_a_report_across_library_versions_takes_the_newest_record_and_names_its_version(tmp_path, fresh, monkeypatch):
-    old, new = "a" * 40, "b" * 40
-    monkeypatch.setattr(bench, "code_version", lambda repo=bench.REPO: (old, False))
-    run(tmp_path, 2)  # seeds 0 and 1 under the old version
-    monkeypatch.setattr(bench, "code_version", lambda repo=bench.REPO: (new, False))
+    old = SourceKey("src2-" + "a" * 64, (("wmkit.x", "1"), ("wmkit.y", "2")))
+    new = SourceKey("src2-" + "b" * 64, (("wmkit.x", "1"), ("wmkit.y", "3")))
+    monkeypatch.setattr(bench, "experiment_key", lambda experiment: old)
+    run(tmp_path, 2)  # seeds 0 and 1 under the old key
+    monkeypatch.setattr(bench, "experiment_key", lambda experiment: new)
     FAIL_AT["fake"] = 1
     with pytest.raises(KeyboardInterrupt):
-        run(tmp_path, 2)  # the new version redoes seed 0 only
+        run(tmp_path, 2)  # the new key redoes seed 0 only
     FAIL_AT.clear()
     this_version = run(tmp_path, 2, report_only=True).report
-    assert this_version["rows"][0]["seeds"] == [0]  # by default only this version's records count
+    assert this_version["rows"][0]["seeds"] == [0]  # by default only this key's records count
+    assert this_version["code"] == bench.CURRENT and this_version["experiments"]["fake"]["this_kit"] == "this kit: the same"
     across = run(tmp_path, 2, report_only=True, any_version=True).report
     row = across["rows"][0]
-    assert row["seeds"] == [0, 1] and "_bbbbbbbbbbbb_" in row["records"][0] and "_aaaaaaaaaaaa_" in row["records"][1]
-    assert across["code"] == bench.ANY_VERSION and across["experiments"]["fake"]["codes"] == [old, new]
+    assert row["seeds"] == [0, 1] and "_src2-bbbbbbbbbbbb_" in row["records"][0] and "_src2-aaaaaaaaaaaa_" in row["records"][1]
+    assert across["code"] == bench.ANY_VERSION and across["experiments"]["fake"]["codes"] == [old.key, new.key]
+    assert across["experiments"]["fake"]["this_kit"] == "this kit: differs in modules wmkit.y"
     text = (tmp_path / "report.md").read_text()
-    assert "whatever library version made it" in text and "`aaaaaaaaaaaa`, `bbbbbbbbbbbb`" in text
+    assert "whatever library version made it" in text and "`src2-aaaaaaaaaaaa`, `src2-bbbbbbbbbbbb`" in text
+    assert "differs in modules wmkit.y" in text
     assert across["command"].endswith("--report-only --any-version")
     with pytest.raises(ValueError, match="only builds a report"):
         run(tmp_path, 2, any_version=True)
@@ -611,3 +621,169 @@ def test_forest_figure_gives_each_unit_its_own_axis_with_limits_from_the_data():
     bands = [c for c in grade.collections if isinstance(c, PolyCollection)]
     assert len(bands) == 2 and all(b.get_paths()[0].vertices[:, 0].max() == limits[1] for b in bands)
     plt.close("all")
+
+
+# ---------------------------------------------------------------------------- record keys (source of the closure)
+
+def _kit_copy(tmp_path: Path) -> Path:
+    """A copy of the wmkit package outside any git checkout (as in a wheel or on Colab)."""
+    import shutil
+
+    root = tmp_path / "copy"
+    shutil.copytree(source_key.PACKAGE_ROOT / "wmkit", root / "wmkit", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def _wm_r1_key(root: Path) -> SourceKey:
+    return source_key.source_key(source_key.run_module(bench_claims.EXPERIMENTS["wm_r1"].run), root=root)
+
+
+def test_the_closure_of_an_experiment_holds_its_paper_and_shared_modules_not_another_papers():
+    closure = source_key.closure(source_key.run_module(bench_claims.EXPERIMENTS["wm_r1"].run))
+    for needed in ("wmkit", "wmkit.wm_r1", "wmkit.wm_r1.experiment", "wmkit.wm_r1.method", "wmkit.wm_r1.agent",
+                   "wmkit.core", "wmkit.core.grpo", "wmkit.envs.phone", "wmkit.profiles", "wmkit.runs"):
+        assert needed in closure, needed
+    assert not [m for m in closure if m.startswith(("wmkit.wmrl", "wmkit.rwml", "wmkit.video", "wmkit.bench"))]
+    wmrl = source_key.closure(source_key.run_module(bench_claims.EXPERIMENTS["wmrl_research"].run))
+    assert "wmkit.wmrl.method" in wmrl and "wmkit.envs.research" in wmrl
+    assert not [m for m in wmrl if m.startswith(("wmkit.wm_r1", "wmkit.rwml", "wmkit.rlvr_world", "wmkit.core"))]
+    for name, experiment in bench_claims.EXPERIMENTS.items():  # every registered run module is found
+        assert source_key.run_module(experiment.run) in source_key.closure(source_key.run_module(experiment.run))
+
+
+def test_the_closure_follows_imports_in_function_bodies_relative_imports_and_module_names(tmp_path):
+    pkg = tmp_path / "wmkit"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "start.py").write_text(
+        "import os\n"
+        "from . import near\n"
+        "def late():\n"
+        "    from wmkit.sub import deep  # only inside a function\n"
+        "    return deep\n"
+        "TARGET = 'wmkit.named:run'  # a module named by a string, as the registries do\n"
+        "DOC = 'see wmkit.unrelated for more'  # prose, not a name\n")
+    (pkg / "near.py").write_text("from .sub.deeper import x\n")
+    (pkg / "sub" / "deep.py").write_text("")
+    (pkg / "sub" / "deeper.py").write_text("x = 1\n")
+    (pkg / "named.py").write_text("def run(): ...\n")
+    (pkg / "unrelated.py").write_text("")
+    (pkg / "unused.py").write_text("")
+    assert list(source_key.closure("wmkit.start", tmp_path)) == [
+        "wmkit", "wmkit.named", "wmkit.near", "wmkit.start", "wmkit.sub", "wmkit.sub.deep", "wmkit.sub.deeper"]
+
+
+def test_a_key_survives_edits_outside_the_closure_and_changes_with_edits_inside(tmp_path):
+    """On a copy of the package with no git: the same bytes give the same key as the checkout; a
+    docstring in another paper's method (wmkit/wmrl/method.py, outside WM-R1's closure) or in the
+    benchmark leaves WM-R1's key; a comment in wmkit/wm_r1/method.py changes it, and the module
+    hashes say which module differs."""
+    root = _kit_copy(tmp_path)
+    assert not (root / ".git").exists()
+    before = _wm_r1_key(root)
+    assert before == _wm_r1_key(source_key.PACKAGE_ROOT) and before.key.startswith("src2-")
+    assert "wmkit.wmrl.method" not in before.module_names()
+    for outside in ("wmkit/wmrl/method.py", "wmkit/bench/runner.py", "wmkit/bench/claims.py"):
+        path = root / outside
+        path.write_text('"""An edited docstring."""\n' + path.read_text())
+    assert _wm_r1_key(root) == before
+    inside = root / "wmkit" / "wm_r1" / "method.py"
+    inside.write_text(inside.read_text() + "\n# a comment\n")
+    after = _wm_r1_key(root)
+    assert after.key != before.key
+    assert source_key.module_differences(before, after) == ["wmkit.wm_r1.method"]
+    record = {"code": after.key, "modules": [list(p) for p in after.modules]}
+    assert bench.this_kit_label([record], before) == "this kit: differs in modules wmkit.wm_r1.method"
+    assert bench.this_kit_label([{"code": before.key, "modules": []}], before) == "this kit: the same"
+    assert source_key.module_differences({"code": "a" * 40}, before) is None  # an old record: modules unknown
+
+
+def test_a_key_reads_through_the_source_reader_and_hashes_the_data_it_names(tmp_path):
+    root = _kit_copy(tmp_path)
+    start = source_key.run_module(bench_claims.EXPERIMENTS["wm_r1"].run)
+    base = source_key.source_key(start, root=root)
+    patched = source_key.source_key(
+        start, root=root, read=lambda p: p.read_bytes() + (b"\n# edited\n" if p.name == "oracle.py" else b""))
+    assert source_key.module_differences(base, patched) == ["wmkit.wm_r1.oracle"]
+    (root / "data").mkdir()
+    (root / "data" / "x.jsonl").write_text("{}\n")
+    with_data = source_key.source_key(start, data=["data/x.jsonl"], root=root)
+    assert with_data.key != base.key and with_data.data[0][0] == "data/x.jsonl"
+    (root / "data" / "x.jsonl").write_text("{\"a\": 1}\n")
+    assert source_key.module_differences(with_data, source_key.source_key(start, data=["data/x.jsonl"], root=root)) \
+        == ["data:data/x.jsonl"]
+
+
+def test_a_record_stores_its_key_its_modules_and_its_commit(tmp_path, fresh):
+    run(tmp_path, 1)
+    path = next((tmp_path / "bench" / "fake").glob("seed0_*.json"))
+    record = json.loads(path.read_text())
+    key = bench.experiment_key(FAKE["fake"])
+    assert record["code"] == key.key and f"_{bench.short_version(key.key)}_" in path.name
+    assert record["key_format"] == source_key.KEY_FORMAT and record["commit"]
+    assert [tuple(p) for p in record["modules"]] == list(key.modules)
+    assert fake_run.__module__ in key.module_names() and "wmkit.bench.runner" in key.module_names()
+    assert bench.short_version(key.key) == key.key[:17] and bench.short_version("a" * 40 + "+1234abcd") == "a" * 12 + "+1234abcd"
+    assert source_key.is_source_key(key.key) and not source_key.is_source_key("a" * 40)
+
+
+# ---------------------------------------------------------------------------- kinds, groups, headline
+
+GROUPED_CLAIMS = (
+    Claim("fake.a", "WMRL", "after beats before", "+1", "fake", "after", "before"),  # 0.3, 0.4, 0.5: reproduced
+    Claim("fake.b", "WMRL", "after clears 0.6", "0.7", "fake", "after", threshold=0.6),  # [0.35, 0.85]: inconclusive
+    Claim("fake.a_other_way", "WMRL", "the same, the other way round", "+1", "fake", "before", "after",
+          measures="fake.a"),  # contradicted, but a sub-row: no vote
+    Claim("fake.c", "WMRL", "needs what the kit lacks", "+2", not_measured="no such loop"),
+    Claim("fake.limit", "WMRL", "a stated limitation", "—", "fake", "after", "before", kind="paper limitation"),
+    Claim("fake.control", "WMRL", "a positive control", "—", "fake", "after", "before", kind="kit control"),
+)
+
+
+def test_the_headline_counts_one_verdict_per_paper_claim_and_the_chance_false_positives(tmp_path, fresh):
+    bench_claims.check_groups(GROUPED_CLAIMS)
+    report = bench.run_bench("smoke", 3, runs_root=tmp_path, experiments=FAKE, claims=GROUPED_CLAIMS,
+                             log=lambda line: None).report
+    rows = {r["id"]: r for r in report["rows"]}
+    assert [rows[i]["verdict"] for i in ("fake.a", "fake.b", "fake.a_other_way", "fake.c")] == [
+        "reproduced", "inconclusive", "contradicted", "not measured"]
+    assert rows["fake.a_other_way"]["group_verdict"] == "reproduced"  # the primary's
+    head = report["headline"]
+    assert head["counts"]["paper claim"] == {"reproduced": 1, "inconclusive": 1, "contradicted": 0, "not measured": 1}
+    assert head["counts"]["paper limitation"]["reproduced"] == 1 and head["counts"]["kit control"]["reproduced"] == 1
+    assert head["paper_claims"] == 3 and head["paper_claims_judged"] == 2 and head["sub_rows"]["paper claim"] == 1
+    assert head["expected_false_reproduced"] == pytest.approx(0.05)  # 0.025 x 2 judged paper claims
+    assert report["counts"]["contradicted"] == 1  # every row, the sub-row included, is still counted apart
+    text = (tmp_path / "report.md").read_text()
+    assert ("* 3 paper claims (one verdict each; 1 more row(s) measure them other ways and do not vote): "
+            "reproduced 1, inconclusive 1, contradicted 0, not measured 1") in text
+    assert "about 0.05 false \"reproduced\" expected (0.025 x 2), against 1 found" in text
+    table = [line for line in text.splitlines() if line.startswith("| WMRL")]
+    assert "↳ the same, the other way round" in table[1] and "(sub-row, no vote) contradicted" in table[1]
+    assert "**reproduced** (the claim's verdict)" in table[0] and "| kit control |" in table[-1]
+    assert "1 group(s) where another measure's verdict differs from the primary's (the table shows both): fake.a." in text
+    # a bench.json written before kinds: today's kinds and groups are filled in on load
+    saved = json.loads((tmp_path / "bench.json").read_text())
+    for row in saved["rows"]:
+        del row["kind"], row["measures"]
+    del saved["headline"]
+    (tmp_path / "bench.json").write_text(json.dumps(saved))
+    # (the fake ids are in no registry: each row counts as a paper claim of its own)
+    assert bench.load_report(tmp_path / "bench.json")["headline"]["paper_claims"] == 6
+
+
+def test_every_claim_has_a_kind_and_groups_name_a_primary_of_the_same_paper_and_kind():
+    kinds = {c.id: c.kind for c in CLAIMS}
+    assert set(kinds.values()) == set(bench_claims.CLAIM_KINDS)
+    assert kinds["rwml.vs_base"] == "paper claim" and kinds["wm_r1.small_world_control"] == "kit control"
+    assert kinds["rlvr.regime_pass_at_k"] == "paper limitation" and kinds["wm_r1.fidelity"] == "paper limitation"
+    for claim in CLAIMS:  # no paper figure (the kit's own check or control): never a paper claim on its own
+        if "the kit's control" in claim.paper_figure or "the kit's positive control" in claim.paper_figure:
+            assert claim.kind == "kit control", claim.id
+    # RWML's one claim over its warm-up, measured four more ways: one group, one vote
+    assert {c.id for c in CLAIMS if c.measures == "rwml.vs_base"} == {
+        "rwml.vs_base_all", "rwml.vs_base_exact", "rwml.vs_base_greedy", "rwml.twx_vs_base"}
+    bench_claims.check_groups(CLAIMS)
+    with pytest.raises(AssertionError):
+        bench_claims.check_groups((Claim("x", "WMRL", "t", "f", "e", "v", measures="missing"),))

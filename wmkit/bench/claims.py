@@ -3,10 +3,13 @@
 :data:`EXPERIMENTS` names the one-seed runs (each lives in its paper's ``experiment.py``);
 :data:`CLAIMS` lists each claim with the paper's figure, the experiment and result fields
 that give the kit's per-seed value, and the direction that counts as reproduced. A claim
-the kit cannot measure says why and never carries a number.
+the kit cannot measure says why and never carries a number. :data:`CLAIM_TYPES` gives each
+claim its kind (paper claim, paper limitation, kit control) and groups the claims that measure
+one paper claim in several ways under a primary measure, whose verdict is the group's.
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 from collections.abc import Callable
@@ -14,6 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 PAPERS = ("RLVR-World", "RWML", "WM-R1", "WMRL")
+
+PAPER_CLAIM, LIMITATION, KIT_CONTROL = "paper claim", "paper limitation", "kit control"
+CLAIM_KINDS = (PAPER_CLAIM, LIMITATION, KIT_CONTROL)
+"""A claim's kind (:attr:`Claim.kind`); the report counts paper claims apart from the other two."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,10 @@ class Experiment:
     """``requires() -> str | None``, or ``"module:function"`` naming one: why the experiment cannot run
     on this machine (one sentence, e.g. no Java 17 for TextWorldExpress), or None when it can. The
     runner then skips it and its rows say "not measured" with that reason, instead of failing."""
+    data: tuple[str, ...] = ()
+    """Files the experiment reads (paths relative to the repository, e.g. ``"data/phone_train.jsonl"``):
+    their bytes are part of its record key (:mod:`wmkit.bench.source_key`). None of the kit's
+    experiments reads one today."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,15 @@ class Claim:
     """``precondition(results) -> str | None`` (or ``"module:function"``): what must hold in the
     per-seed results (seed -> result) for the claim's number to be evidence at all; it returns
     None when it holds, else the reason, and the verdict is then "not measured" (the number is kept)."""
+    kind: str = "paper claim"
+    """:data:`PAPER_CLAIM` (the paper states it, with a figure or a stated direction), :data:`LIMITATION`
+    (the paper states it as a limitation of its method) or :data:`KIT_CONTROL` (the kit's own positive
+    control or sanity check: no paper figure). Set for every claim of :data:`CLAIMS` by
+    :data:`CLAIM_TYPES`."""
+    measures: str | None = None
+    """The id of the claim this one measures another way (another decoding, world, metric or regime):
+    a sub-row of that claim's group, with its own number and verdict but no vote (see
+    :data:`CLAIM_TYPES`). None for the primary measure of a group and for a claim alone."""
 
 
 def _resolve(target: str | Any) -> Any:
@@ -444,6 +464,101 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
+_P, _L, _K = PAPER_CLAIM, LIMITATION, KIT_CONTROL
+CLAIM_TYPES: dict[str, tuple[str, str | None]] = {
+    # id: (kind, the id of the primary measure this claim is a sub-row of, or None)
+    #
+    # Kinds. A paper claim is stated by the paper (a headline number, or a direction in one of its
+    # ablations); a paper limitation is stated by the paper about its own method; a kit control is
+    # the kit's own check (its figure says "the kit's check/control", or the settings world with no
+    # paper figure): it tells whether a measure can be trusted, not whether the paper holds.
+    #
+    # Groups. Where the kit measures one paper claim several ways, one measure is the primary and
+    # the others are sub-rows: the group has one verdict, the primary's. The primary is chosen by
+    # design, before any result (DESIGN.md section 8): the measure in the regime the kit built for the
+    # claim's mechanism (the small text-game world for RLVR-World and RWML, the settings world with a
+    # learned world model for WM-R1, the research tasks executed for real for WMRL's compute), sampled
+    # where the paper samples, on the paper's own metric; the full-size world, the third-party game,
+    # greedy decoding, other metrics and the other data recipes are its sub-rows. Primary first.
+    "rlvr.regime_changed": (_P, None),
+    "rlvr.changed": (_P, "rlvr.regime_changed"),
+    "rlvr.changed_greedy": (_P, "rlvr.regime_changed"),
+    "rlvr.regime_reward": (_P, None),
+    "rlvr.partial": (_P, "rlvr.regime_reward"),
+    "rlvr.unchanged": (_P, None),
+    "rlvr.regime_pass_at_k": (_L, None),
+    "rlvr.best_of_k": (_L, "rlvr.regime_pass_at_k"),
+    "rlvr.regime_reward_type": (_P, None),
+    "rlvr.reward_type": (_P, "rlvr.regime_reward_type"),
+    "rlvr.regime_group_size": (_P, None),
+    "rlvr.group_size": (_P, "rlvr.regime_group_size"),
+    "rlvr.web_f1": (_P, None),
+    "rlvr.video": (_P, None),
+    "rlvr.video_changed": (_P, "rlvr.video"),
+    "rlvr.video_one_step": (_P, "rlvr.video"),
+    "rlvr.repetition": (_P, None),
+    "rlvr.repetition_changed": (_P, "rlvr.repetition"),
+    "rlvr.video_exact_changed": (_K, None),
+    "rlvr.video_changed_steps": (_K, None),
+    "rlvr.video_unchanged_cost": (_K, None),
+    "rlvr.video_agent_kept": (_K, None),
+    "rlvr.video_pixel_hacking": (_K, None),
+    "rwml.vs_base": (_P, None),
+    "rwml.vs_base_all": (_P, "rwml.vs_base"),
+    "rwml.vs_base_exact": (_P, "rwml.vs_base"),
+    "rwml.vs_base_greedy": (_P, "rwml.vs_base"),
+    "rwml.twx_vs_base": (_P, "rwml.vs_base"),
+    "rwml.vs_sft": (_P, None),
+    "rwml.twx_vs_sft": (_P, "rwml.vs_sft"),
+    "rwml.forgetting": (_P, None),
+    "rwml.mid_training": (_P, None),
+    "rwml.invalid_actions": (_P, None),
+    "wm_r1.learned_world_model": (_P, None),
+    "wm_r1.vs_zero_shot": (_P, "wm_r1.learned_world_model"),
+    "wm_r1.vs_zero_shot_train": (_P, "wm_r1.learned_world_model"),
+    "wm_r1.learned_vs_simulator": (_P, None),
+    "wm_r1.vs_real_grpo": (_P, "wm_r1.learned_vs_simulator"),
+    "wm_r1.vs_simulation": (_P, None),
+    "wm_r1.imagined_calls": (_P, None),
+    "wm_r1.length_reward": (_P, None),
+    "wm_r1.calls_fall": (_P, None),
+    "wm_r1.small_world_fidelity": (_L, None),
+    "wm_r1.fidelity": (_L, "wm_r1.small_world_fidelity"),
+    "wm_r1.positive_control": (_K, None),
+    "wm_r1.small_world_control": (_K, None),
+    "wm_r1.small_world_control_sampled": (_K, "wm_r1.small_world_control"),
+    "wm_r1.small_world_reads_instruction": (_K, None),
+    "wm_r1.learned_reads_instruction": (_K, None),
+    "wmrl.error_floor": (_P, None),
+    "wmrl.closes_gap": (_P, None),
+    "wmrl.compute_research": (_P, None),
+    "wmrl.compute_controlled": (_P, "wmrl.compute_research"),
+    "wmrl.final_score": (_P, None),
+    "wmrl.ablation_both": (_P, None),
+    "wmrl.ablation_controlled": (_P, "wmrl.ablation_both"),
+    "wmrl.ablation_debias": (_P, None),
+    "wmrl.ablation_denoise": (_P, None),
+    "wmrl.vs_anchors_only": (_K, None),
+}
+"""Every claim's kind and group (kept apart from :data:`CLAIMS` so that the claims' own lines stay as
+they are). The report counts one verdict per group of paper claims: the primary's."""
+
+CLAIMS = tuple(dataclasses.replace(c, kind=CLAIM_TYPES[c.id][0], measures=CLAIM_TYPES[c.id][1])
+               if c.id in CLAIM_TYPES else c for c in CLAIMS)
+
+
+def check_groups(claims) -> None:
+    """Each claim has a known kind; a sub-row names a primary in `claims` that is itself no sub-row,
+    of the same paper and kind."""
+    by_id = {c.id: c for c in claims}
+    for c in claims:
+        assert c.kind in CLAIM_KINDS, f"{c.id}: kind {c.kind!r} is none of {CLAIM_KINDS}"
+        if c.measures is not None:
+            primary = by_id.get(c.measures)
+            assert primary is not None and primary.measures is None, f"{c.id}: measures {c.measures!r}, no primary"
+            assert (primary.paper, primary.kind) == (c.paper, c.kind), f"{c.id}: another paper or kind than {primary.id}"
+
+
 def _check_registry() -> None:
     ids = [c.id for c in CLAIMS]
     assert len(ids) == len(set(ids)), "claim ids must be unique"
@@ -451,3 +566,5 @@ def _check_registry() -> None:
         assert c.paper in PAPERS, c.id
         assert (c.experiment is None) == bool(c.not_measured), c.id
         assert c.experiment is None or (c.experiment in EXPERIMENTS and c.value), c.id
+        assert c.id in CLAIM_TYPES, f"{c.id}: give it a kind (and group) in CLAIM_TYPES"
+    check_groups(CLAIMS)

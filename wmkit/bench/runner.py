@@ -12,12 +12,19 @@ Three parts:
   reproduced. A claim the kit cannot measure yet says so, with the reason, and never carries a
   number.
 * **Runner.** :func:`run_bench` runs each (experiment, seed) once and caches it as a JSON record
-  under ``runs/<profile>/bench/<experiment>/``, keyed by the library's version (the git tree
-  of ``wmkit/``: commits to docs and notebooks keep the records) and a hash of the experiment's
-  config (sizes, seed, profile). A record is written atomically when its run has finished, so
-  an interrupted benchmark rerun with the same command redoes only what is missing.
+  under ``runs/<profile>/bench/<experiment>/``, keyed by the experiment's source key
+  (:mod:`wmkit.bench.source_key`: the source of the ``wmkit`` modules the experiment can import, the
+  data it reads, the record format; an edit elsewhere in the kit keeps its records) and a hash of its
+  config (sizes, seed, profile). The record keeps the git commit it was made at as provenance, and
+  the (module, hash) pairs of its key. A record is written atomically when its run has finished, so
+  an interrupted benchmark rerun with the same command redoes only what is missing. Records of the
+  first rule, keyed by the git tree of all of ``wmkit/``, keep their names and are read by
+  ``--any-version`` and by :func:`seeds_or_this_run`.
 * **Report.** :func:`build_report` reads the records *from disk* (a row exists only where its
-  records do), computes mean ± std and a 95% t-interval over seeds, a verdict, and writes
+  records do), computes mean ± std and a 95% t-interval over seeds, a verdict, a headline that
+  counts one verdict per paper claim (a group's primary measure; :func:`headline`) apart from the
+  paper's limitations and the kit's controls, with the number of false "reproduced" expected by
+  chance, and writes
   ``runs/<profile>/bench.json``, ``runs/<profile>/report.md`` and one figure per paper.
 
 Command line::
@@ -48,7 +55,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wmkit.bench.claims import (
+    CLAIM_KINDS,
     CLAIMS,
+    PAPER_CLAIM,
     EXPERIMENTS,
     PAPERS,
     Claim,
@@ -57,6 +66,14 @@ from wmkit.bench.claims import (
     _resolve,
     claim_value,
     precondition_failure,
+)
+from wmkit.bench.source_key import (
+    SourceKey,
+    is_source_key,
+    module_differences,
+    module_file,
+    run_module,
+    source_key,
 )
 from wmkit.runs import REPO, cpu_model, jsonable
 from wmkit.stats import VERDICTS, describe, summarize, verdict
@@ -88,7 +105,8 @@ def head_commit(repo: Path = REPO) -> str:
 
 
 def code_version(repo: Path = REPO) -> tuple[str, bool]:
-    """(code version, dirty): what records are keyed by. The git tree hash of the library
+    """(code version, dirty): what records were keyed by before :func:`experiment_key` (the first
+    rule; kept to name the old records and the library's state). The git tree hash of the library
     (``wmkit/`` at HEAD), plus ``+<hash>`` of its uncommitted changes (untracked files included)
     when there are any, so that a record made by edited code is never taken for one made by the
     commit. Only the library runs the experiments, so a commit that changes the README, the notebooks
@@ -105,6 +123,25 @@ def code_version(repo: Path = REPO) -> tuple[str, bool]:
     for name in sorted(untracked):
         digest.update(name.encode() + (repo / name).read_bytes())
     return f"{tree}+{digest.hexdigest()[:8]}", True
+
+
+def experiment_key(experiment: Experiment) -> SourceKey:
+    """What `experiment`'s records are keyed by: the source of the ``wmkit`` modules its ``run`` can
+    import and of the data files it reads (:func:`wmkit.bench.source_key.source_key`). Needs no git."""
+    return source_key(run_module(experiment.run), experiment.data)
+
+
+def _closure_dirty(key: SourceKey, repo: Path = REPO) -> bool | None:
+    """Whether the checkout has uncommitted changes in the files of `key` (provenance: the commit
+    alone does not give the record's code then); None outside a git checkout."""
+    files = [str(p.relative_to(repo)) for p in (module_file(m, repo) for m in key.module_names())
+             if p is not None and p.is_relative_to(repo)] + [rel for rel, _ in key.data]
+    if not files:
+        return None
+    try:
+        return bool(_git(repo, "status", "--porcelain", "--", *files).strip())
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def experiment_sizes(experiment: Experiment, profile: str):
@@ -128,7 +165,11 @@ def config_hash(config: dict) -> str:
 
 
 def short_version(version: str) -> str:
-    """'916d171bdf4b' or '916d171bdf4b+f43efa63' (12 hex digits of the hash, the local-change hash)."""
+    """'src2-916d171bdf4b' (a source key: its prefix and 12 hex digits), or for a record of the first
+    rule '916d171bdf4b' / '916d171bdf4b+f43efa63' (12 hex digits of the tree hash, the local-change hash)."""
+    if is_source_key(version):
+        prefix, _, digits = version.partition("-")
+        return f"{prefix}-{digits[:12]}"
     return version[:12] + (f"+{version.split('+', 1)[1]}" if "+" in version else "")
 
 
@@ -197,11 +238,18 @@ def unavailable_reason(experiment: Experiment) -> str | None:
     return str(reason) if reason else None
 
 
-def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, code: str, command: str,
-            log: Callable[[str], None] = print, commit: str | None = None) -> tuple[Path, bool]:
+def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, code: str | SourceKey | None,
+            command: str, log: Callable[[str], None] = print, commit: str | None = None,
+            dirty: bool | None = None) -> tuple[Path, bool]:
     """Run (experiment, seed) unless its record exists; returns (record path, whether it ran).
-    `commit` is the HEAD the run started at (read now when not given), kept as provenance."""
+    `code`: the experiment's key (:func:`experiment_key` when None; a plain string keys a record
+    without module hashes). `commit` is the HEAD the run started at (read now when not given) and
+    `dirty` whether the key's files had uncommitted changes then, both kept as provenance."""
     commit = head_commit() if commit is None else commit
+    key = experiment_key(experiment) if code is None else code
+    code = key.key if isinstance(key, SourceKey) else key
+    if dirty is None:
+        dirty = _closure_dirty(key) if isinstance(key, SourceKey) else "+" in code
     config = experiment_config(experiment, profile, seed)
     chash = config_hash(config)
     path = record_path(Path(runs_root) / "bench", experiment.name, seed, code, chash)
@@ -215,10 +263,13 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     result = _resolve(experiment.run)(profile, seed, Path(runs_root), sizes)
     seconds = time.perf_counter() - t0
     record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,
-              "code": code, "commit": commit, "dirty": "+" in code, "config_hash": chash, "config": config,
+              "code": code, "commit": commit, "dirty": dirty, "config_hash": chash, "config": config,
               "command": command, "cpu": cpu_model(),
               "started": started.isoformat(timespec="seconds"), "wall_seconds": round(seconds, 2),
               "result": jsonable(result)}
+    if isinstance(key, SourceKey):
+        record.update({"key_format": int(code.partition("-")[0][3:]),
+                       "modules": [list(p) for p in key.modules], "data": [list(p) for p in key.data]})
     _write_atomic(path, json.dumps(record, indent=1, sort_keys=True))
     log(f"{experiment.name} seed {seed}: done in {seconds:.1f} s -> {path.name}")
     return path, True
@@ -227,6 +278,25 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
 ANY_VERSION = "any"
 """`code` for a report across library versions: per (experiment, seed), the newest record made with
 today's config, whatever version of ``wmkit/`` made it (each experiment lists its versions)."""
+
+CURRENT = "source"
+"""`code` of a report of each experiment's records of this checkout's source key (the default)."""
+
+
+def this_kit_label(records: Sequence[dict], key: SourceKey) -> str:
+    """'this kit: the same', 'this kit: differs in modules X, Y' or, for records that do not store
+    their module hashes (keyed by the git tree of ``wmkit/``), 'this kit: src2-... (the records'
+    modules are unknown)': how records made by another key relate to this checkout's `key`."""
+    if records and all(r.get("code") == key.key for r in records):
+        return "this kit: the same"
+    differ: set[str] = set()
+    for record in records:
+        diff = module_differences(record, key)
+        if diff is None:
+            return (f"this kit: {short_version(key.key)} (the records, keyed by the git tree of wmkit/, "
+                    "do not say which modules they ran)")
+        differ.update(diff)
+    return "this kit: differs in modules " + ", ".join(sorted(differ)) if differ else "this kit: the same"
 
 
 def _newest_record_path(bench_dir: Path, experiment: str, seed: int, chash: str) -> Path | None:
@@ -237,19 +307,29 @@ def _newest_record_path(bench_dir: Path, experiment: str, seed: int, chash: str)
     return max(paths, key=lambda p: (json.loads(p.read_text()).get("started", ""), p.stat().st_mtime_ns))
 
 
-def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str,
+def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str | dict | None = None,
                  experiments: dict[str, Experiment] | None = None) -> dict[str, dict[int, dict]]:
-    """{experiment: {seed: record}} of the records on disk for this code version (or, with
-    `code` = :data:`ANY_VERSION`, the newest of any version) and the current configs."""
+    """{experiment: {seed: record}} of the records on disk with the current configs and, per
+    experiment, `code`: None or :data:`CURRENT` for its key at this checkout (:func:`experiment_key`),
+    a dict for experiment -> key, :data:`ANY_VERSION` for the newest record of any key, or one
+    key string for all (a tree hash of the first rule, say)."""
     experiments = EXPERIMENTS if experiments is None else experiments
     out: dict[str, dict[int, dict]] = {}
     for name, experiment in experiments.items():
+        if code in (None, CURRENT):
+            this = experiment_key(experiment).key
+        elif isinstance(code, dict):
+            this = code.get(name)
+            if this is None:
+                continue
+        else:
+            this = code
         for seed in seeds:
             chash = config_hash(experiment_config(experiment, profile, seed))
-            if code == ANY_VERSION:
+            if this == ANY_VERSION:
                 path = _newest_record_path(Path(runs_root) / "bench", name, seed, chash)
             else:
-                path = record_path(Path(runs_root) / "bench", name, seed, code, chash)
+                path = record_path(Path(runs_root) / "bench", name, seed, this, chash)
             if path is not None and path.exists():
                 record = json.loads(path.read_text())
                 record["_path"] = str(path)
@@ -276,10 +356,10 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
     """(per-seed results, where they come from) for a notebook section that shows `experiment` over seeds.
 
     In order, the first that holds at least two of `seeds` (an interval needs two):
-    1. this machine's benchmark records of this library version (``runs/<profile>/bench``);
+    1. this machine's benchmark records of the experiment's key at this checkout (``runs/<profile>/bench``);
     2. the records shipped with the kit (``executed/<profile>/bench/records``): per seed the newest
-       one made with today's configuration, whatever library version made it (the source names
-       the versions, so a reader knows they may differ from this checkout);
+       one made with today's configuration, whatever key made it (the source names the keys and,
+       by :func:`this_kit_label`, whether this checkout's differs and in which modules);
     3. ``[this_run]``, the one seed the notebook ran itself, when it ran one;
     4. ``[]``: not measured (the caller prints the command that measures it).
     The source string says which records were found and why the others were not used; it never
@@ -290,7 +370,8 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
     wanted = list(seeds)
     notes = []
     if os.environ.get(RECORDS_ENV, "").lower() != "none":
-        code, _ = code_version()
+        key = experiment_key(experiments[experiment])
+        code = key.key
         local = load_records(runs_root, profile, wanted, code, {experiment: experiments[experiment]}).get(experiment, {})
         if len(local) >= 2:
             return ([local[s]["result"] for s in sorted(local)],
@@ -306,10 +387,8 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
                 shipped[seed] = json.loads(path.read_text())
         if len(shipped) >= 2:
             versions = sorted({short_version(r["code"]) for r in shipped.values()})
-            same = code in {r["code"] for r in shipped.values()}
             label = (f"records shipped with the kit, seeds {_seed_list(shipped)}, library version(s) "
-                     f"{', '.join(versions)} (this checkout: {short_version(code)}"
-                     f"{', the same' if same and len(versions) == 1 else ''})")
+                     f"{', '.join(versions)} ({this_kit_label(list(shipped.values()), key)})")
             return [shipped[s]["result"] for s in sorted(shipped)], label
         notes.append(f"{len(shipped)} shipped record(s) with this configuration in {shipped_dir}")
     else:
@@ -333,6 +412,7 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
     `unavailable`: why that experiment cannot run on this machine (the reason of a row without records)."""
     experiments = EXPERIMENTS if experiments is None else experiments
     row = {"id": claim.id, "paper": claim.paper, "claim": claim.text, "paper_figure": claim.paper_figure,
+           "kind": claim.kind, "measures": claim.measures,
            "experiment": claim.experiment, "kit_label": claim.kit_label, "direction": claim.direction,
            "threshold": claim.threshold, "fields": {"value": claim.value, "minus": claim.minus}}
     if claim.experiment is None:
@@ -360,36 +440,99 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
     return row
 
 
+NULL_REPRODUCED_RATE = 0.025
+"""The chance that a claim with no effect at all comes out "reproduced": the verdict checks one
+direction with a two-sided 95% t-interval, so the interval lies wholly on the paper's side with
+probability 0.025 under the null (at a true effect exactly on the line)."""
+
+
+def group_rows(rows: list[dict]) -> None:
+    """Give each row its group's verdict (``group_verdict``): a claim's own verdict, or, for a
+    sub-row (``measures`` names another claim: the same paper claim measured another way), the
+    verdict of the group's primary measure. The primary's verdict is the group's; a sub-row keeps its
+    own number and verdict, shown under the primary, and does not vote. A sub-row whose primary is
+    not among `rows` counts as a claim of its own."""
+    by_id = {r["id"]: r for r in rows}
+    for row in rows:
+        primary = by_id.get(row.get("measures") or "")
+        if primary is None:
+            row["measures"] = None
+        row["group_verdict"] = (primary or row)["verdict"]
+
+
+def headline(rows: list[dict]) -> dict:
+    """The report's headline: one verdict per group (its primary's; :func:`group_rows`), counted per
+    kind, paper claims apart from the paper's limitations and the kit's controls; and how many paper
+    claims would read "reproduced" by chance if none had any effect (:data:`NULL_REPRODUCED_RATE` x
+    the paper claims judged, i.e. not "not measured")."""
+    primaries = [r for r in rows if not r.get("measures")]
+    counts = {kind: {v: sum(r.get("kind", PAPER_CLAIM) == kind and r["verdict"] == v for r in primaries)
+                     for v in VERDICTS} for kind in CLAIM_KINDS}
+    sub_rows = {kind: sum(r.get("kind", PAPER_CLAIM) == kind for r in rows if r.get("measures")) for kind in CLAIM_KINDS}
+    claims = sum(counts[PAPER_CLAIM].values())
+    judged = claims - counts[PAPER_CLAIM]["not measured"]
+    expected = NULL_REPRODUCED_RATE * judged
+
+    def line(kind: str, plural: str) -> str:
+        n = sum(counts[kind].values())
+        subs = (f"; {sub_rows[kind]} more row(s) measure them other ways and do not vote" if sub_rows[kind] else "")
+        return (f"{n} {plural} (one verdict each{subs}): "
+                + ", ".join(f"{v} {counts[kind][v]}" for v in VERDICTS))
+
+    by_id = {r["id"]: r for r in rows}
+    disagree = sorted({r["measures"] for r in rows if r.get("measures") and r["verdict"] != "not measured"
+                       and r["verdict"] != by_id[r["measures"]]["verdict"]})
+    text = [line(PAPER_CLAIM, "paper claims"), line(CLAIM_KINDS[1], "paper limitations, counted apart"),
+            line(CLAIM_KINDS[2], "kit controls (no paper figure), counted apart"),
+            (f"If none of the {judged} judged paper claims had any effect, each would still come out "
+             f"\"reproduced\" with probability about {NULL_REPRODUCED_RATE:g} (one direction checked with a "
+             f"two-sided 95% interval): about {expected:.2f} false \"reproduced\" expected "
+             f"({NULL_REPRODUCED_RATE:g} x {judged}), against {counts[PAPER_CLAIM]['reproduced']} found.")]
+    if disagree:
+        text.append(f"{len(disagree)} group(s) where another measure's verdict differs from the primary's (the "
+                    f"table shows both): {', '.join(disagree)}.")
+    return {"counts": counts, "sub_rows": sub_rows, "paper_claims": claims, "paper_claims_judged": judged,
+            "null_reproduced_rate": NULL_REPRODUCED_RATE, "expected_false_reproduced": expected,
+            "groups_that_disagree": disagree, "text": text}
+
+
 def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str | None = None,
                  claims: Sequence[Claim] = CLAIMS, experiments: dict[str, Experiment] | None = None,
                  command: str = "", wall_seconds: float | None = None, plots: bool = True,
                  unavailable: dict[str, str] | None = None) -> dict:
     """Read the records from disk, compute every row, write bench.json, report.md and the figures.
+    `code`: which records (:func:`load_records`; None: each experiment's key at this checkout).
     `unavailable`: experiment -> why it cannot run here (rows without records give that reason)."""
     experiments = EXPERIMENTS if experiments is None else experiments
     unavailable = unavailable or {}
     runs_root = Path(runs_root)
-    if code is None:
-        code, _ = code_version()
-    records = load_records(runs_root, profile, seeds, code, experiments)
+    code = CURRENT if code is None else code
+    keys = {name: experiment_key(e) for name, e in experiments.items()}
+    records = load_records(runs_root, profile, seeds,
+                           {n: k.key for n, k in keys.items()} if code == CURRENT else code, experiments)
     rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile, len(seeds), experiments,
                       unavailable.get(c.experiment) if c.experiment else None)
             for c in claims]
+    group_rows(rows)
     report = {
         "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(),
-        "dirty": any("+" in r["code"] for recs in records.values() for r in recs.values()) if code == ANY_VERSION
-        else "+" in code,
+        "dirty": any(r.get("dirty") is True or "+" in r["code"] for recs in records.values() for r in recs.values())
+        or (code not in (ANY_VERSION, CURRENT) and "+" in code),
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "command": command,
         "wall_seconds": wall_seconds, "machine": machine(), "rows": rows,
         "experiments": {name: {"paper": e.paper, "description": e.description,
                                "seeds": sorted(records.get(name, {})),
                                "codes": sorted({r["code"] for r in records.get(name, {}).values()}),
+                               "key": keys[name].key, "key_modules": len(keys[name].modules),
+                               "this_kit": (this_kit_label(list(records[name].values()), keys[name])
+                                            if records.get(name) else None),
                                # a seed's floats depend on the CPU kind; older records did not keep it
                                "cpus": sorted({(r.get("cpu") or {}).get("cpu_model") or "not recorded"
                                                for r in records.get(name, {}).values()}),
                                "wall_seconds": {str(s): r["wall_seconds"] for s, r in records.get(name, {}).items()}}
                         for name, e in experiments.items()},
         "counts": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
+        "headline": headline(rows),
         "unavailable": dict(unavailable),
     }
     report["figures"] = plot_report(report, runs_root / "bench" / "figures") if plots else []
@@ -419,7 +562,14 @@ def check_report(report: dict) -> dict:
             row.update({"verdict": judged.verdict, "verdict_reason": judged.reason})
             if judged.verdict == "not measured":
                 row["reason"] = judged.reason
+    for row in report["rows"]:  # a report written before claims had kinds: today's kinds and groups
+        claim = claims.get(row["id"])
+        if "kind" not in row:
+            row["kind"] = claim.kind if claim is not None else PAPER_CLAIM
+            row["measures"] = claim.measures if claim is not None else None
+    group_rows(report["rows"])
     report["counts"] = {v: sum(r["verdict"] == v for r in report["rows"]) for v in VERDICTS}
+    report["headline"] = headline(report["rows"])
     return report
 
 
@@ -438,14 +588,24 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
     m = report["machine"]
     v = m["versions"]
     any_version = report["code"] == ANY_VERSION
+    if any_version:
+        provenance = (f"* created {report['created']} at commit `{report['commit'][:12]}` from the newest record of "
+                      "each experiment and seed, whatever library version made it (`--any-version`): each "
+                      "experiment's version, and whether this kit's source differs from it, is in the "
+                      "Experiments table; a row is as current as its records")
+    elif report["code"] == CURRENT:
+        provenance = (f"* created {report['created']} at commit `{report['commit'][:12]}`; each experiment's "
+                      "records of its source key at this checkout (the source of the wmkit modules it can "
+                      "import; keys in the Experiments table)"
+                      + (", some made by uncommitted code" if report.get("dirty") else ""))
+    else:
+        provenance = (f"* created {report['created']} at commit `{report['commit'][:12]}`; records of library version "
+                      f"`{short_version(report['code'])}` "
+                      + ("(source key)" if is_source_key(report["code"]) else "(git tree of wmkit/"
+                         + (", + its uncommitted changes, hashed after the +)" if "+" in report["code"] else ")")))
     lines = [
         f"# wmkit benchmark — profile `{report['profile']}`, seeds {report['seeds']}", "",
-        (f"* created {report['created']} at commit `{report['commit'][:12]}`; records of library version "
-         f"`{short_version(report['code'])}` (git tree of wmkit/"
-         + (", + its uncommitted changes, hashed after the +)" if "+" in report["code"] else ")")) if not any_version
-        else (f"* created {report['created']} at commit `{report['commit'][:12]}` from the newest record of "
-              "each experiment and seed, whatever library version made it (`--any-version`): each "
-              "experiment's version is in the Experiments table; a row is as current as its records"),
+        provenance,
         f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
         f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
         else "* wall time: see per-experiment times below",
@@ -453,7 +613,9 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
          + (f" (torch CPU kernels: {m['torch_cpu_capability']})" if m.get("torch_cpu_capability") else "")
          + f", {m['cpu_count']} CPUs, torch threads {m['torch_threads']}, GPU {m['cuda'] or 'none'}"),
         "* versions: " + ", ".join(f"{k} {val}" for k, val in v.items() if val),
-        "* verdicts: " + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "",
+        *[f"* {t}" for t in (report.get("headline") or headline(report["rows"]))["text"]],
+        "* every row, sub-rows included (not a count of claims): "
+        + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "",
         ("Kit number: mean over seeds ± sample std [95% t-interval] of the per-seed value in the second "
         "column (a paired difference where it says Δ / −). *reproduced*: the interval lies on the paper's "
         "side of the line; *inconclusive*: the interval covers the line; *contradicted*: the interval lies "
@@ -461,23 +623,43 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
         "experiment yet, one seed (no interval), every seed gave the same value (a zero-width interval "
         "is not evidence), or a precondition of the claim failed. The kit's models are tiny: "
         "directions, not the papers' magnitudes."), "",
-        "| paper | claim | paper figure | kit measures | kit (mean ± std [95% CI]) | verdict | command |",
-        "|---|---|---|---|---|---|---|",
+        ("Kind: *paper claim* (the paper states it), *paper limitation* (the paper states it as a limit "
+         "of its method), *kit control* (the kit's own check; no paper figure). A row marked ↳ measures "
+         "the claim above it another way: its verdict is shown but the claim's verdict is the first "
+         "row's (the primary measure, chosen by design: `wmkit.bench.claims.CLAIM_TYPES`)."), "",
+        "| paper | kind | claim | paper figure | kit measures | kit (mean ± std [95% CI]) | verdict | command |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for row in report["rows"]:
+    rows = report["rows"]
+    subs = {r["id"]: [s for s in rows if s.get("measures") == r["id"]] for r in rows}
+    ordered = [x for r in rows if not r.get("measures") for x in (r, *subs[r["id"]])]
+    ordered += [r for r in rows if r not in ordered]
+    for row in ordered:
         verdict_text = row["verdict"] + (f" — {row['reason']}" if row.get("reason") else "")
+        if row.get("measures"):
+            verdict_text = f"(sub-row, no vote) {verdict_text}"
+        elif subs.get(row["id"]):
+            verdict_text = f"**{row['verdict']}** (the claim's verdict)" + (f" — {row['reason']}" if row.get("reason") else "")
         side = ">" if row["direction"] == "higher" else "<"
         label = row["kit_label"] + (f" ({side} {row['threshold']:g})" if row["threshold"] not in (0, -1e-9) else "")
         cmd = f"`{row['command']}`" if row.get("command") else "—"
-        cells = [row["paper"], row["claim"], row["paper_figure"], label or "—", fmt_kit(row["kit"]), verdict_text, cmd]
+        claim_text = ("↳ " if row.get("measures") else "") + row["claim"]
+        cells = [row["paper"], row.get("kind", PAPER_CLAIM), claim_text, row["paper_figure"], label or "—",
+                 fmt_kit(row["kit"]), verdict_text, cmd]
         lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
-    lines += ["", "## Experiments", "", "| experiment | paper | what | seeds | wall s per seed | library version | CPU |",
-              "|---|---|---|---|---|---|---|"]
+    lines += ["", "## Experiments", "", "| experiment | paper | what | seeds | wall s per seed | library version | "
+              "this kit | CPU |", "|---|---|---|---|---|---|---|---|"]
     for name, e in report["experiments"].items():
         secs = ", ".join(f"{s}: {t:.0f}" for s, t in e["wall_seconds"].items()) or "—"
         codes = ", ".join(f"`{short_version(c)}`" for c in e.get("codes", [])) or "—"
         cpus = ", ".join(e.get("cpus", [])) or "—"
-        lines.append(f"| `{name}` | {e['paper']} | {e['description']} | {e['seeds'] or '—'} | {secs} | {codes} | {cpus} |")
+        relation = e.get("this_kit") or ""
+        if relation and not all(is_source_key(c) for c in e.get("codes", [])):
+            relation = "which modules differ is unknown (records keyed by the git tree of wmkit/)"
+        here = (f"`{short_version(e['key'])}` ({e['key_modules']} modules)" if e.get("key") else "—") + (
+            f"; {relation.removeprefix('this kit: ')}" if relation else "")
+        lines.append(f"| `{name}` | {e['paper']} | {e['description']} | {e['seeds'] or '—'} | {secs} | {codes} | "
+                     f"{here} | {cpus} |")
     if report.get("figures"):
         lines += ["", "## Figures", ""]
         for fig in report["figures"]:
@@ -676,17 +858,18 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
         torch.set_num_threads(threads)
     command = (bench_command(profile, seeds, only, threads, workers) + (" --report-only" if report_only else "")
                + (" --any-version" if any_version else ""))
-    code, _ = code_version()
     commit = head_commit()
     start = time.perf_counter()
     out = BenchResult(report={})
     if not report_only:
         for name in names:
             reason = unavailable_reason(experiments[name])
+            key = experiment_key(experiments[name])
+            dirty = _closure_dirty(key)
             to_run = []
             for seed in range(seeds):
                 config = experiment_config(experiments[name], profile, seed)
-                exists = record_path(runs_root / "bench", name, seed, code, config_hash(config)).exists()
+                exists = record_path(runs_root / "bench", name, seed, key.key, config_hash(config)).exists()
                 if reason and not exists:  # a record made where it could run still counts
                     out.skipped[name] = reason
                     log(f"{name} seed {seed}: not run on this machine: {reason}")
@@ -696,16 +879,17 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
                 from wmkit.core.parallel import run_jobs
 
                 jobs = [(run_one, {"experiment": experiments[name], "profile": profile, "seed": seed,
-                                   "runs_root": runs_root, "code": code, "command": command, "commit": commit})
+                                   "runs_root": runs_root, "code": key, "command": command, "commit": commit,
+                                   "dirty": dirty})
                         for seed in to_run]
                 done = run_jobs(jobs, workers=workers)
             else:
-                done = [run_one(experiments[name], profile, seed, runs_root, code, command, log, commit)
+                done = [run_one(experiments[name], profile, seed, runs_root, key, command, log, commit, dirty)
                         for seed in to_run]
             for seed, (_, ran) in zip(to_run, done):
                 (out.ran if ran else out.cached).append(f"{name}/seed{seed}")
     out.seconds = time.perf_counter() - start
-    out.report = build_report(runs_root, profile, list(range(seeds)), ANY_VERSION if any_version else code,
+    out.report = build_report(runs_root, profile, list(range(seeds)), ANY_VERSION if any_version else CURRENT,
                               claims, experiments, command,
                               out.seconds, unavailable=out.skipped)
     log(f"bench: {len(out.ran)} run, {len(out.cached)} cached, {out.seconds:.0f} s; "
