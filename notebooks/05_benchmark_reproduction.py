@@ -162,20 +162,18 @@ else:
         print("(the cpu benchmark: python -m wmkit bench --profile cpu --seeds 3)")
         bench.run_bench("smoke", 1, runs_root=bench_root, threads=1 if run.profile.name != "gpu" else None)
 report = bench.load_report(bench_root / "bench.json")
-current, _ = bench.code_version()
-print(f"source: {source} | profile {report['profile']} | seeds {report['seeds']} | commit {report['commit'][:12]}"
-      f" | library {bench.short_version(report['code'])}"
-      f"{' (this checkout)' if report['code'] == current else f' (this checkout: {bench.short_version(current)})'}")
-if report["code"] == bench.ANY_VERSION:  # built with --any-version: each experiment from its newest records
-    for name, e in report["experiments"].items():
-        if e.get("codes"):
-            versions = ", ".join(bench.short_version(c) + (" (this checkout)" if c == current else "") for c in e["codes"])
-            print(f"  {name:22s} library {versions}")
+print(f"source: {source} | profile {report['profile']} | seeds {report['seeds']} | commit {report['commit'][:12]}")
+# Each experiment's records are keyed by the source of the modules it imports: the label says
+# whether this checkout's modules are the ones that made them, and if not, which differ.
+for name, e in report["experiments"].items():
+    if e.get("codes"):
+        versions = ", ".join(bench.short_version(c) for c in e["codes"])
+        print(f"  {name:22s} records of {versions}; {e.get('this_kit') or 'this kit: unknown'}")
 print(f"made by: {report['command'] or '(report only)'} | created {report['created']}")
 m = report["machine"]
 print(f"machine: {m['platform']}, {m['cpu_count']} CPUs, GPU {m['cuda'] or 'none'}; "
       + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v))
-print("verdicts:", report["counts"])
+print("\n".join(report["headline"]["text"]))  # one verdict per paper claim; controls counted apart
 for name, reason in report.get("unavailable", {}).items():
     print(f"not run on this machine: {name} — {reason}")
 
