@@ -59,3 +59,21 @@ def test_check5_figure_has_a_legend_of_six_entries_whatever_the_arms():
     styles = {line.get_linestyle() for line in fig.axes[0].lines if line.get_color() == plots.ARM_COLORS["WMRL"]}
     assert styles == {"--", ":"}
     plt.close(fig)
+
+
+def test_gain_against_error_leaves_out_points_without_a_measured_error_or_interval():
+    """At smoke a rung's error can be None and one seed gives no interval: such points are left out
+    (notebook 03 crashed on math.isfinite(None)); the panels are still drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from wmkit import plots
+
+    fig, axes = plt.subplots(1, 2)
+    groups = [plots.GainGroup("a", 1, [(None, 0.1, None, None, "p=0"), (0.2, 0.1, 0.0, 0.2, "p=0.3")]),
+              plots.GainGroup("b", 1, [(0.5, None, None, None, "learned")])]
+    plots.gain_against_error(axes, groups, "x", "y")
+    assert len(axes[0].lines) + len(axes[0].containers) >= 1 and not axes[1].containers
+    plt.close(fig)

@@ -39,11 +39,12 @@ def gain_against_error(axes, groups: Sequence[GainGroup], xlabel: str, ylabel: s
     if len(axes) != len(groups):
         raise ValueError(f"{len(groups)} groups need as many axes, not {len(axes)}")
     xs = [p[0] for g in groups for p in g.points]
-    ys = [0.0] + [y for g in groups for p in g.points for y in p[1:4]]
+    ys = [0.0] + [y for g in groups for p in g.points for y in p[1:4] if y is not None]
     xlim, ylim = padded_limits(xs, 0.12), padded_limits(ys)
     for ax, group in zip(axes, groups):
         for x, mean, low, high, label in group.points:
-            if not (math.isfinite(x) and math.isfinite(mean)):
+            # a point without a measured error or gain (one seed: no interval; smoke: no error) is left out
+            if not all(v is not None and math.isfinite(v) for v in (x, mean, low, high)):
                 continue
             ax.errorbar([x], [mean], yerr=[[mean - low], [high - mean]], marker=group.marker, capsize=3,
                         color=group.color, ls="none")
