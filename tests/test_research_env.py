@@ -96,17 +96,17 @@ def test_every_config_of_the_space_renders_and_parses():
 # OverflowError inside the bounds check (issue 40, defect 3); 1e400 parses to inf.
 _HUGE = "1" + "0" * 399
 HUGE_NUMBERS = [
-    '{"model": "knn", "n_neighbors": %s}' % _HUGE,
-    '{"model": "knn", "n_neighbors": -%s}' % _HUGE,
-    '{"model": "svm", "C": %s}' % _HUGE,
-    '{"model": "svm", "gamma": -%s}' % _HUGE,
-    '{"model": "mlp", "alpha": %s.5}' % _HUGE,
+    '{"model": "knn", "n_neighbors": ' + _HUGE + '}',
+    '{"model": "knn", "n_neighbors": -' + _HUGE + '}',
+    '{"model": "svm", "C": ' + _HUGE + '}',
+    '{"model": "svm", "gamma": -' + _HUGE + '}',
+    '{"model": "mlp", "alpha": ' + _HUGE + '.5}',
     '{"model": "svm", "C": 1e400}',
     '{"model": "svm", "C": -1e400}',
     '{"model": "svm", "C": 1e99999999999999999999}',
     '{"model": "knn", "n_neighbors": 1e400}',
     '{"model": "knn", "n_neighbors": 1e300}',
-    '{"model": "random_forest", "max_depth": %s}' % _HUGE,
+    '{"model": "random_forest", "max_depth": ' + _HUGE + '}',
     '{"model": "svm", "C": NaN}',
     '{"model": "svm", "C": -Infinity}',
 ]
