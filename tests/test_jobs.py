@@ -96,6 +96,50 @@ def test_yaml_then_overrides_then_profile_flag(tmp_path, capsys):
     assert resolved["world_model"]["epochs"] == 0.5 and resolved["seed"] == 3
 
 
+
+@pytest.mark.parametrize("name, content, message", [
+    # issue 40, defect 4: malformed YAML printed a 58-line yaml.parser traceback
+    ("bad.yaml", "world_model: [1, 2\n", r"bad\.yaml' is not valid YAML: line 2, column 1: expected ',' or ']'"),
+    ("tab.yaml", "seed: 1\n\tepochs: 2\n", r"tab\.yaml' is not valid YAML: line 2, column 1: "),
+    ("nul.yaml", "seed: 1\x00\n", r"nul\.yaml' is not valid YAML: character 7: special characters are not allowed \(#x0000\)"),
+    ("list.yaml", "- 1\n- 2\n", r"list\.yaml' must hold a mapping of keys to values, not a list"),
+    ("text.yaml", "just words\n", r"text\.yaml' must hold a mapping of keys to values, not a str"),
+    ("binary.yaml", b"\xff\xfe\x00seed", r"binary\.yaml' is not UTF-8 text"),
+    ("missing.yaml", None, r"missing\.yaml' not found"),
+    ("folder.yaml", "folder", r"folder\.yaml' is not a file"),
+])
+def test_bad_config_file_exits_2_with_one_line(tmp_path, capsys, name, content, message):
+    import re
+
+    path = tmp_path / name
+    if content == "folder":
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    status, out, err = main_in_process(capsys, "train", "world-model", "--profile", "smoke", "--config", str(path))
+    assert status == 2 and out == "", err
+    assert err.count("\n") == 1 and err.startswith("wmkit: error: config file '"), err
+    assert re.search(message, err), err
+    with pytest.raises(ValueError, match=message):
+        jobs.load_yaml(path)
+
+
+def test_unreadable_config_file_is_one_line(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "locked.yaml"
+    path.write_text("seed: 1\n")
+
+    def refuse(self, *args, **kwargs):  # chmod 000 does not stop root, so refuse the read here
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_text", refuse)
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    status, _, err = main_in_process(capsys, "train", "world-model", "--profile", "smoke", "--config", str(path))
+    assert status == 2 and err.count("\n") == 1, err
+    assert "locked.yaml' cannot be read: Permission denied" in err, err
+
+
 def test_options_and_overrides_mix_in_any_order(capsys):
     status, out, err = main_in_process(capsys, "train", "world-model", "seed=2", "--profile", "smoke", "epochs=2",
                                        "--dry-run")

@@ -92,6 +92,39 @@ def test_every_config_of_the_space_renders_and_parses():
     assert all("within" in why for why in invalid)
 
 
+# Numbers JSON can spell but a float cannot hold: a 400-digit integer made float() raise
+# OverflowError inside the bounds check (issue 40, defect 3); 1e400 parses to inf.
+_HUGE = "1" + "0" * 399
+HUGE_NUMBERS = [
+    '{"model": "knn", "n_neighbors": ' + _HUGE + '}',
+    '{"model": "knn", "n_neighbors": -' + _HUGE + '}',
+    '{"model": "svm", "C": ' + _HUGE + '}',
+    '{"model": "svm", "gamma": -' + _HUGE + '}',
+    '{"model": "mlp", "alpha": ' + _HUGE + '.5}',
+    '{"model": "svm", "C": 1e400}',
+    '{"model": "svm", "C": -1e400}',
+    '{"model": "svm", "C": 1e99999999999999999999}',
+    '{"model": "knn", "n_neighbors": 1e400}',
+    '{"model": "knn", "n_neighbors": 1e300}',
+    '{"model": "random_forest", "max_depth": ' + _HUGE + '}',
+    '{"model": "svm", "C": NaN}',
+    '{"model": "svm", "C": -Infinity}',
+]
+
+
+@pytest.mark.parametrize("text", HUGE_NUMBERS)
+def test_huge_numbers_are_invalid_not_an_exception(text):
+    config, why = parse_experiment(text)
+    assert config is None and why
+    assert research.run_experiment("iris", text)["status"] == "invalid"  # outside the sandbox
+
+
+def test_huge_numbers_grade_zero_in_and_out_of_the_sandbox(env):
+    for text in HUGE_NUMBERS[:6]:
+        assert env.grade_text("iris", text) == research.GRADE_INVALID
+        assert env.sandbox.run("iris", text).status == "invalid"  # the child parses again
+
+
 # ------------------------------------------------------------------ grading
 
 

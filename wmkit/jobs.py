@@ -289,16 +289,55 @@ def default_config(job_or_name: Job | str, profile: str = "auto") -> Any:
                          f"classmethod or defaults for every field ({err})") from err
 
 
-def load_yaml(path: str | Path) -> dict:
+def load_yaml(path: str | Path, what: str = "config file") -> dict:
+    """The mapping a YAML file holds (an empty file is ``{}``).
+
+    Every way the file can be wrong (missing, a folder, unreadable, not UTF-8, not YAML, not a
+    mapping) is one ValueError of one line naming the file, and for bad YAML the line and column
+    where the parser stopped, so the command line prints it as ``wmkit: error: ...``.
+    """
     import yaml
 
     path = Path(path)
+    name = f"{what} {str(path)!r}"
+    if not path.exists():
+        raise ValueError(f"{name} not found")
     if not path.is_file():
-        raise ValueError(f"config file {str(path)!r} not found")
-    data = yaml.safe_load(path.read_text()) or {}
+        raise ValueError(f"{name} is not a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{name} is not UTF-8 text (byte {err.object[err.start]:#04x} at position {err.start})") from None
+    except OSError as err:
+        raise ValueError(f"{name} cannot be read: {err.strerror or err}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ValueError(f"{name} is not valid YAML: {_yaml_error_line(err)}") from None
+    except RecursionError:
+        raise ValueError(f"{name} is not valid YAML: nested too deeply") from None
+    if data is None:
+        return {}
     if not isinstance(data, dict):
-        raise TypeError(f"config file {str(path)!r} must hold a mapping of keys to values")
+        raise ValueError(  # noqa: TRY004 - the file holds a wrong value; ValueError is the CLI's one-line error
+            f"{name} must hold a mapping of keys to values, not a {type(data).__name__}")
     return data
+
+
+def _yaml_error_line(err: Exception) -> str:
+    """A YAML error as one line: where it stopped (1-based line and column), then what it expected."""
+    import yaml
+
+    if isinstance(err, yaml.MarkedYAMLError):
+        mark = err.problem_mark or err.context_mark
+        parts = [f"line {mark.line + 1}, column {mark.column + 1}"] if mark is not None else []
+        parts.append(err.problem or err.context or type(err).__name__)
+        if err.context and err.problem and err.context_mark is not None:
+            parts[-1] += f" ({err.context} at line {err.context_mark.line + 1}, column {err.context_mark.column + 1})"
+        return ": ".join(parts)
+    if isinstance(err, yaml.reader.ReaderError):  # a control character: the reader knows no line, only a position
+        return f"character {err.position}: {err.reason} (#x{err.character:04x})"
+    return " ".join(str(err).split())
 
 
 def build_config(job_or_name: Job | str, profile: str | None = None, config_file: str | Path | None = None,
@@ -428,9 +467,7 @@ def format_command(command: Sequence[str]) -> str:
 
 
 def _config_kind(path: Path) -> str:
-    import yaml
-
-    data = yaml.safe_load(Path(path).read_text()) or {}
+    data = load_yaml(path, "accelerate config")
     return str(data.get("distributed_type", "NO"))
 
 

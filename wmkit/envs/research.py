@@ -254,10 +254,15 @@ def _check_value(value: Any, spec: tuple) -> tuple[bool, str]:
         return (value == "scale" and "scale_ok" in flags), "must be a number"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False, "must be a number"
-    if kind == _INT and not (isinstance(value, int) or float(value).is_integer()):
+    # No float(value): JSON integers have any number of digits and float() of a 400-digit one
+    # raises OverflowError. Python compares int with float exactly, so the bounds need no
+    # conversion; a float is already a float (1e400 parses to inf, NaN is rejected by json.loads).
+    if isinstance(value, float) and not math.isfinite(value):
+        return False, "must be a finite number"
+    if kind == _INT and not (isinstance(value, int) or value.is_integer()):
         return False, "must be an integer"
     low, high = spec[1], spec[2]
-    if not (math.isfinite(float(value)) and low <= value <= high):
+    if not low <= value <= high:
         return False, f"must be within [{low}, {high}]"
     return True, ""
 
