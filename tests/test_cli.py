@@ -34,7 +34,7 @@ def test_help_lists_every_subcommand():
 
 @pytest.mark.parametrize("args, message", [
     (("run", "dreamer", "--profile", "smoke"),
-     "wmkit: error: unknown paper 'dreamer': choose one of rlvr-world, rwml, wm-r1, wmrl, rlvr-video"),
+     "wmkit: error: unknown paper 'dreamer': choose one of rlvr-world, rlvr-video, rwml, wm-r1, wmrl"),
     (("run", "wmrl", "--profile", "huge"),
      "wmkit: error: Unknown profile 'huge': choose one of auto, smoke, cpu, gpu"),
     (("run", "wmrl", "--profile", "smoke", "--sweep"), "wmkit: error: --sweep not an option of wmrl"),
@@ -49,28 +49,66 @@ def test_run_with_bad_input_exits_2_with_one_line(args, message):
     assert out.stdout == ""
 
 
-@pytest.mark.parametrize("paper, module, extra, expected", [
-    ("rlvr-world", "wmkit.rlvr_world.experiment", ["--sweep", "--lora", "--steps", "3", "--runs-dir", "R"],
+@pytest.mark.parametrize("paper, extra, expected", [
+    ("rlvr-world", ["--sweep", "--lora", "--steps", "3", "--runs-dir", "R"],
      {"runs_dir": "R", "sweep": True, "steps": 3, "lora": True}),
-    ("rwml", "wmkit.rwml.experiment", [], {"runs_dir": None}),
-    ("wm-r1", "wmkit.wm_r1.experiment", ["--arms", "sft", "wm_r1", "--first-seed", "4"],
-     {"first_seed": 4, "arms": ["sft", "wm_r1"], "threads": 2}),
-    ("wmrl", "wmkit.wmrl.experiment", ["--check", "5"], {"check": "5"}),
-    ("rlvr-video", "wmkit.video.experiment", ["--runs-dir", "R"], {"runs_dir": "R"}),
+    ("rwml", [], {}),
+    ("wm-r1", ["--arms", "sft", "wm_r1", "--first-seed", "4"], {"first_seed": 4, "arms": ["sft", "wm_r1"]}),
+    ("wmrl", ["--check", "5"], {"check": "5"}),
+    ("rlvr-video", ["--runs-dir", "R"], {"runs_dir": "R"}),
 ])
-def test_run_resolves_the_profile_once_and_calls_the_papers_run_seeds(monkeypatch, paper, module, extra, expected):
-    import importlib
-
+def test_run_resolves_the_profile_once_and_passes_the_papers_options(monkeypatch, paper, extra, expected):
+    from wmkit import experiments
     from wmkit.__main__ import main
     from wmkit.profiles import PROFILES
 
     calls = []
-    target = importlib.import_module(module)
-    monkeypatch.setattr(target, "run_seeds", lambda *args, **kwargs: calls.append((args, kwargs)))
+    monkeypatch.setattr(experiments, "run_over_seeds", lambda *args, **kwargs: calls.append((args, kwargs)))
     assert main(["run", paper, "--profile", "smoke", "--seeds", "2", "--out", "x.json", *extra]) == 0
     (args, kwargs), = calls
-    assert args == (PROFILES["smoke"], 2, "x.json")
+    assert args == (paper, PROFILES["smoke"], 2, "x.json")
     assert kwargs == expected
+
+
+@pytest.mark.parametrize("paper, options, function, passed", [
+    ("rlvr-world", {"steps": 3}, "run_rlvr_seed", {}),
+    ("rlvr-world", {"sweep": True, "lora": True}, "run_rlvr_sweep", {"lora": True}),
+    ("wm-r1", {"arms": ["sft"], "threads": 1}, "run_wm_r1_seed", {"arms": ["sft"], "threads": 1}),
+    ("wmrl", {"check": "4"}, "run_wmrl_seed", {"check": "4"}),
+])
+def test_run_over_seeds_gives_each_seed_the_papers_options_and_keeps_finished_seeds(
+        monkeypatch, tmp_path, paper, options, function, passed):
+    """The registry entry's function gets the options that go to it (`--steps` changes the sizes
+    instead); a second call with more seeds runs only the new ones."""
+    import dataclasses
+    import json
+
+    from wmkit import experiments
+    from wmkit.profiles import PROFILES
+
+    entry = experiments.get(paper)
+    if options.get("sweep"):
+        entry = experiments.REGISTRY["rlvr_lr_sweep"]
+    calls = []
+
+    def fake(profile, seed, runs_root, sizes, **kwargs):
+        calls.append((seed, kwargs, sizes))
+        return {"seed": seed}
+
+    name = entry.name
+    monkeypatch.setitem(experiments._registry()[0], name, dataclasses.replace(
+        entry, run_one_seed=fake, combine=lambda profile, records, sizes, **kw: {"seeds": list(records)}))
+    assert entry.run_one_seed.split(":")[-1] == function if isinstance(entry.run_one_seed, str) else \
+        entry.run_one_seed.__name__ == function
+    out = tmp_path / "x.json"
+    experiments.run_over_seeds(paper, PROFILES["smoke"], 1, out, **options)
+    assert [(s, k) for s, k, _ in calls] == [(0, passed)]
+    if "steps" in options:
+        assert calls[0][2].steps == 3
+    experiments.run_over_seeds(paper, PROFILES["smoke"], 2, out, **options)
+    seeds = [0] if options.get("sweep") else [0, 1]
+    assert [s for s, _, _ in calls] == seeds
+    assert json.loads(out.read_text())["seeds"] == seeds
 
 
 def test_reproduce_only_rejects_an_unknown_notebook_and_writes_nothing(tmp_path):

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import hashlib
 import json
@@ -20,9 +21,6 @@ import time
 from pathlib import Path
 
 from wmkit.runs import REPO
-
-PAPERS = ("rlvr-world", "rwml", "wm-r1", "wmrl", "rlvr-video")
-"""``python -m wmkit run <paper>``: each is ``run_seeds`` of that paper's experiment module."""
 
 
 def write_data(out: Path, episodes: int | None = None, seed: int | None = None) -> list[Path]:
@@ -187,72 +185,51 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
 
 
 def run_paper(args) -> int:
-    """``python -m wmkit run <paper>``: the paper's multi-seed experiment, at the profile's sizes."""
+    """``python -m wmkit run <paper>``: the paper's entry of :data:`wmkit.experiments.REGISTRY` over
+    seeds (:func:`wmkit.experiments.run_over_seeds`), at the profile's sizes, with the options given."""
+    from wmkit.experiments import get, run_over_seeds
     from wmkit.profiles import get_profile
 
-    if args.paper not in PAPERS:
-        raise ValueError(f"unknown paper {args.paper!r}: choose one of {', '.join(PAPERS)}")
+    get(args.paper)  # an unknown paper: one line that lists them, before anything else
     profile = get_profile(args.profile)  # resolved once ('auto' -> gpu / cpu); passed down as a Profile
-    only = {"rlvr-world": ("sweep", "steps", "lora", "runs_dir", "vllm"), "rwml": ("runs_dir", "vllm"),
-            "wm-r1": ("arms", "first_seed", "threads"), "wmrl": ("check",), "rlvr-video": ("runs_dir",)}[args.paper]
-    given = [name for name in ("sweep", "steps", "lora", "runs_dir", "arms", "first_seed", "threads", "check",
-                               "vllm") if getattr(args, name) not in (None, False)]
-    stray = [name for name in given if name not in only]
-    if stray:
-        raise ValueError(f"{', '.join('--' + n.replace('_', '-') for n in stray)} not an option of {args.paper}")
-    if args.vllm:
-        from wmkit.core.grpo import request_vllm
-
-        request_vllm()  # one line, exit 2, where vLLM or CUDA is missing
-    if args.paper == "rlvr-world":
-        from wmkit.rlvr_world.experiment import run_seeds
-
-        run_seeds(profile, args.seeds, args.out, runs_dir=args.runs_dir, sweep=args.sweep, steps=args.steps,
-                  lora=args.lora)
-    elif args.paper == "rwml":
-        from wmkit.rwml.experiment import run_seeds
-
-        run_seeds(profile, args.seeds, args.out, runs_dir=args.runs_dir)
-    elif args.paper == "wm-r1":
-        from wmkit.wm_r1.experiment import run_seeds
-
-        run_seeds(profile, args.seeds, args.out, first_seed=args.first_seed or 0, arms=args.arms,
-                  threads=2 if args.threads is None else args.threads)
-    elif args.paper == "wmrl":
-        from wmkit.wmrl.experiment import run_seeds
-
-        run_seeds(profile, args.seeds, args.out, check=args.check or "all")
-    else:
-        from wmkit.video.experiment import run_seeds
-
-        run_seeds(profile, args.seeds, args.out, runs_dir=args.runs_dir)
+    given = {name: value for name, value in vars(args).items()
+             if name not in ("command", "paper", "profile", "seeds", "out") and value not in (None, False)}
+    run_over_seeds(args.paper, profile, args.seeds, args.out, **given)
     return 0
 
 
 def add_run_parser(sub) -> None:
-    p = sub.add_parser("run", help="one paper's experiment over seeds, as JSON (rlvr-world, rwml, wm-r1, wmrl, "
-                                   "rlvr-video)",
+    """``run``: the registry's commands, and each one's options (an option several share, once)."""
+    from wmkit.experiments import COMMANDS, REGISTRY
+
+    names = ", ".join(COMMANDS)
+    p = sub.add_parser("run", help=f"one paper's experiment over seeds, as JSON ({names})",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="One paper's experiment over seeds, at the profile's sizes, as JSON under "
-                                   "runs/<profile>/ (rlvr_seeds.json, rwml_seeds.json, wm_r1_seeds.json, "
-                                   "wmrl_seeds.json, video_seeds.json).")
-    p.add_argument("paper", help="rlvr-world | rwml | wm-r1 | wmrl | rlvr-video (notebook 06)")
+                                   "runs/<profile>/\n(resumable: finished seeds are kept). Papers:\n"
+                                   + "".join(f"  {c:11s} {REGISTRY[n].description}\n" for c, n in COMMANDS.items()))
+    p.add_argument("paper", help=" | ".join(COMMANDS))
     p.add_argument("--profile", default="auto", help="smoke | cpu | gpu | auto (default)")
     p.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (default 3)")
-    p.add_argument("--out", default=None, help="JSON file (default runs/<profile>/<paper>_seeds.json)")
-    g = p.add_argument_group("rlvr-world")
-    g.add_argument("--sweep", action="store_true", help="learning-rate sweep on validation instead of seeds")
-    g.add_argument("--steps", type=int, default=None, help="override GRPO steps")
-    g.add_argument("--lora", action="store_true", help="sweep: LoRA adapters even on the from-scratch model")
-    g.add_argument("--runs-dir", default=None, help="rlvr-world, rwml, rlvr-video: where notebook 01's world model "
-                                                    "is (rlvr-world, rwml) and the JSON goes (default runs/<profile>)")
-    g.add_argument("--vllm", action="store_true", help="rlvr-world, rwml: generate GRPO rollouts with vLLM "
-                                                       "(TRL colocate mode; CUDA and pip install vllm)")
-    g = p.add_argument_group("wm-r1")
-    g.add_argument("--arms", nargs="*", default=None, help="arms to run (default: the profile's)")
-    g.add_argument("--first-seed", type=int, default=None, help="first seed (default 0)")
-    g.add_argument("--threads", type=int, default=None, help="torch threads (default 2)")
-    g = p.add_argument_group("wmrl")
-    g.add_argument("--check", default=None, help="4, 5 or all (default)")
+    p.add_argument("--out", default=None, help="JSON file (default runs/<profile>/<entry>.json: "
+                   + ", ".join(f"{c}: {REGISTRY[n].out_name if isinstance(REGISTRY[n].out_name, str) and ':' not in REGISTRY[n].out_name else n + '.json'}"
+                               for c, n in COMMANDS.items()) + ")")
+    users: dict[str, list[str]] = {}
+    for command, name in COMMANDS.items():
+        for option in REGISTRY[name].options:
+            users.setdefault(option.flag, []).append(command)
+    added = set()
+    for command, name in COMMANDS.items():
+        group = None
+        for option in REGISTRY[name].options:
+            if option.flag in added:
+                continue
+            group = group or p.add_argument_group(command)
+            shared = users[option.flag]
+            option = option if len(shared) == 1 else dataclasses.replace(
+                option, help=f"{', '.join(shared)}: {option.help}")
+            option.add_to(group)
+            added.add(option.flag)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -728,15 +728,16 @@ class WMRLJob:
 
 
 def run_wmrl(config: WMRLJob) -> dict:
-    """`wmkit.wmrl.experiment.run_seeds` with these settings; returns where the JSON report went."""
+    """`python -m wmkit run wmrl` (:func:`wmkit.experiments.run_over_seeds`) with these settings; returns
+    where the JSON report went."""
+    from wmkit.experiments import run_over_seeds
     from wmkit.profiles import get_profile
-    from wmkit.wmrl import experiment as wmrl
 
     if config.check not in ("4", "5", "all"):
         raise ValueError(f"check must be 4, 5 or all, not {config.check!r}")
     profile = get_profile(config.profile)  # one clear line for an unknown profile
     out = config.out or str(REPO / "runs" / profile.name / "wmrl_seeds.json")
-    wmrl.run_seeds(profile, config.seeds, out, config.check)
+    run_over_seeds("wmrl", profile, config.seeds, out, check=config.check)
     return {"job": "wmrl", "status": 0, "report": out}
 
 

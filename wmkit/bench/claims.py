@@ -1,6 +1,7 @@
 """The papers' claims and the kit's experiments that measure them.
 
-:data:`EXPERIMENTS` names the one-seed runs (each lives in its paper's ``experiment.py``);
+:data:`EXPERIMENTS` names the one-seed runs (each registered in its paper's ``registry.py``, run by a
+function of its ``experiment.py``; see :mod:`wmkit.experiments`);
 :data:`CLAIMS` lists each claim with the paper's figure, the experiment and result fields
 that give the kit's per-seed value, and the direction that counts as reproduced. A claim
 the kit cannot measure says why and never carries a number. :data:`CLAIM_TYPES` gives each
@@ -16,33 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from wmkit.experiments import REGISTRY, Experiment
+
 PAPERS = ("RLVR-World", "RWML", "WM-R1", "WMRL")
 
 PAPER_CLAIM, LIMITATION, KIT_CONTROL = "paper claim", "paper limitation", "kit control"
 CLAIM_KINDS = (PAPER_CLAIM, LIMITATION, KIT_CONTROL)
 """A claim's kind (:attr:`Claim.kind`); the report counts paper claims apart from the other two."""
-
-
-@dataclass(frozen=True)
-class Experiment:
-    """One kit experiment the benchmark runs once per seed."""
-
-    name: str
-    paper: str
-    run: str | Callable
-    """``run(profile, seed, runs_root, sizes) -> dict`` (JSON-able), or ``"module:function"``."""
-    sizes: str | Callable
-    """The section of `wmkit.profiles.Profile` it runs at, e.g. ``"bench.rlvr"`` (hashed into the
-    record key); or ``sizes(profile) -> dataclass``, or ``"module:function"`` naming one."""
-    description: str
-    requires: str | Callable | None = None
-    """``requires() -> str | None``, or ``"module:function"`` naming one: why the experiment cannot run
-    on this machine (one sentence, e.g. no Java 17 for TextWorldExpress), or None when it can. The
-    runner then skips it and its rows say "not measured" with that reason, instead of failing."""
-    data: tuple[str, ...] = ()
-    """Files the experiment reads (paths relative to the repository, e.g. ``"data/phone_train.jsonl"``):
-    their bytes are part of its record key (:mod:`wmkit.bench.source_key`). None of the kit's
-    experiments reads one today."""
 
 
 @dataclass(frozen=True)
@@ -160,46 +141,9 @@ def rl_changed_rwml_model(results: dict[int, dict]) -> str | None:
     return None
 
 
-EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
-    Experiment("rlvr_mle_vs_rl", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_mle_vs_rl", "bench.rlvr",
-               "text game: notebook 01's MLE world model vs MLE + GRPO (task-specific reward)"),
-    Experiment("rlvr_regime", "RLVR-World", "wmkit.rlvr_world.regime:run_rlvr_regime", "bench.rlvr",
-               "text game, a small world the MLE model can nearly predict (notebook 02's working level): "
-               "MLE vs MLE + GRPO (the regime recipe: exact reward, every field of the next state)"),
-    Experiment("rlvr_regime_ablations", "RLVR-World", "wmkit.rlvr_world.regime:run_rlvr_regime_ablations",
-               "bench.rlvr", "text game, notebook 02's working level: reward types (exact, RLVR-World's binary "
-               "check, task-specific, ROUGE-L) and G = 4 vs the recipe's G, each from the same MLE model"),
-    Experiment("rlvr_ablations", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_ablations", "bench.rlvr",
-               "text game, full world: reward types, group sizes, best-of-k of the MLE model"),
-    Experiment("rlvr_phone", "RLVR-World", "wmkit.rlvr_world.experiment:run_rlvr_phone", "bench.rlvr",
-               "phone screens: screen-diff F1 before and after RLVR"),
-    Experiment("rlvr_video", "RLVR-World", "wmkit.video.experiment:run_rlvr_video", "video",
-               "video: MiniGrid frames, patch-codebook tokens, a tiny next-frame model by MLE vs MLE + GRPO on "
-               "the decoded frame (the profile's reward; cpu: −(L1 + a missing-agent term), and −L1 alone on the "
-               "changed arm as the contrast) (notebook 06)"),
-    Experiment("rwml", "RWML", "wmkit.rwml.experiment:run_rwml", "bench.rwml",
-               "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
-               "policy RL (Simon Says) from the base vs the RWML model",
-               requires="wmkit.envs.twx:unavailable_reason"),
-    Experiment("rwml_textgame", "RWML", "wmkit.rwml.experiment:run_rwml_textgame", "bench.rwml.textgame",
-               "the kit's text game (tiny world): embedding-reward RL from a 10% warm-up vs the warm-up and vs "
-               "SFT on the same data; forgetting on the kit's full text game and phone"),
-    Experiment("wm_r1", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1", "bench.wm_r1",
-               "phone agent trained inside the world model vs its baselines and ablations, judged in the simulator"),
-    Experiment("wm_r1_ladder", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1_ladder", "wm_r1",
-               "phone agent trained by WM-R1 inside a noisy oracle (the simulator, screens corrupted and success "
-               "flipped at rate p), one SFT start, p = 0 (= GRPO on the real simulator) up to 0.6, judged in the simulator"),
-    Experiment("wm_r1_small_world", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1_small_world", "wm_r1",
-               "the same ladder where its mechanism can act: GRPO and the evaluation on the four single-setting "
-               "templates (the same right taps in every world), from a start stopped after 2 SFT epochs (cpu)"),
-    Experiment("wm_r1_learned", "WM-R1", "wmkit.wm_r1.experiment:run_wm_r1_learned", "wm_r1",
-               "WM-R1 inside a learned world model of the settings world (status-bar phone; structured edits; "
-               "the reference neighbourhood) vs its start and vs GRPO on the simulator from the same start"),
-    Experiment("wmrl_controlled", "WMRL", "wmkit.wmrl.experiment:run_wmrl_controlled", "bench.wmrl",
-               "controlled problem with a known optimum and the paper's error model"),
-    Experiment("wmrl_research", "WMRL", "wmkit.wmrl.experiment:run_wmrl_research", "bench.wmrl",
-               "research tasks executed for real (scikit-learn), learned world model"),
-)}
+EXPERIMENTS: dict[str, Experiment] = {name: e for name, e in REGISTRY.items() if e.role == "bench"}
+"""The benchmark's experiments: the entries of role "bench" of :data:`wmkit.experiments.REGISTRY`,
+defined beside each paper (``wmkit/<paper>/registry.py``)."""
 
 
 def _rl(mode: str, part: str) -> tuple[str, str]:

@@ -21,18 +21,16 @@ for the mean ± std the notebook and the benchmark report)::
 """
 from __future__ import annotations
 
-import json
 import random
-import time
 from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 from wmkit.core.build import series_world_model
 from wmkit.envs.base import Transition
 from wmkit.profiles import Profile, RLVRSizes, get_profile
 from wmkit.rlvr_world import method as rl
-from wmkit.runs import bench_work_dir, jsonable
+from wmkit.runs import bench_work_dir
 from wmkit.stats import summarize
 
 
@@ -103,13 +101,18 @@ def seeds_experiment(profile: str | Profile, seeds: Sequence[int], runs_root: Pa
         per_seed.append(strip_models(arm))
         print(f"seed {seed}: greedy changed {arm['after']['greedy']['changed']:.3f}, "
               f"sampled changed {arm['after']['sampled']['changed']:.3f}", flush=True)
+    return {"profile": profile.name, "seeds": list(seeds), "sizes": asdict(sizes), "before": before,
+            "runs": per_seed, "table": seeds_table(before, per_seed)}
+
+
+def seeds_table(before: dict, runs: Sequence[dict]) -> dict:
+    """Per decoding and part: the MLE model's accuracy and the RL runs' after it, over seeds."""
     table = {}
     for mode in ("greedy", "sampled"):
         for part in ("changed", "unchanged", "partial_changed"):
             table[f"{mode}_{part}"] = {"before": before[mode][part],
-                                       "after": summarize([a["after"][mode][part] for a in per_seed])}
-    return {"profile": profile.name, "seeds": list(seeds), "sizes": asdict(sizes), "before": before,
-            "runs": per_seed, "table": table}
+                                       "after": summarize([a["after"][mode][part] for a in runs])}
+    return table
 
 
 def uses_lora(info: dict) -> bool:
@@ -138,33 +141,34 @@ def sweep_experiment(profile: str | Profile, runs_root: Path, sizes: RLVRSizes |
     return out
 
 
-def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, runs_dir: str | Path | None = None,
-              sweep: bool = False, steps: int | None = None, lora: bool = False) -> Path:
-    """``python -m wmkit run rlvr-world``: MLE vs MLE+RLVR over RL seeds 0..seeds-1 (or, with `sweep`,
-    the learning-rate sweep on validation; `lora`: LoRA adapters even on the from-scratch model),
-    as JSON in runs_dir/rlvr_seeds.json (rlvr_lr_sweep[_lora].json) unless `out` names the file.
-    `runs_dir` (default runs/<profile>) holds notebook 01's world model; `steps` overrides GRPO steps."""
-    from wmkit.runs import default_runs_root
+def run_rlvr_seed(profile: str | Profile, seed: int, runs_root: Path, sizes: RLVRSizes) -> dict:
+    """``python -m wmkit run rlvr-world``, one seed: :func:`seeds_experiment` for this RL seed
+    (checkpoints in runs_root/02_rlvr_seeds/seed<N>)."""
+    return seeds_experiment(profile, [seed], Path(runs_root), sizes)
 
-    if seeds < 1 or (steps is not None and steps < 1):
-        raise ValueError("--seeds and --steps must be at least 1")
-    sizes = profile.rlvr
-    if steps:
-        sizes = replace(sizes, steps=steps)
-    runs_root = Path(runs_dir) if runs_dir else default_runs_root() / profile.name
-    runs_root.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    if sweep:
-        result = sweep_experiment(profile, runs_root, sizes, lora=True if lora else None)
-        name = "rlvr_lr_sweep_lora.json" if lora else "rlvr_lr_sweep.json"
-    else:
-        result, name = seeds_experiment(profile, list(range(seeds)), runs_root, sizes), "rlvr_seeds.json"
-    result["seconds"] = round(time.perf_counter() - start, 1)
-    path = Path(out) if out else runs_root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(jsonable(result), indent=1))
-    print(f"wrote {path} ({result['seconds']:.0f} s)")
-    return path
+
+def combine_rlvr_seeds(profile: Profile, records: dict[int, dict], sizes: RLVRSizes) -> dict:
+    """The seeds' records of :func:`run_rlvr_seed` as one :func:`seeds_experiment` over all of them:
+    the MLE model's `before` is measured at seed 0 whatever the RL seed, so every record has the same."""
+    runs = [r["runs"][0] for r in records.values()]
+    before = next(iter(records.values()))["before"]
+    return {"profile": profile.name, "seeds": list(records), "sizes": asdict(sizes), "before": before,
+            "runs": runs, "table": seeds_table(before, runs)}
+
+
+def run_rlvr_sweep(profile: str | Profile, seed: int, runs_root: Path, sizes: RLVRSizes, lora: bool = False) -> dict:
+    """``python -m wmkit run rlvr-world --sweep [--lora]``: :func:`sweep_experiment` (validation split)."""
+    return sweep_experiment(profile, Path(runs_root), sizes, seed=seed, lora=True if lora else None)
+
+
+def sweep_file(lora: bool = False) -> str:
+    return "rlvr_lr_sweep_lora.json" if lora else "rlvr_lr_sweep.json"
+
+
+def check_options(sweep: bool = False, lora: bool = False, steps: int | None = None, **_) -> None:
+    """``--lora`` is an option of the sweep."""
+    if lora and not sweep:
+        raise ValueError("--lora goes with --sweep")
 
 
 def run_rlvr_mle_vs_rl(profile: str, seed: int, runs_root: Path, sizes) -> dict:

@@ -460,29 +460,7 @@ def run_rwml_textgame(profile: str | Profile, seed: int, runs_root: Path, sizes:
                                     lora=rx.uses_lora(wm.info))
 
 
-def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None,
-              runs_dir: str | Path | None = None) -> Path:
-    """``python -m wmkit run rwml``: :func:`run_rwml` at the profile's ``rwml`` sizes for seeds
-    0..seeds-1, from notebook 01's world model in `runs_dir` (default runs/<profile>), as JSON in
-    runs_dir/rwml_seeds.json unless `out` names the file (checkpoints: runs_dir/rwml_seeds/seed<N>)."""
-    import json
-
-    from wmkit.runs import default_runs_root, jsonable
-
-    if seeds < 1:
-        raise ValueError("--seeds must be at least 1")
-    runs_root = Path(runs_dir) if runs_dir else default_runs_root() / profile.name
-    runs_root.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    per_seed = {}
-    for seed in range(seeds):
-        per_seed[str(seed)] = run_rwml(profile, seed, runs_root, profile.rwml,
-                                       work_dir=runs_root / "rwml_seeds" / f"seed{seed}")
-        print(f"seed {seed}: done ({time.perf_counter() - start:.0f} s)", flush=True)
-    result = {"profile": profile.name, "seeds": list(range(seeds)), "sizes": asdict(profile.rwml),
-              "per_seed": per_seed, "seconds": round(time.perf_counter() - start, 1)}
-    path = Path(out) if out else runs_root / "rwml_seeds.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(jsonable(result), indent=1))
-    print(f"wrote {path} ({result['seconds']:.0f} s)")
-    return path
+def run_rwml_seed(profile: str | Profile, seed: int, runs_root: Path, sizes: RWMLSizes) -> dict:
+    """``python -m wmkit run rwml``, one seed: :func:`run_rwml` from notebook 01's world model in
+    `runs_root`, checkpoints in runs_root/rwml_seeds/seed<N>."""
+    return run_rwml(profile, seed, Path(runs_root), sizes, work_dir=Path(runs_root) / "rwml_seeds" / f"seed{seed}")

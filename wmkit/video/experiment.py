@@ -432,32 +432,20 @@ def run_rlvr_video(profile: str, seed: int, runs_root: Path, sizes) -> dict:
     return jsonable(result)
 
 
-def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, runs_dir: str | Path | None = None,
-              workers: int | None = None) -> Path:
-    """``python -m wmkit run rlvr-video``: seeds 0..seeds-1 (`parallel_runs` at a time), as JSON in
-    runs_dir/video_seeds.json (default runs/<profile>) unless `out` names the file."""
-    from wmkit.core.parallel import run_jobs
-    from wmkit.runs import default_runs_root
+def run_video_seed_record(profile: str | Profile, seed: int, runs_root: Path, sizes: VideoSizes) -> dict:
+    """``python -m wmkit run rlvr-video``, one seed: :func:`run_video_seed` without its pictures
+    (checkpoints in runs_root/06_video_seeds)."""
+    result = run_video_seed(getattr(profile, "name", profile), seed, str(Path(runs_root) / "06_video_seeds"), sizes)
+    result.pop("pictures")
+    return result
 
-    if seeds < 1:
-        raise ValueError("--seeds must be at least 1")
-    sizes = profile.video
-    runs_root = Path(runs_dir) if runs_dir else default_runs_root() / profile.name
-    work = runs_root / "06_video_seeds"
-    start = time.perf_counter()
-    jobs = [(run_video_seed, {"profile": profile.name, "seed": s, "out_dir": str(work)}) for s in range(seeds)]
-    runs = run_jobs(jobs, workers=workers or sizes.parallel_runs)
-    for r in runs:
-        r.pop("pictures")
-    result = {"profile": profile.name, "runs": runs, "seconds": round(time.perf_counter() - start, 1),
-              "tables": {key: paired_table(runs, key) for key in runs[0]["arms"]},
-              "relative_l1_gain": {key: summarize(relative_l1_gain(runs, key)) for key in runs[0]["arms"]}}
-    path = Path(out) if out else runs_root / "video_seeds.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(jsonable(result), indent=1))
-    print(f"wrote {path} ({result['seconds']:.0f} s)")
-    return path
 
+def combine_video_seeds(profile: Profile, records: dict[int, dict], sizes: VideoSizes) -> dict:
+    """The seeds' runs, with the paired MLE / RLVR table and the relative L1 gains of every arm."""
+    runs = list(records.values())
+    return {"profile": profile.name, "runs": runs,
+            "tables": {key: paired_table(runs, key) for key in runs[0]["arms"]},
+            "relative_l1_gain": {key: summarize(relative_l1_gain(runs, key)) for key in runs[0]["arms"]}}
 
 
 # ---------------------------------------------------------------- choosing the settings on validation

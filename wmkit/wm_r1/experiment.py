@@ -584,35 +584,25 @@ def evaluation_se(p1: float, p2: float, n_eval: int) -> float:
     return math.sqrt(max(p1 * (1 - p1), 1e-4) / n_eval + max(p2 * (1 - p2), 1e-4) / n_eval)
 
 
-def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, first_seed: int = 0,
-              arms: Sequence[str] | None = None, threads: int | None = 2) -> Path:
-    """``python -m wmkit run wm-r1 --profile cpu --seeds 3``: every arm (or `arms`) over seeds, as JSON in
-    runs/<profile>/wm_r1_seeds.json unless `out` names the file; resumable (finished seeds are kept)."""
-    if seeds < 1:
-        raise ValueError("--seeds must be at least 1")
+def run_wm_r1_seed(profile: str | Profile, seed: int, runs_root: Path, sizes: WMR1Sizes,
+                   arms: Sequence[str] | None = None, threads: int | None = 2) -> dict:
+    """``python -m wmkit run wm-r1``, one seed: :func:`run_experiment` with every arm (or `arms`),
+    trained inside the simulator-backed oracle, on `threads` torch threads."""
+    if threads:
+        torch.set_num_threads(threads)
+    return public(run_experiment(profile, seed, arms=arms, progress=False, sizes=sizes))
+
+
+def combine_wm_r1_seeds(profile: Profile, records: dict[int, dict], sizes: WMR1Sizes, **options) -> dict:
+    """The seeds' records and :func:`summarize_seeds` over them."""
+    per_seed = {str(s): r for s, r in records.items()}
+    return {"profile": profile.name, "seeds": list(records), "per_seed": per_seed, "summary": summarize_seeds(per_seed)}
+
+
+def check_options(arms: Sequence[str] | None = None, **_) -> None:
     unknown = [a for a in arms or () if a not in ARMS]
     if unknown:
         raise ValueError(f"unknown arm(s) {', '.join(unknown)}: choose from {', '.join(ARMS)}")
-    if threads:
-        torch.set_num_threads(threads)
-    out = Path(out) if out else REPO / "runs" / profile.name / "wm_r1_seeds.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    report: dict[str, Any] = {"profile": profile.name, "seeds": [], "per_seed": {}}
-    if out.exists():  # resumable: finished seeds are kept
-        report = json.loads(out.read_text())
-    world_model = None
-    for seed in range(first_seed, first_seed + seeds):
-        if str(seed) in report["per_seed"]:
-            print(f"seed {seed}: already in {out}")
-            continue
-        res = run_experiment(profile, seed, arms=arms, world_model=world_model, progress=False)
-        report["per_seed"][str(seed)] = public(res)
-        report["seeds"] = sorted(int(s) for s in report["per_seed"])
-        report["summary"] = summarize_seeds(report["per_seed"])
-        out.write_text(json.dumps(_jsonable(report), indent=1))
-        print(json.dumps(report["summary"], indent=1))
-    print(f"wrote {out}")
-    return out
 
 
 def summarize_seeds(per_seed: dict[str, dict]) -> dict:

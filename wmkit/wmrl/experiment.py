@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import atexit
 import itertools
-import json
 import math
 import time
 from collections.abc import Callable
@@ -31,7 +30,6 @@ from wmkit.envs.research import (
     ResearchEnv,
 )
 from wmkit.profiles import Profile, WMRLSizes
-from wmkit.runs import REPO, jsonable
 from wmkit.stats import summarize
 from wmkit.wmrl.method import (
     RunLog,
@@ -474,9 +472,15 @@ def research_experiment(sizes: WMRLSizes, setup: dict[str, Any], seeds: list[int
     target = initial + sizes.target_fraction * (optimum - initial)
     arms = _summarize(logs_by_seed, [optimum] * len(seeds), [target] * len(seeds))
     result = {"seeds": seeds, "config": asdict(sizes.research), "optimum": optimum, "initial": initial,
-              "target": target, "arms": arms, "ratios": {}, "ratios_no_build": {}, "ratios_cpu_s": {},
+              "target": target, "arms": arms, **_research_ratios(arms, setup["world_models"]),
               "refit_example": logs_by_seed[0][f"WMRL ({next(iter(setup['world_models']))})"].refits[:3]}
-    for wm_name in setup["world_models"]:
+    return result
+
+
+def _research_ratios(arms: dict[str, Any], world_models) -> dict[str, dict]:
+    """Check 5's compute ratios to the target, per world model (work units, without the build, CPU s)."""
+    result: dict[str, dict] = {"ratios": {}, "ratios_no_build": {}, "ratios_cpu_s": {}}
+    for wm_name in world_models:
         wmrl = arms[f"WMRL ({wm_name})"]
         result["ratios"][wm_name] = {
             "real_over_wmrl": ratio_summary(arms["real"]["compute_to_target"], wmrl["compute_to_target"]),
@@ -690,48 +694,67 @@ def controlled_verdicts(controlled: dict[str, Any]) -> dict[str, dict[str, str]]
     }
 
 
-def run_seeds(profile: Profile, seeds: int = 3, out: str | Path | None = None, check: str = "all") -> Path:
-    """``python -m wmkit run wmrl --profile cpu --seeds 3``: checks 4 and 5 (or `check` "4" / "5") over
-    seeds, as JSON in runs/<profile>/wmrl_seeds.json unless `out` names the file."""
+def check_options(check: str = "all", **_) -> None:
     if check not in ("4", "5", "all"):
         raise ValueError(f"--check must be 4, 5 or all, not {check!r}")
-    if seeds < 1:
-        raise ValueError("--seeds must be at least 1")
-    sizes = profile.wmrl
-    out = Path(out) if out else REPO / "runs" / profile.name / "wmrl_seeds.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    report: dict[str, Any] = {"profile": profile.name, "seeds": seeds}
 
-    def say(line: str) -> None:
-        print(f"[{time.perf_counter() - start:6.0f} s] {line}", flush=True)
 
+def run_wmrl_seed(profile: str | Profile, seed: int, runs_root: Path, sizes: WMRLSizes, check: str = "all") -> dict:
+    """``python -m wmkit run wmrl``, one seed: check 4 (:func:`controlled_experiment`) and check 5
+    (:func:`research_experiment` on the research setup, built once per process), or `check` "4" / "5",
+    without their per-step curves."""
+    record: dict[str, Any] = {}
     if check in ("4", "all"):
-        controlled = controlled_experiment(sizes, seeds=list(range(seeds)), progress=say)
-        report["controlled"] = _brief(controlled)
-        for name in ("real", "pure WM", "WMRL", "anchors only", "no correction", "denoise only", "debias only"):
-            arm = controlled["arms"][name]
-            say(f"check 4 {name:14s} final gap {fmt(arm['final_gap'], 4)}  executions to target "
-                f"{fmt(summarize(arm['executions_to_target']), 0)}")
-        say(f"check 4 predicted pure-WM floor {fmt(controlled['predicted_wm_floor_summary'], 4)}; "
-            f"compute to target real/WMRL {fmt(controlled['ratio_real_over_wmrl'], 2)}")
+        record["controlled"] = _brief(controlled_experiment(sizes, seeds=[seed]))
     if check in ("5", "all"):
-        setup = research_setup(sizes, progress=say)
-        research = research_experiment(sizes, setup, seeds=list(range(seeds)), progress=say)
-        report["research"] = _brief(research)
-        report["verdicts"] = {wm: claim_table(research, wm) for wm in setup["world_models"]}
-        for name, arm in research["arms"].items():
-            say(f"check 5 {name:28s} final {fmt(arm['final'])}  compute to target "
-                f"{fmt(summarize(arm['compute_to_target']), 1)} work units "
-                f"({fmt(summarize(arm['compute_to_target_cpu_s']), 1)} CPU s)")
-        for wm, rows in report["verdicts"].items():
-            for row in rows:
-                say(f"[{wm}] {row['claim']}: paper {row['paper']} | kit {row['kit']} | {row['verdict']}")
-        setup["env"].close()
-    report["wall_seconds"] = time.perf_counter() - start
-    out.write_text(json.dumps(jsonable(report), indent=1))
-    say(f"wrote {out}")
-    return out
+        record["research"] = _brief(research_experiment(sizes, _shared_research_setup(sizes), seeds=[seed]))
+    return record
+
+
+def combine_wmrl_seeds(profile: Profile, records: dict[int, dict], sizes: WMRLSizes, check: str = "all") -> dict:
+    """The seeds' records as one :func:`controlled_experiment` / :func:`research_experiment` over all of
+    them (each seed's runs are its own; the summaries over seeds are taken again), and the claim table."""
+    report: dict[str, Any] = {"profile": profile.name, "seeds": len(records)}
+    parts = [r for r in records.values()]
+    if "controlled" in parts[0]:
+        runs = [r["controlled"] for r in parts]
+        c = {"seeds": [s for r in runs for s in r["seeds"]], "wm_dials": runs[0]["wm_dials"],
+             "config": runs[0]["config"]}
+        for key in ("optimum", "initial", "targets", "predicted_wm_floor"):
+            c[key] = [v for r in runs for v in r[key]]
+        c["predicted_wm_floor_summary"] = summarize(c["predicted_wm_floor"])
+        c["arms"] = arms = _merge_arms([r["arms"] for r in runs])
+        c["ratio_real_over_wmrl"] = ratio_summary(arms["real"]["compute_to_target"], arms["WMRL"]["compute_to_target"])
+        c["ratio_anchors_over_wmrl"] = ratio_summary(arms["anchors only"]["compute_to_target"],
+                                                     arms["WMRL"]["compute_to_target"])
+        c["refit_example"] = runs[0]["refit_example"]
+        report["controlled"] = c
+    if "research" in parts[0]:
+        runs = [r["research"] for r in parts]
+        first = runs[0]
+        result = {"seeds": [s for r in runs for s in r["seeds"]], "config": first["config"],
+                  "optimum": first["optimum"], "initial": first["initial"], "target": first["target"],
+                  "arms": _merge_arms([r["arms"] for r in runs])}
+        result.update(_research_ratios(result["arms"], first["ratios"]))
+        result["refit_example"] = first["refit_example"]
+        report["research"] = result
+        report["verdicts"] = {wm: claim_table(result, wm) for wm in first["ratios"]}
+    return report
+
+
+def _merge_arms(per_seed: list[dict[str, dict]]) -> dict[str, dict]:
+    """Arms of one-seed results (:func:`_summarize`) as those of one result over the seeds: per-seed
+    lists joined, summaries taken again over the joined values."""
+    arms = {}
+    for name in per_seed[0]:
+        arm = {}
+        for key, value in per_seed[0][name].items():
+            if isinstance(value, dict) and "values" in value:
+                arm[key] = summarize([v for r in per_seed for v in r[name][key]["values"]])
+            else:
+                arm[key] = [v for r in per_seed for v in r[name][key]]
+        arms[name] = arm
+    return arms
 
 
 def _brief(result: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,42 @@
+"""RLVR-World's experiments in :data:`wmkit.experiments.REGISTRY` (the video one is in ``wmkit/video``).
+
+Functions are named as ``"module:function"`` strings: ``wmkit.rlvr_world.experiment`` and ``.regime``
+import torch and transformers (about 4 s on 2 CPU cores), and ``python -m wmkit --help`` reads this file.
+"""
+from __future__ import annotations
+
+from wmkit.experiments import Experiment, Option
+
+PAPER = "RLVR-World"
+_EXPERIMENT = "wmkit.rlvr_world.experiment"
+
+EXPERIMENTS = (
+    Experiment("rlvr_mle_vs_rl", PAPER, f"{_EXPERIMENT}:run_rlvr_mle_vs_rl", "bench.rlvr",
+               "text game: notebook 01's MLE world model vs MLE + GRPO (task-specific reward)"),
+    Experiment("rlvr_regime", PAPER, "wmkit.rlvr_world.regime:run_rlvr_regime", "bench.rlvr",
+               "text game, a small world the MLE model can nearly predict (notebook 02's working level): "
+               "MLE vs MLE + GRPO (the regime recipe: exact reward, every field of the next state)"),
+    Experiment("rlvr_regime_ablations", PAPER, "wmkit.rlvr_world.regime:run_rlvr_regime_ablations",
+               "bench.rlvr", "text game, notebook 02's working level: reward types (exact, RLVR-World's binary "
+               "check, task-specific, ROUGE-L) and G = 4 vs the recipe's G, each from the same MLE model"),
+    Experiment("rlvr_ablations", PAPER, f"{_EXPERIMENT}:run_rlvr_ablations", "bench.rlvr",
+               "text game, full world: reward types, group sizes, best-of-k of the MLE model"),
+    Experiment("rlvr_phone", PAPER, f"{_EXPERIMENT}:run_rlvr_phone", "bench.rlvr",
+               "phone screens: screen-diff F1 before and after RLVR"),
+    Experiment("rlvr_seeds", PAPER, f"{_EXPERIMENT}:run_rlvr_seed", "rlvr",
+               "notebook 02: notebook 01's MLE world model vs MLE + GRPO (task-specific reward), one RL run per "
+               "seed", role="run", command="rlvr-world", combine=f"{_EXPERIMENT}:combine_rlvr_seeds",
+               check=f"{_EXPERIMENT}:check_options",
+               options=(Option("--sweep", "learning-rate sweep on validation instead of seeds (seed 0, "
+                                          "rlvr_lr_sweep.json)", to="variant", variant="rlvr_lr_sweep"),
+                        Option("--steps", "override GRPO steps", to="sizes", type=int),
+                        Option("--lora", "sweep: LoRA adapters even on the from-scratch model"),
+                        Option("--runs-dir", "where notebook 01's world model is and the JSON goes "
+                                             "(default runs/<profile>)", to="seeds", type=str),
+                        Option("--vllm", "generate GRPO rollouts with vLLM (TRL colocate mode; CUDA and "
+                                         "pip install vllm)", to="seeds"))),
+    Experiment("rlvr_lr_sweep", PAPER, f"{_EXPERIMENT}:run_rlvr_sweep", "rlvr",
+               "notebook 02's learning-rate sweep on the validation split (the test split never chooses)",
+               role="variant", combine="wmkit.experiments:single_record", out_name=f"{_EXPERIMENT}:sweep_file",
+               seeds=(0,)),
+)
