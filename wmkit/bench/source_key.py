@@ -4,7 +4,7 @@ A record used to be keyed by the git tree of all of ``wmkit/``, so a docstring e
 orphaned every record (DESIGN.md section 9). Now each experiment has its own key:
 
 * its **import closure**: starting from the module of the experiment's ``run``
-  (``EXPERIMENTS[name].run`` is ``"module:function"``), every ``wmkit`` module that module can
+  (``EXPERIMENTS[name].run``: the function, or ``"module:function"``), every ``wmkit`` module it can
   import, followed recursively by reading the source with :mod:`ast`, never by importing it. Every
   ``import wmkit...``, ``from wmkit... import x`` (``x`` counts when it is a module) and relative
   import counts *wherever it stands*, inside function bodies too (most of the kit's internal imports
