@@ -864,3 +864,22 @@ def test_the_shipped_report_is_local_in_a_clone_and_downloaded_with_its_records_
 def test_the_kit_knows_where_to_download_its_release_from():
     assert bench.raw_base_url("9.9.9") == "https://raw.githubusercontent.com/wmkit/wmkit/v9.9.9"
 
+
+def test_the_published_cpu_report_reads_from_a_copy_of_the_tree_without_git(tmp_path):
+    """executed/cpu/bench.json, copied with its records and nothing else (no .git, no wmkit/ beside
+    it), keeps every number: its paths are relative to its folder."""
+    shipped = bench.published_dir("cpu")
+    saved = json.loads((shipped / "bench.json").read_text())
+    copy = tmp_path / "executed" / "cpu"
+    copy.mkdir(parents=True)
+    shutil.copy(shipped / "bench.json", copy / "bench.json")
+    for rel in {p for row in saved["rows"] for p in row["records"]}:
+        assert not Path(rel).is_absolute()
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shipped / rel, copy / rel)
+    loaded = bench.load_report(copy / "bench.json")
+    assert [r["verdict"] for r in loaded["rows"]] == [r["verdict"] for r in saved["rows"]]
+    assert loaded["headline"]["text"] == saved["headline"]["text"]
+    assert sum(r["kit"]["n"] > 0 for r in loaded["rows"]) >= 40
+    per = saved["seeds_per_experiment"]
+    assert len(per["wm_r1_learned"]) == 19 and len(per["wm_r1_small_world"]) == 8 and len(per["wm_r1"]) == 3
