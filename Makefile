@@ -10,7 +10,7 @@ STAMP := $(VENV)/.wmkit-installed
 # CUDA torch instead (created with --system-site-packages) and no torch is installed.
 HAS_CUDA := $(shell $(PYTHON) -c "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && echo yes)
 
-.PHONY: setup reproduce test lab data notebooks gpu-check clean help
+.PHONY: setup reproduce test lab data notebooks gpu-check bench-report readme clean help
 
 help:
 	@echo "make reproduce [PROFILE=auto|smoke|cpu|gpu]   run every notebook, outputs in runs/<profile>/"
@@ -19,6 +19,8 @@ help:
 	@echo "make data                                     regenerate data/ (byte-identical)"
 	@echo "make notebooks                                write notebooks/*.ipynb from their sources notebooks/*.py"
 	@echo "make gpu-check [ARGS=--cpu-dry-run]          GRPO speed and memory on this GPU (offline, <= 8 min) -> runs/gpu_check/"
+	@echo "make bench-report [BENCH_PROFILE=cpu]         the published benchmark report from the shipped records (runs nothing)"
+	@echo "make readme                                   rewrite README.md's generated blocks (results, notebook times)"
 
 setup: $(STAMP)
 
@@ -58,6 +60,17 @@ notebooks: $(STAMP)
 # Uses .venv when there is one, else the system python; says which packages it misses.
 gpu-check:
 	$(if $(wildcard $(PY)),$(PY),$(PYTHON)) -m wmkit gpu-check $(ARGS)
+
+# The one published report: executed/<profile>/benchmark_report.md, bench.json and bench/figures,
+# from the records shipped in executed/<profile>/bench/records (every recorded seed, any version).
+# Runs no experiment; then the README's generated blocks follow it.
+BENCH_PROFILE ?= cpu
+bench-report: $(STAMP)
+	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --publish
+	$(PY) -m wmkit readme
+
+readme: $(STAMP)
+	$(PY) -m wmkit readme
 
 clean:
 	rm -rf runs .pytest_cache

@@ -31,10 +31,15 @@
 # python -m wmkit bench --profile cpu --seeds 3 --report-only --any-version  # each experiment's newest records
 # ```
 #
-# This notebook **loads** `runs/<profile>/bench.json` when it exists; otherwise it runs the `smoke`
-# benchmark for one seed (about two minutes on two CPU cores once notebook 01's world model exists),
-# which proves the pipeline and shows the table's shape — smoke numbers mean nothing, and with one
-# seed every verdict is *not measured* (no interval).
+# This notebook **loads** `runs/<profile>/bench.json` when you have run the benchmark yourself.
+# Otherwise it shows **the kit's published report**, `executed/cpu/bench.json` (made by
+# `python -m wmkit bench --profile cpu --publish` from the run records shipped with the kit; in
+# Colab, where the kit is installed without its repository, it is downloaded with those records
+# from the release tag). At `smoke` it also runs the `smoke` benchmark for one seed (about two
+# minutes on two CPU cores once notebook 01's world model exists), which proves the pipeline and
+# shows the table's shape — smoke numbers mean nothing, and with one seed every verdict is *not
+# measured* (no interval); the published report is then shown first, and the sections below read
+# the smoke run.
 #
 # **Learning objectives.** After this notebook you can
 #
@@ -46,7 +51,8 @@
 # 4. say which claims the kit cannot measure at all yet, and what scale the papers' absolute numbers
 #    need.
 #
-# **What it needs.** No GPU, no internet. Loading a finished benchmark needs nothing else; running
+# **What it needs.** No GPU; no internet in a clone (in Colab, the published report and its run
+# records are downloaded once from the kit's repository). Loading a finished benchmark needs nothing else; running
 # one (here the smoke benchmark, or the command above) needs Java 17 for the RWML rows on
 # TextWorldExpress: without it that experiment is skipped and its rows say "not measured", with the
 # reason. Time on 2 CPU cores:
@@ -54,7 +60,7 @@
 # | profile | this notebook | the benchmark command |
 # |---|---|---|
 # | `smoke` | 204 s when it runs the smoke benchmark, none existing (a shared, loaded 2-core machine, 2026-12-01) | 1 min 45 s (2 seeds, idle machine) |
-# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy); 80 s without it, running the smoke benchmark instead (2 AMD EPYC cores, load average 8, 2026-12-01) | 70 min (3 seeds, idle machine) |
+# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy); without it the published report is read instead (not timed yet; it reads about 90 run records) | 70 min (3 seeds, idle machine) |
 # | `gpu` | not measured | not measured |
 #
 # **Where it fits.** The last notebook. Notebooks 01-04 each ran one paper's experiments, most of
@@ -138,44 +144,68 @@ notebook_start = time.perf_counter()
 pd.set_option("display.max_colwidth", 80)
 
 # %% [markdown]
-# ## 1. Load the benchmark, or run the smoke one
+# ## 1. Load your benchmark, else the published one (and at `smoke`, run the smoke one)
 #
 # A report is read from disk and **checked**: a row keeps its number only while the run records it
 # was computed from still exist (`bench.load_report`). A report built with `--report-only
 # --any-version` takes each experiment's newest records whatever library version made them (the
 # whole `cpu` benchmark is too long to rerun after every library change); it then lists the version
-# of each experiment, and a row is only as current as its records. When this profile has no `bench.json`, the
-# notebook runs the smoke benchmark (one seed, every experiment at its smallest size) through the
-# same runner as the command line: each finished (experiment, seed) is saved as a record under
-# `runs/smoke/bench/`, so running the cell again reuses them.
+# of each experiment, and a row is only as current as its records. When this profile has no
+# `bench.json`, the notebook shows the published `cpu` report, each experiment labelled with the
+# keys of its records and whether this kit's modules are the same ones. At `smoke` (or when the
+# published report cannot be found) it runs the smoke benchmark (one seed, every experiment at its
+# smallest size) through the same runner as the command line: each finished (experiment, seed) is
+# saved as a record under `runs/smoke/bench/`, so running the cell again reuses them.
 
 # %%
+def describe_report(report, source):
+    """Where the report comes from, each experiment's record keys against this kit, its headline."""
+    print(f"source: {source} | profile {report['profile']} | {bench.seeds_label(report)} | "
+          f"commit {report['commit'][:12]}")
+    # Each experiment's records are keyed by the source of the modules it imports: the label says
+    # whether this checkout's modules are the ones that made them, and if not, which differ.
+    for name, e in report["experiments"].items():
+        if e.get("codes"):
+            versions = ", ".join(bench.short_version(c) for c in e["codes"])
+            print(f"  {name:22s} seeds {len(e['seeds']):2d}, records of {versions}; "
+                  f"{e.get('this_kit') or 'this kit: unknown'}")
+    print(f"made by: {report['command'] or '(report only)'} | created {report['created']}")
+    m = report["machine"]
+    print(f"built on: {m['platform']}, {m['cpu_count']} CPUs, GPU {m['cuda'] or 'none'}; "
+          + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v))
+    print("\n".join(report["headline"]["text"]))  # one verdict per paper claim; controls counted apart
+    for name, reason in report.get("unavailable", {}).items():
+        print(f"not run on this machine: {name} — {reason}")
+
+
 bench_file = run.runs_dir / "bench.json"
+shipped = None  # the published cpu report, shown when this profile has no bench.json of yours
 if bench_file.exists():
     source, bench_root = "loaded", run.runs_dir
 else:
-    # No benchmark at this profile: the smoke one (its own runs folder) is loaded or run.
-    bench_root = run.runs_dir if run.profile.name == "smoke" else run.runs_dir.parent / "smoke"
-    source = "loaded smoke" if (bench_root / "bench.json").exists() else "ran smoke"
-    if source == "ran smoke":
-        print(f"no {bench_file}: running the smoke benchmark, 1 seed, in {bench_root}")
-        print("(the cpu benchmark: python -m wmkit bench --profile cpu --seeds 3)")
-        bench.run_bench("smoke", 1, runs_root=bench_root, threads=1 if run.profile.name != "gpu" else None)
-report = bench.load_report(bench_root / "bench.json")
-print(f"source: {source} | profile {report['profile']} | seeds {report['seeds']} | commit {report['commit'][:12]}")
-# Each experiment's records are keyed by the source of the modules it imports: the label says
-# whether this checkout's modules are the ones that made them, and if not, which differ.
-for name, e in report["experiments"].items():
-    if e.get("codes"):
-        versions = ", ".join(bench.short_version(c) for c in e["codes"])
-        print(f"  {name:22s} records of {versions}; {e.get('this_kit') or 'this kit: unknown'}")
-print(f"made by: {report['command'] or '(report only)'} | created {report['created']}")
-m = report["machine"]
-print(f"machine: {m['platform']}, {m['cpu_count']} CPUs, GPU {m['cuda'] or 'none'}; "
-      + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v))
-print("\n".join(report["headline"]["text"]))  # one verdict per paper claim; controls counted apart
-for name, reason in report.get("unavailable", {}).items():
-    print(f"not run on this machine: {name} — {reason}")
+    # In a clone: executed/cpu/bench.json. Installed from a wheel (Colab): downloaded with its records.
+    shipped_file, shipped_where = bench.shipped_report("cpu")
+    print(f"no {bench_file}: the published cpu report — {shipped_where}")
+    if shipped_file is not None:
+        shipped = bench.load_report(shipped_file)
+        describe_report(shipped, "shipped cpu")
+        source, bench_root = "shipped cpu", shipped_file.parent
+        if run.profile.name == "smoke":  # the sections below read the smoke run: the evidence is here
+            display(pd.DataFrame([{"paper": r["paper"], "kind": r["kind"], "claim": r["claim"],
+                                   "kit": bench.fmt_kit(r["kit"]), "verdict": r["verdict"]}
+                                  for r in shipped["rows"] if not r.get("measures")]))
+    if run.profile.name == "smoke" or shipped is None:
+        # The smoke benchmark (its own runs folder) is loaded or run: it proves the pipeline here.
+        bench_root = run.runs_dir if run.profile.name == "smoke" else run.runs_dir.parent / "smoke"
+        source = "loaded smoke" if (bench_root / "bench.json").exists() else "ran smoke"
+        if source == "ran smoke":
+            print(f"\nrunning the smoke benchmark, 1 seed, in {bench_root}")
+            print("(the cpu benchmark: python -m wmkit bench --profile cpu --seeds 3)")
+            bench.run_bench("smoke", 1, runs_root=bench_root, threads=1 if run.profile.name != "gpu" else None)
+report = shipped if source == "shipped cpu" else bench.load_report(bench_root / "bench.json")
+if source != "shipped cpu":
+    print()
+    describe_report(report, source)
 
 # %% [markdown]
 # ## 2. How a number is made
@@ -239,7 +269,7 @@ for verdict_name in stats.VERDICTS:
     left = [a + b for a, b in zip(left, counts)]
 ax.set_xlabel("claims", fontsize=10); ax.tick_params(labelsize=9); ax.invert_yaxis()
 ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1), title="verdict", title_fontsize=9)  # beside the bars
-ax.set_title(f"verdicts — profile {report['profile']}, seeds {report['seeds']}")
+ax.set_title(f"verdicts — profile {report['profile']}, {bench.seeds_label(report)}")
 nb.save_figure(fig, run, "verdicts.png"); figures.append("verdicts.png"); plt.show()
 
 
@@ -314,6 +344,10 @@ results_path = nb.write_results(run, {
     "bench_seeds": report["seeds"], "bench_commit": report["commit"], "bench_code": report["code"],
     "bench_command": report["command"],
     "counts": report["counts"],
+    "shipped": None if shipped is None else {  # the published cpu report, when it was shown
+        "where": shipped_where, "created": shipped["created"], "commit": shipped["commit"],
+        "headline": shipped["headline"]["text"], "counts": shipped["counts"],
+        "this_kit": {n: e.get("this_kit") for n, e in shipped["experiments"].items()}},
     "rows": [{k: r.get(k) for k in ("id", "paper", "claim", "paper_figure", "experiment", "kit_label", "verdict",
                                     "verdict_reason", "reason", "command", "seeds", "records")} | {"kit": r["kit"]}
              for r in rows],

@@ -3,6 +3,7 @@ row cannot outlive its run record. The experiments here are fakes (instant); the
 `python -m wmkit bench --profile smoke` and notebook 05."""
 import json
 import math
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -787,3 +788,98 @@ def test_every_claim_has_a_kind_and_groups_name_a_primary_of_the_same_paper_and_
     bench_claims.check_groups(CLAIMS)
     with pytest.raises(AssertionError):
         bench_claims.check_groups((Claim("x", "WMRL", "t", "f", "e", "v", measures="missing"),))
+
+
+# ---------------------------------------------------------------------------- the published report
+
+def published_fake(tmp_path, seeds=(0, 1, 2)) -> Path:
+    """A repository whose executed/smoke/bench/records hold the fake experiment's records of `seeds`,
+    and one stale figure; returns the repository root."""
+    made = tmp_path / "made"
+    run(made, max(seeds) + 1)
+    repo = tmp_path / "repo"
+    records = repo / "executed" / "smoke" / "bench" / "records" / "fake"
+    records.mkdir(parents=True)
+    for path in (made / "bench" / "fake").glob("seed*.json"):
+        if int(path.name.split("_")[0][4:]) in seeds:
+            shutil.copy(path, records / path.name)
+    figures = repo / "executed" / "smoke" / "bench" / "figures"
+    figures.mkdir(parents=True)
+    (figures / "old_partial_report_wmrl.png").write_bytes(b"stale")
+    return repo
+
+
+def test_publish_reads_every_recorded_seed_runs_nothing_and_writes_relative_paths(tmp_path, fresh):
+    repo = published_fake(tmp_path, seeds=(0, 1, 2, 4))
+    CALLS.clear()
+    report = bench.publish_report("smoke", repo=repo, experiments=FAKE, claims=FAKE_CLAIMS, log=lambda line: None)
+    assert CALLS == []  # nothing ran
+    out = repo / "executed" / "smoke"
+    assert sorted(p.name for p in out.iterdir()) == ["bench", "bench.json", "benchmark_report.md"]
+    assert sorted(p.name for p in (out / "bench" / "figures").iterdir()) == ["wmrl.png"]  # the stale one removed
+    assert report["seeds_per_experiment"] == {"fake": [0, 1, 2, 4]} and report["code"] == bench.ANY_VERSION
+    row = report["rows"][0]
+    assert row["seeds"] == [0, 1, 2, 4] and row["command"].endswith("--seeds 5 --only fake")
+    saved = json.loads((out / "bench.json").read_text())
+    assert all(p.startswith("bench/records/fake/seed") for p in saved["rows"][0]["records"])
+    assert saved["figures"] == ["bench/figures/wmrl.png"]
+    text = (out / "benchmark_report.md").read_text()
+    assert "seeds per experiment" in text and "--publish" in text and "![wmrl](bench/figures/wmrl.png)" in text
+
+
+def test_a_published_report_reads_the_same_in_a_copy_without_git_and_drops_a_row_whose_record_is_gone(tmp_path, fresh):
+    repo = published_fake(tmp_path)
+    bench.publish_report("smoke", repo=repo, experiments=FAKE, claims=FAKE_CLAIMS, log=lambda line: None)
+    clone = tmp_path / "clone"  # a copy of the tree: no .git, another folder
+    shutil.copytree(repo / "executed", clone / "executed")
+    shutil.rmtree(repo)
+    loaded = bench.load_report(clone / "executed" / "smoke" / "bench.json")
+    row = loaded["rows"][0]
+    assert row["kit"]["n"] == 3 and row["verdict"] != "not measured"
+    assert all(Path(p).is_file() and Path(p).is_relative_to(clone) for p in row["records"])
+    assert all(Path(f).is_file() for f in loaded["figures"])
+    Path(row["records"][1]).unlink()
+    row = bench.load_report(clone / "executed" / "smoke" / "bench.json")["rows"][0]
+    assert row["verdict"] == "not measured" and "record missing" in row["reason"]
+
+
+def test_the_shipped_report_is_local_in_a_clone_and_downloaded_with_its_records_without_one(tmp_path, fresh):
+    repo = published_fake(tmp_path)
+    bench.publish_report("smoke", repo=repo, experiments=FAKE, claims=FAKE_CLAIMS, log=lambda line: None)
+    path, where = bench.shipped_report("smoke", repo=repo, log=lambda line: None)
+    assert path == repo / "executed" / "smoke" / "bench.json" and where.startswith("shipped with the kit")
+    said = []
+    wheel = tmp_path / "site-packages"  # an install from a wheel: no executed/ beside the package
+    path, where = bench.shipped_report("smoke", repo=wheel, cache_dir=tmp_path / "cache",
+                                       base_url=repo.as_uri(), log=said.append)
+    assert path == tmp_path / "cache" / "bench.json" and where.startswith("downloaded from file://")
+    assert "downloading the published report and its run records" in said[0]
+    loaded = bench.load_report(path)
+    assert loaded["rows"][0]["kit"]["n"] == 3 and all(Path(p).is_file() for p in loaded["rows"][0]["records"])
+    missing, why = bench.shipped_report("smoke", repo=wheel, cache_dir=tmp_path / "other",
+                                        base_url=(tmp_path / "nowhere").as_uri(), log=lambda line: None)
+    assert missing is None and "failed" in why  # never raises: the notebook falls back to the smoke run
+
+
+def test_the_kit_knows_where_to_download_its_release_from():
+    assert bench.raw_base_url("9.9.9") == "https://raw.githubusercontent.com/wmkit/wmkit/v9.9.9"
+
+
+def test_the_published_cpu_report_reads_from_a_copy_of_the_tree_without_git(tmp_path):
+    """executed/cpu/bench.json, copied with its records and nothing else (no .git, no wmkit/ beside
+    it), keeps every number: its paths are relative to its folder."""
+    shipped = bench.published_dir("cpu")
+    saved = json.loads((shipped / "bench.json").read_text())
+    copy = tmp_path / "executed" / "cpu"
+    copy.mkdir(parents=True)
+    shutil.copy(shipped / "bench.json", copy / "bench.json")
+    for rel in {p for row in saved["rows"] for p in row["records"]}:
+        assert not Path(rel).is_absolute()
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shipped / rel, copy / rel)
+    loaded = bench.load_report(copy / "bench.json")
+    assert [r["verdict"] for r in loaded["rows"]] == [r["verdict"] for r in saved["rows"]]
+    assert loaded["headline"]["text"] == saved["headline"]["text"]
+    assert sum(r["kit"]["n"] > 0 for r in loaded["rows"]) >= 40
+    per = saved["seeds_per_experiment"]
+    assert len(per["wm_r1_learned"]) == 19 and len(per["wm_r1_small_world"]) == 8 and len(per["wm_r1"]) == 3

@@ -23,7 +23,7 @@ def test_bad_seed_type_is_rejected_by_the_parser():
 def test_help_lists_every_subcommand():
     out = run_cli("--help")
     assert out.returncode == 0
-    for command in ("reproduce", "run", "data", "world-model", "train", "bench"):
+    for command in ("reproduce", "run", "data", "world-model", "train", "bench", "readme"):
         assert command in out.stdout, command
     out = run_cli("run", "--help")
     assert out.returncode == 0

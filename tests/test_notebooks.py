@@ -123,7 +123,9 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
         from wmkit.bench.claims import CLAIMS
         from wmkit.stats import VERDICTS
 
-        assert results["source"] in ("loaded", "loaded smoke", "ran smoke")
+        assert results["source"] in ("loaded", "loaded smoke", "ran smoke", "shipped cpu")
+        # without a bench.json of its own the notebook shows the published cpu report (executed/cpu/bench.json)
+        assert results["source"] == "loaded" or results["shipped"]["headline"]
         assert [r["id"] for r in results["rows"]] == [c.id for c in CLAIMS]
         for row in results["rows"]:
             assert row["verdict"] in VERDICTS

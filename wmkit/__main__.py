@@ -7,6 +7,8 @@
     python -m wmkit world-model --profile cpu     build notebook 01's world model
     python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
     python -m wmkit bench --profile cpu --seeds 3 the papers' claims over seeds (notebook 05), resumable
+    python -m wmkit bench --profile cpu --publish the published report from the shipped records (runs nothing)
+    python -m wmkit readme [--check]              README.md's generated blocks (results, notebook times)
     python -m wmkit gpu-check [--cpu-dry-run]     GRPO speed and memory on one GPU (offline, minutes), as JSON
 """
 from __future__ import annotations
@@ -253,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     from wmkit.bench.runner import add_bench_parser
 
     add_bench_parser(sub)
+    from wmkit.bench.readme import add_readme_parser
+
+    add_readme_parser(sub)
     add_gpu_check_parser(sub)
     args = parser.parse_args(argv)
     try:
@@ -287,6 +292,10 @@ def main(argv: list[str] | None = None) -> int:
             from wmkit.bench.runner import bench_main
 
             return bench_main(args)
+        elif args.command == "readme":
+            from wmkit.bench.readme import readme_main
+
+            return readme_main(args)
         elif args.command == "gpu-check":
             return gpu_check_main(args)
     except KeyboardInterrupt:

@@ -307,13 +307,42 @@ def _newest_record_path(bench_dir: Path, experiment: str, seed: int, chash: str)
     return max(paths, key=lambda p: (json.loads(p.read_text()).get("started", ""), p.stat().st_mtime_ns))
 
 
-def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str | dict | None = None,
-                 experiments: dict[str, Experiment] | None = None) -> dict[str, dict[int, dict]]:
+SeedsArg = Sequence[int] | dict[str, Sequence[int]]
+"""Seeds of a report: the same for every experiment, or experiment -> its seeds (:func:`recorded_seeds`)."""
+
+
+def seeds_of(seeds: SeedsArg, experiment: str) -> list[int]:
+    """`experiment`'s seeds in a :data:`SeedsArg` (none when a dict does not name it)."""
+    return list(seeds.get(experiment, ()) if isinstance(seeds, dict) else seeds)
+
+
+def recorded_seeds(records_dir: Path, profile: str,
+                   experiments: dict[str, Experiment] | None = None) -> dict[str, list[int]]:
+    """experiment -> every seed with at least one record in `records_dir` made with today's config of
+    `profile` (any key): what a report of all the shipped evidence reads (:func:`publish_report`)."""
+    experiments = EXPERIMENTS if experiments is None else experiments
+    out = {}
+    for name, experiment in experiments.items():
+        found = set()
+        for path in (Path(records_dir) / name).glob("seed*_*.json"):
+            head = path.name.split("_", 1)[0].removeprefix("seed")
+            if head.isdigit():
+                found.add(int(head))
+        out[name] = [s for s in sorted(found) if _newest_record_path(
+            Path(records_dir), name, s, config_hash(experiment_config(experiment, profile, s))) is not None]
+    return out
+
+
+def load_records(runs_root: Path, profile: str, seeds: SeedsArg, code: str | dict | None = None,
+                 experiments: dict[str, Experiment] | None = None,
+                 records_dir: Path | None = None) -> dict[str, dict[int, dict]]:
     """{experiment: {seed: record}} of the records on disk with the current configs and, per
     experiment, `code`: None or :data:`CURRENT` for its key at this checkout (:func:`experiment_key`),
     a dict for experiment -> key, :data:`ANY_VERSION` for the newest record of any key, or one
-    key string for all (a tree hash of the first rule, say)."""
+    key string for all (a tree hash of the first rule, say). `seeds`: a list for every experiment or
+    a dict experiment -> seeds; `records_dir`: where the records are (default ``<runs_root>/bench``)."""
     experiments = EXPERIMENTS if experiments is None else experiments
+    bench_dir = Path(records_dir) if records_dir is not None else Path(runs_root) / "bench"
     out: dict[str, dict[int, dict]] = {}
     for name, experiment in experiments.items():
         if code in (None, CURRENT):
@@ -324,12 +353,12 @@ def load_records(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
                 continue
         else:
             this = code
-        for seed in seeds:
+        for seed in seeds_of(seeds, name):
             chash = config_hash(experiment_config(experiment, profile, seed))
             if this == ANY_VERSION:
-                path = _newest_record_path(Path(runs_root) / "bench", name, seed, chash)
+                path = _newest_record_path(bench_dir, name, seed, chash)
             else:
-                path = record_path(Path(runs_root) / "bench", name, seed, this, chash)
+                path = record_path(bench_dir, name, seed, this, chash)
             if path is not None and path.exists():
                 record = json.loads(path.read_text())
                 record["_path"] = str(path)
@@ -496,26 +525,73 @@ def headline(rows: list[dict]) -> dict:
             "groups_that_disagree": disagree, "text": text}
 
 
-def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str | None = None,
+def _n_seeds(seeds: SeedsArg, experiment: str | None) -> int:
+    """N of the ``--seeds N`` that makes `experiment`'s seeds (seeds 0..N-1)."""
+    if not isinstance(seeds, dict):
+        return len(seeds)
+    mine = seeds_of(seeds, experiment) if experiment else []
+    return max(mine) + 1 if mine else 3
+
+
+def seeds_label(report: dict) -> str:
+    """'seeds [0, 1, 2]', or for a report whose experiments have seeds of their own (the published one)
+    'seeds per experiment (3-19)'."""
+    per = report.get("seeds_per_experiment")
+    if not per:
+        return f"seeds {report['seeds']}"
+    counts = sorted({len(v) for v in per.values() if v})
+    span = f"{counts[0]}-{counts[-1]}" if len(counts) > 1 else (str(counts[0]) if counts else "0")
+    return f"seeds per experiment ({span} each)"
+
+
+def portable_paths(report: dict, folder: Path) -> dict:
+    """A copy of `report` whose record and figure paths under `folder` (bench.json's) are relative to it,
+    so that the file reads the same in any clone, and without git (:func:`load_report` resolves them)."""
+    folder = Path(folder).resolve()
+
+    def rel(p: str) -> str:
+        path = Path(p).resolve()
+        return path.relative_to(folder).as_posix() if path.is_relative_to(folder) else str(p)
+
+    out = json.loads(json.dumps(jsonable(report)))
+    for row in out["rows"]:
+        row["records"] = [rel(p) for p in row.get("records", [])]
+    out["figures"] = [rel(p) for p in out.get("figures", [])]
+    out["paths"] = "relative to this file's folder"
+    return out
+
+
+def build_report(runs_root: Path, profile: str, seeds: SeedsArg, code: str | None = None,
                  claims: Sequence[Claim] = CLAIMS, experiments: dict[str, Experiment] | None = None,
                  command: str = "", wall_seconds: float | None = None, plots: bool = True,
-                 unavailable: dict[str, str] | None = None) -> dict:
-    """Read the records from disk, compute every row, write bench.json, report.md and the figures.
+                 unavailable: dict[str, str] | None = None, records_dir: Path | None = None,
+                 report_name: str = "report.md") -> dict:
+    """Read the records from disk, compute every row, write ``<runs_root>/bench.json``,
+    ``<runs_root>/<report_name>`` and the figures (``<runs_root>/bench/figures``).
     `code`: which records (:func:`load_records`; None: each experiment's key at this checkout).
-    `unavailable`: experiment -> why it cannot run here (rows without records give that reason)."""
+    `seeds`: a list for every experiment, or experiment -> its seeds (:func:`recorded_seeds`).
+    `records_dir`: where the records are (default ``<runs_root>/bench``).
+    `unavailable`: experiment -> why it cannot run here (rows without records give that reason).
+    bench.json names its records and figures relative to its own folder (:func:`portable_paths`);
+    the returned dict keeps the paths as found."""
     experiments = EXPERIMENTS if experiments is None else experiments
     unavailable = unavailable or {}
     runs_root = Path(runs_root)
     code = CURRENT if code is None else code
     keys = {name: experiment_key(e) for name, e in experiments.items()}
     records = load_records(runs_root, profile, seeds,
-                           {n: k.key for n, k in keys.items()} if code == CURRENT else code, experiments)
-    rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile, len(seeds), experiments,
+                           {n: k.key for n, k in keys.items()} if code == CURRENT else code, experiments,
+                           records_dir)
+    rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile,
+                      _n_seeds(seeds, c.experiment), experiments,
                       unavailable.get(c.experiment) if c.experiment else None)
             for c in claims]
     group_rows(rows)
+    per_experiment = {n: seeds_of(seeds, n) for n in experiments} if isinstance(seeds, dict) else None
+    all_seeds = sorted({s for v in per_experiment.values() for s in v}) if per_experiment else list(seeds)
     report = {
-        "profile": profile, "seeds": list(seeds), "code": code, "commit": head_commit(),
+        "profile": profile, "seeds": all_seeds, "seeds_per_experiment": per_experiment,
+        "code": code, "commit": head_commit(),
         "dirty": any(r.get("dirty") is True or "+" in r["code"] for recs in records.values() for r in recs.values())
         or (code not in (ANY_VERSION, CURRENT) and "+" in code),
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "command": command,
@@ -536,17 +612,23 @@ def build_report(runs_root: Path, profile: str, seeds: Sequence[int], code: str 
         "unavailable": dict(unavailable),
     }
     report["figures"] = plot_report(report, runs_root / "bench" / "figures") if plots else []
-    _write_atomic(runs_root / "bench.json", json.dumps(jsonable(report), indent=1))
-    _write_atomic(runs_root / "report.md", report_markdown(report, runs_root))
+    _write_atomic(runs_root / "bench.json", json.dumps(portable_paths(report, runs_root), indent=1))
+    _write_atomic(runs_root / report_name, report_markdown(report, runs_root))
     return report
 
 
-def check_report(report: dict) -> dict:
+def check_report(report: dict, base: Path | None = None) -> dict:
     """A loaded bench.json with every row whose run records are gone turned into "not measured"
     (a number is shown only while the record that made it exists), and every other row with a
     number judged again by :func:`wmkit.stats.verdict` (a report written under an older rule gets
-    today's labels; the claim's precondition is checked on the records)."""
+    today's labels; the claim's precondition is checked on the records). Relative record and figure
+    paths are read from `base` (bench.json's folder) and come back absolute."""
     claims = {c.id: c for c in CLAIMS}
+    if base is not None:
+        base = Path(base)
+        for row in report["rows"]:
+            row["records"] = [str(base / p) if not Path(p).is_absolute() else p for p in row.get("records", [])]
+        report["figures"] = [str(base / p) if not Path(p).is_absolute() else p for p in report.get("figures", [])]
     for row in report["rows"]:
         missing = [p for p in row.get("records", []) if not Path(p).exists()]
         if missing and row["verdict"] != "not measured":
@@ -574,9 +656,10 @@ def check_report(report: dict) -> dict:
 
 
 def load_report(path: Path) -> dict:
+    """A bench.json, its paths resolved from its folder and its rows checked (:func:`check_report`)."""
     report = json.loads(Path(path).read_text())
     report.setdefault("code", report["commit"])  # written before records were keyed by wmkit/'s tree
-    return check_report(report)
+    return check_report(report, Path(path).resolve().parent)
 
 
 def fmt_kit(stats: dict, digits: int = 3) -> str:
@@ -604,12 +687,13 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
                       + ("(source key)" if is_source_key(report["code"]) else "(git tree of wmkit/"
                          + (", + its uncommitted changes, hashed after the +)" if "+" in report["code"] else ")")))
     lines = [
-        f"# wmkit benchmark — profile `{report['profile']}`, seeds {report['seeds']}", "",
+        f"# wmkit benchmark — profile `{report['profile']}`, {seeds_label(report)}", "",
         provenance,
         f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
         f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
         else "* wall time: see per-experiment times below",
-        (f"* machine: {m['platform']}, {m.get('cpu_model') or m['processor']}"
+        (f"* {'report built on (the records ran on the CPUs named in the Experiments table)' if any_version else 'machine'}: "
+         f"{m['platform']}, {m.get('cpu_model') or m['processor']}"
          + (f" (torch CPU kernels: {m['torch_cpu_capability']})" if m.get("torch_cpu_capability") else "")
          + f", {m['cpu_count']} CPUs, torch threads {m['torch_threads']}, GPU {m['cuda'] or 'none'}"),
         "* versions: " + ", ".join(f"{k} {val}" for k, val in v.items() if val),
@@ -802,7 +886,7 @@ def plot_report(report: dict, out_dir: Path) -> list[str]:
         rows = [r for r in report["rows"] if r["paper"] == paper]
         if not rows:
             continue
-        fig = forest_figure(rows, f"{paper} — profile {report['profile']}, seeds {report['seeds']}")
+        fig = forest_figure(rows, f"{paper} — profile {report['profile']}, {seeds_label(report)}")
         path = out_dir / f"{paper.lower().replace('-', '_')}.png"
         fig.savefig(path, dpi=100)
         plt.close(fig)
@@ -897,6 +981,136 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
     return out
 
 
+PUBLISHED_REPORT = "benchmark_report.md"
+"""The published report's name in ``executed/<profile>/`` (beside its bench.json)."""
+
+
+def published_dir(profile: str, repo: Path = REPO) -> Path:
+    """``executed/<profile>``: the published report, its bench.json, figures (``bench/figures``) and
+    records (``bench/records``)."""
+    return Path(repo) / "executed" / profile
+
+
+def publish_command(profile: str) -> str:
+    return shlex.join(["python", "-m", "wmkit", "bench", "--profile", profile, "--publish"])
+
+
+def publish_report(profile: str = "cpu", repo: Path = REPO, experiments: dict[str, Experiment] | None = None,
+                   claims: Sequence[Claim] = CLAIMS, log: Callable[[str], None] = print) -> dict:
+    """The one published report, built from the shipped records and running nothing.
+
+    Reads ``executed/<profile>/bench/records`` (per experiment, every seed with a record made with
+    today's config; per seed the newest record, whatever key made it: :data:`ANY_VERSION`, so a seed
+    run again on another CPU counts once, by its newest run) and writes exactly
+    ``executed/<profile>/benchmark_report.md``, ``executed/<profile>/bench.json`` (paths relative to
+    its folder) and one figure per paper in ``executed/<profile>/bench/figures/`` (the figures there
+    before are removed). Each row's command runs that experiment's recorded seeds (``--seeds N``)."""
+    out = published_dir(profile, repo)
+    records_dir = out / "bench" / "records"
+    if not records_dir.is_dir():
+        raise ValueError(f"no shipped records to publish: {records_dir} does not exist")
+    seeds = recorded_seeds(records_dir, profile, experiments)
+    figures = out / "bench" / "figures"
+    for old in figures.glob("*.png") if figures.is_dir() else ():
+        old.unlink()
+    report = build_report(out, profile, seeds, ANY_VERSION, claims, experiments, publish_command(profile),
+                          None, records_dir=records_dir, report_name=PUBLISHED_REPORT)
+    log(f"published: {out / PUBLISHED_REPORT}, {out / 'bench.json'}, {len(report['figures'])} figure(s) in {figures}")
+    return report
+
+
+def repository_url() -> str | None:
+    """The kit's repository (``[project.urls] Repository``), read from the installed package's metadata
+    (a wheel has no pyproject.toml) or, in a checkout, from pyproject.toml; None when neither says."""
+    import importlib.metadata
+
+    try:
+        for entry in importlib.metadata.metadata("wmkit").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower() == "repository":
+                return url.strip().rstrip("/")
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    pyproject = REPO / "pyproject.toml"
+    if pyproject.exists():
+        import tomllib
+
+        return tomllib.loads(pyproject.read_text())["project"].get("urls", {}).get("Repository", "").rstrip("/") or None
+    return None
+
+
+def raw_base_url(version: str | None = None) -> str | None:
+    """Where the files of this kit's release tag can be downloaded one by one:
+    ``https://raw.githubusercontent.com/<owner>/<name>/v<version>`` (None off GitHub)."""
+    import importlib.metadata
+
+    url = repository_url()
+    if not url or "github.com/" not in url:
+        return None
+    if version is None:
+        try:
+            version = importlib.metadata.version("wmkit")
+        except importlib.metadata.PackageNotFoundError:
+            from wmkit import __version__ as version
+    return f"https://raw.githubusercontent.com/{url.split('github.com/', 1)[1]}/v{version}"
+
+
+def shipped_report(profile: str = "cpu", repo: Path = REPO, cache_dir: Path | None = None,
+                   base_url: str | None = None, log: Callable[[str], None] = print) -> tuple[Path | None, str]:
+    """(path of the published ``executed/<profile>/bench.json``, where it came from), for notebook 05.
+
+    In a clone (with or without git) it is the file under the checkout. A kit installed from a wheel
+    (Colab) has no ``executed/``: the report *and the run records its rows name* are downloaded
+    once from the repository at this kit's release tag (:func:`raw_base_url`; `base_url` overrides
+    it) into `cache_dir` (default ``./wmkit_shipped/executed/<profile>``), keeping their relative
+    layout so :func:`load_report` checks every number against its record as in a clone. Why a
+    download and not a copy inside the package: the rows are only shown while their records exist,
+    and the records (MBs of JSON) do not belong in the wheel. (None, why) when neither works."""
+    import urllib.request
+
+    local = published_dir(profile, repo) / "bench.json"
+    if local.exists():
+        return local, f"shipped with the kit: {local}"
+    base = base_url or raw_base_url()
+    if base is None:
+        return None, f"no {local} and no GitHub repository in the package metadata to download it from"
+    cache = Path(cache_dir) if cache_dir is not None else Path.cwd() / "wmkit_shipped" / "executed" / profile
+    target = cache / "bench.json"
+    remote = f"{base.rstrip('/')}/executed/{profile}"
+
+    def get(rel: str) -> None:
+        path = cache / rel
+        if path.exists():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with urllib.request.urlopen(f"{remote}/{rel}", timeout=60) as response:
+            data = response.read()
+        _write_bytes_atomic(path, data)
+
+    try:
+        if not target.exists():
+            log(f"no {local} (a kit installed without its repository): downloading the published report "
+                f"and its run records from {remote}/ into {cache}")
+        with urllib.request.urlopen(f"{remote}/bench.json", timeout=60) as response:
+            text = response.read().decode()
+        report = json.loads(text)
+        needed = sorted({p for row in report["rows"] for p in row.get("records", [])} | set(report.get("figures", [])))
+        if any(Path(p).is_absolute() for p in needed):
+            return None, f"{remote}/bench.json names absolute paths (published before paths were relative)"
+        for rel in needed:
+            get(rel)
+        _write_bytes_atomic(target, text.encode())
+    except (OSError, ValueError) as err:
+        return None, f"no {local}, and downloading it from {remote} failed ({type(err).__name__}: {err})"
+    return target, f"downloaded from {remote} (no local copy) into {cache}"
+
+
+def _write_bytes_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
 def add_bench_parser(sub) -> None:
     p = sub.add_parser("bench", help="notebook 05: measure the papers' claims over seeds, cached and resumable")
     p.add_argument("--profile", default="auto")
@@ -910,9 +1124,19 @@ def add_bench_parser(sub) -> None:
     p.add_argument("--any-version", action="store_true",
                    help="with --report-only: the newest record of each experiment and seed, whatever library "
                         "version made it (each experiment's version is listed in the report)")
+    p.add_argument("--publish", action="store_true",
+                   help="run nothing: build the one published report from the shipped records "
+                        "(executed/<profile>/bench/records, every recorded seed, any version) into "
+                        "executed/<profile>/benchmark_report.md, bench.json and bench/figures")
 
 
 def bench_main(args) -> int:
+    if getattr(args, "publish", False):
+        from wmkit.profiles import resolve_profile_name
+
+        report = publish_report(resolve_profile_name(args.profile))
+        print("\n".join(report["headline"]["text"]))
+        return 0
     result = run_bench(args.profile, args.seeds, args.only, Path(args.runs_dir) if args.runs_dir else None,
                        args.threads, args.report_only, workers=args.workers, any_version=args.any_version)
     for row in result.report["rows"]:
