@@ -62,6 +62,18 @@ def verdict_cell(row: dict, subs: int) -> str:
     return verdict
 
 
+def provenance_line(report: dict) -> str:
+    """Which library versions made the records, and whether this checkout's code is theirs: a table whose
+    records were made by older code must say so beside its numbers, not only in the full report."""
+    experiments = [e for e in report["experiments"].values() if e.get("codes")]
+    versions = sorted({c for e in experiments for c in e["codes"]})
+    same = sum(1 for e in experiments if (e.get("this_kit") or "").endswith("the same"))
+    return (f"records made by {len(versions)} library version(s) over {len(experiments)} experiments; "
+            f"this checkout's code is the code that made them for {same} of the {len(experiments)} "
+            "(the report's Experiments table names each version and, for records that store their modules, "
+            "which modules differ)")
+
+
 def results_block(report: dict, report_link: str = f"executed/{PROFILE}/benchmark_report.md") -> str:
     """The results block's body: headline lines, the paper claims' table, the limitations and controls'
     table, and where it comes from. `report`: a bench.json as saved (its primary rows, verdicts as stored)."""
@@ -71,6 +83,7 @@ def results_block(report: dict, report_link: str = f"executed/{PROFILE}/benchmar
     lines = [f"The kit's benchmark at the `{report['profile']}` profile, each claim over its experiment's "
              "recorded seeds (mean, 95% t-interval, number of seeds):", ""]
     lines += [f"* {t}" for t in report["headline"]["text"]]
+    lines += [f"* {provenance_line(report)}"]
     lines += ["", "| paper | claim | paper's figure | kit (mean [95% CI], n seeds) | verdict |", "|---|---|---|---|---|"]
     for row in primaries:
         if row.get("kind", PAPER_CLAIM) == PAPER_CLAIM:
