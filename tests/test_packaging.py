@@ -200,6 +200,7 @@ def test_publish_executed_makes_paths_relative_and_gives_the_banner_an_id(tmp_pa
     published = nbformat.read(written, as_version=nbformat.NO_CONVERT)
     nbformat.validate(published)
     assert published.cells[0].id == "published-banner"
+    assert published.metadata["wmkit_published"]["cpu_model"]  # the CPU that ran it, for the README times
 
 
 def _research_references(text: str, label: str = "") -> list[str]:

@@ -1,6 +1,8 @@
 """Copy executed notebooks from runs/<profile>/ to executed/<profile>/ for readers of the repository.
 
     python tools/publish_executed.py cpu 02 03      # the notebooks whose name starts with 02 or 03
+    python tools/publish_executed.py cpu --from ../clone/runs/cpu   # a run made in another checkout
+
 
 Outputs, figures and printed tables are kept; stderr streams (progress bars, library warnings)
 are dropped, since they make a notebook megabytes long and say nothing a reader needs. The copy
@@ -52,11 +54,18 @@ def checked(nb: dict) -> dict:
     return nb
 
 
-def publish(profile: str, prefixes: list[str]) -> list[Path]:
-    source, target = REPO / "runs" / profile, REPO / "executed" / profile
+def publish(profile: str, prefixes: list[str], source: Path | None = None) -> list[Path]:
+    """Copy runs/<profile>/*.ipynb (or those of `source`, a runs folder of another checkout: the commit
+    named is that checkout's HEAD, the code the run used) to executed/<profile>/. The CPU recorded is
+    this machine's: publish on the machine that ran them."""
+    from wmkit.runs import cpu_model
+
+    source = Path(source) if source else REPO / "runs" / profile
+    target = REPO / "executed" / profile
     target.mkdir(parents=True, exist_ok=True)
-    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, check=False,
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=source, capture_output=True, check=False,
                             text=True).stdout.strip() or "unknown"
+    cpu = cpu_model()
     written = []
     for path in sorted(source.glob("*.ipynb")):
         if prefixes and not any(path.name.startswith(p) for p in prefixes):
@@ -69,9 +78,10 @@ def publish(profile: str, prefixes: list[str]) -> list[Path]:
         ran = nb.get("metadata", {}).get("papermill", {})
         when = f"executed {ran['end_time'][:16].replace('T', ' ')} UTC in {ran.get('duration', 0):.0f} s, " \
             if ran.get("end_time") else ""
-        banner = (f"*Executed copy: profile `{profile}`, {when}published at commit `{commit}` from "
-                  f"`runs/{profile}/{path.name}` (stderr streams removed). Run it yourself with "
+        banner = (f"*Executed copy: profile `{profile}`, {when}on {cpu['cpu_model']}, run at commit `{commit}`, "
+                  f"from `runs/{profile}/{path.name}` (stderr streams removed). Run it yourself with "
                   f"`make reproduce PROFILE={profile}`.*")
+        nb.setdefault("metadata", {})["wmkit_published"] = {"commit": commit, **cpu}
         nb["cells"].insert(0, {"cell_type": "markdown", "id": "published-banner", "metadata": {}, "source": banner})
         nb = checked(without_machine_paths(nb, profile))
         out = target / path.name
@@ -83,5 +93,10 @@ def publish(profile: str, prefixes: list[str]) -> list[Path]:
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    for p in publish(sys.argv[1], sys.argv[2:]):
+    args = sys.argv[1:]
+    runs_from = None
+    if "--from" in args:
+        at = args.index("--from")
+        runs_from, args = Path(args[at + 1]), args[:at] + args[at + 2:]
+    for p in publish(args[0], args[1:], runs_from):
         print(f"wrote {p.relative_to(REPO)} ({p.stat().st_size // 1024} KB)")

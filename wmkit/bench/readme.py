@@ -110,26 +110,28 @@ def _minutes(seconds: float) -> str:
 
 def notebook_times_block(executed_dir: Path | None = None, profile: str = PROFILE) -> str:
     """The notebook-times block's body: one row per executed notebook ``NN_*.ipynb`` with papermill's
-    wall time and date, against the profile's target. (The executed copies do not store the CPU
-    model, so it is not shown.)"""
+    wall time and date, against the profile's target, and the CPU that ran it where the copy records it
+    (``metadata.wmkit_published``, written by tools/publish_executed.py; older copies: "not recorded")."""
     from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES
 
     executed_dir = Path(executed_dir) if executed_dir is not None else REPO / "executed" / profile
     targets = NOTEBOOK_TIME_TARGETS_MINUTES.get(profile, {})
     lines = [f"Wall time of each executed notebook at the `{profile}` profile (`executed/{profile}/NN_*.ipynb`, "
              "as papermill recorded it), against the kit's target on 2 CPU cores:", "",
-             "| notebook | wall time | target | within target | executed |", "|---|---|---|---|---|"]
+             "| notebook | wall time | target | within target | executed | CPU |", "|---|---|---|---|---|---|"]
     for path in sorted(executed_dir.glob("[0-9][0-9]_*.ipynb")):
-        papermill = json.loads(path.read_text()).get("metadata", {}).get("papermill", {})
+        metadata = json.loads(path.read_text()).get("metadata", {})
+        papermill = metadata.get("papermill", {})
+        cpu = (metadata.get("wmkit_published") or {}).get("cpu_model") or "not recorded"
         seconds = papermill.get("duration")
         target = targets.get(path.name[:2])
         link = f"[`{path.name}`](executed/{profile}/{path.name})"
         if seconds is None:
-            lines.append(f"| {link} | not recorded | {f'{target} min' if target else '—'} | — | — |")
+            lines.append(f"| {link} | not recorded | {f'{target} min' if target else '—'} | — | — | {cpu} |")
             continue
         within = "—" if target is None else ("yes" if seconds <= 60 * target else "no")
         lines.append(f"| {link} | {_minutes(seconds)} | {f'{target} min' if target else '—'} | {within} | "
-                     f"{(papermill.get('end_time') or papermill.get('start_time') or '—')[:10]} |")
+                     f"{(papermill.get('end_time') or papermill.get('start_time') or '—')[:10]} | {cpu} |")
     return "\n".join(lines)
 
 
