@@ -105,3 +105,17 @@ def test_a_truncated_final_model_is_rebuilt_with_one_warning(tiny_lm, tmp_path, 
     assert build.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
     [warning] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("wmkit:")]
     assert str(folder) in warning and "model.safetensors" in warning and "building it again" in warning
+
+
+def test_build_ensure_and_evaluate_take_no_default_profile_or_folder():
+    """A default profile "auto" evaluated a smoke build at cpu sizes without a word, and a default
+    out_dir landed relative to the current directory: both are required now."""
+    import inspect
+
+    for function in (build.build_world_model, build.ensure_world_model):
+        parameters = inspect.signature(function).parameters
+        assert parameters["profile"].default is inspect.Parameter.empty
+        assert parameters["out_dir"].default is inspect.Parameter.empty
+    assert inspect.signature(build.evaluate_world_model).parameters["profile"].default is inspect.Parameter.empty
+    with pytest.raises(TypeError):
+        build.ensure_world_model("smoke")

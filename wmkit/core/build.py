@@ -92,11 +92,13 @@ def _check_difficulty(difficulty: str | None) -> str | None:
     return difficulty
 
 
-def build_world_model(profile: str | Profile = "auto", out_dir: str | Path = "runs/world_model",
-                      seed: int = 0, envs: Sequence[str] = DEFAULT_ENVS, model: str | None = None,
-                      resume: bool = True, show_progress: bool = True,
+def build_world_model(profile: str | Profile, out_dir: str | Path, seed: int = 0,
+                      envs: Sequence[str] = DEFAULT_ENVS, model: str | None = None, resume: bool = True, show_progress: bool = True,
                       difficulty: str | None = None) -> WorldModelRun:
-    """Collect data, make the model, train it by MLE (completion-only SFT) and save it.
+    """Collect data, make the model, train it by MLE (completion-only SFT) and save it in `out_dir`.
+
+    `profile` and `out_dir` have no default: a silent "auto" evaluated a smoke build at cpu sizes,
+    and a default folder landed relative to whatever the current directory was.
 
     `model` None is the profile's default ("tiny" for smoke and cpu, "pretrained" for gpu);
     "tiny": a from-scratch Llama with a tokenizer trained on the training split. Anything else
@@ -159,8 +161,8 @@ def load_world_model(folder: str | Path) -> tuple[object, object, dict]:
     return model, tokenizer, info
 
 
-def ensure_world_model(profile: str | Profile = "auto", out_dir: str | Path = "runs/world_model",
-                       seed: int = 0, envs: Sequence[str] = DEFAULT_ENVS, difficulty: str | None = None,
+def ensure_world_model(profile: str | Profile, out_dir: str | Path, seed: int = 0,
+                       envs: Sequence[str] = DEFAULT_ENVS, difficulty: str | None = None,
                        show_progress: bool = True) -> WorldModelRun:
     """Load the world model saved in `out_dir`, or build it there if it is missing or damaged
     (`wmkit.runs.model_damage`: a truncated weights file, say; one warning line then)."""
@@ -191,7 +193,7 @@ def series_world_model(profile: str | Profile, runs_root: str | Path, seed: int 
 
 
 def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
-                         profile: str | Profile = "auto", seed: int = 0,
+                         profile: str | Profile, seed: int = 0,
                          envs: Sequence[str] | None = None) -> dict:
     """The evaluation protocol of the kit, per environment.
 
