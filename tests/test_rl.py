@@ -123,6 +123,11 @@ def test_loading_a_finished_full_parameter_run_does_not_warn_about_its_tied_head
     config = rl.RLVRConfig(output_dir=str(tmp_path), num_generations=2, prompts_per_step=2, max_steps=1, lora=False,
                            max_completion_length=8, show_progress=False, save_steps=1)
     first = rl.train_rlvr(model, tok, data, config, reward_funcs=[lambda completions, **kw: [len(c) for c in completions]])
+    # every parameter trained: the final model is saved (it used to leave only checkpoints)
+    from transformers import AutoModelForCausalLM
+
+    saved = AutoModelForCausalLM.from_pretrained(tmp_path / "final")
+    assert all(torch.equal(saved.state_dict()[n], p) for n, p in first.model.state_dict().items())
     seen = []
     handler = logging.Handler()
     handler.emit = lambda record: seen.append(record.getMessage())

@@ -510,6 +510,8 @@ def compute_dtype_of(model) -> torch.dtype:
 
 ADAPTER_FOLDER = "adapter"
 """Subfolder where a LoRA run saves its adapters (alone: a few MB, not the base model)."""
+FINAL_FOLDER = "final"
+"""Subfolder where a run that trained every parameter saves its model and tokenizer."""
 
 
 def save_adapters(peft_model, folder: str | Path, tokenizer=None) -> Path:

@@ -282,6 +282,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
 
     from wmkit.core.models import (
         ADAPTER_FOLDER,
+        FINAL_FOLDER,
         add_lora,
         is_nf4,
         merge_adapters,
@@ -336,6 +337,10 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     adapter_dir = save_adapters(trainer.model, out / ADAPTER_FOLDER, tokenizer) if config.lora else None
     if not config.lora:
         merged = trainer.model
+        # Every parameter trained: the model itself is the result; save it like a LoRA run's adapters
+        # (train_rlvr(lora=False) used to leave only checkpoints behind).
+        merged.save_pretrained(out / FINAL_FOLDER)
+        tokenizer.save_pretrained(out / FINAL_FOLDER)
     elif not qlora:
         merged = trainer.model.merge_and_unload()
     elif given_in_4bit:
