@@ -419,7 +419,8 @@ CLAIM_TYPES: dict[str, tuple[str, str | None]] = {
     #
     # Groups. Where the kit measures one paper claim several ways, one measure is the primary and
     # the others are sub-rows: the group has one verdict, the primary's. The primary is chosen by
-    # design, before any result (DESIGN.md section 8): the measure in the regime the kit built for the
+    # design, before any result (a tiny model shows a method's effect only where its mechanism can act,
+    # so the kit builds a regime for each; see research/README.md): the measure in the regime built for the
     # claim's mechanism (the small text-game world for RLVR-World and RWML, the settings world with a
     # learned world model for WM-R1, the research tasks executed for real for WMRL's compute), sampled
     # where the paper samples, on the paper's own metric; the full-size world, the third-party game,

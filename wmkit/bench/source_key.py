@@ -1,7 +1,7 @@
 """What a benchmark record is keyed by: the source its experiment can run, read from the files.
 
 A record used to be keyed by the git tree of all of ``wmkit/``, so a docstring edited anywhere
-orphaned every record (DESIGN.md section 9). Now each experiment has its own key:
+orphaned every record, and no table ever stood at one version. Now each experiment has its own key:
 
 * its **import closure**: starting from the module of the experiment's ``run``
   (``EXPERIMENTS[name].run``: the function, or ``"module:function"``), every ``wmkit`` module it can
