@@ -310,6 +310,21 @@ def test_shipped_records_stand_in_for_missing_local_ones_and_name_their_version(
     assert per_seed == [{"seed": 0}] and "records ignored" in source
 
 
+def test_one_seeds_record_stands_in_for_a_run_when_one_is_asked_for(tmp_path, fresh, monkeypatch):
+    """A notebook that reads one seed's record in place of training it asks for minimum=1; the
+    default still needs two (an interval); a minimum below 1 is refused."""
+    monkeypatch.delenv(bench.RECORDS_ENV, raising=False)
+    run(tmp_path, 2)
+    per_seed, source = bench.seeds_or_this_run(tmp_path, "smoke", "fake", None, seeds=[1], experiments=FAKE,
+                                               minimum=1)
+    assert [r["after"] for r in per_seed] == pytest.approx([0.6]) and source.startswith("benchmark records")
+    per_seed, source = bench.seeds_or_this_run(tmp_path, "smoke", "fake", None, seeds=[1], experiments=FAKE,
+                                               shipped_dir=tmp_path / "none")
+    assert per_seed == [] and source.startswith("not measured (1 record(s)")
+    with pytest.raises(ValueError, match="minimum must be at least 1"):
+        bench.seeds_or_this_run(tmp_path, "smoke", "fake", None, seeds=[0, 1], experiments=FAKE, minimum=0)
+
+
 def test_seeds_side_by_side_give_the_same_records_and_the_command_says_so(tmp_path, fresh):
     parallel = run(tmp_path / "two", 3, workers=2)
     serial = run(tmp_path / "one", 3)

@@ -179,10 +179,13 @@ def test_notebook_03_runs_with_no_records_and_no_learned_run(tmp_path, monkeypat
 
     monkeypatch.setenv(bench.RECORDS_ENV, "none")
     stem = "03_wm_r1_gui_agent"
-    out = reproduce("smoke", only=["03"], out_root=tmp_path, parameters={"LEARNED_WORLD_MODEL_HERE": False})
+    out = reproduce("smoke", only=["03"], out_root=tmp_path, parameters={"LEARNED_WORLD_MODEL_HERE": False,
+                                                                                 "LADDER_HERE": False})
     results = json.loads((out / stem / "results.json").read_text())
     assert results["learned_world_model"] is None and results["learned_world_model_summary"] is None
     assert results["learned_world_model_source"].startswith("not measured (")
+    # asked to read the ladder's record, found none: trained it here and said so
+    assert results["ladder_source"] == "trained in this notebook (no record found)" and results["ladder"]["rungs"]
     cells = json.loads((out / f"{stem}.ipynb").read_text())["cells"]
     printed = "".join("".join(o.get("text", "")) for c in cells for o in c.get("outputs", [])
                       if o.get("output_type") == "stream")

@@ -381,10 +381,11 @@ def shipped_records_dir(profile: str) -> Path:
 def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: dict | None,
                       seeds: Sequence[int] = range(10),
                       experiments: dict[str, Experiment] | None = None,
-                      shipped_dir: Path | None = None) -> tuple[list[dict], str]:
+                      shipped_dir: Path | None = None, minimum: int = 2) -> tuple[list[dict], str]:
     """(per-seed results, where they come from) for a notebook section that shows `experiment` over seeds.
 
-    In order, the first that holds at least two of `seeds` (an interval needs two):
+    In order, the first that holds at least `minimum` of `seeds` (an interval needs two; a notebook
+    that shows one seed's record in place of training it asks for one):
     1. this machine's benchmark records of the experiment's key at this checkout (``runs/<profile>/bench``);
     2. the records shipped with the kit (``executed/<profile>/bench/records``): per seed the newest
        one made with today's configuration, whatever key made it (the source names the keys and,
@@ -397,12 +398,14 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
     if experiment not in experiments:
         raise ValueError(f"unknown experiment {experiment!r}: choose one of {', '.join(experiments)}")
     wanted = list(seeds)
+    if minimum < 1:
+        raise ValueError(f"minimum must be at least 1, got {minimum}")
     notes = []
     if os.environ.get(RECORDS_ENV, "").lower() != "none":
         key = experiment_key(experiments[experiment])
         code = key.key
         local = load_records(runs_root, profile, wanted, code, {experiment: experiments[experiment]}).get(experiment, {})
-        if len(local) >= 2:
+        if len(local) >= minimum:
             return ([local[s]["result"] for s in sorted(local)],
                     f"benchmark records of this library version ({short_version(code)}), seeds {_seed_list(local)}")
         notes.append(f"{len(local)} record(s) of this library version in {Path(runs_root) / 'bench'}")
@@ -414,7 +417,7 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
             path = _newest_record_path(shipped_dir, experiment, seed, chash)
             if path is not None:
                 shipped[seed] = json.loads(path.read_text())
-        if len(shipped) >= 2:
+        if len(shipped) >= minimum:
             versions = sorted({short_version(r["code"]) for r in shipped.values()})
             label = (f"records shipped with the kit, seeds {_seed_list(shipped)}, library version(s) "
                      f"{', '.join(versions)} ({this_kit_label(list(shipped.values()), key)})")
