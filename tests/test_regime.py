@@ -126,7 +126,7 @@ def test_generation_budget_is_the_longest_true_diff_plus_a_margin(tiny_level):
 def test_run_jobs_keeps_job_order_and_shares_the_cores():
     import torch
 
-    from wmkit.core.parallel import run_jobs, threads_per_worker
+    from wmkit.core.parallel import run_jobs, spread_workers, threads_per_worker
 
     jobs = [(dict, {"job": i}) for i in range(3)]
     seen = []
@@ -135,6 +135,9 @@ def test_run_jobs_keeps_job_order_and_shares_the_cores():
     # In worker processes: results in job order, each worker limited to its share of the cores.
     assert run_jobs(jobs, workers=2) == [{"job": i} for i in range(3)]
     assert run_jobs([(torch.get_num_threads, {})] * 2, workers=2) == [threads_per_worker(2)] * 2
+    # one job more than workers: all at once, each with the threads of the workers asked for
+    assert spread_workers(3, 2) == 3 and spread_workers(6, 2) == 2 and spread_workers(1, 2) == 1
+    assert run_jobs([(torch.get_num_threads, {})] * 3, workers=2) == [threads_per_worker(2)] * 3
     # and as quiet as the notebook's kernel: a worker's stderr lands in the notebook
     from transformers.utils.logging import is_progress_bar_enabled
 

@@ -42,6 +42,15 @@ def _start_worker(threads: int) -> None:
     quiet_dependencies()
 
 
+def spread_workers(n_jobs: int, workers: int) -> int:
+    """Processes for `n_jobs` similar jobs given `workers`: at most one per job, and every job at
+    once when there is one job more than workers. Three seeds on two workers would run in two
+    rounds, the second alone on one core; three processes sharing two cores finish in about three
+    quarters of that time (3/2 of a job's time against 2). `run_jobs` gives each process the threads of the workers asked for, so
+    the figures are the same either way."""
+    return n_jobs if n_jobs == workers + 1 else min(workers, n_jobs)
+
+
 def run_jobs(jobs: Sequence[tuple[Callable, dict]], workers: int = 1,
              on_done: Callable[[int, object], None] | None = None) -> list:
     """Run ``function(**kwargs)`` for every ``(function, kwargs)`` in `jobs`, `workers` at a
@@ -56,10 +65,12 @@ def run_jobs(jobs: Sequence[tuple[Callable, dict]], workers: int = 1,
             if on_done:
                 on_done(i, results[i])
         return results
-    workers = min(workers, len(jobs))
+    # Threads as for the workers asked for, so spreading the jobs changes no figure.
+    threads = threads_per_worker(min(workers, len(jobs)))
+    workers = spread_workers(len(jobs), workers)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
-                             initargs=(threads_per_worker(workers),)) as pool:
+                             initargs=(threads,)) as pool:
         futures = {pool.submit(function, **kwargs): i for i, (function, kwargs) in enumerate(jobs)}
         for future in as_completed(futures):
             i = futures[future]
