@@ -45,9 +45,9 @@ def _start_worker(threads: int) -> None:
 def spread_workers(n_jobs: int, workers: int) -> int:
     """Processes for `n_jobs` similar jobs given `workers`: at most one per job, and every job at
     once when there is one job more than workers. Three seeds on two workers would run in two
-    rounds, the second alone on one core; three processes sharing two cores finish in about three
-    quarters of that time (3/2 of a job's time against 2). `run_jobs` gives each process the threads of the workers asked for, so
-    the figures are the same either way."""
+    rounds, the second alone on one core; three processes sharing two cores take about 3/2 of a
+    job's time instead of 2. `run_jobs` gives each process the threads of the workers asked for,
+    so the figures are the same either way."""
     return n_jobs if n_jobs == workers + 1 else min(workers, n_jobs)
 
 
