@@ -15,7 +15,6 @@ NAME = re.compile(r"(?<![\w./])wmkit(?:\.[A-Za-z_]\w*)+")
 ILLUSTRATIVE = {
     # tutorials/multi_gpu.md's register_job example: a module the reader is to write.
     "wmkit.my_module": "the multi-GPU tutorial's example of a job module the reader writes",
-    "wmkit.envs.myenv": "the bring-your-own-environment tutorial's example of the module the reader writes",
 }
 """Names that are examples of code the reader writes, with the reason they cannot resolve."""
 
