@@ -203,7 +203,7 @@ else:
 print({k: info.get(k) for k in ("profile", "model", "parameters", "n_transitions")})
 # The from-scratch model is small enough to train every parameter, as the authors do; a pretrained
 # model gets LoRA adapters -- on CUDA QLoRA: RL trains them on an NF4 copy of the model
-# (wmkit.rlvr_world.method.RLVRConfig(quantized=None) decides), with bf16 compute, fp16 on a GPU
+# (wmkit.core.world_model_rl.RLVRConfig(quantized=None) decides), with bf16 compute, fp16 on a GPU
 # without bf16 (T4).
 LORA = rx.uses_lora(info)
 if USE_VLLM:
@@ -813,7 +813,7 @@ ANSWER_5 = None  # "sampled exact", "task reward", "both" or "neither"
 ANSWER_6 = None  # a number
 # One real TRL GRPO run on a tiny group (a few seconds); the loss type of this notebook's RL runs.
 from wmkit.core import grpo_step
-from wmkit.rlvr_world.method import RLVRConfig
+from wmkit.core.world_model_rl import RLVRConfig
 
 GRPO_RECORD = grpo_step.record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], loss_type=RLVRConfig.loss_type, seed=run.seed)
 ANSWER_7A = None  # 4 numbers (a list or a numpy array)

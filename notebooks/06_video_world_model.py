@@ -663,7 +663,7 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 
 # %%
 from wmkit.core import grpo_step
-from wmkit.rlvr_world.method import RLVRConfig
+from wmkit.core.world_model_rl import RLVRConfig
 
 changed_step, GROUP = vm.hand_made_group(codes["test"][0], test.frames[0])
 GROUP_REWARDS = vm.VideoReward(codebook, test.frames[:1, changed_step], sizes.reward)(GROUP, [0] * len(GROUP))

@@ -37,7 +37,7 @@ from wmkit.core.sft import SFTConfig, train_sft
 from wmkit.core.worldmodel import generate, is_exact, prompt_text, split_by_episode
 from wmkit.envs import textgame
 from wmkit.rewards.textgame import textgame_task_specific_reward
-from wmkit.rlvr_world import method as rl
+from wmkit.core import world_model_rl as rl
 
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 

@@ -13,7 +13,7 @@ from wmkit.envs.base import Environment, Transition
 from wmkit.rewards.screen import screen_diff_f1
 from wmkit.rewards.text_similarity import rouge_l_f1
 from wmkit.rewards.textgame import textgame_binary_reward, textgame_task_specific_reward
-from wmkit.rlvr_world import method as rl
+from wmkit.core import world_model_rl as rl
 
 # The kit's prompts as they were written before the registry: every recorded tokenizer holds them.
 KIT_PROMPTS = {

@@ -27,7 +27,7 @@ from wmkit.envs import phone, phone_edit, research, textgame, twx
 from wmkit.rewards import extract_completion_text, screen, text_similarity
 from wmkit.rewards import textgame as textgame_rewards
 from wmkit.rewards.embedding import Embedder, EmbeddingReward
-from wmkit.rlvr_world import method as rlvr
+from wmkit.core import world_model_rl as rlvr
 from wmkit.rwml.policy import normalize_action
 from wmkit.video import model as video_model
 from wmkit.video import tokenizer as video_tokenizer

@@ -181,7 +181,7 @@ def test_rlvr_qlora_on_a_16bit_model_trains_a_copy_and_saves_adapters_alone(nf4_
     """quantized=True on a 16-bit model (the CUDA default for LoRA runs): GRPO on an NF4 copy, the
     caller's model untouched, adapters saved alone, the result the 16-bit model + merged adapters."""
     pytest.importorskip("bitsandbytes")
-    from wmkit.rlvr_world import method as rl
+    from wmkit.core import world_model_rl as rl
 
     model, tok, _ = nf4_lm
     before = {n: p.detach().clone() for n, p in model.named_parameters()}
@@ -203,7 +203,7 @@ def test_rlvr_qlora_on_a_16bit_model_trains_a_copy_and_saves_adapters_alone(nf4_
 
 
 def test_rlvr_quantization_is_automatic_only_with_cuda_and_lora(tmp_path, monkeypatch):
-    from wmkit.rlvr_world import method as rl
+    from wmkit.core import world_model_rl as rl
 
     config = rl.RLVRConfig(output_dir=str(tmp_path))
     assert config.quantized is None and not config.uses_qlora()  # a CPU
@@ -216,7 +216,7 @@ def test_rlvr_quantization_is_automatic_only_with_cuda_and_lora(tmp_path, monkey
 
 def test_qlora_trains_one_group_per_micro_batch_with_the_same_optimizer_step(tmp_path, monkeypatch):
     from wmkit.core import grpo
-    from wmkit.rlvr_world import method as rl
+    from wmkit.core import world_model_rl as rl
 
     assert grpo.micro_batches(16, 8) == {"per_device_train_batch_size": 128, "gradient_accumulation_steps": 1}
     assert grpo.micro_batches(16, 8, 1) == {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 16}
@@ -260,7 +260,7 @@ def test_vllm_is_off_by_default_and_asking_without_it_fails_in_one_line(monkeypa
     import importlib.util
 
     from wmkit.core import grpo
-    from wmkit.rlvr_world import method as rl
+    from wmkit.core import world_model_rl as rl
 
     monkeypatch.delenv(grpo.VLLM_ENV, raising=False)
     assert not grpo.GRPOSettings(output_dir="x").use_vllm and not rl.RLVRConfig(output_dir="x").use_vllm

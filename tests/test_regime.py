@@ -13,7 +13,7 @@ from wmkit.core import build
 from wmkit.core.worldmodel import collect_transitions
 from wmkit.profiles import check_sizes, get_profile
 from wmkit.rlvr_world import regime
-from wmkit.rlvr_world.method import pass_at_k
+from wmkit.core.world_model_rl import pass_at_k
 
 
 def test_pass_at_k_hand_computed():
@@ -165,7 +165,7 @@ def test_level_experiments_share_one_pool_and_one_mle_measurement(tiny_level):
 
 def test_exact_reward_checks_what_the_binary_check_leaves_out():
     from wmkit.envs import textgame
-    from wmkit.rlvr_world.method import binary_reward, exact_reward
+    from wmkit.core.world_model_rl import binary_reward, exact_reward
 
     t = next(t for t in textgame.collect_transitions(3, seed=0, difficulty="tiny") if t.changed and "drawer" in t.diff)
     renamed = t.diff.replace('"name": "drawer"', '"name": "lamp"')  # right properties, wrong name

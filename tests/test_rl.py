@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from wmkit.envs import phone
-from wmkit.rlvr_world import method as rl
+from wmkit.core import world_model_rl as rl
 
 
 def test_reward_dispatch_per_environment(small_splits):

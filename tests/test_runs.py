@@ -111,7 +111,7 @@ def test_a_truncated_sft_checkpoint_is_skipped_and_training_starts_again(tiny_lm
 def test_a_second_seed_into_an_rlvr_folder_is_refused(tiny_lm, small_splits, tmp_path):
     """`train rlvr` with seed=1 into seed 0's folder used to load seed 0's last checkpoint, train
     nothing and save it as seed 1's model. The job's seed draws the RL data sample."""
-    from wmkit.rlvr_world import method as rl
+    from wmkit.core import world_model_rl as rl
 
     model, tok, _ = tiny_lm
     phone = [t for t in small_splits["train"] if t.env == "phone"]

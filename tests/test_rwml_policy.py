@@ -12,7 +12,7 @@ pytest.importorskip("textworld_express")
 
 from wmkit.envs import twx
 from wmkit.profiles import get_profile
-from wmkit.rlvr_world import method as rl
+from wmkit.core import world_model_rl as rl
 from wmkit.rwml import policy as rp
 
 TINY = replace(get_profile("smoke").rwml.policy, games=("simonsays", "sorting"), bc_episodes=2, rl_episodes=2,

@@ -303,7 +303,7 @@ def test_grpo_by_hand_on_a_group_of_video_rewards(trajectories):
     the video reward of four hand-made predictions, redone in numpy and accepted by the checkers."""
     from wmkit import exercises
     from wmkit.core import grpo_step
-    from wmkit.rlvr_world.method import RLVRConfig
+    from wmkit.core.world_model_rl import RLVRConfig
 
     book = vt.fit_codebook(trajectories.frames, 32, 8)
     codes = book.encode(trajectories.frames)

@@ -395,7 +395,7 @@ def profile_steps(settings: GPUCheckSettings, work_dir: Path, record: Callable[[
                 "batch": wm.batch_size, "max_length": wm.max_length}
 
     def rlvr_step() -> dict:
-        from wmkit.rlvr_world import method as rl
+        from wmkit.core import world_model_rl as rl
 
         sizes = profile.rlvr
         data = rl.rl_transitions([t for t in state["transitions"] if t.env == "textgame"], seed=settings.seed)

@@ -11,7 +11,7 @@ run function taking that config, and one line of description. The registry store
 lazy ``"module:attribute"`` strings, so ``--list`` and ``--help`` import neither torch nor
 trl. Registering a job is one call::
 
-    register_job("rlvr", "wmkit.rlvr_world.method:RLVRConfig", "wmkit.rlvr_world.method:run_rlvr", "notebook 02: GRPO on a world model")
+    register_job("rlvr", "wmkit.core.world_model_rl:RLVRConfig", "wmkit.core.world_model_rl:run_rlvr", "notebook 02: GRPO on a world model")
 
 or a decorator on the run function (``@job("name", ConfigClass, "description")``).
 
@@ -745,7 +745,7 @@ def run_wmrl(config: WMRLJob) -> dict:
 class RLVRJob:
     """Notebook 02's training: GRPO with a verifiable reward on notebook 01's world model.
 
-    ``rlvr`` is `wmkit.rlvr_world.method.RLVRConfig` (the notebook's dataclass); its ``prompts_per_step`` is
+    ``rlvr`` is `wmkit.core.world_model_rl.RLVRConfig` (the notebook's dataclass); its ``prompts_per_step`` is
     the global count: under N processes each takes 1/N, so a step sees the notebook's batch.
     """
 
@@ -761,13 +761,13 @@ class RLVRJob:
     out: str | None = None
     """Output folder (default runs/<profile>/02_rlvr_world_model/rlvr_job): checkpoints, final/."""
     rlvr: Any = None
-    """wmkit.rlvr_world.method.RLVRConfig (its output_dir is set from ``out``)."""
+    """wmkit.core.world_model_rl.RLVRConfig (its output_dir is set from ``out``)."""
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> RLVRJob:
         """Notebook 02's sizes for the profile (its ``rlvr`` section), as its text-game arm uses them."""
         from wmkit.profiles import get_profile
-        from wmkit.rlvr_world.method import RLVRConfig
+        from wmkit.core.world_model_rl import RLVRConfig
 
         resolved = get_profile(profile)
         sizes = resolved.rlvr
@@ -779,12 +779,12 @@ class RLVRJob:
 
 
 def run_rlvr(config: RLVRJob) -> dict:
-    """`wmkit.rlvr_world.method.train_rlvr` on notebook 01's world model; the merged model goes to out/final."""
+    """`wmkit.core.world_model_rl.train_rlvr` on notebook 01's world model; the merged model goes to out/final."""
     from dataclasses import replace
 
     from wmkit.core import models
     from wmkit.core.build import FINAL, ensure_world_model
-    from wmkit.rlvr_world import method as rl
+    from wmkit.core import world_model_rl as rl
 
     processes = process_rank()[1]
     if config.rlvr.prompts_per_step % processes:

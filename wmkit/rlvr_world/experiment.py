@@ -1,7 +1,7 @@
 """RLVR-World's experiments on the kit's world model (shown in notebook 02).
 
 Every experiment starts from notebook 01's MLE world model and trains it further with GRPO
-(`wmkit.rlvr_world.method.train_rlvr`), then measures the same thing before and after:
+(`wmkit.core.world_model_rl.train_rlvr`), then measures the same thing before and after:
 
 1. :func:`reward_arm` on the text game: MLE vs MLE+RLVR, greedy and sampled, changed and
    unchanged transitions (also the arms of the reward-type and group-size ablations).
@@ -21,28 +21,17 @@ for the mean ± std the notebook and the benchmark report)::
 """
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from wmkit.core import world_model_rl as rl
 from wmkit.core.build import series_world_model
+from wmkit.core.world_model_rl import eval_set, uses_lora
 from wmkit.envs.base import Transition
 from wmkit.profiles import Profile, RLVRSizes, get_profile
-from wmkit.rlvr_world import method as rl
 from wmkit.runs import bench_work_dir
 from wmkit.stats import summarize
-
-
-def eval_set(transitions: Sequence[Transition], env: str, n_changed: int, n_unchanged: int,
-             seed: int = 0) -> list[Transition]:
-    """A fixed random choice of changed and unchanged transitions of `env` (changed first)."""
-    rng = random.Random(seed)
-    changed = [t for t in transitions if t.env == env and t.changed]
-    unchanged = [t for t in transitions if t.env == env and not t.changed]
-    rng.shuffle(changed)
-    rng.shuffle(unchanged)
-    return changed[:n_changed] + unchanged[:n_unchanged]
 
 
 def measure(model, tokenizer, transitions: Sequence[Transition], sizes: RLVRSizes, seed: int = 0) -> dict:
@@ -114,10 +103,6 @@ def seeds_table(before: dict, runs: Sequence[dict]) -> dict:
                                        "after": summarize([a["after"][mode][part] for a in runs])}
     return table
 
-
-def uses_lora(info: dict) -> bool:
-    """Pretrained models get LoRA; the from-scratch one trains every parameter (see notebook 02)."""
-    return info.get("model", "tiny") != "tiny"
 
 
 def sweep_experiment(profile: str | Profile, runs_root: Path, sizes: RLVRSizes | None = None, seed: int = 0,

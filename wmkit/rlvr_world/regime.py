@@ -32,13 +32,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from wmkit.core import world_model_rl as rl
 from wmkit.core.build import WorldModelRun, ensure_world_model, series_world_model
 from wmkit.core.parallel import run_jobs
 from wmkit.core.worldmodel import generate, is_exact, prompt_text
 from wmkit.envs.base import Transition
 from wmkit.profiles import Profile, RegimeSizes, get_profile
 from wmkit.rewards.textgame import textgame_binary_reward, textgame_task_specific_reward
-from wmkit.rlvr_world import method as rl
 from wmkit.rlvr_world.experiment import eval_set, uses_lora
 from wmkit.stats import differences, summarize
 

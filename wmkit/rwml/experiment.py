@@ -28,12 +28,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from wmkit.core import world_model_rl as rl
 from wmkit.core.build import series_world_model
 from wmkit.core.parallel import run_jobs
 from wmkit.core.worldmodel import generate
 from wmkit.envs.base import Transition
 from wmkit.profiles import Profile, RLVRSizes, RWMLSizes, RWMLTextGameSizes
-from wmkit.rlvr_world import method as rl
 from wmkit.runs import bench_work_dir
 from wmkit.rwml.method import (
     _prompts,
@@ -164,7 +164,7 @@ def rwml_textgame_experiment(base_model, tokenizer, sizes: RWMLTextGameSizes, ou
        (`sizes.filter_samples` samples at T=1 each); those where every sample has reward 1 already
        are kept only with `sizes.easy_keep_probability` (see `hard_sample_filter` for why samples,
        not the greedy answer);
-    4. **RWML**: GRPO (`wmkit.rlvr_world.method.train_rlvr`, reward="embedding") from the warm-up
+    4. **RWML**: GRPO (`wmkit.core.world_model_rl.train_rlvr`, reward="embedding") from the warm-up
        predictor on the kept transitions, r = 1[cos(E(ŝ'), E(s')) ≥ τ] against the true diff;
     5. **SFT baseline**: SFT from the warm-up predictor on the same kept transitions.
 
@@ -419,12 +419,11 @@ def run_rwml(profile: str | Profile, seed: int, runs_root: Path, sizes: RWMLSize
     :func:`wmkit.rwml.policy.policy_rl_experiment`: the same policy RL from notebook 01's world model
     and from the RWML model it produced (under "policy"). Checkpoints go to `work_dir` (default:
     the benchmark's work folder)."""
-    from wmkit.rlvr_world import experiment as rx
     from wmkit.rwml import policy as rwml_policy
 
     wm = series_world_model(profile, runs_root)
-    wm_sizes, lora = sizes.world_model, rx.uses_lora(wm.info)
-    forgetting = {env: rx.eval_set(wm.splits["test"], env, wm_sizes.forgetting_eval // 2,
+    wm_sizes, lora = sizes.world_model, rl.uses_lora(wm.info)
+    forgetting = {env: rl.eval_set(wm.splits["test"], env, wm_sizes.forgetting_eval // 2,
                                    wm_sizes.forgetting_eval - wm_sizes.forgetting_eval // 2, 0)
                   for env in ("textgame", "phone")}
     work = Path(work_dir) if work_dir else bench_work_dir(runs_root, "rwml", seed)
@@ -443,21 +442,19 @@ def run_rwml(profile: str | Profile, seed: int, runs_root: Path, sizes: RWMLSize
 def forgetting_sets(wm_splits: dict[str, list[Transition]], n: int) -> dict[str, list[Transition]]:
     """The forgetting check's transitions: `n` test transitions (half changed) of the full text
     game and of the phone, from notebook 01's splits (RWML trains on neither)."""
-    from wmkit.rlvr_world import experiment as rx
 
-    return {env: rx.eval_set(wm_splits["test"], env, n // 2, n - n // 2, 0) for env in ("textgame", "phone")}
+    return {env: rl.eval_set(wm_splits["test"], env, n // 2, n - n // 2, 0) for env in ("textgame", "phone")}
 
 
 def run_rwml_textgame(profile: str | Profile, seed: int, runs_root: Path, sizes: RWMLTextGameSizes) -> dict:
     """The benchmark's one-seed RWML run on the kit's text game: :func:`rwml_textgame_experiment`
     from notebook 01's world model, forgetting measured on its full text game and phone."""
-    from wmkit.rlvr_world import experiment as rx
 
     wm = series_world_model(profile, runs_root)
     return rwml_textgame_experiment(wm.model, wm.tokenizer, sizes, bench_work_dir(runs_root, "rwml_textgame", seed),
                                     forgetting_sets(wm.splits, sizes.forgetting_eval), seed=seed,
                                     embedder=_shared_embedder(), progress=lambda line: None,
-                                    lora=rx.uses_lora(wm.info))
+                                    lora=rl.uses_lora(wm.info))
 
 
 def run_rwml_seed(profile: str | Profile, seed: int, runs_root: Path, sizes: RWMLSizes) -> dict:

@@ -5,7 +5,7 @@ is 1 when its sentence embedding is close enough to the real one's (cosine ≥ �
 :mod:`wmkit.rewards.embedding`), else 0. Before RL a warm-up predictor (SFT on ~10% of the
 data) answers every remaining transition; those it already gets right are "too easy" and are
 dropped (kept only with a small probability) — :func:`hard_sample_filter`. The GRPO step itself
-is RLVR-World's (:func:`wmkit.rlvr_world.method.train_rlvr` with the embedding reward).
+is RLVR-World's (:func:`wmkit.core.world_model_rl.train_rlvr` with the embedding reward).
 No public code of RWML was found; the kit follows the paper's description.
 """
 from __future__ import annotations

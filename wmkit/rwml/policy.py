@@ -10,7 +10,7 @@ kit's size. Stripped to what it computes, per starting model (base world model /
               each kept as (game, seed, action prefix, gold next action)
     policy  = copy(start); behaviour-clone it on the gold next action of a few states
               (the same small warm-up for both starts; see "departures" below)
-    for step in range(rl_steps):                              # GRPO, via wmkit.rlvr_world.method.train_rlvr
+    for step in range(rl_steps):                              # GRPO, via wmkit.core.world_model_rl.train_rlvr
         pick prompts_per_step states; sample G actions a_1..G ~ π(· | prompt(state))
         r_i = 1 if a_i is the gold next action or raises the score   (executed in a real TWX
               env restored to that state by replaying the prefix from reset, same seed)
@@ -238,7 +238,7 @@ def behaviour_cloning(model, tokenizer, states: Sequence[PolicyState], sizes: Po
 def train_policy(model, tokenizer, states: Sequence[PolicyState], sizes: PolicySizes, out_dir: str | Path,
                  seed: int = 0, lora: bool = False, show_progress: bool = False):
     """GRPO on the action reward from `model` (left untouched); returns (RLVRResult, ActionReward)."""
-    from wmkit.rlvr_world import method as rl
+    from wmkit.core import world_model_rl as rl
 
     reward = ActionReward()
     config = rl.RLVRConfig(output_dir=str(out_dir), num_generations=sizes.num_generations,

@@ -9,7 +9,7 @@ One seeded run (:func:`run_video_seed`):
    the next frame's codes only): prompt = the last `context_frames` frames and actions;
 4. measure it on held-out trajectories: one-step (context from the real frames) greedy and sampled,
    and multi-step rollouts (each predicted frame fed back as context) for `horizon` steps;
-5. train a copy with GRPO through TRL (`wmkit.rlvr_world.method.train_rlvr`) on the profile's
+5. train a copy with GRPO through TRL (`wmkit.core.world_model_rl.train_rlvr`) on the profile's
    reward of the decoded frame (`wmkit.video.model.VideoReward`), every parameter, as the authors
    do -- once per RL arm (`RL_ARMS`: all training transitions, or the changed ones plus a sample),
    and once more on the changed arm with `VideoSizes.contrast_reward` where set (`arm_plan`);
@@ -195,7 +195,7 @@ def train_rl(model, tokenizer, codebook, traj: fr.Trajectories, codes: np.ndarra
              seed: int, out_dir: str | Path, arm: str = "all", show_progress: bool = False, **overrides):
     """GRPO on the pixel reward of the decoded next frame, every parameter (the tiny model is smaller
     than a LoRA of a 1B model); returns (trained copy, RLVRResult). `model` is left as it was."""
-    from wmkit.rlvr_world.method import RLVRConfig, train_rlvr
+    from wmkit.core.world_model_rl import RLVRConfig, train_rlvr
 
     items = rl_items(traj, codes, sizes, seed, arm)
     targets = np.stack([traj.frames[e, t] for e, t, _ in items])

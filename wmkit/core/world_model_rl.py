@@ -1,7 +1,9 @@
-"""RLVR for world models: GRPO on a reward that checks the predicted next state.
+"""RL for world models: GRPO on a reward that checks the predicted next state.
 
-RLVR-World (and RWML) take a world model trained by maximum likelihood and train it
-further with GRPO, rewarding each sampled prediction by how right it is. With the kit's
+Shared by three papers' experiments: RLVR-World (verifiable rewards), RWML (the embedding reward)
+and the video world model (a reward on predicted frames). Each takes a world model trained by
+maximum likelihood and trains it further with GRPO, rewarding each sampled prediction by how right
+it is. With the kit's
 defaults the algorithm reduces to this, per optimizer step:
 
     for each of `prompts_per_step` transitions (s, a, s'):
@@ -397,3 +399,18 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     for i in range(n - c + 1, n + 1):  # C(n−c, k)/C(n, k) as a product: no huge binomials
         miss *= 1.0 - k / i
     return 1.0 - miss
+
+def eval_set(transitions: Sequence[Transition], env: str, n_changed: int, n_unchanged: int,
+             seed: int = 0) -> list[Transition]:
+    """A fixed random choice of changed and unchanged transitions of `env` (changed first)."""
+    rng = random.Random(seed)
+    changed = [t for t in transitions if t.env == env and t.changed]
+    unchanged = [t for t in transitions if t.env == env and not t.changed]
+    rng.shuffle(changed)
+    rng.shuffle(unchanged)
+    return changed[:n_changed] + unchanged[:n_unchanged]
+
+
+def uses_lora(info: dict) -> bool:
+    """Pretrained models get LoRA; the from-scratch one trains every parameter (see notebook 02)."""
+    return info.get("model", "tiny") != "tiny"
