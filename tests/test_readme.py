@@ -61,7 +61,7 @@ def test_notebook_times_come_from_papermill_and_the_targets(tmp_path):
     (tmp_path / "06_c.ipynb").write_text(json.dumps({"metadata": {}}))
     block = readme.notebook_times_block(tmp_path, "cpu")
     assert "| [`01_a.ipynb`](executed/cpu/01_a.ipynb) | 1 min 01 s | 10 min | yes | 2026-12-01 |" in block
-    assert "| 6 min 40 s | 5 min | no |" in block and "| not recorded | 15 min |" in block
+    assert "| 6 min 40 s | 5 min | no |" in block and "| not recorded | 10 min |" in block
 
 
 def test_missing_or_doubled_markers_are_an_error():
