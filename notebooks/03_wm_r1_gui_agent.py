@@ -307,8 +307,8 @@ for kind in ("element", "value"):
 # (measured while building this notebook; [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder) has the numbers): the
 # reference episodes came from distinct *prompts* (`unique_tasks`), and templates differ wildly in
 # how many instructions they have, so a template with one instruction got about one reference
-# episode while the evaluation draws templates uniformly (the table below counts them); and the start's success then hinged on the seed (greedy
-# 0.26-0.41 over 5 seeds). The ladder's start draws its reference episodes **template by
+# episode while the evaluation draws templates uniformly (the table below counts them); and the start's success then hinged on the seed.
+# The ladder's start draws its reference episodes **template by
 # template** (`template_balanced_tasks`). The table: reference episodes per template in each
 # pool, and in the evaluation.
 #
@@ -317,9 +317,9 @@ for kind in ("element", "value"):
 # names, and the reference thought writes that name first (`Thought: find "Nora". Action: tap(3)`).
 # Copying a name from the instruction is a skill a from-scratch policy learns only with enough
 # varied examples *and* optimiser steps: with 600 reference episodes × 20 epochs the start wrote the
-# right name on about 10% of fresh list tasks (and tapped at about chance); with 2400 × 15 (the same
-# steps as 600 × 60, four times the worlds) on 97-99% of contact tasks, and greedy success rose from
-# about 0.69 to 0.75. A tokenizer that makes the name one identical token in the instruction and on
+# right name on few fresh list tasks (and tapped at about chance); with 2400 × 15 (the same
+# steps as 600 × 60, four times the worlds) on nearly all contact tasks, and greedy success rose.
+# A tokenizer that makes the name one identical token in the instruction and on
 # the screen, more episodes at the same steps, more parameters, or more epochs on the same 600
 # episodes did not teach the copy (measured on seed 0 while building this notebook).
 
@@ -569,7 +569,7 @@ print(f"{'world-model calls per trajectory fall during training (p = 0)':78s} {'
 # The **settings world** is such a world: the four single-setting templates (`setting_on`,
 # `setting_off`, `setting_flip`, `setting_match`). The Settings screen lists its five toggles in a
 # fixed order, so "Turn on Bluetooth" is always `tap(1)` then `tap(2)`. The ladder's start has
-# mastered them (greedy 1.00 on each), leaving nothing to reinforce, so here the start stops after
+# mastered them (section 5 prints its greedy success per template), leaving nothing to reinforce, so here the start stops after
 # **2 SFT epochs** on the same reference episodes: it often picks the wrong toggle greedily, while
 # some of 8 samples pick the right one. `sizes.small_world` holds these sizes; GRPO keeps the ladder's
 # settings (60 steps, G = 8, 4 tasks per step, lr 1e-4, T = 0.6) and plays a fresh world in every
