@@ -624,8 +624,9 @@ nb.save_figure(fig, run, "rwml_textgame.png"); plt.show()
 # what happens next.
 #
 # **TextWorldExpress** (Jansen & Côté), the contrast: observations are free text ("You take the 25g
-# of oak."), and the warm-up predictor — notebook 01's model after SFT on about 28 TWX
-# transitions — writes text whose embedding is far from the truth.
+# of oak."), and the warm-up predictor — notebook 01's model after SFT on a small share of the TWX
+# training transitions (`sizes.twx_warm_fraction`; the cell prints how many) — writes text whose
+# embedding is far from the truth.
 
 # %%
 from wmkit.envs import twx
@@ -640,6 +641,7 @@ else:
                                        run.seed) for env in ("textgame", "phone")}
     rwml = rwml_experiment(model, tokenizer, sizes, run.output_dir / "rwml", forgetting_twx, seed=run.seed, lora=LORA,
                            show_progress=False)
+    print(f"TWX transitions: {rwml['n']['warm']} of {rwml['n']['train']} training transitions for the warm-up predictor")
     print(f"\n{'model':28s} {'exact':>6s} {'emb.reward':>10s} {'cosine':>7s} {'ROUGE-L':>8s}")
     for name, q in rwml["quality"].items():
         print(f"{name:28s} {q['exact']:6.3f} {q['embedding_reward']:10.3f} {q['cosine']:7.3f} {q['rouge_l']:8.3f}")

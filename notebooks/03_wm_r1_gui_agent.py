@@ -714,7 +714,7 @@ print(phone.compute_diff(bar_home, bar_env.step("open_app(settings)").observatio
 # trained world models of notebook 01's cpu shape on this world's transitions with the bar (for 5
 # to 15 epochs, one wider model, and up to twenty times the data): none of them learns to copy. On
 # the bar's values after a toggle tap they do about as well as a guess from how often each value
-# occurs, they almost never predict a Settings screen or a toggle exactly, and they judge about half
+# occurs, they almost never predict a Settings screen or a toggle exactly, and they judge much
 # of each class of the start's real episodes wrong. Copying a value from the input to the output is
 # the same skill the policy needed for its list lookups (section 4), and at this size neither model
 # learns it in the steps it gets.
