@@ -297,7 +297,7 @@ save(fig, "check1_affine_invariance.png")
 # bin's knot is a sample mean of the real scores that fell in it, so its squared error is
 # $V_j\,\mathbb E[1/N_j]$ with $N_j\sim\mathrm{Bin}(n, p_j)$ pairs: the predicted knot error is
 # $\sum_j p_j V_j\,\mathbb E[1/N_j;\,N_j\ge1]$, falling like $1/n$. **Control:** the formula that
-# forgets each knot sees only its own bin's pairs, $\sum_j p_j V_j/n$ (about 10× too small).
+# forgets each knot sees only its own bin's pairs, $\sum_j p_j V_j/n$ (far too small: the cell prints both).
 # Beyond the knots, binning leaves a bias that no amount of data removes: the map is linear between
 # bin means. We show it, and compare the binned PAV with scikit-learn's exact isotonic regression.
 
