@@ -551,7 +551,7 @@ for name, m in (("MLE", phone_before), ("MLE + RLVR (F1)", phone_arm["after"])):
 # sentence embedding is close enough to the real one's, r = 1[cos(E(ŝ'), E(s')) ≥ τ], with
 # E = all-MiniLM-L6-v2 (offline). The recipe, as `wmkit.rwml.experiment` runs it:
 #
-# 1. **warm-up predictor**: notebook 01's model, SFT on ~10% of the new environment's training data;
+# 1. **warm-up predictor**: notebook 01's model, SFT on 10% of the new environment's training data (`twx_warm_fraction`);
 # 2. **τ** chosen on held-out (prediction, truth) pairs by the paper's rule, the best balanced
 #    accuracy between *matching* and *non-matching* pairs — it needs both classes;
 # 3. **hard-sample filtering**: transitions the warm-up predictor already gets right are too easy

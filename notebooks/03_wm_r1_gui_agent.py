@@ -184,7 +184,7 @@ print(ladder)
 # **The policy here.** The paper fine-tunes Qwen2.5-VL 3B/7B. On a laptop the kit's policy is a tiny
 # Llama decoder built from scratch with a byte-level BPE tokenizer trained on the agent's text,
 # **warm-started by SFT on reference trajectories** (shortest solutions from the phone's planner),
-# where about 30% of the steps first imagine their action with `call_wm` — so the agent starts out
+# where 30% of the steps (`imagine_rate`) first imagine their action with `call_wm` — so the agent starts out
 # calling the world model, and RL decides how often it is worth it.
 #
 # ## 2. The reward
@@ -487,8 +487,8 @@ for key, rung in this_seed["rungs"].items():
 # still pays for more); which pull wins is the share of
 # all-fail groups, printed per rung above (as the world model judged them: a noisy oracle that
 # flips judgments also turns failures into "successes" and back). The term is worth at most
-# γ = 0.1 against a success's 1, so it moves calls slowly, and a start that imagines on about 30% of
-# its SFT steps makes few calls to begin with (the paper's agent starts near 4).
+# γ = 0.1 against a success's 1, so it moves calls slowly, and a start that imagines on 30% of
+# its SFT steps (`imagine_rate`) makes few calls to begin with (the paper's agent starts near 4).
 
 # %% [markdown]
 # ## 7. Over seeds: the paper beside the kit, with verdicts

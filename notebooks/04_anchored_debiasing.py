@@ -145,7 +145,7 @@ sizes
 # hill, not the real one. WMRL's analysis says this leaves a **permanent floor**: no number of
 # steps removes it. Its fix is a thin anchor of real execution:
 #
-# * **anchors**: about 10% of the groups (at least one per step) are graded by the world model
+# * **anchors**: 10% of the groups (`anchor_fraction`; at least one per step) are graded by the world model
 #   *and* by real execution;
 # * **online debiasing**: a monotone map *f* from world-model score to real score is fitted on the
 #   anchor pairs (isotonic regression) and applied to every world-model score;
