@@ -338,11 +338,11 @@ for env in ("textgame", "phone"):
 # transitions of one trained model (`build.baseline_verdicts`). At `smoke` size expect nothing: smoke
 # only proves the code runs.
 #
-# What we saw at `cpu` size (a 0.4M-parameter model, about 6.5 minutes of training on 2 cores): the
-# model learns the diff format, which object an action touches and which property flips, so its
-# partial credit on changed transitions is above both baselines — clearly on the phone (the whole
-# interval above 0: reproduced), within the interval on the text game (62 changed test transitions:
-# inconclusive); but it rarely gets *every* field
+# What to look for at `cpu` size (a 0.4M-parameter model): the model learns the diff format, which
+# object an action touches and which property flips, so its partial credit on changed transitions
+# should sit above both baselines — the verdicts below say in which environment the whole interval
+# clears 0 (the text game has fewer changed test transitions, so its interval is wider; the cell
+# prints how many); but it rarely gets *every* field
 # right — it has not learned to look an object's uuid and contents up in the state and copy them
 # (an induction-like skill that small transformers acquire only after many more optimizer steps),
 # and on the phone many next screens show content the current screen hides, which no model can
@@ -353,6 +353,7 @@ for env in ("textgame", "phone"):
 # %%
 verdicts = {env: build.baseline_verdicts(evaluation, env) for env in ("textgame", "phone")}
 for env, by_measure in verdicts.items():
+    print(f"{env}: {len(evaluation[env]['model_greedy']['changed_items'])} changed test transitions")
     for measure, v in by_measure.items():
         baselines = ", ".join(f"{b} {value:.3f}" for b, value in v["baselines"].items())
         print(f"{env:9s} {measure:16s} model {v['model']:.3f} vs {baselines} -> {v['verdict']}\n    {v['reason']}")

@@ -352,20 +352,14 @@ print(f"{sanity['n']} transitions, {sanity['steps']} GRPO steps ({sanity['second
 # size matters more than with LoRA on a large model. Three settings were compared on the level's
 # *validation* transitions (never the test ones measured here), over RL seeds 0-4, with the rule
 # fixed before the runs: keep the setting whose sampled-exact gain has the highest lower 95% bound.
-# Sampled-exact gain on changed validation transitions (MLE: greedy 0.317, sampled 0.097):
-#
-# | setting | gain [95% interval over 5 seeds] | seeds that collapsed |
-# |---|---|---|
-# | lr 5e-4, no KL term | +0.054 [−0.116, +0.223] | 2 of 5 |
-# | lr 3e-4, no KL term | +0.113 [+0.106, +0.119] | 0 |
-# | lr 5e-4, KL to the MLE model β = 0.04 | **+0.138 [+0.131, +0.145]** | 0 |
-#
+# The settings were lr 5e-4 and lr 3e-4 without a KL term, and lr 5e-4 with a KL term to the MLE
+# model (β = 0.04); the last one won, and the larger step without the KL term collapsed some seeds.
 # A collapsed run ends with greedy accuracy 0: one wrote malformed JSON (it closes the object right
 # after `"uuid":`), the other wrote one wrong diff for almost every action. Its training reward did
-# not fall much, because a quarter of the RL transitions change nothing and "no change" stays easy.
+# not fall much, because many RL transitions change nothing and "no change" stays easy.
 # The KL term pulls each step back toward the MLE model, so the policy cannot drift that far; a
-# smaller step also avoids the collapse but learns less in 120 steps. (Measured on one machine:
-# [research: RLVR recipe](https://github.com/wmkit/wmkit/blob/main/research/README.md#rlvr-recipe); a run takes about 2 minutes of one core.)
+# smaller step also avoids the collapse but learns less in 120 steps. The comparison's numbers:
+# [research: RLVR recipe](https://github.com/wmkit/wmkit/blob/main/research/README.md#rlvr-recipe).
 #
 # The same cell also starts the RL runs of sections 5 and 6 (the other levels, and experiment 3's
 # run: seed 0 again, rewarded by RLVR-World's more lenient binary check): all RL runs share the
@@ -420,11 +414,11 @@ print(f"pass@{ks[-1]} MLE", round(mle_pass[-1], 3), " RLVR", np.round(rl_pass[:,
 # the model surer, also narrows what it samples. RLVR-World names this limitation (RL sharpens
 # rather than extends what the model can do); the same picture is reported for RLVR on language
 # models generally. Greedy accuracy need not rise with pass@1: the greedy answer was already the
-# model's favourite, and RL reorders the rest. Read each seed's line too: without the KL term, 2 of
-# 5 seeds at this learning rate collapsed on validation (accuracy towards 0), and one collapsed
-# seed out of three widens the interval over seeds to cover 0, so the verdict would say
+# model's favourite, and RL reorders the rest. Read each seed's line too: without the KL term, some
+# seeds at this learning rate collapsed on validation (accuracy towards 0), and one collapsed
+# seed among a few widens the interval over seeds to cover 0, so the verdict would say
 # *inconclusive*, as it should. `regime.level_experiment` with `dataclasses.replace(regime_sizes,
-# beta=0.0)` and seeds 0-4 shows it (about 5 minutes at `cpu`, on the test transitions this time).
+# beta=0.0)` and seeds 0-4 shows it (on the test transitions this time).
 #
 # ## 5. Experiment 2 — the regime curve: the same recipe on larger worlds
 #
@@ -525,9 +519,9 @@ print("\nsamples the binary check accepts but exact match rejects (share):",
 # rewarded by the lenient check is paid also for predictions that the check accepts and exact
 # match rejects (a wrong uuid or name, an extra object), so where it drifts, it drifts into that
 # gap: a larger share for the binary-check row than for the other two is RL using the loophole. The
-# KL term toward the MLE model (section 4) limits how far one run drifts in 120 steps; the same run
-# without it (lr 5e-4, three seeds, on this level's test transitions in an earlier version of this
-# notebook) lost 0.22 of greedy exact accuracy (from 0.40) while the binary check barely moved.
+# KL term toward the MLE model (section 4) limits how far one run drifts in 120 steps; without it
+# (`beta=0.0`, as at the end of section 4), greedy exact accuracy can fall while the binary check
+# barely moves.
 # The verifier is the specification: RL optimises exactly what it checks, including its
 # loopholes. RLVR-World's models were large pretrained LMs evaluated with the same check they
 # trained on; a small model finds the loophole quickly.
@@ -557,7 +551,7 @@ for name, m in (("MLE", phone_before), ("MLE + RLVR (F1)", phone_arm["after"])):
 # sentence embedding is close enough to the real one's, r = 1[cos(E(ŝ'), E(s')) ≥ τ], with
 # E = all-MiniLM-L6-v2 (offline). The recipe, as `wmkit.rwml.experiment` runs it:
 #
-# 1. **warm-up predictor**: notebook 01's model, SFT on ~10% of the new environment's training data;
+# 1. **warm-up predictor**: notebook 01's model, SFT on 10% of the new environment's training data (`twx_warm_fraction`);
 # 2. **τ** chosen on held-out (prediction, truth) pairs by the paper's rule, the best balanced
 #    accuracy between *matching* and *non-matching* pairs — it needs both classes;
 # 3. **hard-sample filtering**: transitions the warm-up predictor already gets right are too easy
@@ -630,8 +624,9 @@ nb.save_figure(fig, run, "rwml_textgame.png"); plt.show()
 # what happens next.
 #
 # **TextWorldExpress** (Jansen & Côté), the contrast: observations are free text ("You take the 25g
-# of oak."), and the warm-up predictor — notebook 01's model after SFT on about 28 TWX
-# transitions — writes text whose embedding is far from the truth.
+# of oak."), and the warm-up predictor — notebook 01's model after SFT on a small share of the TWX
+# training transitions (`sizes.twx_warm_fraction`; the cell prints how many) — writes text whose
+# embedding is far from the truth.
 
 # %%
 from wmkit.envs import twx
@@ -646,6 +641,7 @@ else:
                                        run.seed) for env in ("textgame", "phone")}
     rwml = rwml_experiment(model, tokenizer, sizes, run.output_dir / "rwml", forgetting_twx, seed=run.seed, lora=LORA,
                            show_progress=False)
+    print(f"TWX transitions: {rwml['n']['warm']} of {rwml['n']['train']} training transitions for the warm-up predictor")
     print(f"\n{'model':28s} {'exact':>6s} {'emb.reward':>10s} {'cosine':>7s} {'ROUGE-L':>8s}")
     for name, q in rwml["quality"].items():
         print(f"{name:28s} {q['exact']:6.3f} {q['embedding_reward']:10.3f} {q['cosine']:7.3f} {q['rouge_l']:8.3f}")
@@ -779,7 +775,7 @@ print("wrote", results_path)
 # 5. Run the working level with `reward="task_specific"` (RLVR-World's partial credit: 0.09 × item
 #    accuracy + 0.01 × score accuracy + 0.2 for an all-correct state + the share of changed
 #    properties right) over the same seeds, from the same MLE model; keep what
-#    `regime.level_experiment` returns in `EXERCISE_5_RESULT` (about 10 minutes at `cpu`). Which
+#    `regime.level_experiment` returns in `EXERCISE_5_RESULT` (as long as section 4's runs). Which
 #    rose: "sampled exact", "task reward", "both" or "neither"? Set `ANSWER_5`. Why can the second
 #    rise while the first does not?
 # 6. A group holds a right completion of 10 tokens and a wrong one of 30 tokens (advantages +1 and

@@ -145,7 +145,7 @@ sizes
 # hill, not the real one. WMRL's analysis says this leaves a **permanent floor**: no number of
 # steps removes it. Its fix is a thin anchor of real execution:
 #
-# * **anchors**: about 10% of the groups (at least one per step) are graded by the world model
+# * **anchors**: 10% of the groups (`anchor_fraction`; at least one per step) are graded by the world model
 #   *and* by real execution;
 # * **online debiasing**: a monotone map *f* from world-model score to real score is fitted on the
 #   anchor pairs (isotonic regression) and applied to every world-model score;
@@ -297,7 +297,7 @@ save(fig, "check1_affine_invariance.png")
 # bin's knot is a sample mean of the real scores that fell in it, so its squared error is
 # $V_j\,\mathbb E[1/N_j]$ with $N_j\sim\mathrm{Bin}(n, p_j)$ pairs: the predicted knot error is
 # $\sum_j p_j V_j\,\mathbb E[1/N_j;\,N_j\ge1]$, falling like $1/n$. **Control:** the formula that
-# forgets each knot sees only its own bin's pairs, $\sum_j p_j V_j/n$ (about 10× too small).
+# forgets each knot sees only its own bin's pairs, $\sum_j p_j V_j/n$ (far too small: the cell prints both).
 # Beyond the knots, binning leaves a bias that no amount of data removes: the map is linear between
 # bin means. We show it, and compare the binned PAV with scikit-learn's exact isotonic regression.
 

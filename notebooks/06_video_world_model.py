@@ -318,8 +318,8 @@ assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misp
 # else the highest gain of all, flagged. It ran in three rounds, each adding rewards beside the
 # earlier ones (same seeds, same MLE models, checked): `l1` and `l1_ssim` at 3e-4 and 1e-3 kept the
 # agent nowhere — `l1` gained most *by erasing it*; `l1_agent` at weight 1 kept it but swamped the L1
-# term (a 48x48 prediction is off by ~0.003 on average, the agent term by up to 1, so the group's
-# advantages were nearly all the agent: at 1e-3 the frames degraded several-fold); weighted by one
+# term (a 48x48 prediction's mean pixel error is tiny beside the agent term's up to 1, so the group's
+# advantages were nearly all the agent: at 1e-3 the frames degraded); weighted by one
 # cell, `l1_agent_cell` and `l1_agent_present` (3e-4 only) kept the agent in every seed and arm, and
 # `l1_agent_present` had the higher gain, so it is the default — with a small *negative* mean L1 gain
 # on validation: without the hack, GRPO at this size does not lower the pixel error. The MLE epochs

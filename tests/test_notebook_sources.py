@@ -110,3 +110,77 @@ def test_notebook_follows_the_convention(path):
     paper-beside-the-kit section; a summary; exercises, each with a checker."""
     problems = _convention_problems(path)
     assert not problems, f"{path.name}: " + "; ".join(problems)
+
+
+# ------------------------------------------------------------------ no measured numbers typed into prose
+
+# A number a run produced (a gain, an interval, a success rate, "7 of 8 seeds", a timing) goes stale
+# the moment the code, the library or the machine changes; the notebook prints it from the variables
+# or records it already has, or the prose says it without the number. What these patterns catch:
+TYPED_RESULT = {
+    "an interval": r"\[\s*[+−-]?\d*\.\d+\s*,\s*[+−-]?\d*\.\d+\s*\]",
+    "a signed gain": r"(?<![\w.^])\+\d*\.\d+",
+    "a count of seeds or cases": r"\b\d+ of (?:the |its |their )?\d+\b",
+    "a timing": r"\b\d+(?:\.\d+)?\s?(?:s|sec|seconds|min|minutes|h|hours)\b",
+    "an approximate share": r"(?:about|~|nearly|roughly)\s?\d+(?:\.\d+)?\s?%|\d+\s?[-–]\s?\d+\s?%",
+    "a before → after": r"\d*\.\d+\s?(?:→|->)\s?\d*\.\d+|\bfrom (?:about )?[+−-]?\d*\.\d+",
+    "a measured figure": r"\b(?:greedy|sampled|exact|precision|accuracy|success|F1|gain(?:ed)?|rose|fell|lost|judged|"
+                         r"correlation|pass@\d+)\b[^.;()\[\]+·×]{0,20}?(?<![\w.])[+−-]?\d*\.\d+(?!\s?[·×λ])",
+}
+# What stays: text removed before the search (formulas, code, link targets, dates) ...
+NOT_PROSE = [r"\$\$.*?\$\$", r"\$[^$]*\$", r"`[^`]*`", r"\]\([^)]*\)", r"\b\d{4}-\d{2}-\d{2}\b"]
+# ... and the phrases below, each a setting, a budget or a hand-made example, not a run's result.
+ALLOWED = [
+    r"\b[A-Za-zβγαλτεσρ]\s?=\s?[+−-]?\d",        # settings and worked examples: G = 8, p = 0.6, T = 0.6, t = 4.30
+    r"\b(?:lr|learning rate)\s?\d",                # lr 1e-4
+    r"within \d+ minutes",                         # a time budget the notebook is sized to
+    r"emulator step of 1 s",                       # section 10's assumed device latency (notebook 03)
+    r"\d+ of 768 values off",                      # notebook 06's worked example of a 2x2 frame's values
+    r"400 of 1000 at cpu",                         # notebook 03's evaluation tasks: a size of the cpu profile
+    r"the 0\.90 the kit aims for",                 # notebook 03's target for a world model's judging
+]
+# A sentence that gives a paper's own figures, and says so, is the paper's, not the kit's run.
+PAPER = r"\bpaper(?:'s|s')?\b|\breports\b|RLVR-World's|on their 1\.5B|^(?:[*-] )?\*\*(?:RLVR-World|RWML|WM-R1|WMRL|iVideoGPT)\*\*:"
+
+
+def typed_results(source_path: Path) -> list[str]:
+    """'line: what it is: the text' for each typed run result in the markdown of a notebook source.
+
+    The first markdown cell is left out: its time table (a measured time per profile) is the
+    convention's, checked by `test_notebook_follows_the_convention`."""
+    import re
+
+    cells = [c for c in jupytext.read(source_path, fmt="py:percent").cells if c.cell_type == "markdown"][1:]
+    found = []
+    for cell in cells:
+        # sentences, within paragraphs and bullets: the unit a paper's figure is attributed in
+        blocks = re.split(r"\n\s*\n|\n(?=\s*(?:[*-]|\d+\.|\|) )", cell.source)
+        for block in blocks:
+            for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z*(])", " ".join(block.split())):
+                if re.search(PAPER, sentence):
+                    continue
+                text = sentence
+                for pattern in NOT_PROSE + ALLOWED:
+                    text = re.sub(pattern, " ", text)
+                for name, pattern in TYPED_RESULT.items():
+                    for match in re.finditer(pattern, text):
+                        found.append(f"{name} '{match.group().strip()}' in: {sentence[:160]}")
+    return found
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
+def test_no_measured_numbers_typed_into_the_prose(path):
+    """A result in the markdown is printed by a code cell, or the sentence says it without the number
+    (or links the study in research/README.md, for the history of how the kit was built)."""
+    found = typed_results(path)
+    assert not found, f"{path.name}: print these from the run, or write them without the number:\n  " + "\n  ".join(found)
+
+
+def test_typed_results_catches_a_typed_result(tmp_path):
+    source = tmp_path / "07_example.py"
+    source.write_text('# %% [markdown]\n# # Title\n\n# %% [markdown]\n'
+                      "# With lr 1e-4 and G = 8, RL raised greedy success from 0.40 to 0.62 on 7 of 8 seeds\n"
+                      "# (+0.22 [+0.10, +0.34]; about 5 minutes at cpu). The paper reports +9.6.\n")
+    kinds = {line.split(" '")[0] for line in typed_results(source)}
+    assert kinds == {"a before → after", "a count of seeds or cases", "a signed gain", "an interval", "a timing",
+                     "a measured figure"}
