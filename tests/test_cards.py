@@ -45,6 +45,8 @@ def test_three_lines_count_one_verdict_per_paper_claim():
     assert [r["id"] for r in card.rows] == ["rlvr.up", "rlvr.down", "rlvr.flat"]
     assert "abc123" in card.footer and "2026-12-03" in card.footer and "Test CPU" in card.footer
     assert "3 seeds per claim" in card.footer
+    any_version = cards.result_card("RLVR-World", {**REPORT, "code": "any"})
+    assert "each experiment's newest records, of any library version" in any_version.footer
 
 
 def test_a_sub_row_whose_primary_is_not_read_counts_as_a_claim_of_its_own():

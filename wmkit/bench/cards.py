@@ -14,6 +14,7 @@ from pathlib import Path
 
 from wmkit.bench.claims import EXPERIMENT_SCALE_NOTES, KIT_SCALE_NOTE, PAPER_CLAIM, PAPER_SCALE_NOTES
 from wmkit.bench.runner import (
+    ANY_VERSION,
     NULL_REPRODUCED_RATE,
     UNITS,
     VERDICT_COLORS,
@@ -166,7 +167,9 @@ def result_card(papers: str | Iterable[str], report: dict | str | Path | None = 
     machine = report.get("machine") or {}
     seeds = sorted({len(r.get("seeds") or []) for r in rows})
     seed_text = (f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}") if seeds else "no"
-    footer = (f"Read from the benchmark report {where}: code version {report.get('code', '?')}, commit "
+    code = report.get("code", "?")
+    code = "each experiment's newest records, of any library version" if code == ANY_VERSION else f"code version {code}"
+    footer = (f"Read from the benchmark report {where}: {code}, commit "
               f"{str(report.get('commit', '?'))[:12]}, created {report.get('created', '?')}, CPU "
               f"{machine.get('cpu_model', 'not recorded')} ({machine.get('cpu_count', '?')} cores), "
               f"{seed_text} seeds per claim.")
