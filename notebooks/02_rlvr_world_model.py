@@ -101,6 +101,18 @@ if "google.colab" in sys.modules:
         print(f"Installed new versions of {', '.join(reloaded)}, already loaded: restart the session "
               "(Runtime > Restart session), then run the notebook again.")
 
+# %% [markdown]
+# ## Result card
+#
+# Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
+# once from the release tag), never typed: RLVR-World's text and phone claims and RWML's (the video rows
+# are notebook 06's). The run below is this notebook's own.
+
+# %%
+from wmkit.bench.cards import result_card
+
+result_card(["RLVR-World", "RWML"], exclude_experiments=["rlvr_video"]).show()
+
 # %% tags=["parameters"]
 from typing import Optional  # papermill reads `Optional[str]`, not `str | None`
 

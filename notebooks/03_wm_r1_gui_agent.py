@@ -110,6 +110,17 @@ if "google.colab" in sys.modules:
         print(f"Installed new versions of {', '.join(reloaded)}, already loaded: restart the session "
               "(Runtime > Restart session), then run the notebook again.")
 
+# %% [markdown]
+# ## Result card
+#
+# Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
+# once from the release tag), never typed: WM-R1's claims. The run below is this notebook's own.
+
+# %%
+from wmkit.bench.cards import result_card
+
+result_card("WM-R1").show()
+
 # %% tags=["parameters"]
 from typing import Optional  # papermill reads `Optional[str]`, not `str | None`
 

@@ -513,3 +513,30 @@ def _check_registry() -> None:
         assert c.experiment is None or (c.experiment in EXPERIMENTS and c.value), c.id
         assert c.id in CLAIM_TYPES, f"{c.id}: give it a kind (and group) in CLAIM_TYPES"
     check_groups(CLAIMS)
+
+
+PAPER_SCALE_NOTES = {
+    "RLVR-World": ("RL sharpens what the MLE model can nearly predict: the kit's tiny models gain where a small "
+                   "world puts the right answer within reach, and elsewhere a few seeds cannot tell the change "
+                   "from no change"),
+    "RWML": ("the embedding reward moves a tiny model on the kit's text game, but the paper's comparisons "
+             "with SFT and its downstream policy gains come from models far larger than the kit trains"),
+    "WM-R1": ("a tiny policy trained inside a world model learns only where its mechanism can act (a world "
+              "whose right taps carry from task to task) and only as far as that world model is faithful"),
+    "WMRL": ("the kit's policy is a small softmax on small problems, where the differences between WMRL, its "
+             "ablations and real execution are small next to the spread between seeds"),
+}
+"""Per paper, in words and without numbers (the numbers are the report's): why the kit, at its scale,
+reproduces some of the paper's claims and not others. Read by :func:`wmkit.bench.cards.result_card`."""
+
+EXPERIMENT_SCALE_NOTES = {
+    "rlvr_video": ("on a tiny next-frame model a pixel reward trades the steps it trains on against the ones it "
+                   "rarely sees, and RL removes the repetition artefact only where a seed's MLE model copies "
+                   "the last frame"),
+}
+"""The same, for a card whose claims all come from one experiment that measures a paper's claims in
+another medium than the paper's other experiments (RLVR-World's video world model)."""
+
+KIT_SCALE_NOTE = ("the kit reproduces directions and mechanisms with tiny models on a few CPU cores; the "
+                  "papers' magnitudes need their scale")
+"""The same, for a card of several papers."""
