@@ -33,8 +33,8 @@
 #
 # | profile | time | what it trains |
 # |---|---|---|
-# | `smoke` | 97 s (a shared, loaded 2-core machine, 2026-12-01) | a ~0.15M-parameter model, 60 episodes per environment (proves the code runs) |
-# | `cpu` | 7.3 min (438 s, the kit's reference `make reproduce PROFILE=cpu`) | a ~0.4M-parameter model, 300 episodes per environment |
+# | `smoke` | target 3 min on 2 CPU cores | a ~0.15M-parameter model, 60 episodes per environment (proves the code runs) |
+# | `cpu` | target 10 min on 2 CPU cores (the README's table has each executed copy's measured time) | a ~0.4M-parameter model, 300 episodes per environment |
 # | `gpu` | not measured | a ~17M-parameter model, 3000 episodes per environment |
 #
 # **Where it fits.** The first notebook: it needs nothing before it. The world model it saves

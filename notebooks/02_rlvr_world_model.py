@@ -43,8 +43,8 @@
 #
 # | profile | time | what it runs |
 # |---|---|---|
-# | `smoke` | 177 s (a shared, loaded 2-core machine, 2026-12-01) | every section at toy sizes (proves the code runs) |
-# | `cpu` | 12 min (698 s, idle 2-core AMD EPYC, 2026-12-01; target 15 min) | 2 new MLE world models, 4 RL runs of 120 steps and 2 of 60, 3 RWML seeds, two at a time on 2 cores |
+# | `smoke` | target 3 min on 2 CPU cores | every section at toy sizes (proves the code runs) |
+# | `cpu` | target 15 min on 2 CPU cores (the README's table has each executed copy's measured time) | 2 new MLE world models, 4 RL runs of 120 steps and 2 of 60, 3 RWML seeds, side by side on 2 cores |
 # | `gpu` | not measured | 4 world sizes, 3 RL seeds each, 300 steps |
 #
 # **Where it fits.** It starts from notebook 01's world model (`runs/<profile>/01_build_world_model`,

@@ -49,8 +49,8 @@
 #
 # | profile | time | what it trains |
 # |---|---|---|
-# | `smoke` | 93 s with notebook 01's smoke world model built inside it (a shared 2-core machine, load ~3, 2026-12-01) | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | 19 min 25 s from scratch on 2 idle AMD EPYC cores (load about 1), one torch thread, notebook 01's world model loaded (2026-12-02): the whole-phone start's SFT 577 s, its two rungs with their 400-task evaluations 256 s, the settings world's 2-epoch start 79 s and its two rungs 214 s (the previous version, with 1000 whole-phone evaluation tasks, took 22 min 16 s); 16 min 30 s on 2 Intel Xeon cores (AVX-512) with one probe process beside it for 12 of those minutes (SFT 465 s, rungs 222 s, settings start 61 s, its rungs 211 s; 2026-12-02); 19 min 6 s on the same kind of machine with a fresh-clone `make test` and then a `make reproduce PROFILE=smoke` (two torch threads) beside it for 16 of the 19 minutes (2026-12-02, the published copy) | SFT start (2400 reference episodes, 15 epochs), then WM-R1 inside the oracle at p = 0 and p = 0.6 on the whole phone, one seed, the first 400 of the benchmark's 1000 evaluation tasks; then the settings world: a 2-epoch start, p = 0 and p = 0.6, 400 evaluation tasks |
+# | `smoke` | target 4 min on 2 CPU cores | one GRPO step per rung of a tiny policy (proves the code runs) |
+# | `cpu` | target 20 min on 2 CPU cores (the README's table has each executed copy's measured time) | the settings world: a 2-epoch SFT start, WM-R1 inside the oracle at p = 0 and p = 0.6, 400 evaluation tasks; the whole-phone ladder and the learned world model are read from their benchmark records (`LADDER_HERE`, `LEARNED_WORLD_MODEL_HERE` train them here) |
 # | `gpu` | not measured | |
 #
 # The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
@@ -1072,68 +1072,25 @@ for row in tput:
 # %% [markdown]
 # ## Summary
 #
-# * WM-R1 trains a GUI agent with GRPO where every transition and the final success judgment come
-#   from a world model; the simulator is used only to evaluate.
-# * The composite reward ranks a group's rollouts by success, then by length and by imagined calls
-#   against budgets the group sets. The call term pays for *more* calls when a whole group fails and
-#   for *fewer* among successes, so the direction of calls over training follows how often the agent
-#   succeeds in the world model's eyes.
-# * Before any RL claim, the start must be fit: it must succeed sometimes on every template, and not
-#   by luck of the seed (template-balanced reference data).
-# * The fidelity ladder separates method from model: at p = 0 (the simulator itself) it is the
-#   positive control; the printed verdicts say whether it, and the fall with p, hold at this size.
-#   Notebook 01's world model sits on the same axis by its measured error.
-# * Why the control does not hold at `cpu` size (found while building this notebook; [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder),
-#   sections 7, 9 and 11): GRPO in the exact simulator did not raise the start's success, with task
-#   worlds repeated or a fresh world for every rollout group (`WMR1LadderSizes.grpo_pool`), and a
-#   bigger step lowered it. Where the start fails, it has to tap the item the instruction names on a
-#   list screen. An earlier start (600 reference episodes × 20 epochs) tapped one at about chance;
-#   this start (2400 × 15) copies the name into its thought on most contact tasks but often taps
-#   another item, and GRPO on fresh worlds from it did not gain either. Outcome reward over a few
-#   thousand episodes does not teach a 0.2M-parameter policy to find a name on the screen; the start
-#   has to do that lookup reliably first.
-# * **Where the mechanism can act, it does** (section 8). In the settings world (four templates
-#   whose right taps are the same in every task world), from a start stopped after 2 SFT epochs (it
-#   succeeds on them in some of its samples), the same GRPO inside the exact world model raised
-#   success in the tests planned before they ran (the verdicts printed above read the benchmark's
-#   records; the history: [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), sections 17 and 18). Fidelity decides the outcome: greedy success
-#   falls with the oracle's error, and at p = 0.6, where the oracle judges most failures a success,
-#   the agent ends below its start. Notebook 01's world model judges none of the settings successes
-#   a success, so WM-R1 inside it has no success signal here either. A status bar that shows the
-#   toggles removes the hidden state, but a world model of this size still does not copy the values
-#   it shows.
-# * **The same seeds on another CPU.** On an Intel Xeon with AVX-512 the float32 kernels round
-#   differently from AMD EPYC cores, and one rounding difference in a 2-epoch SFT changes a seed's
-#   start, so every seed's numbers change; the verdicts did not ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), section 22). A record is keyed
-#   by the library's version, not by the CPU: compare intervals across machines, not seeds.
-# * **A learned world model that judges, and WM-R1 working inside it** (section 8): on the
-#   status-bar phone, writing structured edits that name a value ("from-bar", "flipped") instead of
-#   copying it, and trained on every action around the reference paths, a model of notebook 01's
-#   shape judges the start's episodes and the reference solutions (the per-seed judging columns of
-#   section 8 show where a seed falls short of the 0.90 the kit aims for). Trained only inside it,
-#   WM-R1 raised greedy success over its start in a test planned before it ran; the verdicts printed
-#   in section 8, over every seed with a record and per planned test, read the benchmark's records
-#   (the history of the tests: [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), sections 24-26). From a weak start the per-class figures are
-#   not enough: section 8's worked example shows how a low base rate of real success turns a small
-#   share of misjudged failures into many false rewarded episodes, and GRPO learns those errors.
-#   Most false successes were the judge's, not the world model's: it did not see a side effect the
-#   screen showed, and now does.
-# * **Below GRPO on the simulator, where the policy finds the model's blind spots.** Section 8's
-#   verdict says whether WM-R1 inside the learned model beats GRPO on the simulator at the same
-#   number of updates, the paper's "beats real-environment GRPO"; in the records made while building
-#   this notebook it ended below. A probe that retrained some
-#   seeds and judged the *trained* policies' episodes inside their models ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), section 26.3) found
-#   where the gap comes from: a policy that opens Contacts or Notes and taps there leaves the
-#   settings tasks the model was trained on, and the model judges some of those episodes a success
-#   that fails in the simulator. On the start's episodes it had judged nearly every failure right,
-#   because the start seldom leaves Settings. A badly trained model lets its policy fall below its
-#   start the same way.
-# * **Beating the start is not yet reading the instruction.** Opening Settings and tapping one
-#   fixed switch scores what section 8 prints for the best instruction-blind sequence, and most
-#   2-epoch starts are below that. The planned tests against that blind sequence, and how many
-#   arms end exactly on one fixed sequence's figures (WM-R1's and the simulator's from the same
-#   start), are in section 8's printed verdicts and the kit's write-up ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), sections 25-26): that
-#   collapse comes with the start and GRPO at this size.
+# * WM-R1 trains a GUI agent with GRPO where every transition and the success judgment come from a
+#   world model; the simulator only evaluates.
+# * The composite reward ranks a group's rollouts by success, then by length and imagined calls
+#   against budgets the group sets: the call term pays for more calls when a whole group fails and
+#   for fewer among its successes.
+# * RL needs a fit start: one that succeeds sometimes on every template, whatever the seed
+#   (template-balanced reference data).
+# * The fidelity ladder separates the method from the model. On the full phone GRPO did not raise
+#   success even inside the exact simulator: the start's failures are list lookups, which outcome
+#   reward does not teach a 0.2M-parameter policy.
+# * Where the right taps carry from task to task (the settings world, a weaker start), GRPO inside
+#   the exact world model gains, and success falls as the oracle's error grows.
+# * A learned world model that writes structured edits and is trained around the reference paths
+#   judges the start's episodes well enough for WM-R1 trained only inside it to end above its start
+#   (section 8 prints the verdicts over seeds).
+# * Against GRPO on the simulator it falls short where the policy leaves the states the model was
+#   trained on and finds its blind spots; section 8 prints that verdict too.
+# * Beating the start is not yet reading the instruction: section 8 compares both arms with the best
+#   instruction-blind sequence. How these findings were reached: [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder).
 
 # %%
 summary_lines = [f"source of the verdicts: {source}",

@@ -39,8 +39,8 @@
 #
 # | profile | time | what it runs |
 # |---|---|---|
-# | `smoke` | 123 s (a shared, loaded 2-core machine, 2026-12-01) | the checks at small Monte-Carlo sizes, one seed |
-# | `cpu` | about 2-4 min (126 s for the executed copy, 2 AMD EPYC cores shared with other jobs, load average 9; 235 s on an earlier run) | the checks, check 4 over seeds, check 5 with real executions |
+# | `smoke` | target 2 min on 2 CPU cores | the checks at small Monte-Carlo sizes, one seed |
+# | `cpu` | target 10 min on 2 CPU cores (the README's table has each executed copy's measured time) | the checks, check 4 over seeds, check 5 with real executions |
 # | `gpu` | not measured (the notebook uses no GPU) | |
 #
 # **Where it fits.** Notebook 03 trusted the world model completely: every transition and every

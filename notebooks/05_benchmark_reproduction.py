@@ -59,8 +59,8 @@
 #
 # | profile | this notebook | the benchmark command |
 # |---|---|---|
-# | `smoke` | 204 s when it runs the smoke benchmark, none existing (a shared, loaded 2-core machine, 2026-12-01) | 1 min 45 s (2 seeds, idle machine) |
-# | `cpu` | 5 s when `runs/cpu/bench.json` exists (the executed copy); without it the published report is read instead (not timed yet; it reads about 90 run records) | 70 min (3 seeds, idle machine) |
+# | `smoke` | target 2 min on 2 CPU cores | minutes (2 seeds) |
+# | `cpu` | target 5 min on 2 CPU cores (the README's table has each executed copy's measured time) | hours for every seed of every claim; `python -m wmkit bench` prints its ETA from the records' own timings |
 # | `gpu` | not measured | not measured |
 #
 # **Where it fits.** The last notebook. Notebooks 01-04 each ran one paper's experiments, most of

@@ -45,8 +45,8 @@
 #
 # | profile | time | what it runs |
 # |---|---|---|
-# | `smoke` | 13 s (the test suite's smoke run, a shared 2-core AMD EPYC, load 2.5-2.9, 2026-12-01; 54-134 s in earlier runs at load 3-5) | 2 seeds at toy sizes (proves the code runs) |
-# | `cpu` | 4.5-6.3 min (379 s at load average 2.1-5.2 on a 2-core AMD EPYC shared with another job; 269 s for the published copy on the same 2 cores idle, load 0.5-1.4; 2026-12-01) | 3 seeds, two at a time on 2 cores: MLE + three GRPO arms of 300 steps each (two with the default reward, one with −L1 alone) |
+# | `smoke` | target 3 min on 2 CPU cores | 2 seeds at toy sizes (proves the code runs) |
+# | `cpu` | target 10 min on 2 CPU cores (the README's table has each executed copy's measured time) | 3 seeds side by side on 2 cores: MLE + three GRPO arms of 300 steps each (two with the default reward, one with −L1 alone) |
 # | `gpu` | not measured | a larger model and data, 400 GRPO steps |
 #
 # **Where it fits.** Notebook 02 trained a *text* world model with RLVR and found that RL sharpens
@@ -318,7 +318,8 @@ assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misp
 # frame) greedy and sampled at $T=1$; **multi-step rollouts** (each predicted frame is fed back as
 # the next context, for `horizon` frames); and the **copy rate**: the share of steps where the
 # picture changes but the greedy prediction repeats the last frame — the "frozen video" repetition
-# artefact the paper reports. Seeds run two at a time, each in its own process.
+# artefact the paper reports. Seeds run side by side, each in its own process with one torch thread
+# (`wmkit.core.parallel.run_jobs`: three seeds on two workers all start at once, sharing the cores).
 #
 # **How the settings were chosen, before this run.** The reward and the GRPO learning rate of the
 # `cpu` sizes were compared on the 20 *validation* episodes, never on the test ones
