@@ -333,6 +333,9 @@ for env in ("textgame", "phone"):
     for name in ("model", "no_change"):
         rises = [k for k in range(2, len(curves[name]) + 1) if curves[name][k - 1] > curves[name][k - 2] + 1e-9]
         print(f"  {name}: {'rises again at k = ' + ', '.join(map(str, rises)) if rises else 'never rises with k'}")
+    # A diff that does not parse keeps the state, as "no change" does: this share tells the two apart.
+    print("  model diffs that did not parse: "
+          + ", ".join(f"k = {k}: {u:.0%}" for k, u in enumerate(curves["model_unparsed"], 1)))
 
 # %% [markdown]
 # ## 7. What the paper says, and what we see

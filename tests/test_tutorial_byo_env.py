@@ -103,3 +103,5 @@ def test_the_tutorial_runs_at_smoke(tutorial_folder):
     assert 1 <= len(episode) <= max_steps
     assert episode[-1][3] or len(episode) == max_steps  # ended: goal reached, or out of steps
     assert all(not done for *_, done in episode[:-1])  # no step after the end
+    imagined = namespace["imagined"]  # the generic world-model environment: it counted what it played
+    assert imagined.steps == len(episode) and 0 <= imagined.unparsed <= imagined.steps

@@ -67,6 +67,17 @@ def test_rollouts_compound_and_an_oracle_is_perfect(game_transitions):
         wm.baseline_predictor("oracle", game_transitions)
 
 
+def test_a_garbage_model_matches_no_change_in_rollouts_and_the_unparsed_share_says_why(game_transitions):
+    """A diff that does not parse keeps the state, so garbage scores the no-change curve exactly;
+    the unparsed share is what tells them apart (1.0 at every k for garbage, 0.0 for the baseline)."""
+    windows = wm.rollout_windows(game_transitions, k=3, n=5, seed=0)
+    garbage_unparsed, baseline_unparsed = [], []
+    garbage = wm.rollout_accuracy(lambda queries: ["}{ not a diff"] * len(queries), windows, garbage_unparsed)
+    no_change = wm.rollout_accuracy(wm.baseline_predictor("no_change", game_transitions), windows, baseline_unparsed)
+    assert garbage == no_change
+    assert garbage_unparsed == [1.0, 1.0, 1.0] and baseline_unparsed == [0.0, 0.0, 0.0]
+
+
 def test_generation_of_an_untrained_model_is_scored_without_raising(tiny_lm, small_splits):
     model, tok, _ = tiny_lm
     test = small_splits["test"][:4]

@@ -198,7 +198,8 @@ def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
     """The evaluation protocol of the kit, per environment.
 
     Returns {env: {"model_greedy", "model_sampled", "no_change", "most_frequent": summaries,
-    "rollout": {name: [acc at k=1..K]}}} plus the protocol settings.
+    "rollout": {name: [acc at k=1..K], "model_unparsed": [share of the model's diffs that did not
+    parse at k=1..K]}}} plus the protocol settings.
     """
     profile = get_profile(profile) if isinstance(profile, str) else profile
     wm = profile.world_model
@@ -223,9 +224,12 @@ def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
                          for t, g in list(zip(chosen, greedy))[:3]],
         }
         windows = rollout_windows(test_env, wm.rollout_k, wm.rollout_starts, seed)
+        unparsed: list[float] = []
         entry["rollout"] = {
             "n_windows": len(windows),
-            "model": rollout_accuracy(model_predictor(model, tokenizer, wm.max_new_tokens), windows),
+            "model": rollout_accuracy(model_predictor(model, tokenizer, wm.max_new_tokens), windows, unparsed),
+            # where the model's diff did not parse its state stayed as it was, as "no change" keeps it
+            "model_unparsed": unparsed,
             "no_change": rollout_accuracy(baseline_predictor("no_change", train_env), windows),
             "most_frequent": rollout_accuracy(baseline_predictor("most_frequent", train_env), windows),
         }

@@ -281,11 +281,14 @@ def rollout_windows(test: Sequence[Transition], k: int, n: int, seed: int = 0) -
     return windows[:n]
 
 
-def rollout_accuracy(predictor: Predictor, windows: Sequence[Sequence[Transition]]) -> list[float]:
+def rollout_accuracy(predictor: Predictor, windows: Sequence[Sequence[Transition]],
+                     unparsed: list[float] | None = None) -> list[float]:
     """Accuracy of k-step open-loop rollouts for k = 1..len(window).
 
     Each window starts from the true state; the predicted next state is fed back as the
-    next input, so errors compound. A diff that does not parse leaves the state as it was.
+    next input, so errors compound. A diff that does not parse leaves the state as it was, so a
+    model that writes garbage scores exactly the no-change baseline's curve: pass a list as
+    `unparsed` to get, per k, the share of predictions that did not parse (what tells the two apart).
     Entry k-1 is the share of windows whose predicted state after k steps is exact.
     """
     if not windows:
@@ -296,7 +299,10 @@ def rollout_accuracy(predictor: Predictor, windows: Sequence[Sequence[Transition
     for j in range(k_max):
         queries = [(w[j].env, s, w[j].action) for w, s in zip(windows, states)]
         diffs = predictor(queries)
-        states = [predicted_next_state(w[j].env, s, d) or s for w, s, d in zip(windows, states, diffs)]
+        applied = [predicted_next_state(w[j].env, s, d) for w, s, d in zip(windows, states, diffs)]
+        if unparsed is not None:
+            unparsed.append(_mean([float(a is None) for a in applied]))
+        states = [a if a is not None else s for a, s in zip(applied, states)]
         accuracy.append(_mean([float(s == w[j].next_state) for w, s in zip(windows, states)]))
     return accuracy
 

@@ -114,6 +114,11 @@ class Environment:
     reference_solution: Callable[..., list[str]] | None = None
     """The environment's own way to a reference action sequence, if it has one (its argument is
     the environment's: the text game's env, a phone task, ...). Declared, not called by the kit."""
+    judge: Callable[[str], tuple[float, bool]] | None = None
+    """Reward and done of a state text by the environment's own rules, judge(state) -> (reward,
+    done): what an agent playing inside the world model is paid on the *predicted* state
+    (`wmkit.core.world_model_env.WorldModelEnv`). None: the world model cannot stand in for the
+    environment as an agent's environment."""
 
     def helpers(self) -> ModuleType:
         """The module with the world-model helpers (imported on first use)."""
