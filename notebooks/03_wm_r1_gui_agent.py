@@ -16,11 +16,9 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/v0.1.0/notebooks/03_wm_r1_gui_agent.ipynb)
 #
-# WM-R1 (Han & Qian, 2026) trains a GUI agent with RL where every next screen and the final success
-# judgment are *predicted* by a **world model** instead of played on a phone; the agent may also call
-# the world model to imagine an action before committing to it. The agent can only be as good as the
-# world model's predictions, so here a **noisy oracle** (the simulator with screens corrupted and
-# judgments flipped at a rate p) makes fidelity a knob: p = 0 is the **positive control**.
+# WM-R1 (Han & Qian, 2026) trains a GUI agent with RL inside a **world model**: every next screen
+# and the success judgment are predicted, not played on a phone. The agent is only as good as those
+# predictions, so a **noisy oracle** (the simulator, corrupted at a rate p) makes fidelity a knob.
 #
 # **Learning objectives.** After this notebook you can
 #
@@ -41,7 +39,7 @@
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | target 4 min on 2 CPU cores | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | target 20 min on 2 CPU cores (the README's table has each executed copy's measured time) | the settings world: a 2-epoch SFT start, WM-R1 inside the oracle at p = 0 and p = 0.6, 400 evaluation tasks; the whole-phone ladder and the learned world model are read from their benchmark records (`LADDER_HERE`, `LEARNED_WORLD_MODEL_HERE` train them here) |
+# | `cpu` | target 20 min on 2 CPU cores (measured: the README's table) | the settings world: a 2-epoch SFT start, WM-R1 in the oracle at p = 0 and p = 0.6; the whole-phone ladder and the learned world model are read from benchmark records (`LADDER_HERE`, `LEARNED_WORLD_MODEL_HERE` train them here) |
 # | `gpu` | not measured | |
 #
 # **Where it fits.** Notebook 01 built a world model of the phone and notebook 02 trained a world
@@ -161,8 +159,8 @@ print(ladder)
 # %% [markdown]
 # ## 1. Background
 #
-# **Why not train on the phone?** One GRPO step plays G episodes of up to 20 steps for several
-# tasks, and each step waits for a device. The paper's 7B agent trained in 11.2 h on one H200
+# **Why not train on the phone?** One GRPO step plays many episodes, and each step waits for a
+# device. The paper's 7B agent trained in 11.2 h on one H200
 # *because* no device was in the loop.
 #
 # **World model as environment.** A language world model (notebook 01) reads a screen and an action
@@ -234,12 +232,11 @@ for name, (succ, lengths, calls, max_steps) in groups.items():
 # When nothing succeeds, **more calls score higher**: GRPO pushes calls *up*.
 #
 # **A mixed group**: successes with 1 and 3 calls, failures with 0 and 5. p = 0.5, N_ref = 2,
-# budget = 0.5·2 + 0.5·5 = 3.5. Successes: λ = −0.714 gives R_WM = 0.857, λ = −0.143 gives 0.571.
-# Failures: λ = −1 gives −1.0, λ = 0.429 gives −0.1.
+# budget = 0.5·2 + 0.5·5 = 3.5. Success with 1 call: λ = −0.714, R_WM = 0.857; with 3: λ = −0.143,
+# R_WM = 0.571. Failure with 0 calls: λ = −1, R_WM = −1.0; with 5: λ = 0.429, R_WM = −0.1.
 #
-# Among successes **fewer calls win**; among failures more calls still win. So an agent whose groups
-# mostly fail learns to call more, and one that often succeeds learns to succeed with fewer calls
-# (the paper's fall). γ = 0.1 keeps the term a tie-breaker: a success always outranks a failure.
+# Among successes **fewer calls win**, among failures more: an agent that mostly fails learns to
+# call more, one that often succeeds to call less (the paper's fall). γ = 0.1 keeps it a tie-breaker.
 
 # %%
 all_fail = wm_call_rewards([0, 0, 0, 0], [0, 1, 3, 5], n_max=5)
@@ -556,7 +553,7 @@ print(f"{'world-model calls per trajectory fall during training (p = 0)':78s} {'
 # %% [markdown]
 # ## 8. Where the mechanism acts: a smaller world and a weaker start
 #
-# On the full phone the start's only failures are list lookups (tap the item the instruction names,
+# In sections 5 and 7 the start's only failures are list lookups (tap the item the instruction names,
 # on a different line in every world), which outcome reward does not teach this policy. RL carries to
 # new tasks only where the right action means the same thing in every world.
 #
@@ -664,6 +661,8 @@ if len(small_per_seed) >= 2:
 # the right tap is the same in every task: here the positive control should hold, and rungs that
 # misjudge success should end lower. A template can lose while another gains: `setting_flip` also
 # names the Display toggles behind `tap(6)`, which a policy pushed toward the main toggles can lose.
+# Notebook 01's world model is measured here too: it cannot see, on the home screen, the toggle
+# values that Settings will show.
 
 # %% [markdown]
 # ### What a world model of this world cannot see, and a phone that shows it
@@ -885,7 +884,9 @@ if learned_per_seed:
 
 # %% [markdown]
 # **Why 0.90 per class is not enough from a weak start.** GRPO's reward is the judgment, so what
-# matters is how many judged successes really are one: precision, TP / (TP + FP). With a share s of
+# matters is how many judged successes really are one: precision, TP / (TP + FP). A false success comes from a wrong
+# predicted screen, or from a judge that cannot see on a right one what made the task fail; the
+# status bar shows every toggle, so here the false successes are the world model's. With a share s of
 # real successes, a share a of them judged right and a share b of failures judged right,
 #
 # $$\text{precision} = \frac{s a}{s a + (1 - s)(1 - b)}.$$
@@ -907,7 +908,7 @@ if learned_per_seed:
               f"{x['greedy']['success'] - sim['greedy']['success']:+.3f}")
 
 # %% [markdown]
-# At a weak start's base rate a large share of the judged successes are false, so the reward pays for
+# The first line printed above is a weak start: a large share of the judged successes are false, so the reward pays for
 # errors nearly as often as for the task. Whether precision on the start's episodes predicts the gap
 # to GRPO on the simulator is not settled by the seeds so far
 # ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder));
@@ -1033,13 +1034,12 @@ print("wrote", results_path)
 # 5. From section 10's throughput table: at what device latency $L$ (seconds per batched simulator
 #    step) do simulator transitions take as long per agent step as world-model ones? Set `ANSWER_5`
 #    (negative if the world model is faster even on an instant device).
-# 6. Apply the kit's verdict rule yourself to `paired("0", top)` (section 7's fidelity claim) and set
-#    `ANSWER_6` to the verdict (`"reproduced"`, `"inconclusive"`, `"contradicted"` or
-#    `"not measured"`). Then (open): at which measured error does WM-R1 stop beating its start, and
-#    where is notebook 01's world model on that axis?
-# 7. **GRPO by hand, checked against TRL.** `GRPO_RECORD` is one real TRL GRPO run on a tiny model: a
-#    group of 4 completions with rewards fixed to [1, 0, 0.5, 0], trained twice on the same samples
-#    (`num_iterations=2`) with this notebook's loss type and `scale_rewards="none"`. In numpy:
+# 6. Apply the kit's verdict rule yourself to `paired("0", top)` (section 7's fidelity claim); set
+#    `ANSWER_6` to the verdict. Then (open): at which measured error does WM-R1 stop beating its
+#    start, and where is notebook 01's world model on that axis?
+# 7. **GRPO by hand, checked against TRL.** `GRPO_RECORD` is a real TRL GRPO run on a tiny model: 4
+#    completions rewarded [1, 0, 0.5, 0], trained twice on the same samples (`num_iterations=2`),
+#    `scale_rewards="none"`. In numpy:
 #    (a) the advantages from `GRPO_RECORD["rewards"]`: set `ANSWER_7A`; (b) the loss of the second
 #    pass, `p = GRPO_RECORD["passes"][1]`: advantages from `p["rewards"]`,
 #    ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the clipped loss
