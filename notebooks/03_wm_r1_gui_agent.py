@@ -884,10 +884,10 @@ if learned_per_seed:
 
 # %% [markdown]
 # **Why 0.90 per class is not enough from a weak start.** GRPO's reward is the judgment, so what
-# matters is how many judged successes really are one: precision, TP / (TP + FP). A false success comes from a wrong
-# predicted screen, or from a judge that cannot see on a right one what made the task fail; the
-# status bar shows every toggle, so here the false successes are the world model's. With a share s of
-# real successes, a share a of them judged right and a share b of failures judged right,
+# matters is how many judged successes really are one: precision, TP / (TP + FP). A false success
+# comes from a wrong predicted screen, or from a judge that cannot see on a right one what made the
+# task fail; the status bar shows every toggle, so here the false successes are the world model's.
+# With a share s of real successes, a share a of them judged right and a share b of failures judged right,
 #
 # $$\text{precision} = \frac{s a}{s a + (1 - s)(1 - b)}.$$
 #
