@@ -908,9 +908,9 @@ if learned_per_seed:
               f"{x['greedy']['success'] - sim['greedy']['success']:+.3f}")
 
 # %% [markdown]
-# The first line printed above is a weak start: a large share of the judged successes are false, so the reward pays for
-# errors nearly as often as for the task. Whether precision on the start's episodes predicts the gap
-# to GRPO on the simulator is not settled by the seeds so far
+# The first line printed above is a weak start: a large share of the judged successes are false, so
+# the reward pays for errors nearly as often as for the task. Whether precision on the start's
+# episodes predicts the gap to GRPO on the simulator is not settled by the seeds so far
 # ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder));
 # read the per-seed lines (sorted by precision), and see exercise 8.
 
