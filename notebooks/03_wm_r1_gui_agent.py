@@ -16,20 +16,9 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/v0.1.0/notebooks/03_wm_r1_gui_agent.ipynb)
 #
-# Training a GUI agent with reinforcement learning means playing thousands of episodes on a phone:
-# every tap waits for a real device or emulator to render the next screen, and devices must be
-# reset, kept in sync and paid for. WM-R1 (Han & Qian, 2026) replaces the phone by a **world model**
-# during training: every next screen the agent sees while it learns is *predicted*, and task success
-# is judged on the predicted final screen. The agent may also **call the world model while it
-# reasons** — `call_wm(action='...')` imagines an action's result before committing to it. The
-# trained agent is then evaluated on the real phone.
-#
-# The paper names the method's limitation itself: the agent can only be as good as the world
-# model's predictions and judgments. This notebook makes that the lesson. A **noisy oracle** — the
-# phone simulator with its screens corrupted and its success judgment flipped at a rate p — is a
-# world model whose fidelity is a knob: at p = 0 WM-R1 is GRPO on the real simulator (the
-# **positive control**: the method working where fidelity is there), and raising p shows what
-# world-model errors cost. Notebook 01's learned world model is measured on the same axis.
+# WM-R1 (Han & Qian, 2026) trains a GUI agent with RL inside a **world model**: every next screen
+# and the success judgment are predicted, not played on a phone. The agent is only as good as those
+# predictions, so a **noisy oracle** (the simulator, corrupted at a rate p) makes fidelity a knob.
 #
 # **Learning objectives.** After this notebook you can
 #
@@ -45,17 +34,13 @@
 #    actions carry from task to task, and a start whose samples sometimes succeed where its greedy
 #    answer fails (pass@8 above greedy).
 #
-# **What it needs.** No GPU, no internet, no Java. Time for the whole notebook on 2 CPU cores:
+# **What it needs.** No GPU, no internet, no Java.
 #
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | target 4 min on 2 CPU cores | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | target 20 min on 2 CPU cores (the README's table has each executed copy's measured time) | the settings world: a 2-epoch SFT start, WM-R1 inside the oracle at p = 0 and p = 0.6, 400 evaluation tasks; the whole-phone ladder and the learned world model are read from their benchmark records (`LADDER_HERE`, `LEARNED_WORLD_MODEL_HERE` train them here) |
+# | `cpu` | target 20 min on 2 CPU cores (measured: the README's table) | the settings world: a 2-epoch SFT start, WM-R1 in the oracle at p = 0 and p = 0.6; the whole-phone ladder and the learned world model are read from benchmark records (`LADDER_HERE`, `LEARNED_WORLD_MODEL_HERE` train them here) |
 # | `gpu` | not measured | |
-#
-# The benchmark (`python -m wmkit bench --profile cpu --seeds 3 --only wm_r1_ladder`) runs every
-# rung (p = 0, 0.1, 0.3, 0.6) over 3 seeds; section 7 reads its records when they exist, and
-# section 8 those of `--seeds 8 --only wm_r1_small_world` (the settings world's rungs).
 #
 # **Where it fits.** Notebook 01 built a world model of the phone and notebook 02 trained a world
 # model further with RL. Here a world model becomes the *environment*. Notebook 04 then asks what to
@@ -174,33 +159,25 @@ print(ladder)
 # %% [markdown]
 # ## 1. Background
 #
-# **Why not train on the phone?** One GRPO step on a phone agent plays G episodes per task for
-# several tasks, each of up to 20 steps; each step waits for a device (seconds on an emulator).
-# The paper's 7B agent trained for 15 episodes over 2,000 tasks in 11.2 h on one H200 *because* no
-# device was in the loop.
+# **Why not train on the phone?** One GRPO step plays many episodes, and each step waits for a
+# device. The paper's 7B agent trained in 11.2 h on one H200
+# *because* no device was in the loop.
 #
-# **World model as environment.** A language world model (notebook 01) reads a screen and an
-# action and writes the screen diff; applied to the screen it gives the next screen. The agent's
-# whole episode happens inside it. At the end, success is judged on the predicted final screen —
-# the authors use an LLM judge on the simulated screenshot; the kit uses programmatic matching
-# (`phone.judge_screen`) and offers a judge hook. A judge of the screen alone can only see what the
-# screen shows: the simulator also fails a task when anything outside it changed, so the kit's
-# judge fails a screen that *shows* such a side effect (a toggle the task does not name, flipped).
-# Until the kit's judge did that, GRPO inside a learned world model was rewarded for exactly those
-# episodes (section 8).
+# **World model as environment.** A language world model (notebook 01) reads a screen and an action
+# and writes the screen diff; the whole episode happens inside it, and success is judged on the
+# predicted final screen. The authors use an LLM judge; the kit matches programmatically
+# (`phone.judge_screen`), and fails a screen that *shows* a side effect (a toggle the task does not
+# name, flipped).
 #
 # **Imagined calls.** A turn is `Thought: ...` then `Action: fn(...)`. A thought may end with
-# `call_wm(action='tap(4)')` and no action: the world model's predicted next screen comes back as a
-# system message (*"The result of your imagined action is shown below. Please continue your
-# thinking or provide a final action."*), the step counter does not move, and at most 5 imagined
-# calls are allowed per step.
+# `call_wm(action='tap(4)')` and no action: the predicted next screen comes back as a system message,
+# the step counter does not move, and at most 5 imagined calls are allowed per step.
 #
-# **The policy here.** The paper fine-tunes Qwen2.5-VL 3B/7B. On a laptop the kit's policy is a tiny
-# Llama decoder built from scratch with a byte-level BPE tokenizer trained on the agent's text,
-# **warm-started by SFT on reference trajectories** (shortest solutions from the phone's planner),
-# where 30% of the steps (`imagine_rate`) first imagine their action with `call_wm` — so the agent starts out
-# calling the world model, and RL decides how often it is worth it.
-#
+# **The policy here.** Instead of the paper's Qwen2.5-VL, a tiny Llama built from scratch,
+# **warm-started by SFT on reference trajectories** (the planner's shortest solutions), where a share
+# `imagine_rate` of the steps first imagine their action — so RL decides how often calling is worth it.
+
+# %% [markdown]
 # ## 2. The reward
 #
 # $$R = \alpha R_{succ} + \beta R_L + \gamma R_{WM},\qquad \alpha=1,\ \beta=0.5,\ \gamma=0.1$$
@@ -210,7 +187,7 @@ print(ladder)
 # λ = (len − budget)/budget; a success gets R_L = max(−0.5λ + 0.5, 0.1), a failure
 # R_L = min(0.9λ − 0.1, −0.1). R_WM is the same shape on the number of imagined calls, with
 # N_ref = mean calls of the successes and n_max = 5 in place of max_steps. Lengths count real steps
-# only. There is no format term: an unparseable turn is a failed step.
+# only; an unparseable turn is a failed step.
 
 # %%
 task = phone.make_task("setting_on", 3)
@@ -235,14 +212,15 @@ for name, (succ, lengths, calls, max_steps) in groups.items():
     print(f"{name:28s} R = {[round(x, 3) for x in r]}  signal: {group_has_signal(r)}")
 
 # %% [markdown]
-# The last group carries **no signal**: every rollout got the same reward, so every advantage is 0.
-# With nothing succeeding the length budget is `max_steps`, and a failure that *stops early* scores
-# lower than one that keeps trying: WM-R1 does not push a failing agent to give up.
+# The last group carries **no signal**: every reward is the same, so every advantage is 0. With
+# nothing succeeding, a failure that *stops early* scores lower: WM-R1 does not push a failing agent
+# to give up.
+
+# %% [markdown]
+# ### The call term by hand
 #
-# ### The call term by hand: which way does it move the number of calls?
-#
-# **An all-fail group**, calls 0, 1, 3, 5 (n_max = 5). With p = 0 the call budget is n_max = 5, so
-# λ = (n − 5)/5 and every rollout is a failure: R_WM = min(0.9λ − 0.1, −0.1).
+# **An all-fail group**, calls 0, 1, 3, 5 (n_max = 5): p = 0, so the budget is 5,
+# λ = (n − 5)/5 and R_WM = min(0.9λ − 0.1, −0.1).
 #
 # | calls n | λ | 0.9λ − 0.1 | R_WM |
 # |---|---|---|---|
@@ -251,19 +229,14 @@ for name, (succ, lengths, calls, max_steps) in groups.items():
 # | 3 | −0.4 | −0.46 | −0.46 |
 # | 5 | 0.0 | −0.1 | **−0.1** |
 #
-# In a group where nothing succeeds, **more calls score higher**: GRPO pushes calls *up*.
+# When nothing succeeds, **more calls score higher**: GRPO pushes calls *up*.
 #
-# **A mixed group**: successes with 1 and 3 calls, failures with 0 and 5. p = 0.5, N_ref = mean(1, 3)
-# = 2, budget = 0.5·2 + 0.5·5 = 3.5. Success with 1 call: λ = (1 − 3.5)/3.5 = −0.714,
-# R_WM = max(−0.5λ + 0.5, 0.1) = 0.857; with 3 calls: λ = −0.143, R_WM = 0.571. Failure with 0 calls:
-# λ = −1, R_WM = −1.0; with 5: λ = 0.429, R_WM = min(0.286, −0.1) = −0.1.
+# **A mixed group**: successes with 1 and 3 calls, failures with 0 and 5. p = 0.5, N_ref = 2,
+# budget = 0.5·2 + 0.5·5 = 3.5. Success with 1 call: λ = −0.714, R_WM = 0.857; with 3: λ = −0.143,
+# R_WM = 0.571. Failure with 0 calls: λ = −1, R_WM = −1.0; with 5: λ = 0.429, R_WM = −0.1.
 #
-# Among successes **fewer calls win** (0.857 > 0.571); among failures more calls still win. So the
-# direction of the calls over training depends on how often the agent succeeds in the world
-# model's eyes: an agent whose groups mostly fail learns to call more (the first cpu run of
-# [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), in which notebook 01's world model judged nothing a success, saw calls rise); an agent
-# that succeeds in many groups learns to succeed with fewer calls — the paper's fall (~4 → 1.8).
-# The weight γ = 0.1 keeps this term a tie-breaker: a success always outranks a failure.
+# Among successes **fewer calls win**, among failures more: an agent that mostly fails learns to
+# call more, one that often succeeds to call less (the paper's fall). γ = 0.1 keeps it a tie-breaker.
 
 # %%
 all_fail = wm_call_rewards([0, 0, 0, 0], [0, 1, 3, 5], n_max=5)
@@ -296,14 +269,13 @@ print("judge on the predicted screen:", phone.judge_screen(task, predicted_next)
       "| on the real one:", phone.judge_screen(task, real_next))
 
 # %% [markdown]
-# At the `cpu` size notebook 01's model rarely predicts the agent's next screen exactly, and a
-# world model that never judges an episode a success gives WM-R1 no success signal at all (section
-# 5 measures both). To separate the *method* from the *model*, the kit's `NoisyOracle`
-# (`wmkit.wm_r1.oracle`) is a world model whose error rate is a knob: the simulator, where each shown
-# next screen is corrupted with probability p — half the time a **wrong element** (another label at
-# that id), half the time a **wrong value** (a switch flipped, a text replaced) — and the final
-# success judgment is **flipped** with probability p. Draws are hashes of (seed, task, step,
-# action), so reruns agree; p = 0 is the simulator exactly. Two corruptions of the screen above:
+# At the `cpu` size notebook 01's model rarely predicts the next screen exactly, and rarely judges an
+# episode a success (section 5 measures both). To separate the *method* from the *model*, the kit's
+# `NoisyOracle` (`wmkit.wm_r1.oracle`) is the simulator with an error knob p: each shown next screen
+# is corrupted with probability p — a **wrong element** (another label at that id) or a **wrong
+# value** (a switch flipped, a text replaced) — and the final judgment is **flipped** with
+# probability p. Draws are hashes of (seed, task, step, action), so reruns agree. Two corruptions of
+# the screen above:
 
 # %%
 for kind in ("element", "value"):
@@ -317,25 +289,14 @@ for kind in ("element", "value"):
 # %% [markdown]
 # ## 4. The precondition: an SFT start that succeeds on every template, whatever the seed
 #
-# RL can only reinforce what the start sometimes does. Two things made earlier cpu starts unfit
-# (measured while building this notebook; [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder) has the numbers): the
-# reference episodes came from distinct *prompts* (`unique_tasks`), and templates differ wildly in
-# how many instructions they have, so a template with one instruction got about one reference
-# episode while the evaluation draws templates uniformly (the table below counts them); and the start's success then hinged on the seed.
-# The ladder's start draws its reference episodes **template by
-# template** (`template_balanced_tasks`). The table: reference episodes per template in each
-# pool, and in the evaluation.
-#
-# A third thing decides what the start can do on the list templates (`open_contact`,
-# `delete_contact`, `open_note`, `open_chat`): their second step taps the item the instruction
-# names, and the reference thought writes that name first (`Thought: find "Nora". Action: tap(3)`).
-# Copying a name from the instruction is a skill a from-scratch policy learns only with enough
-# varied examples *and* optimiser steps: with 600 reference episodes × 20 epochs the start wrote the
-# right name on few fresh list tasks (and tapped at about chance); with 2400 × 15 (the same
-# steps as 600 × 60, four times the worlds) on nearly all contact tasks, and greedy success rose.
-# A tokenizer that makes the name one identical token in the instruction and on
-# the screen, more episodes at the same steps, more parameters, or more epochs on the same 600
-# episodes did not teach the copy (measured on seed 0 while building this notebook).
+# RL can only reinforce what the start sometimes does. Templates differ wildly in how many distinct
+# instructions they have, so reference episodes drawn from distinct prompts (`unique_tasks`) starve
+# the small templates, while the evaluation draws templates uniformly. The ladder's start draws its
+# episodes **template by template** (`template_balanced_tasks`); the table counts reference episodes
+# per template in each pool. The list templates (`open_contact`, `open_note`, …) add a harder
+# skill: the reference thought copies the name from the instruction (`Thought: find "Nora".
+# Action: tap(3)`), which a from-scratch policy learns only with many varied episodes
+# ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder)).
 
 # %%
 train_templates, held_templates = wm_r1.task_templates(sizes.max_ref_len)
@@ -377,19 +338,13 @@ else:
 # %% [markdown]
 # ## 5. The positive control and the fidelity ladder (this seed)
 #
-# `wm_r1.run_fidelity_ladder` trains WM-R1 inside the noisy oracle at each error rate p — every
-# rung from the same start, the same GRPO tasks (`ladder.grpo_pool`: *balanced*, the templates in
-# turn with one world per instruction; or *fresh*, a new world for every rollout group), the same
-# GRPO settings (T = 0.6, lr 1e-4, G = 8, 4 tasks per step, `scale_rewards="none"`) — and evaluates each policy **in the
-# real simulator** on unseen tasks of the training templates (the primary evaluation, the same
-# tasks for every seed and rung), greedy and sampled at T = 1. It also measures each world model's
-# error on the start's own sampled episodes: next-screen exactness, and how often its success
-# judgment agrees with the simulator's, per class. At `smoke` this notebook trains the rungs
-# `ladder.notebook_error_rates` for one seed on the first `ladder.notebook_eval_tasks` evaluation
-# tasks (`wm_r1.notebook_ladder`) and places notebook 01's world model on the same axis. At `cpu`
-# the start and the ladder take longer than the notebook's time budget, so the cells read the
-# benchmark's run of this seed instead (every rung, every evaluation task; the source is printed
-# above); `LADDER_HERE = True` trains it here.
+# `wm_r1.run_fidelity_ladder` trains WM-R1 inside the noisy oracle at each error rate p — every rung
+# from the same start, with the same GRPO tasks (`ladder.grpo_pool`) and settings (T = 0.6, lr 1e-4,
+# G = 8, `scale_rewards="none"`) — and evaluates each policy **in the real simulator** on unseen tasks,
+# greedy and sampled at T = 1. It also measures each world model's error on the start's own episodes:
+# next-screen exactness, and how often its success judgment agrees with the simulator's. At `smoke`
+# the rungs are trained here (`wm_r1.notebook_ladder`); at `cpu` the cells read the benchmark's run of
+# this seed (the source is printed above).
 
 # %%
 ladder_seconds = None
@@ -431,12 +386,10 @@ if learned:
           f"{learned['success_judged_on_real_successes']:24.3f}  (not trained in here: see section 9)")
 
 # %% [markdown]
-# The x-axis of the ladder is the world model's **measured** error, 1 − (next-screen exact match on
-# the start's real transitions), not the knob p. Overall judge agreement flatters a world model that
-# never judges success (most episodes fail, and it is "right" about all of them): the column *real
-# successes judged a success* is what WM-R1's success reward needs. Error bars on one seed are the
-# binomial standard error of each rate on the evaluation tasks — evaluation noise only, not the
-# spread between training seeds (section 7 has that).
+# The ladder's x-axis is the **measured** error, 1 − next-screen exact match, not the knob p. Overall
+# judge agreement flatters a model that never judges success (most episodes fail): the column *real
+# successes judged a success* is what the success reward needs. Error bars are evaluation noise
+# (binomial SE) only; section 7 has the spread between seeds.
 
 # %%
 def ladder_figure(points, start_band, learned_error, title, interval_label):
@@ -529,24 +482,19 @@ for key, rung in this_seed["rungs"].items():
           f"{1 - all_fail - all_success:.2f} (it pays for fewer calls among the successes)")
 
 # %% [markdown]
-# **Reading the direction.** The call term pulls the number of calls *up* in every group that
-# fails throughout and *down* among the successes of the others (among a mixed group's failures it
-# still pays for more); which pull wins is the share of
-# all-fail groups, printed per rung above (as the world model judged them: a noisy oracle that
-# flips judgments also turns failures into "successes" and back). The term is worth at most
-# γ = 0.1 against a success's 1, so it moves calls slowly, and a start that imagines on 30% of
-# its SFT steps (`imagine_rate`) makes few calls to begin with (the paper's agent starts near 4).
+# **Reading the direction.** Which pull wins is the share of all-fail groups printed per rung (as the
+# world model judged them: the oracle's flips turn failures into "successes" and back). The term is
+# worth at most γ = 0.1 against a success's 1, so calls move slowly, and a start that imagines on a
+# share `imagine_rate` of its steps calls little to begin with.
 
 # %% [markdown]
 # ## 7. Over seeds: the paper beside the kit, with verdicts
 #
 # One seed is one sample of a noisy process. `python -m wmkit bench --profile cpu --seeds 3 --only
-# wm_r1_ladder` runs every rung (p = 0, 0.1, 0.3, 0.6) for seeds 0, 1, 2, each from its own SFT start,
-# and writes one record per seed under `runs/<profile>/bench/`; the cells below read them when they
-# exist for this version of the code. Verdicts follow the kit's one rule (`wmkit.stats.verdict`, the
-# same as notebook 05's benchmark): the 95% t-interval over seeds of the paired difference.
-# *reproduced*: above 0; *inconclusive*: covers 0; *contradicted*: below 0; *not measured*: one
-# seed (no interval). Without the records, the verdicts use this notebook's one seed: *not measured*.
+# wm_r1_ladder` runs every rung for seeds 0, 1, 2, each from its own start; the cells below read its
+# records when they exist. Verdicts follow the kit's one rule (`wmkit.stats.verdict`): the 95%
+# t-interval over seeds of the paired difference is above 0 (*reproduced*), covers 0
+# (*inconclusive*) or is below 0 (*contradicted*); one seed is *not measured*.
 
 # %%
 per_seed, source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_ladder", this_seed, range(3))
@@ -605,24 +553,18 @@ print(f"{'world-model calls per trajectory fall during training (p = 0)':78s} {'
 # %% [markdown]
 # ## 8. Where the mechanism acts: a smaller world and a weaker start
 #
-# Sections 5 and 7 ask GRPO to improve a start whose only failures are on list screens: tap the
-# contact, note or alarm the instruction names, which sits on a different line in every task world.
-# Outcome reward over a few thousand episodes does not teach a 0.2M-parameter policy that lookup (the
-# summary has the measurements). RL can only reinforce what the start *sometimes* does — and the
-# reinforcement carries to new tasks only where the right action means the same thing in every world.
+# In sections 5 and 7 the start's only failures are list lookups (tap the item the instruction names,
+# on a different line in every world), which outcome reward does not teach this policy. RL carries to
+# new tasks only where the right action means the same thing in every world.
 #
 # The **settings world** is such a world: the four single-setting templates (`setting_on`,
-# `setting_off`, `setting_flip`, `setting_match`). The Settings screen lists its five toggles in a
-# fixed order, so "Turn on Bluetooth" is always `tap(1)` then `tap(2)`. The ladder's start has
-# mastered them (section 5 prints its greedy success per template), leaving nothing to reinforce, so here the start stops after
-# **2 SFT epochs** on the same reference episodes: it often picks the wrong toggle greedily, while
-# some of 8 samples pick the right one. `sizes.small_world` holds these sizes; GRPO keeps the ladder's
-# settings (60 steps, G = 8, 4 tasks per step, lr 1e-4, T = 0.6) and plays a fresh world in every
-# group. Evaluation: unseen tasks of the four templates, greedy and sampled, in the real simulator.
+# `setting_off`, `setting_flip`, `setting_match`), whose toggles sit in a fixed order. The ladder's
+# start has mastered them, so here the start stops after **2 SFT epochs**: greedily it often picks
+# the wrong toggle, while some of 8 samples pick the right one. GRPO keeps the ladder's settings
+# (`sizes.small_world`) and plays a fresh world in every group.
 #
-# First the precondition, measured: greedy success, sampled success (T = 1) and pass@8 (a task
-# counts when any of 8 samples succeeds) of the 2-epoch start. RL has room where pass@8 is well
-# above greedy.
+# First the precondition: greedy, sampled (T = 1) and pass@8 (any of 8 samples succeeds) success of
+# the 2-epoch start. RL has room where pass@8 is well above greedy.
 
 # %%
 small_sizes = wm_r1.small_world_sizes(sizes)
@@ -685,11 +627,8 @@ axes[0].legend(fontsize=7); axes[1].legend(fontsize=7)
 fig.tight_layout(); save(fig, "small_world_this_seed.png"); plt.show()
 
 # %% [markdown]
-# Over seeds: `python -m wmkit bench --profile cpu --seeds 8 --only wm_r1_small_world` trains
-# every rung (p = 0, 0.3, 0.6) for seeds 0-7, each from its own 2-epoch start; the cell below reads
-# those records when they exist for this version of the code, and applies the same verdict rule as
-# section 7. (Seed 0 is the seed on which this regime was found; seeds 1-3 and then 4-7 were tests
-# planned before they ran, and the kit's write-up reports each group alone too.)
+# Over seeds: `python -m wmkit bench --profile cpu --seeds 8 --only wm_r1_small_world` trains every
+# rung for seeds 0-7; the cell below reads those records and applies section 7's verdict rule.
 
 # %%
 small_per_seed, small_source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_small_world",
@@ -718,27 +657,20 @@ if len(small_per_seed) >= 2:
     save(fig, "small_world_ladder.png"); plt.show()
 
 # %% [markdown]
-# **Reading it.** Compare with sections 5 and 7: the same GRPO settings, the same reward and the
-# same oracle, but a world where the right tap is the same in every task and a start that finds it
-# in some of its samples. There the positive control should hold, and the rungs where the oracle
-# misjudges success should end lower. Per template, a gain on one toggle template can come with a
-# loss on another: `setting_flip` also names the three Display toggles, reached through the Display
-# button (`tap(6)`), which the weak start taps by habit, so a policy pushed toward the five main
-# toggles can lose some of those tasks; the printed table shows which way each template went.
-# Notebook 01's world model is measured here too: the settings screens are among the simplest the
-# phone shows, so this is where a learned world model has its best chance to judge success. It
-# cannot see, on the home screen, the toggle values that Settings will show, and has to guess them.
+# **Reading it.** The same GRPO settings, reward and oracle as sections 5 and 7, but a world where
+# the right tap is the same in every task: here the positive control should hold, and rungs that
+# misjudge success should end lower. A template can lose while another gains: `setting_flip` also
+# names the Display toggles behind `tap(6)`, which a policy pushed toward the main toggles can lose.
+# Notebook 01's world model is measured here too: it cannot see, on the home screen, the toggle
+# values that Settings will show.
 
 # %% [markdown]
 # ### What a world model of this world cannot see, and a phone that shows it
 #
-# Every task world starts on the same home screen, so nothing on the screen before
-# `open_app(settings)` says which toggles are on: a world model that sees only the screen has to
-# guess the five values the Settings screen will show, and every later screen and its success
-# judgment follow from that guess. The phone has an option that removes this cause: a **status
-# bar** (`phone.with_status_bar`) that writes every toggle's value on every screen, each in the
-# form its switch line uses. The dynamics and the reference solutions do not change. Two worlds of
-# this section, without and with the bar:
+# Every task world starts on the same home screen, so a world model that sees only the screen must
+# *guess* the five toggle values that Settings will show, and every later screen and judgment follows
+# from that guess. A **status bar** (`phone.with_status_bar`) writes every toggle's value on every
+# screen; dynamics and reference solutions do not change. Two worlds, without and with the bar:
 
 # %%
 pair = [phone.make_task("setting_on", seed) for seed in (1, 2)]
@@ -754,34 +686,27 @@ print("\nopen_app(settings) with the bar; the five switches repeat values alread
 print(phone.compute_diff(bar_home, bar_env.step("open_app(settings)").observation))
 
 # %% [markdown]
-# With the bar, opening Settings asks a world model to *copy* five values it can see, and a toggle
-# tap to copy the bar and flip one value. The kit's write-up ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder), section 18)
-# trained world models of notebook 01's cpu shape on this world's transitions with the bar (for 5
-# to 15 epochs, one wider model, and up to twenty times the data): none of them learns to copy. On
-# the bar's values after a toggle tap they do about as well as a guess from how often each value
-# occurs, they almost never predict a Settings screen or a toggle exactly, and they judge much
-# of each class of the start's real episodes wrong. Copying a value from the input to the output is
-# the same skill the policy needed for its list lookups (section 4), and at this size neither model
-# learns it in the steps it gets.
-#
+# With the bar, opening Settings asks a world model to *copy* five values it can see. World models of
+# notebook 01's shape trained on these transitions do not learn that copy — the same skill the policy
+# lacked for list lookups
+# ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder)).
+
+# %% [markdown]
 # ### A world model that names values instead of copying them, and WM-R1 inside it
 #
-# The kit's answer is to stop asking for the copy. The learned world model of this world
-# (`wmkit.wm_r1.learned`) changes three things against notebook 01's, and keeps its shape (96 × 3)
-# and its SFT:
+# The learned world model of this world (`wmkit.wm_r1.learned`) keeps notebook 01's shape and SFT and
+# changes three things:
 #
 # 1. **the state is on the screen**: every task runs on the status-bar phone;
-# 2. **values are named, not copied**: the model writes a *structured edit*
-#    (`wmkit.envs.phone_edit`): a switch line may say `from-bar` (the value the bar shows) or
-#    `[2] flipped`, a deleted item may be just its id, and the bar line is left out when the switch
-#    lines determine it. A fixed decoder writes the standard diff back. The model still decides
-#    every dynamic (which screen opens, which switch changes); only the copying moved to code, as
-#    a copy pointer does in a pointer-generator network;
-# 3. **the agent's neighbourhood is in the data**: besides 600 collection episodes, every action
-#    from every state of 60 tasks' reference paths (`phone.reference_neighbourhood`), so a tap next
-#    to the right switch is seen, and not judged as the right one.
+# 2. **values are named, not copied**: the model writes a *structured edit* (`wmkit.envs.phone_edit`):
+#    a switch line may say `from-bar` or `[2] flipped`, and a fixed decoder writes the standard diff
+#    back. The model still decides every dynamic; only the copying moved to code, like a copy
+#    pointer in a pointer-generator network;
+# 3. **the agent's neighbourhood is in the data**: besides collection episodes, every action from
+#    every state of the reference paths (`phone.reference_neighbourhood`), so a tap next to the right
+#    switch is seen, and not judged as the right one.
 #
-# The two transitions of the example above, as the model writes them:
+# The two transitions above, as the model writes them:
 
 # %%
 from wmkit.envs import phone_edit
@@ -800,19 +725,14 @@ print("\ndecoded and applied, the edit gives the simulator's next screen:",
 
 # %% [markdown]
 # The experiment (`wm_r1.run_learned_world_model`, per seed): the 2-epoch start on the status-bar
-# phone; the learned world model (12 epochs, about 7200 optimizer steps at cpu); its judging of the start's own sampled episodes replayed in the simulator, and of the
-# reference solutions; then WM-R1 inside it (no simulator step in training) and, from the same
-# start with the same 60 updates, GRPO on the simulator (p = 0). At `cpu` one seed takes longer
-# than this notebook's time budget, so it reads the benchmark's records
-# (`python -m wmkit bench --profile cpu --seeds 19 --only wm_r1_learned`); at `smoke` it trains a
-# tiny one here (`LEARNED_WORLD_MODEL_HERE` overrides either way).
+# phone; the learned world model; its judging of the start's sampled episodes and of the reference
+# solutions; then WM-R1 inside it (no simulator step in training) and, with the same updates, GRPO on
+# the simulator (p = 0). At `cpu` the cells read the benchmark's records (`python -m wmkit bench
+# --profile cpu --seeds 19 --only wm_r1_learned`); `LEARNED_WORLD_MODEL_HERE` trains it here.
 #
-# Seed 0 is the seed on which this world model was built and its judge mended. Four tests were
-# then planned and written down before they ran, each on seeds never run with this code: seeds 1-4
-# and, after the first came out inconclusive, seeds 5-8 (WM-R1 − start); then seeds 9-12 and,
-# after that came out inconclusive too, seeds 13-18 against the best instruction-blind policy
-# (below). The cells print the verdict over every seed with a record, then each planned test
-# alone, because a verdict pooled after looking is weaker evidence than one fixed before.
+# Seed 0 is where this world model was built; the later seeds form tests planned before they ran
+# (`LEARNED_PLANNED_TESTS`). The cells print the verdict over every seed, then each planned test
+# alone: a verdict pooled after looking is weaker evidence than one fixed before.
 
 # %%
 # The planned tests (name, seeds, what WM-R1 is compared with): "blind" is the best
@@ -884,10 +804,8 @@ else:
 
 # %% [markdown]
 # **What did the agent learn: the task, or a path?** A policy that never reads the instruction can
-# still score here: open Settings, tap one fixed switch, finish. The next cell plays each such
-# sequence on the same evaluation tasks in the simulator and keeps the best. A start below it is
-# below a blind policy, so "beats its start" can partly be learning the three-step path; an arm
-# whose per-template figures equal one sequence's has learned nothing of the instruction.
+# still score: open Settings, tap one fixed switch, finish. The next cell plays each such sequence on
+# the evaluation tasks and keeps the best; an arm at its level has learned nothing of the instruction.
 
 # %%
 learned_eval_tasks = wm_r1.ladder_eval_tasks(wm_r1.learned_world_sizes(sizes))
@@ -925,11 +843,9 @@ if learned_per_seed:
             print(f"{claim}: {stats.describe(v.summary)}  {v.text}")
 
 # %% [markdown]
-# The main result as a figure: success per arm with 95% intervals over seeds (left), and each
-# world model's gain over its own start against its measured error: the oracle rungs of section 8
-# (plain phone, their own starts and seeds; middle) and the learned world model (status-bar phone,
-# its own starts and seeds; right). The two panels share their axes, so the positions compare, but
-# they are two experiments, not points of one curve.
+# Left: success per arm with 95% intervals over seeds. Middle and right: each world model's gain over
+# its own start against its measured error — the oracle rungs of section 8 (plain phone) and the
+# learned world model (status-bar phone). The panels share axes but are two experiments, not one curve.
 
 # %%
 if learned_per_seed:
@@ -959,34 +875,23 @@ if learned_per_seed:
     fig.tight_layout(); save(fig, "learned_world_model.png"); plt.show()
 
 # %% [markdown]
-# **Reading it.** The judging columns say whether the learned world model can reward the right
-# episodes at all: real successes judged a success, real failures judged a failure and reference
-# solutions judged a success, each against the 0.90 the kit aims for. Where it judges, WM-R1 inside
-# it has the success signal that notebook 01's model never gave, and the verdicts above say whether
-# that signal lifts the agent over its start, and how far it stays from GRPO with the simulator's
-# own transitions. Read the per-seed rows too: the 2-epoch starts differ from seed to seed, and a
-# model with holes (a wrong tap it judges right) is exploited by GRPO, which is rewarded for exactly
-# those episodes: the last table shows it when the success the model judged rose during training
-# while the real success fell. On the right, the learned model's gain at its measured next-screen
-# error, beside the oracle rungs (middle): a different phone, other starts and other seeds, so the
-# two panels are not one curve; and its judging errors are one-sided (it misses few real successes,
-# and calls some failures a success), unlike the oracle's symmetric flips, so even at the same error
-# its gain need not match an oracle rung's.
+# **Reading it.** The judging columns say whether the learned model can reward the right episodes
+# at all, each against the 0.90 the kit aims for; the verdicts say whether WM-R1 inside it lifts the
+# agent over its start, and how far it stays from GRPO on the simulator. A model with holes (a wrong
+# tap it judges right) is exploited by GRPO: the last table shows it where judged success rose while
+# real success fell. Its judging errors are one-sided (it misses few successes, accepts some
+# failures), unlike the oracle's symmetric flips, so its gain need not match an oracle rung's.
+
+# %% [markdown]
+# **Why 0.90 per class is not enough from a weak start.** GRPO's reward is the judgment, so what
+# matters is how many judged successes really are one: precision, TP / (TP + FP). A false success
+# comes from a wrong predicted screen, or from a judge that cannot see on a right one what made the
+# task fail; the status bar shows every toggle, so here the false successes are the world model's.
+# With a share s of real successes, a share a of them judged right and a share b of failures judged right,
 #
-# **Why 0.90 per class is not enough from a weak start.** The reward GRPO sees is the judgment on
-# the model's predicted screen, so what matters is how many of the episodes judged a success really
-# are one: the precision column, TP / (TP + FP). A false success has two causes: the world model
-# predicts a wrong screen, or the judge cannot see on a right one what made the task fail. On the
-# one start measured, the second was most of them: the kit's judge ignored side effects until
-# 2026-12-02, and a tap on the neighbouring toggle after the right one was judged a success although
-# the status bar showed it (the numbers: [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder)).
-# The judge now fails such a screen, and what is left in this column is
-# the world model's: the status bar shows every toggle, so on these tasks no side effect is hidden
-# from the judge.
+# $$\text{precision} = \frac{s a}{s a + (1 - s)(1 - b)}.$$
 #
-# With a share s of real successes, a share a of them judged right and a share b of the failures
-# judged right, precision = s·a / (s·a + (1 − s)(1 − b)). The per-class figures hide the base rate:
-# the next cell puts numbers in.
+# The per-class figures hide the base rate s; the next cell puts numbers in.
 
 # %%
 for s_real, a, b in ((0.10, 1.00, 0.95), (0.10, 1.00, 0.99), (0.25, 1.00, 0.95)):
@@ -1003,26 +908,20 @@ if learned_per_seed:
               f"{x['greedy']['success'] - sim['greedy']['success']:+.3f}")
 
 # %% [markdown]
-# The first line printed above is the case of a weak start: at that base rate about a third of the
-# judged successes are false, so the reward pays for the errors nearly as often as for the task,
-# and GRPO learns whichever of the two is easier. That was the reading of the first records, made
-# with the judge that ignored side effects, and it was a hypothesis those records fit, not a test.
-# The records made since, with the judge that sees side effects, did not bear it out while this
-# notebook was built ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder)): where precision on
-# the *start's* episodes was high it did not order the gap to GRPO on the simulator, and the few
-# seeds with low precision are too few to say. Read the per-seed lines printed above (sorted by
-# precision) against that; exercise 8 asks for a test.
+# The first line printed above is a weak start: a large share of the judged successes are false, so
+# the reward pays for errors nearly as often as for the task. Whether precision on the start's
+# episodes predicts the gap to GRPO on the simulator is not settled by the seeds so far
+# ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder));
+# read the per-seed lines (sorted by precision), and see exercise 8.
 
 # %% [markdown]
 # ## 9. WM-R1 with notebook 01's world model, over seeds
 #
-# The paper's setting is a *learned* world model. `python -m wmkit run wm-r1 --profile cpu --seeds 3`
-# trains every arm of the paper's comparison from one SFT start per seed — WM-R1 inside notebook 01's
-# world model, GRPO on the real simulator, best-of-K inference-time simulation, the no-imagine and
-# no-length ablations — and writes `runs/<profile>/wm_r1_seeds.json`; the figure below reads it when
-# it exists (success per arm with 95% intervals over seeds). Section 5 placed that world model on
-# the ladder's axis: where it judges real successes a success less often than the p = 0.6 oracle,
-# the ladder says what to expect from training inside it.
+# `python -m wmkit run wm-r1 --profile cpu --seeds 3` trains every arm of the paper's comparison from
+# one start per seed — WM-R1 inside notebook 01's world model, GRPO on the simulator, best-of-K
+# inference-time simulation, the no-imagine and no-length ablations — and writes
+# `runs/<profile>/wm_r1_seeds.json`, which the figure below reads when it exists. Section 5 placed
+# that world model on the ladder's axis: the ladder says what to expect from training inside it.
 
 # %%
 seeds_file = run.runs_dir / "wm_r1_seeds.json"
@@ -1049,11 +948,9 @@ else:
 # %% [markdown]
 # ## 10. Throughput: world-model vs simulator transitions
 #
-# The same policy plays the same tasks, batched, once with simulator transitions and once with
-# notebook 01's world model (empty cache). **The kit's simulator is instant** (a Python function), so
-# here the world model is the *slower* environment; a real phone is not instant. `DEVICE_LATENCY`
-# emulates seconds per device step (one device per episode, running in parallel, so one latency per
-# batched step); the projection below adds a typical emulator step of 1 s to the measured time.
+# The same policy plays the same tasks with simulator and with world-model transitions. **The kit's
+# simulator is instant**, so here the world model is the *slower* environment; a real phone is not.
+# `DEVICE_LATENCY` emulates seconds per batched device step, and the projection adds an emulator step of 1 s.
 
 # %%
 tput_tasks = phone.sample_tasks(sizes.throughput_tasks, 50_000, train_templates)
@@ -1132,36 +1029,27 @@ print("wrote", results_path)
 #    `"imagine"` or `"invalid"`.)
 # 3. Does a group in which all rollouts failed with the same length and no imagined calls give GRPO
 #    any signal? (`True` / `False`)
-# 4. The call term R_WM (n_max = 5) of an all-fail group whose rollouts made 2 and 4 imagined calls:
-#    set `ANSWER_4` to the two values. Which rollout does GRPO favour, and so which way do calls move?
-# 5. From the throughput table of section 10: at what device latency $L$ (seconds per batched
-#    simulator step) would simulator transitions take as long per agent step as world-model
-#    transitions? Set `ANSWER_5` (negative if the world model is faster even on an instant device).
-# 6. The per-seed differences of the fidelity claim (p = 0 − the highest p, greedy) are
-#    `paired("0", top)` (section 7). Apply the kit's verdict rule to them yourself and set `ANSWER_6`
-#    to the verdict (`"reproduced"`, `"inconclusive"`, `"contradicted"` or `"not measured"`).
-#    Then (open): at which measured error does WM-R1 stop beating its start, and where is
-#    notebook 01's world model on that axis?
-# 7. **GRPO by hand, checked against TRL.** `GRPO_RECORD` (made below by
-#    `grpo_step.record_grpo_step`) is one real TRL GRPO run on a tiny model: one prompt, a group of
-#    4 completions whose rewards are fixed to [1, 0, 0.5, 0], trained twice on the same samples
-#    (`num_iterations=2`) with this notebook's loss type and reward scaling (WM-R1 keeps
-#    `scale_rewards="none"`: the advantages are the centred rewards). In numpy, from scratch:
-#    (a) the group's advantages, from `GRPO_RECORD["rewards"]` in that order: set `ANSWER_7A`;
-#    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
-#    `p["rewards"]` (its rows' order), ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the
-#    clipped per-token loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`,
-#    aggregated as `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set
-#    `ANSWER_7B`. Why does WM-R1 not divide by the group's std?
-# 8. (Open.) Section 8 first read low precision of the learned world model's judgment as the
-#    reason WM-R1 inside it falls behind GRPO on the simulator, and the seeds with the mended judge,
-#    almost all at high precision, did not bear it out (the few with low precision are too few to
-#    test). Test it where precision is lower: make
-#    a worse judge on purpose (for example `WMR1LearnedSizes.reference_neighbourhood = 0`, a world
-#    model that never saw the taps next to the right one, or fewer `epochs`), and write down the
-#    test before you run it: which seeds, which prediction (for example, "the seeds whose precision
-#    on the start's episodes is below 0.75 end further below the simulator than the others"), and
-#    the verdict rule. What does it say about how good a judge WM-R1 needs?
+# 4. Set `ANSWER_4` to the call term R_WM (n_max = 5) of an all-fail group whose rollouts made 2 and
+#    4 imagined calls. Which way does GRPO move the calls?
+# 5. From section 10's throughput table: at what device latency $L$ (seconds per batched simulator
+#    step) do simulator transitions take as long per agent step as world-model ones? Set `ANSWER_5`
+#    (negative if the world model is faster even on an instant device).
+# 6. Apply the kit's verdict rule yourself to `paired("0", top)` (section 7's fidelity claim); set
+#    `ANSWER_6` to the verdict. Then (open): at which measured error does WM-R1 stop beating its
+#    start, and where is notebook 01's world model on that axis?
+# 7. **GRPO by hand, checked against TRL.** `GRPO_RECORD` is a real TRL GRPO run on a tiny model: 4
+#    completions rewarded [1, 0, 0.5, 0], trained twice on the same samples (`num_iterations=2`),
+#    `scale_rewards="none"`. In numpy:
+#    (a) the advantages from `GRPO_RECORD["rewards"]`: set `ANSWER_7A`; (b) the loss of the second
+#    pass, `p = GRPO_RECORD["passes"][1]`: advantages from `p["rewards"]`,
+#    ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the clipped loss
+#    −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`, aggregated as
+#    `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set `ANSWER_7B`. Why
+#    does WM-R1 not divide by the group's std?
+# 8. (Open.) Does low judging precision explain why WM-R1 inside the learned world model falls behind
+#    GRPO on the simulator? Make a worse judge on purpose (for example
+#    `WMR1LearnedSizes.reference_neighbourhood = 0`, or fewer `epochs`), write the test down before
+#    you run it (seeds, prediction, verdict rule), and say how good a judge WM-R1 needs.
 
 # %%
 from wmkit.core import grpo_step
