@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -324,6 +325,25 @@ def test_parse_json_lenient_repairs():
     for text in ["", "no json here", "[1, 2]", "}{", None, 42, "{" * 5000, "[" * 5000 + "{"]:
         assert parse_json_lenient(text) is None or isinstance(parse_json_lenient(text), dict)
     assert parse_json_lenient("[1, 2]") is None and parse_json_lenient("plain") is None
+
+
+def test_parse_json_lenient_where_json_repair_differs():
+    """The behaviour that kept this parser over the json_repair package (issue 38; json_repair 0.64.6
+    fails each of these: it returns a list, writes "" for a dangling key, raises or takes seconds)."""
+    diff = '{"modified": [], "removed": [], "score": {"gameOver": false, "gameWon": false, "score": 0}}'
+    first = json.loads(diff)
+    # Text after the object, even a second object: the first object (json_repair: a list of both).
+    assert parse_json_lenient(diff + " {note: done}") == first
+    assert parse_json_lenient(diff + '\nActually: {"modified": [{"uuid": 1}], "removed": []}') == first
+    # A dangling key is null (json_repair: ""), so apply_diff rejects the diff for its type.
+    assert parse_json_lenient('{"modified": [], "removed":') == {"modified": [], "removed": None}
+    # Deep nesting and long open strings: no exception and milliseconds (json_repair: ValueError after
+    # 11 s on 65,536 "{", RecursionError on "[", half a second on an open quote).
+    for text in ["{" * 65536, "[" * 65536, '{"a":' + "[" * 65536, '{"' + "a" * 65536]:
+        start = time.perf_counter()
+        parsed = parse_json_lenient(text)
+        assert parsed is None or isinstance(parsed, dict)
+        assert time.perf_counter() - start < 1.0
 
 
 _json_values = st.recursive(

@@ -1178,6 +1178,17 @@ def _loads_dict(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+# Kept hand-written rather than the `json_repair` package the RLVR-World reward code calls (issue 38;
+# research/README.md, 'json_repair'; json_repair 0.64.6 measured on 27,250 inputs: the kit's test
+# inputs, fuzz inputs mirroring tests/test_fuzz_parsers.py, real diffs with one model-style mistake):
+# - it is not safe on untrusted text: 0.7 s on 4,096 "{" and 11 s on 65,536 (then ValueError),
+#   RecursionError on deep "[", 0.3-0.6 s on 64 KB of digits or an open quote (here: under 15 ms);
+# - it returns a list when the text holds an object and then more ("{...} {note: done}", a second
+#   guess), a dict's dangling key as "" (here null), and str/int/list/"" for other text;
+# - the two agree on 84.6% of the inputs (96.7% of the tests' own, 100% on trailing commas, single
+#   quotes, Python literals, unquoted keys, cut closing brackets) and it is 2.6x slower per call.
+# Known gap where json_repair does better: a diff missing one quote ({"modified": [], removed": []})
+# loses its later keys here (task-specific reward 0.26 against 0.68 on such answers).
 def parse_json_lenient(text: Any) -> dict[str, Any] | None:
     """Parse a JSON object out of model output, forgiving common mistakes; never raises.
 
