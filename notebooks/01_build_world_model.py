@@ -16,10 +16,9 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/v0.1.0/notebooks/01_build_world_model.ipynb)
 #
-# A **world model** predicts what happens next: given the state of an environment *s* and an
-# action *a*, it predicts the next state *s'*. For LLM agents the state is text (a game state as
-# JSON, a phone screen as an accessibility tree), so a world model can be an ordinary language
-# model that reads a question *q(s, a)* and writes the answer *o(s')*.
+# A **world model** predicts what happens next: given a state *s* and an action *a*, the next state
+# *s'*. For LLM agents the state is text (a game state as JSON, a phone screen as an accessibility
+# tree), so a world model can be a language model that reads *q(s, a)* and writes *o(s')*.
 #
 # **Learning objectives.** After this notebook you can
 #
@@ -37,10 +36,10 @@
 # | `cpu` | target 10 min on 2 CPU cores (the README's table has each executed copy's measured time) | a ~0.4M-parameter model, 300 episodes per environment |
 # | `gpu` | not measured | a ~17M-parameter model, 3000 episodes per environment |
 #
-# **Where it fits.** The first notebook: it needs nothing before it. The world model it saves
+# **Where it fits.** The first notebook. The world model it saves
 # (`runs/<profile>/01_build_world_model/world_model`) is where notebook 02 starts its RL and what
-# notebook 03's agent trains inside; both rebuild it at their profile's size when it is missing.
-# Notebook 04 uses a world model as a cheap stand-in for costly execution.
+# notebook 03's agent trains inside (both rebuild it when missing). Notebook 04 uses a world model
+# as a cheap stand-in for costly execution.
 
 # %%
 # @title Setup (in Colab only; locally `make setup` did it) { display-mode: "form" }
@@ -95,9 +94,8 @@ if "google.colab" in sys.modules:
 # ## Result card
 #
 # Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
-# once from the release tag), never typed: RLVR-World rows measured on this notebook's kind of MLE world
-# model (the full-size text game, trained further by RL in notebook 02). The run below is this
-# notebook's own.
+# from the release tag), never typed: RLVR-World rows measured on this notebook's kind of MLE world
+# model (trained further by RL in notebook 02). The run below is this notebook's own.
 
 # %%
 from wmkit.bench.cards import result_card
@@ -130,25 +128,25 @@ wm_sizes
 # %% [markdown]
 # ## 1. Background
 #
-# An agent that plans must know what its actions do. In model-based RL this knowledge is the
-# *transition model* p(s' | s, a). RLVR-World (Wu et al., 2025) points out that for language and
-# video world models this is just **sequence modelling**: tokenize the question q(s, a), tokenize
-# the answer o(s'), and train a decoder by maximum likelihood:
+# An agent that plans must know what its actions do: the *transition model* p(s' | s, a).
+# RLVR-World (Wu et al., 2025) points out that for language and video world models this is
+# **sequence modelling**: tokenize the question q(s, a) and the answer o(s'), and train a decoder by
+# maximum likelihood:
 #
 # $$\mathcal{L}_{\text{MLE}}(\theta) = -\sum_{t} \log p_\theta\big(o_t \mid q(s,a),\, o_{<t}\big)$$
 #
-# Only the answer tokens count (the prompt's labels are masked): the model must *read* the state,
-# not learn to write it. Writing the whole next state would waste most of the model's effort on
-# copying what did not change, so the target is a **diff**: in the text game, the objects that
-# changed, the ones removed and the score; on the phone, the screen items that are new, deleted
-# or updated — the formats RLVR-World uses for its text-game and web-page tasks.
-#
+# Only the answer tokens count (the prompt's labels are masked): the model must *read* the state, not
+# learn to write it. The target is a **diff**, so the model does not spend its effort copying what did
+# not change: in the text game, the objects changed, the ones removed and the score; on the phone, the
+# screen items new, deleted or updated — RLVR-World's formats for its text-game and web-page tasks.
+
+# %% [markdown]
 # ## 2. The environments
 #
 # Two ground-truth environments written for the kit (`wmkit.envs`): a text game in the style of
-# ByteSized32 (objects with properties, JSON states) and a phone with several apps whose
-# screens are accessibility trees. Both are deterministic given a seed and never crash on a bad
-# action. Here is the text game.
+# ByteSized32 (objects with properties, JSON states) and a phone with several apps whose screens are
+# accessibility trees. Both are deterministic given a seed and never crash on a bad action. First the
+# text game.
 
 # %%
 game = textgame.TextGameEnv()
@@ -208,11 +206,10 @@ print("target:\n" + example.diff)
 # %% [markdown]
 # ## 4. Train the world model (MLE)
 #
-# `build.build_world_model` does the whole job with the profile's sizes: it trains a byte-level
-# BPE tokenizer on the training text (byte-level: any text encodes, nothing is unknown), builds a
-# small Llama decoder from scratch, and trains it with the completion-only loss
-# (`wmkit.core.sft.train_sft`, a plain `transformers.Trainer`). Checkpoints are saved as it goes and a
-# rerun resumes from the newest one.
+# `build.build_world_model` trains a byte-level BPE tokenizer on the training text (any text encodes),
+# builds a small Llama decoder from scratch, and trains it with the completion-only loss
+# (`wmkit.core.sft.train_sft`, a plain `transformers.Trainer`). A rerun resumes from the newest
+# checkpoint.
 
 # %%
 wm_run = build.build_world_model(run.profile, run.output_dir / "world_model", seed=run.seed, model=MODEL)
@@ -234,19 +231,17 @@ ax.legend(); nb.save_figure(fig, run, "loss_curves.png"); plt.show()
 # %% [markdown]
 # ## 5. Evaluate: exact match, changed vs unchanged, greedy vs sampled, against baselines
 #
-# The protocol (fixed for the whole kit): for each test transition the model writes a diff, we
-# apply it to the current state and compare with the true next state **exactly**. We decode
-# greedily and also sample at temperature 1 (pass@1, averaged over n samples) with a fixed
-# `max_new_tokens`. Two baselines stand beside every number:
+# The kit's protocol: for each test transition the model writes a diff, we apply it to the current
+# state and compare with the true next state **exactly**, decoding greedily and sampling at
+# temperature 1 (pass@1, averaged over n samples). Two baselines stand beside every number:
 #
-# * **no change** — predicts that nothing happens. It is perfect on unchanged transitions and
-#   scores 0 on changed ones by construction, so a high *overall* accuracy alone proves nothing;
+# * **no change** — perfect on unchanged transitions and 0 on changed ones by construction, so a high
+#   *overall* accuracy alone proves nothing;
 # * **most frequent diff** — the diff seen most often in training for this action type.
 #
-# Exact match is all or nothing. Beside it we report the **partial credit** RLVR-World trains
-# with: the text game's *task-specific* reward (0..1.3: right objects, right score, right changed
-# properties) and the phone's screen-diff **F1** (its web-page reward). They tell "learned nothing"
-# apart from "learned most of it but not every field".
+# Beside all-or-nothing exact match we report the **partial credit** RLVR-World trains with: the text
+# game's *task-specific* reward (0..1.3) and the phone's screen-diff **F1**. They tell "learned
+# nothing" from "learned most of it but not every field".
 
 # %%
 evaluation = build.evaluate_world_model(wm_run.model, wm_run.tokenizer, splits, run.profile, seed=run.seed)
@@ -258,11 +253,9 @@ for env in ("textgame", "phone"):
               f"   {s['partial_metric']:>13s} {s['partial']:.3f} / {s['partial_changed']:.3f}   {s['n']}")
 
 # %% [markdown]
-# The figure shows the **changed** test transitions only — the ones where a world model has to know
-# something (on unchanged ones "no change" is perfect by construction; the table has them). Left:
-# exact match; right: the partial-credit reward. Error bars: 95% t-intervals over the changed test
-# transitions of this one model (one seed: they say how sure this test set is, not how a retrained
-# model would vary).
+# The figure shows the **changed** test transitions only, where a world model has to know something.
+# Left: exact match; right: partial credit. Error bars: 95% t-intervals over the changed test
+# transitions of this one model (how sure this test set is, not how a retrained model would vary).
 
 # %%
 from wmkit import stats
@@ -292,25 +285,18 @@ for env in ("textgame", "phone"):
 # %% [markdown]
 # ## 6. Errors compound: k-step rollouts
 #
-# A world model used for planning or for training an agent (notebook 03) is run for several steps,
-# feeding its own predictions back in. A small one-step error rate grows with the horizon k. Each
-# curve starts from a true state and applies k predicted diffs open-loop; a window counts only while
-# the predicted state is *exactly* the true one.
+# A world model used for planning or for training an agent (notebook 03) feeds its own predictions
+# back in, so a small one-step error rate grows with the horizon k. Each curve starts from a true
+# state and applies k predicted diffs open-loop; a window counts only while the predicted state is
+# *exactly* the true one.
 #
-# Compare the model's curve with the **no-change baseline** at each horizon; the cell after the plot
-# prints, for this run, at how many horizons the model is below, tied with and above it, and at
-# which horizons a curve rises again (at `smoke` the numbers mean nothing). Where the model is
-# below, the reason is this: "no change" stays exact through every step that changes nothing, while
-# the model is exact on few changed transitions (table above) *and* invents changes on some
-# unchanged ones (its unchanged accuracy is below 1, so it even loses steps that "no change" gets
-# free). A wrong state is usually carried forward, since each predicted diff is applied to it, so
-# the curves mostly fall with k; but a step that rewrites the whole state (a new screen, a room
-# whose every field the diff sets) can make a wrong state exact again, and so can the true state
-# returning to where the prediction stayed. That is why a curve can rise again at a larger k, and
-# why two curves can meet (a tie) at some k. Partial credit does not carry over to rollouts: a
-# state with one wrong field is a wrong state.
-# This is the gap RL (notebook 02) and a stronger model have to close before a world model is worth
-# rolling out.
+# Compare the model with the **no-change baseline** at each horizon (the cell after the plot counts
+# where it is below, tied and above). "No change" stays exact through every step that changes
+# nothing, while the model is exact on few changed transitions *and* invents changes on some unchanged
+# ones. A wrong state is usually carried forward, so curves mostly fall with k; but a step that
+# rewrites the whole state (a new screen) can make a wrong state exact again, so a curve can rise or
+# two curves meet. A state with one wrong field is a wrong state: partial credit does not carry over.
+# This is the gap RL (notebook 02) and a stronger model have to close.
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
@@ -340,31 +326,24 @@ for env in ("textgame", "phone"):
 # %% [markdown]
 # ## 7. What the paper says, and what we see
 #
-# RLVR-World's starting point is exactly this model: an MLE-trained world model. Its argument is
-# that the MLE objective is only a *surrogate* for what we want — an exact next state, or a high
-# F1 — and that training directly on such verifiable metrics with RL (notebook 02) improves them
-# further (text game +30.7 points accuracy, web page +15.1 F1 on their 1.5B models).
+# RLVR-World starts from exactly this model, an MLE world model, and argues that MLE is only a
+# *surrogate* for an exact next state or a high F1: training on such verifiable metrics with RL
+# (notebook 02) improves them further (text game +30.7 points accuracy, web page +15.1 F1 on their 1.5B models).
 #
-# The verdicts below are computed from this run with the kit's one rule (`wmkit.stats.verdict`, as in
-# notebooks 02-05): does the greedy world model beat **both** baselines on *changed* test transitions
-# of each environment — in exact match, and in partial credit? The values judged are the paired
-# differences model − baseline on the same transitions; *reproduced* needs the whole 95% t-interval
-# above 0 against each baseline, *inconclusive* means an interval covers 0 (one right transition in
-# eighty-odd is not evidence), *contradicted* means a baseline is better. The interval is over test
-# transitions of one trained model (`build.baseline_verdicts`). At `smoke` size expect nothing: smoke
-# only proves the code runs.
-#
-# What to look for at `cpu` size (a 0.4M-parameter model): the model learns the diff format, which
-# object an action touches and which property flips, so its partial credit on changed transitions
-# should sit above both baselines — the verdicts below say in which environment the whole interval
-# clears 0 (the text game has fewer changed test transitions, so its interval is wider; the cell
-# prints how many); but it rarely gets *every* field
-# right — it has not learned to look an object's uuid and contents up in the state and copy them
-# (an induction-like skill that small transformers acquire only after many more optimizer steps),
-# and on the phone many next screens show content the current screen hides, which no model can
-# predict exactly from the screen alone. Exact match on changed transitions therefore stays near
-# the baselines at this size. Bigger models and more steps (`PROFILE="gpu"`) are what the paper's
-# numbers need.
+# The verdicts below use the kit's rule (`wmkit.stats.verdict`): does the greedy model beat **both**
+# baselines on *changed* test transitions, in exact match and in partial credit? On the paired
+# differences model − baseline, *reproduced* needs the whole 95% t-interval above 0 against each
+# baseline, *inconclusive* means it covers 0, *contradicted* means a baseline is better
+# (`build.baseline_verdicts`). At `smoke` expect nothing.
+
+# %% [markdown]
+# What to look for at `cpu` size: the model learns the diff format, which object an action touches
+# and which property flips, so its partial credit should sit above both baselines (the text game has
+# fewer changed test transitions, so a wider interval). But it rarely gets *every* field right: it has
+# not learned to copy an object's uuid and contents from the state (an induction-like skill small
+# transformers acquire only late), and many next phone screens show content the current one hides.
+# So exact match on changed transitions stays near the baselines; the paper's numbers need bigger
+# models and more steps (`PROFILE="gpu"`).
 
 # %%
 verdicts = {env: build.baseline_verdicts(evaluation, env) for env in ("textgame", "phone")}
@@ -384,12 +363,12 @@ print("wrote", results_path)
 # %% [markdown]
 # ## Summary
 #
-# * A world model for text environments is a language model trained on question → answer pairs,
-#   q(s, a) → o(s'), by maximum likelihood on the answer tokens only.
-# * Writing the answer as a diff keeps targets short; *changed* and *unchanged* transitions must
-#   be scored separately, because "nothing happens" is often the most common answer.
-# * Report greedy **and** sampled accuracy, always beside baselines; "predict no change" alone can
-#   look strong overall while knowing nothing.
+# * A world model for text environments is a language model trained on q(s, a) → o(s') by maximum
+#   likelihood on the answer tokens only.
+# * Writing the answer as a diff keeps targets short; score *changed* and *unchanged* transitions
+#   separately, because "nothing happens" is often the most common answer.
+# * Report greedy **and** sampled accuracy, always beside baselines; "predict no change" can look
+#   strong overall while knowing nothing.
 # * One-step accuracy overstates usefulness: errors compound over multi-step rollouts.
 #
 # ## Exercises
@@ -397,8 +376,8 @@ print("wrote", results_path)
 # 1. What exact-match accuracy does *predict no change* get on **changed** transitions? Set
 #    `ANSWER_1` and run the checker.
 # 2. What share of the phone's training transitions are changed? Compute it from `splits["train"]`.
-# 3. Apply the screen diff of `example` to `example.state` by hand (as a string) — then compare
-#    with `phone.apply_diff`.
+# 3. Apply the screen diff of `example` to `example.state` by hand (as a string), then compare with
+#    `phone.apply_diff`.
 # 4. How many of the phone's **changed** test transitions did the greedy model get exactly right?
 #    Read it off the evaluation above and set `ANSWER_4`. Then (open) train with `PROFILE="smoke"`
 #    and with `"cpu"`: how does that count move with model size and data? Which environment is

@@ -16,30 +16,24 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/v0.1.0/notebooks/02_rlvr_world_model.ipynb)
 #
-# Notebook 01 trained a world model by maximum likelihood (MLE). But what we *want* from a world
-# model is not a high likelihood: it is a right next state, or a next screen with the right items.
-# **RLVR-World** (Wu et al., 2025) trains the MLE model further with reinforcement learning, rewarding
-# each sampled prediction by a *verifiable* measure of how right it is. **RWML** (Yu et al., 2026) does the same
-# on free-text observations, where "right" is judged by a sentence embedder.
+# **RLVR-World** (Wu et al., 2025) trains notebook 01's maximum-likelihood (MLE) world model further
+# with RL, rewarding each sampled prediction by a *verifiable* measure of how right it is; **RWML**
+# (Yu et al., 2026) does the same on free text, judged by a sentence embedder.
 #
 # **Learning objectives.** After this notebook you can
 #
-# 1. write down GRPO's objective and group-relative advantage, and say what `beta=0`, `loss_type`
+# 1. write down GRPO's objective and group-relative advantage, and say what `beta`, `loss_type`
 #    and `scale_rewards` mean in TRL;
-# 2. compute RLVR-World's rewards (binary, task-specific, screen-diff F1) and RWML's embedding
-#    reward by hand on small examples;
-# 3. say when GRPO can learn at all (a group needs both right and wrong samples), check that the
-#    pipeline moves a model (a sanity run), and find the regime where RLVR acts;
-# 4. train a world model with GRPO from its MLE checkpoint and measure it honestly: changed and
-#    unchanged transitions, greedy *and* sampled decoding, several RL seeds with 95% intervals;
+# 2. compute RLVR-World's rewards (binary, task-specific, screen-diff F1) and RWML's by hand;
+# 3. say when GRPO can learn at all, check with a sanity run that the pipeline moves a model, and
+#    find the regime where RLVR acts;
+# 4. train a world model with GRPO and measure it honestly: changed and unchanged transitions,
+#    greedy *and* sampled, several RL seeds with 95% intervals;
 # 5. read pass@k curves: RL sharpens what the MLE model can nearly do, it does not extend it;
-# 6. run RWML where its embedding reward is informative (the kit's text game) and where it is not
-#    (a third-party text game, TextWorldExpress): τ chosen on held-out pairs, hard-sample
-#    filtering, and a forgetting check.
+# 6. run RWML where its embedding reward is informative and where it is not (TextWorldExpress).
 #
-# **What it needs.** No GPU, no internet. Java 17 for TextWorldExpress (section 8's contrast run;
-# without Java that run is skipped with a message and its claim recorded as not measured);
-# the MiniLM sentence embedder comes with the kit's install. Time for the whole notebook:
+# **What it needs.** No GPU, no internet. Java 17 for TextWorldExpress (section 8; without it that
+# run is skipped and its claim recorded as not measured). Time for the whole notebook:
 #
 # | profile | time | what it runs |
 # |---|---|---|
@@ -48,9 +42,8 @@
 # | `gpu` | not measured | 4 world sizes, 3 RL seeds each, 300 steps |
 #
 # **Where it fits.** It starts from notebook 01's world model (`runs/<profile>/01_build_world_model`,
-# rebuilt at this profile's size when missing) and trains smaller worlds' models itself. What it
-# shows — RL reinforces only what the model already samples — is what notebook 03 meets again: a
-# GUI agent trained inside a world model learns only as far as that world model judges right.
+# rebuilt when missing). Its lesson — RL reinforces only what the model already samples — returns in
+# notebook 03: an agent trained inside a world model learns only as far as that model judges right.
 
 # %%
 # @title Setup (in Colab only; locally `make setup` did it) { display-mode: "form" }
@@ -105,8 +98,8 @@ if "google.colab" in sys.modules:
 # ## Result card
 #
 # Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
-# once from the release tag), never typed: RLVR-World's text and phone claims and RWML's (the video rows
-# are notebook 06's). The run below is this notebook's own.
+# from the release tag), never typed: RLVR-World's text and phone claims and RWML's. The run below is
+# this notebook's own.
 
 # %%
 from wmkit.bench.cards import result_card
@@ -144,47 +137,46 @@ sizes
 # %% [markdown]
 # ## 1. Background
 #
-# An MLE world model is trained to put probability on the *tokens* of the true answer. That is a
-# surrogate: a prediction that gets 95% of the tokens right can still name the wrong object, and a
-# model may spread its probability over many near-misses so that *sampled* predictions are often
-# wrong even when the greedy one is right. RLVR-World's idea is to optimize the metric itself.
-# For every transition (s, a, s') the model samples a group of G predictions, a **verifier** scores
-# each one against the real s', and GRPO raises the probability of the better ones.
-#
+# MLE puts probability on the *tokens* of the true answer: a surrogate. A prediction with nearly
+# every token right can still name the wrong object, and a model that spreads probability over
+# near-misses samples wrong answers even when its greedy one is right. RLVR-World optimizes the metric
+# itself: for each transition (s, a, s') the model samples G predictions, a **verifier** scores each
+# against the real s', and GRPO raises the probability of the better ones.
+
+# %% [markdown]
 # ### Key equations
 #
-# GRPO (Shao et al., 2024), as TRL implements it. For a prompt q with G sampled completions
-# o₁..o_G and rewards r₁..r_G, the **group-relative advantage** is
+# GRPO (Shao et al., 2024), as TRL implements it. For G completions o₁..o_G of a prompt q with
+# rewards r₁..r_G, the **group-relative advantage** is
 #
 # $$A_i = \frac{r_i - \operatorname{mean}(r_{1..G})}{\operatorname{std}(r_{1..G}) + \varepsilon}$$
 #
-# (`scale_rewards="group"`; with `"none"` the division is skipped). The objective, per token t of
-# completion i, with ratio ρ = π_θ(o_{i,t} | q, o_{i,<t}) / π_θold(o_{i,t} | q, o_{i,<t}), is
+# (`scale_rewards="group"`; `"none"` skips the division). Per token t of completion i, with
+# ρ = π_θ(o_{i,t} | q, o_{i,<t}) / π_θold(o_{i,t} | q, o_{i,<t}), the objective is
 #
 # $$\mathcal{J}(\theta) = \frac{1}{\sum_i |o_i|}\sum_{i=1}^{G}\sum_{t}\Big[\min\big(\rho A_i,\ \operatorname{clip}(\rho, 1-\epsilon, 1+\epsilon_{high}) A_i\big) - \beta\, \hat k_{i,t}\Big]$$
 #
-# where $\hat k_{i,t} = e^{\Delta} - \Delta - 1$, $\Delta = \log\pi_{ref}(o_{i,t}\mid\cdot) - \log\pi_\theta(o_{i,t}\mid\cdot)$,
-# is not the exact $\mathrm{KL}(\pi_\theta \,\|\, \pi_{ref})$ (a sum over the whole vocabulary) but
-# TRL's per-token "k3" estimate of it from the one sampled token: never negative, and its mean over
-# tokens sampled from $\pi_\theta$ is the KL. TRL 1.16 also multiplies it by ρ
-# (`use_bias_correction_kl=True`). `grpo_step.record_grpo_step(..., beta=0.04)` records one such
-# step, reference log-probabilities included, and `grpo_step.clipped_loss_by_hand(...,
-# beta=..., ref_logps=...)` redoes its loss.
+# with $\hat k_{i,t} = e^{\Delta} - \Delta - 1$, $\Delta = \log\pi_{ref}(o_{i,t}\mid\cdot) - \log\pi_\theta(o_{i,t}\mid\cdot)$:
+# TRL's per-token "k3" estimate of $\mathrm{KL}(\pi_\theta \,\|\, \pi_{ref})$ from the sampled token
+# (never negative; TRL 1.16 also multiplies it by ρ).
+# `grpo_step.record_grpo_step(..., beta=0.04)` records one such step and
+# `grpo_step.clipped_loss_by_hand(..., beta=..., ref_logps=...)` redoes its loss.
+
+# %% [markdown]
+# ### What TRL's settings mean
 #
-# What the defaults mean:
-#
-# * `loss_type="dapo"` normalizes by all completion tokens of the batch (above): every token weighs
-#   the same. `"grpo"` averages each completion over its own length first, so a token of a short
-#   completion weighs more than one of a long completion. With a positive advantage that favours
-#   short right answers; with a negative one a long wrong answer is penalised less per token, so it
-#   favours long wrong answers (the length bias Dr. GRPO points out). Exercise 6 puts numbers on it.
-# * `beta=0` (TRL's default): no KL term, no reference model in memory. RLVR-World used a small KL
-#   (0.001) to the MLE model. The regime study of sections 4-6 uses β = 0.04: section 4 says why.
-# * With one optimizer step per generated batch, π_θold = π_θ, so ρ = 1 and clipping never bites;
-#   the logged loss then sits near zero while its gradient, Σ A_i ∇log π_θ, does not.
-# * A group whose rewards are all equal has A = 0: it teaches nothing. A verifier that is too
-#   strict (binary reward on a weak model) gives mostly such groups.
-#
+# * `loss_type="dapo"` normalizes by all completion tokens of the batch: every token weighs the same.
+#   `"grpo"` averages each completion over its own length first, so a short completion's tokens weigh
+#   more: it favours short right answers and lets long wrong ones off lightly (the length bias
+#   Dr. GRPO points out; exercise 6).
+# * `beta=0` (TRL's default): no KL term, no reference model. RLVR-World used a small KL (0.001);
+#   sections 4-6 use β = 0.04 (section 4 says why).
+# * With one optimizer step per batch, π_θold = π_θ, so ρ = 1 and clipping never bites: the logged
+#   loss sits near zero while its gradient, Σ A_i ∇log π_θ, does not.
+# * A group whose rewards are all equal has A = 0 and teaches nothing; a too-strict verifier on a
+#   weak model gives mostly such groups.
+
+# %% [markdown]
 # ### Pseudocode
 #
 # ```
@@ -195,15 +187,10 @@ sizes
 #     A = group-normalized r;  loss = -mean_tokens(A · log π_θ);  one AdamW step on the trained weights
 # ```
 #
-# Which weights are trained depends on the model, so on the profile: at `smoke` and `cpu` the model
-# is the from-scratch one (`default_model` "tiny"), and RL trains **every parameter**; at `gpu`, or
-# whenever `MODEL` names a pretrained model, RL trains **LoRA adapters** (QLoRA on CUDA) and the
-# base weights stay frozen. The next cell prints which one this run does. The authors train every
-# parameter with learning rate 1e-6 (1.5B models); the kit's from-scratch world model has well
-# under a million parameters, so it trains every parameter too; with LoRA adapters 1e-6 would
-# barely move anything. The learning rate
-# was chosen by a sweep on the *validation* split (`python -m wmkit run rlvr-world --sweep`),
-# never on the test split.
+# At `smoke` and `cpu` the model is the from-scratch "tiny" one and RL trains **every parameter**, as
+# the authors do; at `gpu`, or when `MODEL` names a pretrained model, RL trains **LoRA adapters**
+# (QLoRA on CUDA). The next cell prints which. The learning rate was chosen by a sweep on the
+# *validation* split (`python -m wmkit run rlvr-world --sweep`), never on the test split.
 
 # %%
 if MODEL:
@@ -231,14 +218,14 @@ print("RL trains", "LoRA adapters" if LORA else "every parameter", "| learning r
 # (else the last JSON block); the predicted diff is applied to the current state and compared object
 # by object with the real next state.
 #
-# * `binary` = 1 iff every property, `contains` list and score field of the next state is right (names,
-#   and anything the prediction adds, are not checked: the official rule);
+# * `binary` = 1 iff every property, `contains` list and score field of the next state is right
+#   (names, and objects the prediction adds, are not checked: the official rule);
 # * `task_specific` = 0.09·item accuracy + 0.01·score accuracy + 0.2·[all right] + the share of the
-#   properties that *change* which were predicted right (left out when none is checked, e.g. on
-#   unchanged transitions), 0..1.3. `strict=True` checks for the exact next state instead.
+#   properties that *change* predicted right (left out when none changes), 0..1.3. `strict=True`
+#   checks for the exact next state instead.
 #
-# Below: one changed test transition, scored for the right answer, "nothing changes", the right
-# answer with one property the action did not touch flipped, and garbage.
+# Below, one changed test transition scored for the right answer, "nothing changes", the right answer
+# with an untouched property flipped, and garbage.
 
 # %%
 # A changed transition whose state has a boolean property the action leaves alone, to flip.
@@ -262,10 +249,8 @@ for name, answer in candidates.items():
 
 # %% [markdown]
 # **Screens** (RLVR-World's web-page reward): the prediction is split into "New items", "Deleted
-# items" and "Updated items", each a *set* of lines; matched lines, predicted lines and gold lines
-# are summed over sections and the reward is the F1. **Continuous** rewards compare texts only:
-# ROUGE-L F1 over words, and the same minus a penalty on repeated word trigrams (RLVR-World reports
-# RL cutting repetition). **RWML** embeds prediction and truth with MiniLM and pays 1 when their
+# items" and "Updated items", each a *set* of lines; the reward is the F1 of matched lines summed over
+# sections. **Continuous** rewards: ROUGE-L F1 over words, optionally minus a repeated-trigram penalty. **RWML** embeds prediction and truth with MiniLM and pays 1 when their
 # cosine similarity reaches a threshold τ.
 
 # %%
@@ -280,20 +265,17 @@ print("repetition share of a looping answer:", round(text_similarity.repeated_ng
 # %% [markdown]
 # ### When can GRPO learn at all?
 #
-# Take one transition the model predicts exactly with probability p per sample, and the binary
-# reward. A group of G samples teaches something only when it holds both a right and a wrong
-# prediction; otherwise every advantage is 0. That happens with probability
+# Take a transition the model predicts exactly with probability p per sample, and the binary reward.
+# A group of G samples teaches something only when it holds both a right and a wrong prediction:
 #
 # $$P(\text{signal}) = 1 - p^{G} - (1-p)^{G}.$$
 #
 # With G = 8: p = 0.01 gives 0.08, p = 0.1 gives 0.57, p = 0.5 gives 0.99. A model that almost never
-# samples the right next state gives GRPO almost nothing to reinforce, however long it trains.
-# RLVR-World starts from MLE models that already get a fair share right; the question for a small
-# model is therefore *which world* it can nearly predict. The kit's text game has a difficulty knob
+# samples the right next state gives GRPO nothing to reinforce: what matters is *which world* a small
+# model can nearly predict. The kit's text game has a difficulty knob
 # (`wmkit.envs.textgame.DIFFICULTIES`): "full" is notebook 01's game (four themes, random names,
-# distractor objects); "small" keeps one theme (a lamp, batteries, a drawer) without distractors;
-# "tiny" also fixes the nouns and numbers the objects in the order the theme adds them, so a
-# prediction needs no name or id copied from the state.
+# distractors); "small" keeps one theme without distractors; "tiny" also fixes the nouns and numbers
+# the objects in order, so no name or id has to be copied from the state.
 
 # %%
 from wmkit.envs import textgame
@@ -316,12 +298,9 @@ print("\na 'tiny' transition — state:", tiny_example.state[:400], "\naction:",
 # %% [markdown]
 # ## 3. A sanity run: can RL move this model at all?
 #
-# First, each smaller level gets its MLE world model: the same shape and training as notebook 01's,
-# on that level's text game only, saved under `runs/<profile>/levels/` (and loaded, not trained,
-# the next time). "full" is notebook 01's model. Independent runs like these go to
-# `regime_sizes.parallel_runs` worker processes: a tiny model's training is a chain of small
-# matrix products that a second thread barely speeds up, so on 2 cores two runs side by side take
-# about the time of one.
+# First each smaller level gets its MLE world model, trained like notebook 01's on that level only and
+# saved under `runs/<profile>/levels/` ("full" is notebook 01's). Independent runs go to
+# `regime_sizes.parallel_runs` worker processes.
 
 # %%
 level_models = regime.build_level_models(run.profile, run.runs_dir,
@@ -331,11 +310,10 @@ for level, info in level_models.items():
           f"{info.get('seconds', 0):.0f} s)")
 
 # %% [markdown]
-# Before the real experiment, the smallest test that the pipeline works: GRPO on a handful of
-# training transitions (the same few at every step) that the working level's MLE model sometimes
-# predicts exactly. If sampled accuracy on exactly those transitions does not rise, something is
-# broken (a reward that never pays, frozen weights, a learning rate of zero) and no result below
-# would mean anything.
+# Then the smallest test that the pipeline works: GRPO on a few training transitions (the same ones
+# each step) that the working level's MLE model sometimes predicts exactly. If sampled accuracy on them
+# does not rise, something is broken (a reward that never pays, frozen weights) and nothing below
+# means anything.
 
 # %%
 sanity = regime.sanity_run(run.profile, run.runs_dir, seed=run.seed)
@@ -346,38 +324,24 @@ print(f"{sanity['n']} transitions, {sanity['steps']} GRPO steps ({sanity['second
 # %% [markdown]
 # ## 4. Experiment 1 — RLVR where the model can nearly predict (the working level)
 #
-# The same recipe as RLVR-World on the first level of `regime_sizes.levels`: the MLE model is
-# measured once on held-out test transitions, then GRPO runs from it with `regime_sizes.seeds`
-# different RL seeds (data order and sampling), each measured again on the same transitions.
-# Reward: exact next state (every field checked; experiment 3 tries RLVR-World's more lenient
-# binary check). Measures, on changed transitions:
+# RLVR-World's recipe on the first level of `regime_sizes.levels`: the MLE model is measured on
+# held-out test transitions, then GRPO runs from it with `regime_sizes.seeds` RL seeds, each measured
+# again on the same transitions. Reward: the exact next state (experiment 3 tries RLVR-World's more
+# lenient binary check). Measures, on changed transitions:
 #
 # * **sampled exact** (pass@1 at T = 1, averaged over `eval_samples` samples per transition);
 # * the **task-specific reward** of those samples (partial credit);
 # * **greedy exact**;
-# * **pass@k**, k = 1..`eval_samples`: the chance that at least one of k samples is exact, computed
-#   with the unbiased estimator 1 − C(n−c, k)/C(n, k) from c right out of n samples (Chen et al., 2021).
+# * **pass@k**, k = 1..`eval_samples`: the chance that one of k samples is exact, estimated
+#   by 1 − C(n−c, k)/C(n, k) from c right of n samples (Chen et al., 2021).
 #
 # The gain is after − before per RL seed; the verdict uses the 95% t-interval over seeds.
 #
-# **How the recipe was chosen.** Every parameter of the 0.3M-parameter model trains, so the step
-# size matters more than with LoRA on a large model. Three settings were compared on the level's
-# *validation* transitions (never the test ones measured here), over RL seeds 0-4, with the rule
-# fixed before the runs: keep the setting whose sampled-exact gain has the highest lower 95% bound.
-# The settings were lr 5e-4 and lr 3e-4 without a KL term, and lr 5e-4 with a KL term to the MLE
-# model (β = 0.04); the last one won, and the larger step without the KL term collapsed some seeds.
-# A collapsed run ends with greedy accuracy 0: one wrote malformed JSON (it closes the object right
-# after `"uuid":`), the other wrote one wrong diff for almost every action. Its training reward did
-# not fall much, because many RL transitions change nothing and "no change" stays easy.
-# The KL term pulls each step back toward the MLE model, so the policy cannot drift that far; a
-# smaller step also avoids the collapse but learns less in 120 steps. The comparison's numbers:
-# [research: RLVR recipe](https://github.com/wmkit/wmkit/blob/main/research/README.md#rlvr-recipe).
+# **The recipe.** lr 5e-4 with a KL term to the MLE model (β = 0.04), chosen on *validation*
+# transitions; without the KL term the same step collapsed some seeds into malformed or constant
+# diffs ([research: RLVR recipe](https://github.com/wmkit/wmkit/blob/main/research/README.md#rlvr-recipe)).
 #
-# The same cell also starts the RL runs of sections 5 and 6 (the other levels, and experiment 3's
-# run: seed 0 again, rewarded by RLVR-World's more lenient binary check): all RL runs share the
-# worker processes, so no core idles while a short run waits for a long one. Their results are
-# discussed in those sections. Generation budgets are cut to each level's longest true diff plus a
-# few tokens (a longer prediction cannot be exact, and a batch generates until its last sample stops).
+# This cell also starts the RL runs of sections 5 and 6, so all runs share the worker processes.
 
 # %%
 contrast_steps = regime_sizes.level_steps(working=False)
@@ -420,29 +384,22 @@ print("pass@1  MLE", round(mle_pass[0], 3), " RLVR", np.round(rl_pass[:, 0], 3))
 print(f"pass@{ks[-1]} MLE", round(mle_pass[-1], 3), " RLVR", np.round(rl_pass[:, -1], 3))
 
 # %% [markdown]
-# Read the two panels together. RL raises the share of exact samples (pass@1): it moves probability
-# onto predictions the MLE model already produced sometimes. At large k the curves meet or cross:
-# among many samples the MLE model already had the right answer about as often, and RL, by making
-# the model surer, also narrows what it samples. RLVR-World names this limitation (RL sharpens
-# rather than extends what the model can do); the same picture is reported for RLVR on language
-# models generally. Greedy accuracy need not rise with pass@1: the greedy answer was already the
-# model's favourite, and RL reorders the rest. Read each seed's line too: without the KL term, some
-# seeds at this learning rate collapsed on validation (accuracy towards 0), and one collapsed
-# seed among a few widens the interval over seeds to cover 0, so the verdict would say
-# *inconclusive*, as it should. `regime.level_experiment` with `dataclasses.replace(regime_sizes,
-# beta=0.0)` and seeds 0-4 shows it (on the test transitions this time).
-#
+# Read the two panels together. RL raises pass@1: it moves probability onto predictions the MLE model
+# already made sometimes. At large k the curves meet or cross: among many samples the MLE model had the
+# right answer about as often, and RL, making the model surer, narrows what it samples. RLVR-World
+# names this limitation (RL sharpens rather than extends). Greedy accuracy need not rise with pass@1:
+# the greedy answer was already the favourite. Without the KL term a collapsed seed widens the interval
+# over seeds to cover 0 and the verdict says *inconclusive*, as it should; `regime.level_experiment`
+# with `dataclasses.replace(regime_sizes, beta=0.0)` shows it.
+
+# %% [markdown]
 # ## 5. Experiment 2 — the regime curve: the same recipe on larger worlds
 #
-# The other levels ran the same RL recipe (in section 4's cell) from their own MLE model ("full":
-# notebook 01's), with `regime_sizes.other_level_seeds` RL seed(s) each and `contrast_steps` GRPO
-# steps (`regime_sizes.contrast_steps`; at `cpu` half the working level's, to fit the notebook's time
-# budget). The working level's runs were also measured at that step, from their checkpoint, so the
-# comparison below is at one budget; its full run is shown beside it. The unit is the RL seed: each
-# seed's gain is its mean over the held-out changed transitions, and error bars are the 95% interval
-# over seeds; a level with one RL seed has no interval and shows its point alone (the held-out
-# transitions of one seed are not independent repeats of the experiment).
-# The x-axis is the MLE model's starting point, its sampled exact accuracy on changed transitions.
+# The other levels ran the same recipe (in section 4's cell) from their own MLE model, with
+# `regime_sizes.other_level_seeds` RL seed(s) each and `regime_sizes.contrast_steps` GRPO steps. The
+# working level is also measured at that step, so the comparison is at one budget. Each seed's gain is
+# its mean over held-out changed transitions; error bars are the 95% interval over seeds (one seed:
+# a point alone). The x-axis is the MLE model's sampled exact accuracy on changed transitions.
 
 # %%
 levels = {working["level"]: working}
@@ -493,26 +450,20 @@ for level, p_hat in p_hats.items():
           f"expected share of groups with signal (formula above): {signal:.0%}")
 
 # %% [markdown]
-# **Why each level behaves as it does.** The right panel is the explanation. At the working level
-# the MLE model samples the right next state for a good share of transitions some of the time, so
-# many GRPO groups hold both right and wrong predictions and the exact-match reward has something
-# to push on. On the larger worlds the MLE model almost never samples an exact next state: most
-# transitions sit in the leftmost bin, the formula above then predicts few groups with any signal,
-# and the logged share of groups without signal confirms it. Their predictions are not nonsense —
-# the task-specific reward column gives them partial credit — but, as the printed example shows,
-# an exact next state needs the right object names and uuids copied from the state into the diff,
-# and a model this small rarely gets all of them; RL cannot reinforce a copy it never makes. This
-# is the regime notebook 01's model is in, and why the same GRPO steps leave it where it was.
+# **Why each level behaves as it does.** The right panel explains it. At the working level the MLE
+# model samples the right next state for many transitions some of the time, so many groups hold both
+# right and wrong predictions. On the larger worlds it almost never does: most transitions sit in the
+# leftmost bin, the formula above predicts few groups with signal, and the logged share confirms it.
+# Their predictions earn partial credit (the task-specific column), but an exact next state needs the
+# right names and uuids copied into the diff, and RL cannot reinforce a copy the model never makes.
 
 # %% [markdown]
 # ## 6. Experiment 3 — which verifier? (working level)
 #
-# Experiment 1 rewarded an *exact* next state: every field checked. RLVR-World's own binary check
-# for the text game is more lenient: it compares every property, `contains` list and score field of
-# the objects the gold state has, but not object names and not objects a prediction adds (section
-# 2's example). Same start, data and steps at the working level; only the verifier changes to
-# RLVR-World's check. One RL seed (the first of experiment 1; it ran in section 4's cell). Each
-# model is measured both ways.
+# Experiment 1 rewarded an *exact* next state. RLVR-World's binary check is more lenient: it checks
+# the gold objects' properties, `contains` lists and score, but not names nor objects a prediction adds
+# (section 2). Same start, data and steps; only the verifier changes. One RL seed; each model is
+# measured both ways.
 
 # %%
 print(f"{'model':34s} {'greedy exact':>12s} {'greedy, binary check':>21s} {'sampled exact':>14s} "
@@ -526,25 +477,19 @@ print("\nsamples the binary check accepts but exact match rejects (share):",
       {name: round(m["sampled_binary"] - m["sampled"], 3) for name, m in verifier_rows.items()})
 
 # %% [markdown]
-# Compare the two columns of each model; the last line prints their difference on the samples. For
-# the MLE model they nearly agree: its predictions are right or wrong on both checks alike. RL
-# rewarded by the lenient check is paid also for predictions that the check accepts and exact
-# match rejects (a wrong uuid or name, an extra object), so where it drifts, it drifts into that
-# gap: a larger share for the binary-check row than for the other two is RL using the loophole. The
-# KL term toward the MLE model (section 4) limits how far one run drifts in 120 steps; without it
-# (`beta=0.0`, as at the end of section 4), greedy exact accuracy can fall while the binary check
-# barely moves.
-# The verifier is the specification: RL optimises exactly what it checks, including its
-# loopholes. RLVR-World's models were large pretrained LMs evaluated with the same check they
-# trained on; a small model finds the loophole quickly.
+# Compare each model's two columns; the last line prints their difference. For the MLE model they
+# nearly agree. RL rewarded by the lenient check is also paid for predictions it accepts and exact
+# match rejects (a wrong uuid or name, an extra object), so it drifts into that gap: a larger share on
+# the binary-check row is RL using the loophole. The KL term limits the drift; without it
+# (`beta=0.0`) greedy exact accuracy can fall while the binary check barely moves. The verifier is the
+# specification: RL optimises exactly what it checks, loopholes included.
 
 # %% [markdown]
 # ## 7. Experiment 4 — screens: F1 before and after RLVR on the phone (full world)
 #
 # RLVR-World's web-page world model gained **+15.1 F1** from RL on the screen-diff F1 reward. The
-# kit's phone screens are the analogue: the reward is the F1 of the predicted screen diff. This
-# runs on notebook 01's model, whose phone predictions are in the weak regime of experiment 2 (it
-# rarely gets a screen diff exactly right), so F1's partial credit is what there is to push on.
+# kit's phone screens are the analogue. Notebook 01's model rarely gets a screen diff exactly right
+# (experiment 2's weak regime), so F1's partial credit is what there is to push on.
 
 # %%
 phone_train = [t for t in splits["train"] if t.env == "phone"]
@@ -559,25 +504,21 @@ for name, m in (("MLE", phone_before), ("MLE + RLVR (F1)", phone_arm["after"])):
 # %% [markdown]
 # ## 8. Experiment 5 — RWML: self-supervised world-model RL with an embedding reward
 #
-# RWML (Yu et al., 2026) needs no task reward: a predicted next observation earns 1 when its
-# sentence embedding is close enough to the real one's, r = 1[cos(E(ŝ'), E(s')) ≥ τ], with
-# E = all-MiniLM-L6-v2 (offline). The recipe, as `wmkit.rwml.experiment` runs it:
+# RWML (Yu et al., 2026) needs no task reward: a predicted next observation earns
+# r = 1[cos(E(ŝ'), E(s')) ≥ τ], with E = all-MiniLM-L6-v2. The recipe (`wmkit.rwml.experiment`):
 #
-# 1. **warm-up predictor**: notebook 01's model, SFT on 10% of the new environment's training data (`twx_warm_fraction`);
-# 2. **τ** chosen on held-out (prediction, truth) pairs by the paper's rule, the best balanced
-#    accuracy between *matching* and *non-matching* pairs — it needs both classes;
-# 3. **hard-sample filtering**: transitions the warm-up predictor already gets right are too easy
-#    and kept only with small probability ("right" here: all of a few samples rewarded);
-# 4. **RWML**: GRPO on the embedding reward from the warm-up model; **SFT baseline**: the same
-#    warm-up model trained by SFT on the same kept transitions;
-# 5. held-out next observations, and the **forgetting check**: exact accuracy on notebook 01's
-#    text game and phone, which neither run trains on. RWML reports that RL forgets less than SFT.
+# 1. **warm-up predictor**: notebook 01's model, SFT on a share of the new environment's training data (`twx_warm_fraction`);
+# 2. **τ** by the paper's rule on held-out (prediction, truth) pairs: the best balanced accuracy
+#    between *matching* and *non-matching* pairs — it needs both classes;
+# 3. **hard-sample filtering**: transitions the warm-up already gets right are kept only rarely;
+# 4. **RWML**: GRPO on the embedding reward; **SFT baseline**: the warm-up trained by SFT on the same
+#    kept transitions;
+# 5. held-out accuracy, and the **forgetting check** on notebook 01's text game and phone, which
+#    neither run trains on. RWML reports that RL forgets less than SFT.
 #
-# The lesson of experiment 2 applies again: the reward must be neither always 0 nor always 1 when
-# RL starts. We run RWML twice. First on the kit's text game at the working level: its world model
-# writes a JSON diff, so "matching" means the predicted diff gives exactly the true next state
-# (`is_exact`), and the embedder compares predicted and true diffs. Then on TextWorldExpress, a
-# third-party game with free-text observations, the setting of the paper.
+# The reward must be neither always 0 nor always 1 when RL starts. We run RWML on the kit's text game
+# at the working level ("matching": the diff gives exactly the true next state), then on
+# TextWorldExpress's free text, as in the paper.
 
 # %%
 from wmkit.rwml.experiment import forgetting_sets, rwml_textgame_seeds
@@ -625,20 +566,16 @@ axes[1].set(ylabel="Δ embedding reward, sampled, changed",
 nb.save_figure(fig, run, "rwml_textgame.png"); plt.show()
 
 # %% [markdown]
-# On the text game both classes exist, the reward is neither always 0 nor always 1 at the first RL
-# step, and RL moves the model: RWML raises the rate of rewarded sampled predictions over its
-# warm-up start. Look at τ, though: the rule puts it at (or next to) 1. A matching prediction here
-# *is* the canonical diff text, so its cosine is 1 and every other one scores below; the embedding
-# reward then equals exact text match, and the embedder's tolerance to paraphrase — the point of
-# RWML on free text — has nothing to act on. SFT on the same transitions does better still at this
-# size: it is shown the true diffs, while RL only learns from which of its own samples happened to
-# match. With a τ no prediction reaches, every sample would score 0 and nothing would move; that is
-# what happens next.
-#
+# On the text game both classes exist and RL moves the model: RWML raises the rate of rewarded samples
+# over its warm-up. But τ lands at (or next to) 1: a matching prediction *is* the canonical diff, so
+# the embedding reward equals exact text match, and the embedder's tolerance to paraphrase has nothing
+# to act on. SFT on the same transitions does better still at this size: it sees the true diffs,
+# while RL learns only from which of its samples matched.
+
+# %% [markdown]
 # **TextWorldExpress** (Jansen & Côté), the contrast: observations are free text ("You take the 25g
-# of oak."), and the warm-up predictor — notebook 01's model after SFT on a small share of the TWX
-# training transitions (`sizes.twx_warm_fraction`; the cell prints how many) — writes text whose
-# embedding is far from the truth.
+# of oak."), and the warm-up predictor (SFT on `sizes.twx_warm_fraction` of the TWX training
+# transitions) writes text whose embedding is far from the truth.
 
 # %%
 from wmkit.envs import twx
@@ -661,24 +598,19 @@ else:
           f" mean cosine of the pairs {np.mean(rwml['similarities']):.3f}; RL changed the parameters by {rwml['rwml_param_change']}")
 
 # %% [markdown]
-# No warm-up prediction matches a TWX observation, so the paper's rule has only one class to work
-# with and τ falls back to its default; every cosine sits far below it, every sample's reward is 0,
-# every GRPO group has zero advantage, and RL leaves the model where it was (parameter change 0).
-# RWML presupposes a predictor whose guesses are already close in embedding space — the paper starts
-# from 7-30B pretrained models. SFT, which needs no reward, learns the game's phrasing. (Without
-# Java the cell above says so and skips this run; section 9 then records its claim as not measured.)
+# No warm-up prediction matches, so the rule has one class and τ falls back to its default; every
+# sample's reward is 0, every group has zero advantage, and RL leaves the model where it was. RWML
+# presupposes a predictor already close in embedding space (the paper starts from 7-30B models). SFT,
+# which needs no reward, learns the game's phrasing. (Without Java the run is skipped.)
 
 # %% [markdown]
 # ## 9. What the papers report, and what we see
 #
-# The verdicts follow the kit's one rule (`wmkit.stats.verdict`, the same as notebook 05's benchmark)
-# on the per-seed differences after − before: the 95% t-interval over RL seeds is *reproduced* when it
-# lies on the paper's side of 0, *inconclusive* when it covers 0, *contradicted* when it lies on the
-# other side, and *not measured* with one seed (no interval), identical seeds, or a failed
-# precondition — e.g. "RL forgets less than SFT" needs RL to have changed the model at all. Rows
-# from the working level have `regime_sizes.seeds` RL seeds; the contrast levels and
-# the phone have one at the `cpu` profile, so they show their number with the verdict
-# *not measured*.
+# The kit's rule (`wmkit.stats.verdict`, as in notebook 05): the 95% t-interval of the per-seed
+# differences is *reproduced* when it lies on the paper's side of 0, *inconclusive* when it
+# covers 0, *contradicted* when on the other side, and *not measured* with one seed, identical seeds,
+# or a failed precondition (e.g. "RL forgets less than SFT" needs RL to have changed the model). The
+# one-seed rows (contrast levels, phone) are *not measured*.
 
 # %%
 def judge(paper, claim, values, source, threshold=0.0, not_measured=None):
@@ -753,59 +685,55 @@ print("wrote", results_path)
 # ## Summary
 #
 # * RLVR trains a world model on the metric we care about: sample G predictions, score each with a
-#   verifier, raise the better ones (GRPO). The verifier can be strict (binary), structured
-#   (task-specific, F1) or soft (ROUGE-L, an embedding threshold).
-# * A group teaches only when its rewards differ: with a binary reward and per-sample success p, the
-#   chance is 1 − p^G − (1 − p)^G. RL therefore acts where the MLE model can *nearly* predict; the
-#   regime curve shows the gain where the start has spread, and none where it has not.
-# * Check that the pipeline can move the model at all (a sanity run) before reading a null result
-#   as a property of the method, and check a positive result over several seeds: training every
-#   parameter of a tiny model, a step size that helps on most seeds can collapse others; a KL term
-#   toward the MLE model kept every seed stable here. Choose such settings on validation data.
+#   verifier (binary, task-specific, F1, ROUGE-L, an embedding threshold), raise the better ones (GRPO).
+# * A group teaches only when its rewards differ: with success p, the chance is 1 − p^G − (1 − p)^G.
+#   RL acts where the MLE model can *nearly* predict, and not where it cannot.
+# * Run a sanity check before reading a null result as the method's; check a positive one over
+#   several seeds; choose settings on validation data.
 # * RL raises pass@1 and leaves pass@k at large k where it was or lower: it sharpens. Best-of-k with
-#   a verifier is the test-time alternative where sampling many times is affordable.
-# * The verifier is the specification: RL optimises what it checks, loopholes included (experiment
-#   3). Always report greedy *and* sampled, changed *and* unchanged, with a check stricter than or
-#   equal to the one trained on.
-# * RWML turns free-text observations into a reward with an embedder and a threshold chosen on
-#   held-out pairs; hard-sample filtering spends RL on what the model does not know yet.
-#
+#   a verifier is the test-time alternative.
+# * The verifier is the specification: RL optimises what it checks, loopholes included. Report greedy
+#   *and* sampled, changed *and* unchanged, with a check at least as strict as the one trained on.
+# * RWML turns free text into a reward with an embedder and a threshold chosen on held-out pairs;
+#   hard-sample filtering spends RL on what the model does not know yet.
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. A group of G = 4 predictions gets rewards [1, 0, 0, 1]. What advantage does TRL give the first
 #    one with `scale_rewards="group"`? (TRL uses `torch.std`, the unbiased estimate.) Set `ANSWER_1`.
 # 2. What is the largest task-specific reward a prediction can get on an **unchanged** transition?
 #    Set `ANSWER_2`.
-# 3. A transition the MLE model predicts exactly in 60% of samples: what is the chance that a group of
-#    G = 4 gives the binary reward any gradient? Set `ANSWER_3`. Which is the smallest G that makes it
-#    above one half, and why does the chance fall again as p nears 1?
-# 4. Larger groups give more chances of a mixed group. From the largest world's MLE model
-#    (`regime.changed_success_shares(levels[regime_sizes.levels[-1]]["before"])`: each changed
-#    test transition's share of exact samples), find the smallest G ≤ 64 for which the expected
-#    share of groups with signal reaches one half, or "none". Set `ANSWER_4`. Why does averaging
-#    p over transitions first give the wrong G?
-# 5. Run the working level with `reward="task_specific"` (RLVR-World's partial credit: 0.09 × item
-#    accuracy + 0.01 × score accuracy + 0.2 for an all-correct state + the share of changed
-#    properties right) over the same seeds, from the same MLE model; keep what
-#    `regime.level_experiment` returns in `EXERCISE_5_RESULT` (as long as section 4's runs). Which
-#    rose: "sampled exact", "task reward", "both" or "neither"? Set `ANSWER_5`. Why can the second
-#    rise while the first does not?
-# 6. A group holds a right completion of 10 tokens and a wrong one of 30 tokens (advantages +1 and
-#    −1). With `loss_type="grpo"`, how many times more gradient weight does one token of the short
-#    completion get than one token of the long one? Set `ANSWER_6`. What is the ratio with "dapo",
-#    and which loss lets a long wrong answer off more lightly?
-# 7. **GRPO by hand, checked against TRL.** `GRPO_RECORD` (made below by
-#    `grpo_step.record_grpo_step`) is one real TRL GRPO run on a tiny model: one prompt, a group of
-#    4 completions whose rewards are fixed to [1, 0, 0.5, 0], trained twice on the same samples
-#    (`num_iterations=2`) with this notebook's loss type. In numpy, from scratch:
+# 3. A transition predicted exactly in 60% of samples: what is the chance that a group of G = 4
+#    gives the binary reward any gradient? Set `ANSWER_3`. Which smallest G makes it above one
+#    half, and why does the chance fall again as p nears 1?
+# 4. With `regime.changed_success_shares(levels[regime_sizes.levels[-1]]["before"])` (the largest
+#    world's share of exact samples per changed test transition), find the smallest G ≤ 64 for which the expected share of
+#    groups with signal reaches one half, or "none". Set `ANSWER_4`. Why does averaging p over
+#    transitions first give the wrong G?
+# 5. Run the working level with `reward="task_specific"` over the same seeds, from the same MLE model;
+#    keep what `regime.level_experiment` returns in `EXERCISE_5_RESULT`.
+#    Which rose: "sampled exact", "task reward", "both" or "neither"? Set `ANSWER_5`. Why can the
+#    second rise alone?
+# 6. A right completion of 10 tokens and a wrong one of 30 (advantages +1 and −1): with
+#    `loss_type="grpo"`, how many times more gradient weight does a short-completion token get? Set `ANSWER_6`. What is the ratio with "dapo", and
+#    which lets a long wrong answer off more lightly?
+
+# %% [markdown]
+# ### A longer exercise: GRPO by hand, checked against TRL
+#
+# 7. `GRPO_RECORD` (made below by
+#    `grpo_step.record_grpo_step`) is one real TRL GRPO run on a tiny model: one prompt, 4 completions
+#    with rewards fixed to [1, 0, 0.5, 0], trained twice on the same samples (`num_iterations=2`) with
+#    this notebook's loss type. In numpy:
 #    (a) the group's advantages, from `GRPO_RECORD["rewards"]` in that order: set `ANSWER_7A`;
 #    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
 #    `p["rewards"]` (its rows' order), ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the
 #    clipped per-token loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`, and
 #    the aggregation of `GRPO_RECORD["loss_type"]` over the tokens where `p["mask"]` is 1: set
-#    `ANSWER_7B`. The checkers compare with what TRL logged and computed. Then: the advantages sum to 0,
-#    so why is the first pass's loss (`GRPO_RECORD["passes"][0]["loss"]`, every ρ = 1) not 0, and
-#    what would it be with `loss_type="grpo"`?
+#    `ANSWER_7B`. The checkers compare with what TRL computed. Then: the advantages sum to 0, so why
+#    is the first pass's loss (`GRPO_RECORD["passes"][0]["loss"]`, every ρ = 1) not 0, and what
+#    would it be with `loss_type="grpo"`?
 
 # %%
 from wmkit import exercises

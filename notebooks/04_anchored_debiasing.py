@@ -16,26 +16,22 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/v0.1.0/notebooks/04_anchored_debiasing.ipynb)
 #
-# An agent that does research proposes an experiment, runs it and learns from the result. With RL
-# the *running* is the bottleneck: every rollout must be executed to be graded. WMRL (Yang et al.,
-# 2026) lets a **world model predict the graded outcome** instead, and keeps a thin **anchor** of
-# real execution — about 10% of the groups — to correct the world model's bias and noise online.
+# With RL, *running* each proposed experiment to grade it is the bottleneck. WMRL (Yang et al., 2026)
+# lets a **world model predict the graded outcome** and keeps a thin **anchor** of real execution to
+# correct the world model's bias and noise online.
 #
 # **Learning objectives.** After this notebook you can
 #
-# 1. write the world model's reward as r̂ = r + b + ξ and say which errors GRPO ignores (any affine
-#    map, because each group is standardized) and which it does not;
-# 2. explain online isotonic debiasing and inverse-variance denoising, and check both against their
-#    formulas by Monte Carlo;
+# 1. write the world model's reward as r̂ = r + b + ξ and say which errors GRPO ignores (any positive
+#    affine map) and which it does not;
+# 2. explain online isotonic debiasing and inverse-variance denoising, and check both by Monte Carlo;
 # 3. state Theorems 3 and 4 (a permanent error floor for a raw world model; a contracting one with
 #    anchors), and watch both on a problem whose optimum is known;
-# 4. run WMRL on research tasks that are **really executed** in a sandbox, count the compute
-#    honestly (executions, predictions and the world model's own cost), and judge the paper's
-#    claims against the kit's numbers, including a control the paper does not run.
+# 4. run WMRL on research tasks **really executed** in a sandbox, count compute honestly, and judge
+#    the paper's claims, with a control the paper does not run.
 #
-# **What it needs.** No GPU, no internet, no Java, no language model: the policy is a small numpy
-# softmax and the world models are scikit-learn / hand-made, so nothing from notebooks 01-03 is
-# loaded. Time for the whole notebook on 2 CPU cores:
+# **What it needs.** No GPU, no internet, no Java, no language model (a numpy policy; scikit-learn
+# and hand-made world models). Time for the whole notebook:
 #
 # | profile | time | what it runs |
 # |---|---|---|
@@ -43,9 +39,9 @@
 # | `cpu` | target 10 min on 2 CPU cores (the README's table has each executed copy's measured time) | the checks, check 4 over seeds, check 5 with real executions |
 # | `gpu` | not measured (the notebook uses no GPU) | |
 #
-# **Where it fits.** Notebook 03 trusted the world model completely: every transition and every
-# success judgment came from it, and its errors capped the agent. WMRL keeps a thin anchor of real
-# execution to correct the world model's bias and noise while RL runs.
+# **Where it fits.** Notebook 03 trusted the world model completely, and its errors capped the agent.
+# WMRL keeps a thin anchor of real execution to correct those errors while RL runs. Nothing from
+# notebooks 01-03 is loaded.
 
 # %%
 # @title Setup (in Colab only; locally `make setup` did it) { display-mode: "form" }
@@ -100,7 +96,7 @@ if "google.colab" in sys.modules:
 # ## Result card
 #
 # Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
-# once from the release tag), never typed: WMRL's claims. The run below is this notebook's own.
+# from the release tag), never typed: WMRL's claims. The run below is this notebook's own.
 
 # %%
 from wmkit.bench.cards import result_card
@@ -145,91 +141,78 @@ sizes
 # %% [markdown]
 # ## 1. Background
 #
-# RL for research agents (MLE-Dojo-style tasks: "here is a dataset, get the best score") needs a
-# reward per rollout, and the reward comes from **executing** the proposed experiment — seconds to
-# hours of compute each. Generation is cheap by comparison. WMRL's move is to let a **world model**
-# grade most rollouts: it reads the proposed experiment and predicts its graded outcome.
+# RL for research agents (MLE-Dojo-style: "here is a dataset, get the best score") needs a reward per
+# rollout, from **executing** the experiment — seconds to hours each. WMRL lets a **world model**
+# predict the grade for most rollouts.
 #
-# A world model is wrong in two ways. It is **biased** — it may be over-optimistic about code that
-# crashes, or compress the differences between good solutions — and it is **noisy** — ask twice,
-# get two answers. RL exploits both: a policy trained on a biased reward climbs the *world model's*
-# hill, not the real one. WMRL's analysis says this leaves a **permanent floor**: no number of
-# steps removes it. Its fix is a thin anchor of real execution:
+# A world model is **biased** (e.g. over-optimistic about code that crashes) and **noisy** (ask
+# twice, get two answers). A policy trained on it climbs
+# the *world model's* hill, and WMRL's analysis says this leaves a **permanent floor**. The fix:
 #
-# * **anchors**: 10% of the groups (`anchor_fraction`; at least one per step) are graded by the world model
-#   *and* by real execution;
-# * **online debiasing**: a monotone map *f* from world-model score to real score is fitted on the
+# * **anchors**: a fraction of the groups (`anchor_fraction`; at least one per step) graded by the
+#   world model *and* by real execution;
+# * **online debiasing**: a monotone map *f* from world-model score to real score, fitted on the
 #   anchor pairs (isotonic regression) and applied to every world-model score;
-# * **inverse-variance denoising**: anchor groups carry clean signal, world-model groups noisy
-#   signal; the two gradient estimates are combined with weights proportional to their inverse
-#   variances, which the code implements as an up-weight *w* on the anchor groups' advantages.
+# * **inverse-variance denoising**: clean anchor gradients and noisy world-model ones combined with
+#   inverse-variance weights, implemented as an up-weight *w* on the anchor groups' advantages.
 #
-# The paper reports that this reaches *higher* scores than real-execution GRPO with 3.1-3.4× less
-# training compute. This notebook checks the theory step by step, then runs the method on research
-# tasks the kit really executes.
+# The paper reports *higher* scores than real-execution GRPO with 3.1-3.4× less training compute.
 
 # %% [markdown]
 # ## 2. Key equations
 #
-# **GRPO.** For a group of $G$ rollouts of one prompt with rewards $r_1..r_G$, the advantage of
-# rollout $i$ is
+# **GRPO.** For a group of $G$ rollouts with rewards $r_1..r_G$, the advantage of rollout $i$ is
 #
 # $$A_i = \frac{r_i - \bar r}{\sigma_r + \epsilon}, \qquad \bar r = \tfrac1G\textstyle\sum_j r_j,\quad
-# \sigma_r = \sqrt{\tfrac1G\textstyle\sum_j (r_j-\bar r)^2}.$$
+# \sigma_r = \sqrt{\tfrac1G\textstyle\sum_j (r_j-\bar r)^2},$$
 #
-# Here $\sigma_r$ divides by $G$ (the population std) because WMRL's official `wmrl/advantage.py`
-# does, and `wmkit.wmrl.method.grpo_advantages` follows it. Everywhere else the kit's std is the
-# sample std (divide by $G-1$), as TRL's advantages and `wmkit.stats` use. For a full group the two
-# differ by the constant factor $\sqrt{(G-1)/G}$, which changes no sign and no ranking.
+# with the population std, as WMRL's official `wmrl/advantage.py` and
+# `wmkit.wmrl.method.grpo_advantages` use (TRL and `wmkit.stats` divide by $G-1$: a constant factor
+# $\sqrt{(G-1)/G}$). The policy gradient estimate is
+# $\hat g = \frac1{n}\sum_i A_i \nabla_\theta \log \pi_\theta(a_i)$ over the $n$ rollouts of a batch.
 #
-# and the policy gradient estimate is $\hat g = \frac1{n}\sum_i A_i \nabla_\theta \log \pi_\theta(a_i)$
-# over the $n$ rollouts of a batch.
-#
-# **The world model's reward.** $\hat r = r + b + \xi$: the real reward $r$, a systematic bias $b$
-# (it may depend on $r$ and on the particular config) and zero-mean noise $\xi$, fresh on every query.
+# **The world model's reward.** $\hat r = r + b + \xi$: the real reward $r$, a bias $b$ (which may
+# depend on $r$ and the config) and fresh zero-mean noise $\xi$.
 #
 # **Why an affine bias does nothing.** If $\hat r_i = a\,r_i + c$ with $a>0$, then
 # $\bar{\hat r} = a\bar r + c$ and $\sigma_{\hat r} = a\sigma_r$, so
-# $\hat A_i = \frac{a(r_i-\bar r)}{a\sigma_r+\epsilon} = A_i$ (exactly as $\epsilon\to0$). Per-group
-# standardization cancels any positive affine map — so a debiasing map must be **non-affine** to
-# matter, and a non-affine distortion $f$ *does* change the advantages: $(f(r_i)-\overline{f(r)})/\sigma_{f(r)}$
-# is not $A_i$. With noisy outcomes it can even move the optimum: $\mathbb E f(r) \ne f(\mathbb E r)$,
-# so a convex $f$ makes risky experiments look better than they are.
-#
+# $\hat A_i = \frac{a(r_i-\bar r)}{a\sigma_r+\epsilon} = A_i$ (as $\epsilon\to0$): a debiasing map must
+# be **non-affine** to matter. With noisy outcomes it can move the optimum: $\mathbb E f(r) \ne f(\mathbb E r)$, so a
+# convex $f$ makes risky experiments look better than they are.
+
+# %% [markdown]
 # **Online isotonic debiasing.** On the anchor pairs $(x_k, s_k)$ = (world-model score, real score),
 # fit the non-decreasing $f$ minimizing $\sum_k (s_k - f(x_k))^2$, and train on $\tilde r = f(\hat r)$.
 # The official code bins $[0,1]$ into 10 bins, pools adjacent violators (PAV) on the bin means,
-# interpolates linearly between bins, is the identity until 200 pairs and refits every 64.
-#
-# **Inverse-variance denoising.** Two unbiased estimates of the same gradient, $g_E$ (anchors,
-# variance $V_E$) and $g_{WM}$ (world model, $V_{WM}$), combine with least variance as
+# interpolates linearly, is the identity until 200 pairs and refits every 64.
+
+# %% [markdown]
+# **Inverse-variance denoising.** Two unbiased estimates of one gradient, $g_E$ (anchors, variance
+# $V_E$) and $g_{WM}$ (world model, $V_{WM}$), combine with least variance as
 #
 # $$g = \frac{g_E/V_E + g_{WM}/V_{WM}}{1/V_E + 1/V_{WM}},\qquad
 # \operatorname{Var} g = \Big(\frac1{V_E}+\frac1{V_{WM}}\Big)^{-1} = \frac{V_{WM}}{1+V_{WM}/V_E}.$$
 #
-# Here $V_E$ and $V_{WM}$ are the variances of the two *estimates* — of a group mean, say. The code
-# does not fuse two means: it sums over rollouts and multiplies each anchor rollout by $w$. With
-# $n_E$ anchor and $n_{WM}$ world-model rollouts of per-rollout variances $\sigma_E^2$, $\sigma_{WM}^2$
+# The code instead sums over rollouts and multiplies each anchor rollout by $w$. With $n_E$ anchor
+# and $n_{WM}$ world-model rollouts of per-rollout variances $\sigma_E^2$, $\sigma_{WM}^2$
 # ($V_E = \sigma_E^2/n_E$, $V_{WM} = \sigma_{WM}^2/n_{WM}$), the sum
 # $\big(w\sum_{anchor} x_i + \sum_{WM} y_j\big)/(w\,n_E + n_{WM})$ is the fused estimator exactly when
 #
 # $$w = \frac{\sigma_{WM}^2}{\sigma_E^2} = \frac{n_{WM}}{n_E}\cdot\frac{V_{WM}}{V_E},$$
 #
-# the ratio of the *per-rollout* variances (8 anchor and 56 world-model rollouts: $w = 7\,V_{WM}/V_E$).
-# The code writes $\sigma_{WM}^2 = (1+c\,s^2)\,\sigma_E^2$ — $s^2$ is a per-rollout quantity — and uses
-# $w = \operatorname{clip}(1 + c\,s^2, 1, 4)$, with $s^2 = \operatorname{mean}_i\big((d_i-\bar d)-(s_i-\bar s)\big)^2/\operatorname{var}(s)$
-# measured on anchor groups (calibrated world-model scores $d$, real scores $s$), EMA-smoothed,
-# and $c$ fixed once so that $w = 2$ at that moment. Because GRPO divides each group by its own
-# std, the weight must multiply the advantages *after* standardization (with TRL:
-# `scale_rewards="none"` and standardize in a reward post-processor).
-#
+# the ratio of *per-rollout* variances (8 anchor and 56 world-model rollouts: $w = 7\,V_{WM}/V_E$).
+# The code uses $w = \operatorname{clip}(1 + c\,s^2, 1, 4)$, with
+# $s^2 = \operatorname{mean}_i\big((d_i-\bar d)-(s_i-\bar s)\big)^2/\operatorname{var}(s)$ measured on
+# anchor groups (calibrated scores $d$, real scores $s$), EMA-smoothed, and $c$ fixed once so that
+# $w = 2$. The weight multiplies the advantages *after* standardization.
+
+# %% [markdown]
 # **The bounds** (our reading of the symbols; the public code does not define them).
 # $J(\theta) = \mathbb E_{a\sim\pi_\theta}[r(a)]$ is the expected *real* reward, $J^*$ its maximum,
 # $\theta_T$ the policy after $T$ steps of size $\gamma$; $\mu$ a Polyak-Łojasiewicz-type constant
-# ($\|\nabla J\|^2 \ge 2\mu(J^*-J)$); $\Delta_0 = J^* - J(\theta_0)$; $B$ a bound on the bias $|b|$;
-# $M$ a bound on $\|\nabla\log\pi\|$ (so the gradient's bias is at most $MB$); $V_E$, $V_{WM}$ the
-# variances of the real and world-model gradient estimates; $T_0$ a burn-in constant (how long the
-# debiaser needs); $\varepsilon(T) = (1-\gamma\mu/4)^T\Delta_0$ the optimization error.
+# ($\|\nabla J\|^2 \ge 2\mu(J^*-J)$); $\Delta_0 = J^* - J(\theta_0)$; $B$ a bound on $|b|$;
+# $M$ a bound on $\|\nabla\log\pi\|$; $T_0$ the debiaser's burn-in;
+# $\varepsilon(T) = (1-\gamma\mu/4)^T\Delta_0$ the optimization error.
 #
 # * **Theorem 3 (raw world model):** $J^* - \mathbb E[J(\theta_T)] \le \varepsilon(T) + O(M^2B^2) + O(\gamma V_{WM})$ —
 #   the last two terms do not shrink with $T$: a permanent floor.
@@ -237,11 +220,9 @@ sizes
 #   + O\big(\tfrac{\gamma V_{WM}}{1+V_{WM}/V_E}\big)$ — the bias term contracts as debiasing learns, the
 #   variance term is the fused variance.
 #
-# Caveat, worth keeping in mind for check 4: Theorem 4's contraction assumes the calibration map can
-# *represent* the bias. A monotone map of the world-model score can undo a bias that depends on the
-# score; it cannot undo an error tied to particular configs (two configs with the same predicted
-# score but different real ones). The derivation is in the kit's tutorial
-# [WMRL theory](https://github.com/wmkit/wmkit/blob/v0.1.0/tutorials/wmrl_theory.md) (`tutorials/wmrl_theory.md` in a clone).
+# Caveat for check 4: Theorem 4 assumes the calibration map can *represent* the bias. A monotone map of
+# the score can undo a bias that depends on the score, not an error tied to particular configs. The
+# derivation: [WMRL theory](https://github.com/wmkit/wmkit/blob/v0.1.0/tutorials/wmrl_theory.md) (`tutorials/wmrl_theory.md` in a clone).
 
 # %% [markdown]
 # ## 3. Pseudocode (one step of WMRL; `wmkit.wmrl.method.run_grpo`)
@@ -260,22 +241,20 @@ sizes
 # A ← per group (r − mean)/(std + ε) over graded rollouts; anchor groups × w
 # θ ← θ + γ · (1/#rollouts) Σ A·∇log π_θ(config)
 # ```
-#
-# The arms compared below differ only in who grades what: **real** (every group executed),
-# **pure WM** (no group executed), **WMRL**, and **anchors only** — real-execution GRPO on just the
-# anchor groups, with no world model at all. The last one is the control the paper does not run:
-# it tells whether the world-model groups help at all, or whether the anchors do all the work.
+
+# %% [markdown]
+# The arms differ only in who grades what: **real** (every group executed), **pure WM** (none),
+# **WMRL**, and **anchors only** — real-execution GRPO on the anchor groups alone. The last is the
+# control the paper does not run: do the world-model groups help, or do the anchors do the work?
 
 # %% [markdown]
 # ## 4. Check 1 — affine distortions cancel, non-affine ones do not
 #
-# **Prediction.** Take a 5-armed bandit with random rewards and a fixed policy. The expected GRPO
-# gradient is the same whether the rewards are $r$ or $3r - 0.5$, and different for $r^3$.
-# **Measurement.** Three *independent* Monte-Carlo estimates of the expected gradient (one per
-# reward version), each with its standard error. The assertion: every component agrees within $k$
-# standard errors of the difference. The **control** applies the same assertion to a deliberately
-# wrong formula — "the gradient scales with the rewards", $g_{affine} = 3g$, what one would expect
-# without standardization — and must reject it.
+# **Prediction.** For a 5-armed bandit with random rewards and a fixed policy, the expected GRPO
+# gradient is the same for rewards $r$ and $3r - 0.5$, and different for $r^3$. **Measurement.** Three
+# independent Monte-Carlo estimates, one per reward version, must agree within $k$ standard errors of
+# the difference. The **control**, a deliberately wrong formula ($g_{affine} = 3g$, as without
+# standardization), must be rejected.
 
 # %%
 check1 = wmrl.check_affine_invariance(n_groups=sizes.mc_groups, seed=run.seed)
@@ -304,13 +283,11 @@ save(fig, "check1_affine_invariance.png")
 # ## 5. Check 2 — isotonic debiasing recovers a known monotone distortion
 #
 # **Setup.** Real scores $r\sim U(0,1)$; the world model reports $x = r^2 + \mathcal N(0, 0.05^2)$.
-# The best calibration is $m(x) = \mathbb E[r\mid x]$ (computed numerically). **Prediction.** Each
-# bin's knot is a sample mean of the real scores that fell in it, so its squared error is
-# $V_j\,\mathbb E[1/N_j]$ with $N_j\sim\mathrm{Bin}(n, p_j)$ pairs: the predicted knot error is
-# $\sum_j p_j V_j\,\mathbb E[1/N_j;\,N_j\ge1]$, falling like $1/n$. **Control:** the formula that
-# forgets each knot sees only its own bin's pairs, $\sum_j p_j V_j/n$ (far too small: the cell prints both).
-# Beyond the knots, binning leaves a bias that no amount of data removes: the map is linear between
-# bin means. We show it, and compare the binned PAV with scikit-learn's exact isotonic regression.
+# The best calibration is $m(x) = \mathbb E[r\mid x]$. **Prediction.** Each bin's knot is a sample mean
+# of the real scores in it, so with $N_j\sim\mathrm{Bin}(n, p_j)$ pairs the knot error is
+# $\sum_j p_j V_j\,\mathbb E[1/N_j;\,N_j\ge1]$, falling like $1/n$. **Control:** the formula
+# $\sum_j p_j V_j/n$, which forgets that each knot sees only its own bin (far too small). Binning also
+# leaves a bias no data removes; we compare the binned PAV with scikit-learn's exact isotonic regression.
 
 # %%
 check2 = wmrl.check_isotonic_recovery(repeats=sizes.mc_repeats, seed=run.seed)
@@ -351,15 +328,12 @@ save(fig, "check2_isotonic_recovery.png")
 # %% [markdown]
 # ## 6. Check 3 — inverse-variance fusion, with a weight per rollout
 #
-# **Setup.** 8 real rewards $x_i\sim U(0,1)$ (per-rollout variance $\sigma_E^2 = 1/12$) and 56
-# world-model rewards $y_j = r_j + \xi_j$ with extra noise chosen so that the group-mean ratio
-# $V_{WM}/V_E$ sweeps from 1/4 to 16; both unbiased. As the code does, each anchor rollout is
-# weighted by $w = \sigma_{WM}^2/\sigma_E^2$ (`wmkit.wmrl.method.rollout_weight`) and the estimate is
-# $\big(w\sum x_i + \sum y_j\big)/(8w + 56)$.
-# **Prediction:** it is the fused estimator sample by sample, so its variance is
-# $(1/V_E + 1/V_{WM})^{-1}$. **Control:** the same sum with the group-mean ratio $w = V_{WM}/V_E$ on
-# each anchor rollout — its variance is $(w^2\,8\sigma_E^2 + 56\sigma_{WM}^2)/(8w+56)^2$, larger —
-# must be rejected by the same test.
+# **Setup.** 8 real rewards $x_i\sim U(0,1)$ ($\sigma_E^2 = 1/12$) and 56 world-model rewards
+# $y_j = r_j + \xi_j$, noise chosen so that $V_{WM}/V_E$ sweeps from 1/4 to 16; both unbiased. Each
+# anchor rollout is weighted by $w = \sigma_{WM}^2/\sigma_E^2$ (`wmkit.wmrl.method.rollout_weight`):
+# $\big(w\sum x_i + \sum y_j\big)/(8w + 56)$. **Prediction:** its variance is
+# $(1/V_E + 1/V_{WM})^{-1}$. **Control:** the group-mean ratio $w = V_{WM}/V_E$ instead, of variance
+# $(w^2\,8\sigma_E^2 + 56\sigma_{WM}^2)/(8w+56)^2$, larger, must be rejected.
 
 # %%
 check3 = wmrl.check_fusion_variance(repeats=sizes.fusion_repeats, seed=run.seed)
@@ -398,19 +372,16 @@ save(fig, "check3_fusion_variance.png")
 # %% [markdown]
 # ## 7. Check 4 — a policy-gradient problem with a known optimum
 #
-# `wmkit.wmrl.problems.ControlledBandit`: configs are 3 fields × 8 options; each config has a true mean
-# $\mu(c)\in[0.3, 0.7]$ and a **noisy** two-point outcome $\mu(c)\pm\sigma(c)$ (experiments are
-# noisy). Two options of the first field are *risky*: nearly as good on average, larger spread.
-# The objective $J = \mathbb E_\pi[\mu]$ has a known optimum $J^*$. The world model follows the
-# paper's error model exactly: $\hat r = \operatorname{clip}(r^2 + e_c + \xi)$ — a convex distortion
-# (so it prefers risky configs, $\mathbb E\,r^2 > (\mathbb E r)^2$), a small config-specific error
-# $e_c$ and fresh noise $\xi$. A real execution costs 1 unit, a prediction 0.01.
+# `wmkit.wmrl.problems.ControlledBandit`: configs are 3 fields × 8 options, each with a true mean
+# $\mu(c)\in[0.3, 0.7]$ and a **noisy** outcome $\mu(c)\pm\sigma(c)$; two options are *risky* (nearly
+# as good on average, larger spread). The optimum $J^*$ of $J = \mathbb E_\pi[\mu]$ is known. The world model follows the paper's error model: $\hat r = \operatorname{clip}(r^2 + e_c + \xi)$
+# — a convex distortion (it prefers risky configs), a small config-specific error $e_c$ and fresh noise
+# $\xi$.
 #
 # **Predictions.** Real-execution GRPO converges to $J^*$. Pure-WM GRPO settles where the world
-# model's expected score peaks: its floor is $J^* - \mu(\arg\max_c \mathbb E[\hat r_c])$, computed
-# exactly per instance (Theorem 3's floor, made concrete). WMRL should end near $J^*$ with a fraction
-# of the executions (Theorem 4) — *if* the anchors and the debiasing can undo the bias: the convex
-# distortion is a function of the score (isotonic can undo it), $e_c$ is not.
+# model's expected score peaks, a floor $J^* - \mu(\arg\max_c \mathbb E[\hat r_c])$ computed exactly
+# (Theorem 3's floor). WMRL should end near $J^*$ with fewer executions (Theorem 4) — *if* debiasing can
+# undo the bias: the convex distortion is a function of the score, $e_c$ is not.
 
 # %%
 controlled = wmrl.controlled_experiment(sizes, seeds=[run.seed + s for s in range(sizes.bandit_seeds)], progress=print)
@@ -494,52 +465,34 @@ for claim, v in check4_verdicts.items():
 print("ablation order of means measured (worst → best):", " < ".join(order))
 
 # %% [markdown]
-# How to read this. The verdict lines above are computed from this run with the kit's one rule
-# (`wmkit.stats.verdict`, as in notebook 05): the 95% t-interval over seeds of the per-seed paired
-# difference (or of the log of the per-seed compute ratio, against 0 = 1×: ratios are judged on the
-# log scale, where 2× and 0.5× lie equally far from 1× and no interval reaches below 0×) is *reproduced* when it lies on the
-# paper's side, *inconclusive* when it covers the line, *contradicted* when it lies on the other
-# side, and *not measured* with one seed (`smoke`) or when every seed gave the same value. Even with
-# ten seeds the spread between seeds is large (policies freeze on different near-best configs). What each arm
-# should show, if the theory carries over:
+# How to read this. The verdicts apply the kit's rule (`wmkit.stats.verdict`, as in notebook 05) to
+# the 95% t-interval over seeds (compute ratios on the log scale). If the theory carries over:
 #
 # * **pure WM** stops near the predicted floor: it optimizes $\mathbb E[\hat r]$, which favours the
 #   risky options and whatever configs $e_c$ flatters;
-# * **debias only** should remove most of the convex distortion's effect (it is a function of the
-#   score), **denoise only** cannot (it only re-weights the anchors), and neither removes $e_c$ —
-#   only the anchors' real gradient counteracts it;
-# * **anchors only** is real-execution GRPO with a small batch. At a constant step size a small batch
-#   costs gradient *noise*, not speed, so it is a strong baseline whenever that noise is small; the
-#   world-model groups can only pay off where the anchors alone are too noisy — look at the left end
-#   of the sweep, where anchors are scarcest.
+# * **debias only** should remove most of the convex distortion's effect, **denoise only** cannot,
+#   and neither removes $e_c$ — only the anchors' real gradient counteracts it;
+# * **anchors only** is real-execution GRPO with a small batch, which costs gradient *noise*, not
+#   speed: the world-model groups can pay off only where anchors alone are too noisy (the sweep's left end).
 #
-# Exercise 4 turns the distortion up to $r^3$: then the bottom half of the real range is squeezed
-# into a sliver of world-model scores where the noise $\xi$ drowns it, and no monotone map can
-# recover what the world model no longer distinguishes.
+# Exercise 4 turns the distortion up to $r^3$, squeezing the bottom half of the real range into a
+# sliver of scores where $\xi$ drowns it.
 
 # %% [markdown]
 # ## 8. Research tasks with real execution
 #
 # `wmkit.envs.research`: a task is a scikit-learn dataset (digits, breast_cancer, wine; iris only
-# feeds the learned world model). The agent writes an experiment as **JSON text**. Real execution
-# parses it with `json.loads` only, checks every key and bound, and trains and scores it in a
-# **sandbox** — a server process that forks one child per experiment with a CPU-time limit and a
-# memory limit, and can only build whitelisted estimators. Agent text is never run as code. The
-# limit counts CPU seconds, not wall time: on a busy machine a fit takes longer on the clock but
-# not in CPU time, so the same config gets the same grade however loaded the machine is (a
-# wall-clock limit made two same-seed runs disagree). The grader is WMRL's: 0.0 invalid, 0.1 runtime
-# error, 0.2 ran without a valid result, $0.5 + 0.5\cdot$percentile of the test accuracy among a
+# feeds the learned world model). The agent writes an experiment as **JSON text**, which real
+# execution parses, checks and runs in a **sandbox**: one forked child per experiment under a CPU-time
+# and memory limit, building only whitelisted estimators. Agent text is never run as code. The grader is WMRL's: 0.0 invalid,
+# 0.1 runtime error, 0.2 no valid result, $0.5 + 0.5\cdot$percentile of the test accuracy among a
 # reference pool of configs.
-#
-# **Counting compute.** Every execution is charged twice: its measured CPU seconds (also when it is
-# served from the cache: the cache saves this notebook's time, not the agent's bill), and one **work
-# unit**. A world-model query is charged its measured CPU time and a thousandth of a unit (the
-# measured ratio is printed below; it was 860× and 1700× in two runs on 2-core machines). Seconds are a
-# measurement and move by a few percent from run to run, so ratios of seconds did too; work units
-# are a count, so the same seed gives the same compute ratios on every run and every machine. The
-# price: a unit treats a slow forest fit and a fast nearest-neighbour fit alike (the measured costs
-# per config, printed below, span two orders of magnitude), so the tables show both measures, and
-# the claims are judged on work units.
+
+# %% [markdown]
+# **Counting compute.** Every execution is charged its measured CPU seconds (also when served from the
+# cache, which saves this notebook's time, not the agent's bill) and one **work unit**; a world-model
+# query its CPU time and a thousandth of a unit (the measured ratio is printed below). Work units are a
+# count, the same on every machine, but treat a slow forest fit and a fast nearest-neighbour fit alike. The tables show both; claims are judged on work units.
 
 # %%
 setup_start = time.perf_counter()
@@ -575,20 +528,17 @@ print(f"reference pools (shared by every arm, not charged to one): {env.setup_le
 # %% [markdown]
 # ### The two world models
 #
-# * **Learned** (`LearnedWorldModel`): a random forest from (config fields, dataset size/shape
-#   features) to grade, one per task, trained *leave-one-dataset-out* on every config executed on
-#   the **other** datasets. A query is answered by a random handful of its trees — sampling, like an
-#   LM world model at temperature 1. Its build cost (the executions it learned from, once each, plus
-#   the fits) is charged to the arms that use it.
-# * **Hand-made** (`HandmadeWorldModel`): the paper's error model with a dial for each part,
-#   $\hat r = \operatorname{clip}(r^2 + e_c + \xi)$, here with $\operatorname{std}(e_c) = 0.1$ and
-#   $\operatorname{std}(\xi) = 0.1$. It is a stand-in that peeks at the real grade to construct its
-#   error (uncharged, since a real world model could not); each prediction is charged the learned
-#   model's measured per-query cost.
+# * **Learned** (`LearnedWorldModel`): a random forest from (config fields, dataset features) to
+#   grade, one per task, trained *leave-one-dataset-out* on configs executed on the **other**
+#   datasets. A query asks a random handful of its trees (sampling, like an LM at temperature 1).
+#   Its build cost is charged to the arms that use it.
+# * **Hand-made** (`HandmadeWorldModel`): the paper's error model,
+#   $\hat r = \operatorname{clip}(r^2 + e_c + \xi)$ with $\operatorname{std}(e_c) = 0.1$ and
+#   $\operatorname{std}(\xi) = 0.1$. It peeks at the real grade to construct its error (uncharged);
+#   each prediction is charged the learned model's per-query cost.
 #
-# Below: each model's mean prediction for every config against the real grade, and the measured
-# bias, systematic error (and the part of it an affine map cannot explain — the only part GRPO
-# sees), fresh noise, rank correlation, and the real grade lost by trusting its favourite config.
+# Below: each model's predictions against the real grade, with its bias, systematic error (and its
+# non-affine part, all GRPO sees), noise, rank correlation, and grade lost trusting its favourite.
 
 # %%
 print(f"{'world model':12s} {'task':14s} {'bias':>7s} {'error std':>9s} {'non-affine':>10s} {'noise':>7s} {'spearman':>8s} {'floor gap':>9s} {'µs/query':>9s}")
@@ -617,17 +567,13 @@ save(fig, "world_models_bias_noise.png")
 # %% [markdown]
 # ## 9. Check 5 — WMRL on research tasks, with real compute
 #
-# Each arm trains a fresh policy (a factorised softmax over the config fields, per-dataset logits
-# on top of shared ones) on the three datasets with the same step size and seeds. Its **real score**
-# is the *exact* expected grade of its policy, $\sum_c \pi(c)\,\text{grade}(c)$ (every config was
-# executed once for evaluation — never charged to an arm). **Compute** is what the arm was charged, in
-# work units: its executions, its predictions at a thousandth each, plus the learned world model's
-# build (the executions it learned from); the measured CPU seconds stand beside them.
-# The target for compute-to-target is $J_0 + q(J^* - J_0)$ between the uniform policy and the best
-# config, with $q$ = `sizes.target_fraction` (0.8); the figure after the table shows how the ratios
-# move with $q$. The isotonic map's minimum pairs and refit interval are scaled down from the official
-# 200/64 (a run here sees 8 anchor pairs per step), so that debiasing actually switches on; every
-# refit is logged.
+# Each arm trains a fresh policy (a factorised softmax over config fields) on the three datasets,
+# same step size and seeds. Its **real score** is the *exact*
+# expected grade $\sum_c \pi(c)\,\text{grade}(c)$ (every config executed once for evaluation, never
+# charged). **Compute** is what the arm was charged in work units, the world model's build included. The target for compute-to-target is
+# $J_0 + q(J^* - J_0)$ between the uniform policy and the best config, $q$ = `sizes.target_fraction`
+# (the figure after the table varies $q$). The isotonic map's minimum pairs and refit interval are
+# scaled down from 200/64 so that debiasing switches on.
 
 # %%
 refit_lines = []
@@ -684,12 +630,10 @@ save(fig, "check5_ratio_vs_target.png")
 # %% [markdown]
 # ### Why: where the world model helps, where it hurts
 #
-# Two diagnoses. First, the **isotonic map** learned in a WMRL run with the learned world model,
-# drawn over its anchor pairs: where the world model's high scores do not go with higher real
-# grades, pool-adjacent-violators merges those bins into one flat piece — every config the world
-# model rates highly gets the *same* calibrated reward, so world-model groups stop ranking good
-# configs and only the anchors (at weight $w$ out of all groups) still can. Second, a **step-size
-# sweep**: the compute-to-target ratio is not a property of the method alone.
+# First, the **isotonic map** of a WMRL run with the learned world model: where high world-model
+# scores do not go with higher real grades, PAV merges those bins into one flat piece, so only the
+# anchors still rank good configs. Second, a
+# **step-size sweep**: the compute-to-target ratio is not a property of the method alone.
 
 # %%
 from dataclasses import replace
@@ -731,10 +675,9 @@ save(fig, "check5_diagnosis.png")
 # %% [markdown]
 # ## 10. The paper's numbers beside the kit's
 #
-# The kit reproduces *directions and mechanisms*, not the paper's absolute numbers (MLE-Dojo with
-# 4B models on GPUs). Each verdict below is computed from this run by the same rule as check 4's
-# (and notebook 05's): "reproduced" means the 95% interval over seeds lies on the paper's side —
-# the direction, not the magnitude; each verdict says why.
+# The kit reproduces *directions and mechanisms*, not the paper's absolute numbers (MLE-Dojo with 4B
+# models on GPUs). By check 4's rule, "reproduced" means the 95% interval over seeds lies on the paper's
+# side: the direction, not the magnitude.
 
 # %%
 table = {wm_name: wmrl.claim_table(research_run, wm_name) for wm_name in setup["world_models"]}
@@ -791,23 +734,19 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # %% [markdown]
 # ## Summary
 #
-# * A world model's reward is $\hat r = r + b + \xi$. GRPO standardizes each group, so **any
-#   positive affine error cancels** (check 1); what matters is the non-affine part of $b$ and the noise.
-# * **Isotonic debiasing** learns $\mathbb E[r\mid\hat r]$ from anchor pairs; its knot error falls
-#   like $1/n$ as predicted, and the official binning leaves a small residual bias (check 2). It can
-#   only undo distortions that are a function of the score — and where the world model cannot rank,
-#   it flattens the map, which removes the world model's (wrong) signal instead of fixing it.
-# * **Inverse-variance fusion** has variance $(1/V_E + 1/V_{WM})^{-1}$ (check 3); the code applies
-#   it as an up-weight on every anchor rollout's advantage, so the weight is the ratio of
-#   *per-rollout* variances, $\sigma_{WM}^2/\sigma_E^2 = (n_{WM}/n_E)\,V_{WM}/V_E$ — the group-mean ratio
-#   $V_{WM}/V_E$ in its place gives a larger variance, and check 3 rejects it.
-# * On a problem with a known optimum, pure-WM GRPO settles near the predicted floor; whether WMRL
-#   gets close to the real optimum, and whether it beats the anchors alone, is what check 4's
-#   verdicts measure — the anchor-fraction sweep shows where the world model's groups pay off.
-# * On real research tasks, count everything: executions, predictions, the world model's own
-#   construction — and compare with **anchors only**, which tells whether the world-model groups
-#   earn their keep. The verdicts above say what held at this scale.
-#
+# * A world model's reward is $\hat r = r + b + \xi$. GRPO standardizes each group, so **any positive
+#   affine error cancels** (check 1); what matters is the non-affine part of $b$ and the noise.
+# * **Isotonic debiasing** learns $\mathbb E[r\mid\hat r]$ from anchor pairs, its knot error falling
+#   like $1/n$ (check 2). It undoes only distortions that are a function of the score; where the world
+#   model cannot rank, it flattens the map instead.
+# * **Inverse-variance fusion** has variance $(1/V_E + 1/V_{WM})^{-1}$ (check 3); applied per anchor
+#   rollout, the weight is the *per-rollout* variance ratio $\sigma_{WM}^2/\sigma_E^2$, not $V_{WM}/V_E$.
+# * With a known optimum, pure-WM GRPO settles near the predicted floor (Theorem 3); check 4's
+#   verdicts say whether WMRL does better, and better than the anchors alone.
+# * On real tasks, count all compute, the world model's construction included, and compare with
+#   **anchors only**: do the world-model groups earn their keep?
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Every reward of a group becomes $5r + 1$. By how much do its GRPO advantages change (ignore
@@ -816,22 +755,22 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # 3. A step has 8 anchor rollouts and 56 world-model rollouts; the two group means have variances
 #    $V_E = 0.01$ and $V_{WM} = 0.02$. By what weight $w$ must each anchor rollout's advantage be
 #    multiplied so that the per-rollout sum is the inverse-variance fused estimator? Set `ANSWER_3`.
-# 4. With the distortion $f(r) = r^3$ instead of $r^2$, does "debias only" end closer to $J^*$ than
-#    "no correction" on the controlled problem? One seed's answer flips with the seed, so the
-#    question is asked over seeds 0-4: guess the verdict of the claim "debias only ends closer to $J^*$
-#    than no correction" by the kit's rule (`"reproduced"`, `"inconclusive"`, `"contradicted"` or
-#    `"not measured"`), set `ANSWER_4`, and let the checker run the five seeds (a few seconds each).
-#    Explain what you see with check 2's picture.
+# 4. With $f(r) = r^3$ instead of $r^2$, does "debias only" end closer to $J^*$ than "no correction"?
+#    Over seeds 0-4, guess the kit's verdict on that claim (`"reproduced"`,
+#    `"inconclusive"`, `"contradicted"` or `"not measured"`), set `ANSWER_4`, and let the checker run
+#    the five seeds. Explain what you see with check 2's picture.
 # 5. In check 4's anchor-fraction sweep, what is the smallest anchor fraction at which WMRL's mean
 #    final gap is below *anchors only*'s (`"none"` if there is none)? Set `ANSWER_5`. Then (open) on
-#    the research tasks, change the anchor fraction (`replace(sizes.research, anchor_fraction=0.3)`)
-#    and the learned world model's `trees_per_query`: when do the world-model groups start to pay
-#    for themselves against *anchors only*?
-# 6. **GRPO by hand, checked against TRL.** This notebook trains its policy with the kit's own
-#    numpy GRPO (`wmrl_method.run_grpo`); notebooks 02 and 03 use TRL's `GRPOTrainer`. `GRPO_RECORD`
-#    (made below by `grpo_step.record_grpo_step`) is one real TRL GRPO run on a tiny model: one
-#    prompt, a group of 4 completions whose rewards are fixed to [1, 0, 0.5, 0], trained twice on the
-#    same samples (`num_iterations=2`). In numpy, from scratch:
+#    the research tasks, vary the anchor fraction (`replace(sizes.research, anchor_fraction=0.3)`)
+#    and `trees_per_query`: when do the world-model groups beat *anchors only*?
+
+# %% [markdown]
+# ### A longer exercise: GRPO by hand, checked against TRL
+#
+# 6. This notebook trains with the kit's numpy GRPO (`wmrl_method.run_grpo`); notebooks 02 and 03 use
+#    TRL's `GRPOTrainer`. `GRPO_RECORD` (made below by `grpo_step.record_grpo_step`) is one real TRL
+#    GRPO run on a tiny model: one prompt, 4 completions with rewards fixed to [1, 0, 0.5, 0], trained
+#    twice on the same samples (`num_iterations=2`). In numpy:
 #    (a) the group's advantages as TRL forms them, from `GRPO_RECORD["rewards"]` in that order: set
 #    `ANSWER_6A`;
 #    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from

@@ -16,14 +16,10 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/v0.1.0/notebooks/05_benchmark_reproduction.ipynb)
 #
-# Notebooks 01-04 and 06 each ran one paper's experiments once. This notebook collects them into **one
-# table**: every claim of the four papers (RLVR-World, RWML, WM-R1, WMRL), the paper's figure, the
-# kit's figure measured over several seeds, and a verdict computed from those seeds — with the exact
-# command that made each number.
-#
-# The benchmark itself is a command, not this notebook (at the `cpu` size, 3 seeds of every
-# experiment took 70 minutes on an idle 2-core machine in the kit's first version, and take longer
-# now; it resumes when interrupted, and runs one paper or experiment at a time):
+# This notebook collects the other notebooks' experiments into **one table**: every claim of the four
+# papers (RLVR-World, RWML, WM-R1, WMRL), the paper's figure, the kit's figure over several seeds, a
+# verdict computed from those seeds, and the command that made each number. The benchmark itself is a
+# command (it resumes when interrupted, and can run one paper at a time):
 #
 # ```
 # python -m wmkit bench --profile cpu --seeds 3            # runs/cpu/bench.json and runs/cpu/report.md
@@ -31,15 +27,10 @@
 # python -m wmkit bench --profile cpu --seeds 3 --report-only --any-version  # each experiment's newest records
 # ```
 #
-# This notebook **loads** `runs/<profile>/bench.json` when you have run the benchmark yourself.
-# Otherwise it shows **the kit's published report**, `executed/cpu/bench.json` (made by
-# `python -m wmkit bench --profile cpu --publish` from the run records shipped with the kit; in
-# Colab, where the kit is installed without its repository, it is downloaded with those records
-# from the release tag). At `smoke` it also runs the `smoke` benchmark for one seed (about two
-# minutes on two CPU cores once notebook 01's world model exists), which proves the pipeline and
-# shows the table's shape — smoke numbers mean nothing, and with one seed every verdict is *not
-# measured* (no interval); the published report is then shown first, and the sections below read
-# the smoke run.
+# The notebook **loads** `runs/<profile>/bench.json` when you have run it, else **the kit's published
+# report**, `executed/cpu/bench.json` (in Colab downloaded from the release tag). At `smoke` it also
+# runs the one-seed `smoke` benchmark, which proves the pipeline: its numbers mean nothing and every
+# verdict is *not measured*.
 #
 # **Learning objectives.** After this notebook you can
 #
@@ -48,14 +39,11 @@
 #    evidence would change it;
 # 3. trace any number in the table back to its run record (experiment, seed, commit, config) and the
 #    command that reproduces it;
-# 4. say which claims the kit cannot measure at all yet, and what scale the papers' absolute numbers
-#    need.
+# 4. say which claims the kit cannot measure yet, and what scale the papers' absolute numbers need.
 #
-# **What it needs.** No GPU; no internet in a clone (in Colab, the published report and its run
-# records are downloaded once from the kit's repository). Loading a finished benchmark needs nothing else; running
-# one (here the smoke benchmark, or the command above) needs Java 17 for the RWML rows on
-# TextWorldExpress: without it that experiment is skipped and its rows say "not measured", with the
-# reason. Time on 2 CPU cores:
+# **What it needs.** No GPU; no internet in a clone (Colab downloads the published report once).
+# Running a benchmark needs Java 17 for the RWML rows on TextWorldExpress; without it those rows say
+# "not measured", with the reason. Time on 2 CPU cores:
 #
 # | profile | this notebook | the benchmark command |
 # |---|---|---|
@@ -63,8 +51,8 @@
 # | `cpu` | target 5 min on 2 CPU cores (the README's table has each executed copy's measured time) | hours for every seed of every claim; `python -m wmkit bench` prints its ETA from the records' own timings |
 # | `gpu` | not measured | not measured |
 #
-# **Where it fits.** The last notebook. Notebooks 01-04 each ran one paper's experiments, most of
-# them with one seed; the benchmark runs the same library calls over seeds and this notebook judges
+# **Where it fits.** The last notebook. Notebooks 01-04 and 06 each ran one paper's experiments,
+# mostly with one seed; the benchmark runs the same library calls over seeds and this notebook judges
 # every claim with the kit's one verdict rule.
 
 # %%
@@ -120,8 +108,7 @@ if "google.colab" in sys.modules:
 # ## Result card
 #
 # Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
-# once from the release tag), never typed: all four papers' claims. The run below is this notebook's
-# own.
+# from the release tag), never typed: all four papers' claims. The run below is this notebook's own.
 
 # %%
 from wmkit.bench.cards import result_card
@@ -159,16 +146,13 @@ pd.set_option("display.max_colwidth", 80)
 # %% [markdown]
 # ## 1. Load your benchmark, else the published one (and at `smoke`, run the smoke one)
 #
-# A report is read from disk and **checked**: a row keeps its number only while the run records it
-# was computed from still exist (`bench.load_report`). A report built with `--report-only
-# --any-version` takes each experiment's newest records whatever library version made them (the
-# whole `cpu` benchmark is too long to rerun after every library change); it then lists the version
-# of each experiment, and a row is only as current as its records. When this profile has no
-# `bench.json`, the notebook shows the published `cpu` report, each experiment labelled with the
-# keys of its records and whether this kit's modules are the same ones. At `smoke` (or when the
-# published report cannot be found) it runs the smoke benchmark (one seed, every experiment at its
-# smallest size) through the same runner as the command line: each finished (experiment, seed) is
-# saved as a record under `runs/smoke/bench/`, so running the cell again reuses them.
+# A report is **checked** when read: a row keeps its number only while the run records it was
+# computed from still exist (`bench.load_report`). A report built with `--report-only --any-version`
+# takes each experiment's newest records whatever library version made them, and lists each
+# experiment's version: a row is only as current as its records. The published `cpu` report labels
+# each experiment with its records' keys and whether this kit's modules are the same. At `smoke` the
+# smoke benchmark runs through the command line's runner, saving each (experiment, seed) under
+# `runs/smoke/bench/`, so a rerun reuses them.
 
 # %%
 def describe_report(report, source):
@@ -223,23 +207,22 @@ if source != "shipped cpu":
 # %% [markdown]
 # ## 2. How a number is made
 #
-# Each claim names an experiment of the kit and the fields of its result that measure it, usually a
-# **paired difference within a seed** (e.g. WM-R1's held-out success minus the SFT start's, both
-# from seed *s*). Over seeds $v_1..v_n$:
+# Each claim names an experiment and the fields of its result that measure it, usually a **paired
+# difference within a seed** (e.g. WM-R1's held-out success minus the SFT start's, both from seed
+# *s*). Over seeds $v_1..v_n$:
 #
 # $$\bar v = \frac1n\sum_i v_i,\qquad s = \sqrt{\frac{1}{n-1}\sum_i (v_i-\bar v)^2},\qquad
 # \bar v \pm t_{0.975,\,n-1}\,\frac{s}{\sqrt n}.$$
 #
 # With 3 seeds $t_{0.975,2} = 4.30$: the interval is wide, and only a consistent effect clears it.
-# With one seed there is no interval at all. The verdict (`wmkit.stats.verdict`, the kit's one rule:
-# notebooks 01-04 use it too):
+# One seed gives no interval. The verdict (`wmkit.stats.verdict`, the kit's one rule):
 #
 # | verdict | means |
 # |---|---|
 # | reproduced | the whole 95% interval lies on the paper's side of the line (0 for a difference, 1 for a compute ratio) |
 # | inconclusive | the interval covers the line (touching it counts) |
 # | contradicted | the whole interval lies on the other side |
-# | not measured | no run record; the kit cannot run that experiment yet; one seed (no interval); every seed gave the same value (a zero-width interval is not evidence); or a precondition of the claim failed — e.g. "RL forgets less" when RL did not change the model (the row says why) |
+# | not measured | no run record; no experiment yet; one seed; identical seeds (a zero-width interval is not evidence); or a failed precondition — e.g. "RL forgets less" when RL did not change the model |
 
 # %%
 rows = report["rows"]
@@ -253,15 +236,11 @@ display(table)
 # %% [markdown]
 # ## 3. Plots
 #
-# One figure per paper, each row labelled with its claim: every seed's value (dots), the mean
-# (diamond), the 95% interval (bar) and the line the claim must clear (black tick), coloured by
-# verdict (legend under each figure). The shaded side of each row's line is the side that reproduces
-# that claim: right where the claim says "higher", left where it says "lower" (fewer invalid
-# actions, less copying). Rows are grouped by unit, one panel each with its own axis fitted to its
-# data: differences in a rate or share, in the task-specific reward, in expected grade, in
-# world-model calls, relative changes of L1, and compute ratios, drawn as ratios on a log axis with
-# the line at 1× (they are judged as the log of the ratio, so 2× and 0.5× lie equally far from it).
-# The table above names what each row measures.
+# One figure per paper, one row per claim: every seed's value (dots), the mean (diamond), the 95%
+# interval (bar) and the line the claim must clear (black tick), coloured by verdict. The shaded side
+# of the line is the side that reproduces the claim. Rows are grouped by unit, one panel each; compute
+# ratios are drawn on a log axis with the line at 1× (judged as the log of the ratio, so 2× and 0.5×
+# lie equally far from it).
 
 # %%
 figures = []
@@ -290,9 +269,7 @@ nb.save_figure(fig, run, "verdicts.png"); figures.append("verdicts.png"); plt.sh
 # ## 4. Each verdict, explained
 #
 # The sentences below are computed from the rows: what was measured, on how many seeds, how wide the
-# interval is, and what would change the verdict. A row that is not measured says why — its run
-# record is missing (run the command shown), the kit has no experiment for it yet, one seed or
-# identical seeds give no interval, or a precondition of the claim failed.
+# interval is, and what would change the verdict; a row that is not measured says why.
 
 # %%
 def explain(r):
@@ -321,35 +298,23 @@ display(Markdown("\n\n".join(explain(r) for r in rows)))
 # %% [markdown]
 # ## 5. What scale the papers' absolute numbers need
 #
-# The kit trains models of about 0.1-1M parameters (smoke/cpu) to a few million (gpu) on small,
-# generated tasks. It can show **directions and mechanisms**; the papers' absolute numbers need
-# their models, data and compute:
+# The kit's models (under a million parameters at smoke/cpu, a few million at gpu) show
+# **directions and mechanisms**; the papers' absolute numbers need their models, data and compute.
 #
 # * **RLVR-World**: the +44.8 / +9.6 points (unchanged / changed) are for a 1.5B model on the text
-#   game, after SFT, with LoRA GRPO at lr 1e-6, group size 5 and KL 0.001; the web-page F1 needs a
-#   web-page world model (phone screens stand in for web pages), and the video LPIPS result a
-#   pretrained perceptual network and robot videos (notebook 06 uses MiniGrid frames, L1 and an
-#   agent term instead). At the kit's size RL moves a model only where the MLE start can nearly
-#   predict (notebook 02's small world; RLVR-World also runs SFT first), and sampled accuracy moves
-#   before greedy.
-# * **RWML**: +19.6 (ALFWorld) and +7.9 (τ²-Bench) are *agent task success* after world-model
-#   training; the kit measures the world model's next-state predictions, on its own small text game
-#   (where the embedding reward is neither always 0 nor always 1, and RL moves the model) and on
-#   TextWorldExpress (where it is 0 for every sample of a cpu-sized model, so RL cannot move and
-#   those rows are *not measured*), and the mid-training-then-policy-RL result (+6.9 / +5.7) with a
-#   one-step policy-RL loop on Simon Says (`wmkit/rwml/policy.py`) whose tiny policy starts from the
-#   base or the RWML-trained model.
-# * **WM-R1**: 7B and 3B vision-language agents on AndroidWorld / GUI-Odyssey, 15 episodes over 2000
-#   tasks, max 20 steps, 11.2 h on one H200. The kit's phone simulator and tiny policy show whether
-#   training inside a world model transfers to the real simulator at all.
-# * **WMRL**: 4B models on MLE-Dojo, 883 vs 286 GPU-hours. The kit's research tasks are scikit-learn
-#   configs executed in seconds; its compute ratios count work in execution units (one per real
-#   execution, a thousandth per world-model query, the executions the world model was built from),
-#   so two runs of the same code give the same ratio (1 or 2 torch threads alike); notebook 04 prints
-#   the measured CPU seconds beside them. The ratios move with the learning rate (notebook 04).
+#   game, after SFT, with LoRA GRPO at lr 1e-6, group size 5 and KL 0.001. Phone screens stand in for
+#   web pages, MiniGrid frames for robot videos (notebook 06); RL moves a small model only where its
+#   MLE start can nearly predict (notebook 02).
+# * **RWML**: +19.6 (ALFWorld) and +7.9 (τ²-Bench) are *agent task success*, and +6.9 / +5.7 the mid-training-then-policy-RL result. The kit measures next-state
+#   predictions on its text game and TextWorldExpress (where a cpu-sized model's reward is always 0,
+#   so those rows are *not measured*), and policy RL on Simon Says (`wmkit/rwml/policy.py`).
+# * **WM-R1**: 7B and 3B vision-language agents on AndroidWorld / GUI-Odyssey, 11.2 h on one H200. The
+#   kit shows whether training inside a world model transfers to the real simulator at all.
+# * **WMRL**: 4B models on MLE-Dojo, 883 vs 286 GPU-hours. The kit's tasks are scikit-learn configs
+#   executed in seconds; its compute ratios count work units and move with the learning rate
+#   (notebook 04).
 #
-# The `gpu` profile (`python -m wmkit bench --profile gpu --seeds 3`) runs larger models and more
-# steps on one GPU; it is still far from the papers' scale.
+# The `gpu` profile (`--profile gpu`) runs larger models, still far from the papers' scale.
 
 # %%
 results_path = nb.write_results(run, {
@@ -374,26 +339,24 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # ## Summary
 #
 # * One command measures every claim over seeds: `python -m wmkit bench --profile cpu --seeds 3`.
-#   Each (experiment, seed) is a record keyed by the library's version (the git tree of `wmkit/`)
-#   and a hash of its config; rerunning the command redoes only what is missing, and a number
-#   exists only while its record does.
-# * Verdicts come from a 95% t-interval over seeds: with 3 seeds it is wide (t = 4.30), so
-#   "reproduced" needs a consistent effect; one seed gives no interval, so it is "not measured"
-#   whatever its sign, and so is a claim whose precondition failed.
-# * The kit reproduces directions and mechanisms with tiny models; the papers' magnitudes need
-#   their scale (section 5). Claims the kit cannot run yet are listed as "not measured" with the reason.
-#
+#   Each (experiment, seed) is a record keyed by the library's version and its config's hash; a rerun
+#   redoes only what is missing, and a number exists only while its record does.
+# * Verdicts come from a 95% t-interval over seeds: wide with 3 seeds (t = 4.30), so "reproduced"
+#   needs a consistent effect; one seed, or a failed precondition, is "not measured" whatever the sign.
+# * The kit reproduces directions and mechanisms with tiny models; the papers' magnitudes need their
+#   scale. Claims the kit cannot run yet are "not measured" with the reason.
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Three seeds gave the paired differences 0.10, 0.30, 0.20. Compute the 95% t-interval by hand
 #    ($t_{0.975,2} = 4.303$) and set `ANSWER_1 = (low, high)`.
 # 2. With those three values, what is the verdict of a claim whose kit number must be above 0?
 #    Set `ANSWER_2` to one of the four verdicts.
-# 3. The cell below picks a row that is "inconclusive" with its mean on the paper's side (or, when
-#    the table has none, an example with mean 0.10 and std 0.10 against the line 0). If the spread
-#    over seeds stayed the same, how many seeds would make its interval clear the line? (The
-#    half-width is $t_{0.975,n-1}\,s/\sqrt n$, and $t$ depends on $n$ too.) Set `ANSWER_3`, then
-#    check by running the benchmark with that many seeds.
+# 3. The cell below picks a row that is "inconclusive" with its mean on the paper's side (or, if none,
+#    an example with mean 0.10 and std 0.10 against the line 0). With the same spread, how many seeds
+#    would make its interval clear the line? (The half-width is $t_{0.975,n-1}\,s/\sqrt n$, and $t$
+#    depends on $n$ too.) Set `ANSWER_3`, then check by running the benchmark with that many seeds.
 # 4. Delete one run record under `runs/<profile>/bench/` and run the loading cell again. What verdict
 #    does its row get? Set `ANSWER_4`. (Open) Why is that the right behaviour for a reproduction table?
 

@@ -16,32 +16,26 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/wmkit/wmkit/blob/v0.1.0/notebooks/06_video_world_model.ipynb)
 #
-# RLVR-World (Wu et al., NeurIPS 2025) trains world models of two kinds with the same recipe. Notebooks
-# 01-02 built the first kind, a *language* world model. This notebook builds the second: a **video**
-# world model that sees a frame and an action and predicts the next frame. As in the paper, frames are
-# cut into discrete tokens, an autoregressive transformer predicts the next frame's tokens (first by
-# maximum likelihood, with teacher forcing), and then GRPO trains it further on a **verifiable reward
-# computed on the decoded picture**. The paper reports +9.2% relative LPIPS on RT-1 robot videos after
-# a few hundred RL steps and far fewer *repetition* artefacts (a predicted video that freezes); here
-# the same loop runs on MiniGrid pictures, small enough for 2 CPU cores.
+# RLVR-World (Wu et al., NeurIPS 2025) also trains **video** world models: frames are cut into
+# discrete tokens, a transformer predicts the next frame's tokens by maximum likelihood, then GRPO
+# trains it on a **verifiable reward computed on the decoded picture**. The paper reports +9.2%
+# relative LPIPS on RT-1 robot videos and far fewer *repetition* artefacts (a video that freezes);
+# here the same loop runs on MiniGrid pictures.
 #
 # **Learning objectives.** After this notebook you can
 #
 # 1. turn frames into tokens and back with a patch codebook, and measure what the tokenizer loses;
-# 2. write a next-frame predictor as a sequence model (context frame + action → next frame's codes)
-#    and train it by MLE;
+# 2. write a next-frame predictor as a sequence model (frame + action → next frame's codes) and train
+#    it by MLE;
 # 3. compute the frame rewards (L1, SSIM, the kit's agent terms; LPIPS where its weights exist) by hand
-#    and say why a truncated prediction must score badly rather than raise;
-# 4. measure MLE vs RLVR honestly: one-step and multi-step (rollout) error, greedy and sampled, over
-#    seeds with 95% intervals, with pictures;
-# 5. explain what the RL data decides: which transitions GRPO sees changes whether it removes the
-#    repetition artefact or only sharpens sampling;
+#    and say why a truncated prediction must score badly;
+# 4. measure MLE vs RLVR honestly: one-step and rollout error, greedy and sampled, over seeds;
+# 5. explain how the RL data decides whether GRPO removes repetition or only sharpens sampling;
 # 6. recognise reward hacking in a pixel reward (an object erased because misplacing it costs more)
 #    and close it with a verifiable term.
 #
-# **What it needs.** No GPU, no internet: MiniGrid renders its pictures with numpy, the tokenizer and
-# the model are trained here, and the reward needs no pretrained weights (LPIPS, which does, is
-# optional). Nothing from notebooks 01-05 is loaded. Time for the whole notebook:
+# **What it needs.** No GPU, no internet: MiniGrid renders with numpy, tokenizer and model are trained
+# here, and the reward needs no pretrained weights (LPIPS is optional). Time for the whole notebook:
 #
 # | profile | time | what it runs |
 # |---|---|---|
@@ -49,10 +43,9 @@
 # | `cpu` | target 10 min on 2 CPU cores (the README's table has each executed copy's measured time) | 3 seeds side by side on 2 cores: MLE + three GRPO arms of 300 steps each (two with the default reward, one with −L1 alone) |
 # | `gpu` | not measured | a larger model and data, 400 GRPO steps |
 #
-# **Where it fits.** Notebook 02 trained a *text* world model with RLVR and found that RL sharpens
-# what the MLE model can nearly do. Here the world model is a video model, the reward is computed on
-# pixels, and the same question comes back: where does the reward give GRPO something to work with?
-# Notebook 05's benchmark reads this notebook's claims (`rlvr.video`, `rlvr.repetition`).
+# **Where it fits.** Notebook 02 found with a *text* world model that RL sharpens what the MLE model can
+# nearly do; here the same question comes back with pixels. Nothing from notebooks 01-05 is loaded;
+# notebook 05's benchmark reads this notebook's claims (`rlvr.video`, `rlvr.repetition`).
 
 # %%
 # @title Setup (in Colab only; locally `make setup` did it) { display-mode: "form" }
@@ -107,8 +100,7 @@ if "google.colab" in sys.modules:
 # ## Result card
 #
 # Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
-# once from the release tag), never typed: RLVR-World's video claims. The run below is this notebook's
-# own.
+# from the release tag), never typed: RLVR-World's video claims. The run below is this notebook's own.
 
 # %%
 from wmkit.bench.cards import result_card
@@ -156,14 +148,12 @@ def save(fig, name):
 # %% [markdown]
 # ## 1. Frames from a real environment
 #
-# MiniGrid's **DoorKey-6x6**: a grid of 6x6 cells with a wall, a locked door, a key and a goal; the
-# layout changes with every reset. We render the whole grid at 8 pixels per cell — a 48x48 RGB
-# picture — after every action of a behaviour policy that walks forward more often than it turns.
-# The actions have visible effects of several kinds: turning redraws the agent, *forward* moves it
-# (or bumps into a wall, changing nothing), *pickup* removes the key from the picture, *toggle* with
-# the key opens the door. The data are rendered on the fly (about a second); `data/minigrid_*.jsonl`
-# ships the smoke profile's episodes as seeds and actions with the SHA-256 of the frames each replay
-# must give.
+# MiniGrid's **DoorKey-6x6**: 6x6 cells with a wall, a locked door, a key and a goal, a new layout at
+# every reset. Each frame is the whole grid at 8 pixels per cell (48x48 RGB), rendered after every
+# action of a behaviour policy that walks forward more often than it turns. Turning redraws the agent,
+# *forward* moves it (or bumps a wall), *pickup* removes the key, *toggle* with the key opens the door.
+# `data/minigrid_*.jsonl` ships the smoke profile's episodes as seeds and actions with the SHA-256 of
+# the frames each replay must give.
 
 # %%
 data = vx.make_data(sizes)
@@ -186,9 +176,8 @@ save(fig, "episode.png")
 # A patch codebook: cut the frame into 8x8 patches (one per grid cell) and replace each by the
 # nearest of $K$ prototype patches found by k-means on the training frames,
 # $$c_{ij} = \arg\min_k \lVert x_{ij} - e_k \rVert^2, \qquad \hat x_{ij} = e_{c_{ij}}.$$
-# A 6x6 frame becomes 36 codes. First a case small enough to check by hand: a 2x4 frame whose left
-# half is black and right half white has two distinct 2x2 patches, so a codebook of two codes rebuilds
-# it exactly.
+# A 6x6 frame becomes 36 codes. By hand first: a 2x4 frame, left half black and right half white, has
+# two distinct 2x2 patches, so a codebook of two codes rebuilds it exactly.
 
 # %%
 tiny = np.zeros((2, 4, 3), np.uint8)
@@ -213,14 +202,14 @@ save(fig, "codebook.png")
 
 # %% [markdown]
 # MiniGrid's flat colours take only a few looks per cell, so the codebook holds *every* training patch
-# and rebuilds the test frames without error: the tokenizer adds nothing to the error measured below,
-# which is the world model's alone. (Natural video needs a learned VQ-VAE, which does lose detail:
-# that is one reason the paper's numbers are perceptual ones.)
-#
+# and rebuilds test frames without error: the error measured below is the world model's alone.
+# (Natural video needs a learned VQ-VAE, which loses detail.)
+
+# %% [markdown]
 # ## 3. The world model is a sequence model
 #
-# Codes and actions become words of a small vocabulary, and the world model is the same tiny causal
-# language model as notebook 01's, built from scratch. One training example:
+# Codes and actions become words of a small vocabulary, and the world model is notebook 01's tiny
+# causal language model, built from scratch. One training example:
 
 # %%
 codes = {name: codebook.encode(t.frames) for name, t in data.items()}
@@ -233,40 +222,43 @@ print(f"{len(tokenizer)} words; prompt {len(tokenizer(prompt)['input_ids'])} tok
       f"{codes['train'].shape[-1] + 1} tokens")
 
 # %% [markdown]
-# **MLE (teacher forcing).** The loss is the cross-entropy of the next frame's codes given the real
-# context, prompt tokens masked out:
+# **MLE (teacher forcing).** The cross-entropy of the next frame's codes given the real context,
+# prompt tokens masked out:
 # $$\mathcal L_{\text{MLE}}(\theta) = -\sum_{n=1}^{N} \log \pi_\theta\big(c_n \mid q(s, a), c_{<n}\big).$$
 #
 # **RLVR (GRPO).** For a prompt, sample $G$ next frames $\hat x_1..\hat x_G$, decode each, score it
 # against the real frame $x$, and push up the samples that beat their group:
 # $$r_i = -\big(L_1(\hat x_i, x) + D(\hat x_i, x)\big), \qquad A_i = \frac{r_i - \operatorname{mean}(r)}{\operatorname{std}(r) + \epsilon},$$
-# with $D$ = LPIPS in the paper. LPIPS compares features of a pretrained network whose weights cannot
-# be downloaded here, and it is what charges a prediction for a *missing object*, which a pixel average
-# barely does. The kit offers stand-ins for $D$ that need no weights (`wmkit.video.model`):
+# with $D$ = LPIPS in the paper.
+
+# %% [markdown]
+# **The choice of $D$.** LPIPS compares a pretrained network's features (weights not downloadable here)
+# and charges a *missing object* far more than a pixel average does. Stand-ins without weights
+# (`wmkit.video.model`):
 #
 # | `reward` | $D(\hat x, x)$ | whose |
 # |---|---|---|
 # | `l1` | 0 | the pixel term of the paper's reward |
-# | `l1_ssim` | $(1 - \text{SSIM})/2$ | a hand-designed structural similarity (scikit-image's default: a 7x7 uniform window, not Wang et al.'s 11x11 Gaussian, so its values are not papers' SSIM) |
+# | `l1_ssim` | $(1 - \text{SSIM})/2$ | hand-designed structural similarity (scikit-image's 7x7 uniform window, so not papers' SSIM values) |
 # | `l1_agent` | $1 - \text{IoU}$ of the agent's red pixels | the kit's |
 # | `l1_agent_cell` | $w\,(1 - \text{IoU})$, $w$ = one cell's share of the frame (1/36) | the kit's |
 # | `l1_agent_present` | $w \cdot \mathbb 1[\text{the truth shows the agent}, \hat x \text{ does not}]$ | the kit's (the `cpu` default) |
 # | `l1_lpips` | LPIPS | the paper's, where the `lpips` package and its weights are present (e.g. Colab) |
 #
-# The agent terms are **the kit's, not the paper's**: a verifiable check, on the decoded frame against
-# the true next frame, of the one object this world has to keep (MiniGrid's agent is the only red thing
-# in DoorKey). The default was chosen on validation episodes (section 5).
-#
+# The agent terms are **the kit's, not the paper's**: a verifiable check of the one object this world
+# must keep (MiniGrid's agent is the only red thing in DoorKey). The default was chosen on validation
+# episodes (section 5).
+
+# %% [markdown]
 # ## 4. The reward, by hand
 #
 # A 2x2 black frame against one with a single value off by the full range: one of 12 values differs
 # by 1, so $L_1 = 1/12$. A frame off by 0.2 everywhere has $L_1 = 0.2$ and MSE $= 0.04$. SSIM of a
-# frame with itself is 1. And a prediction cut short decodes its missing cells as black — it scores
-# badly, it never raises. Then the agent terms on a 16x16 frame of 8-pixel cells (one cell is a quarter
-# of it, so $w = 1/4$) whose agent is two red pixels: the right frame, the agent **erased** (2 of 768
-# values off: $L_1 = 2/768$) and the agent **misplaced** (4 of 768 values off). Under $-L_1$ erasing is
-# the cheaper mistake; `l1_agent_present` adds $w$ to the erased frame only, which makes it the
-# costliest.
+# frame with itself is 1. A prediction cut short decodes its missing cells as black: it scores badly,
+# it never raises. Then the agent terms on a 16x16 frame of 8-pixel cells ($w = 1/4$) whose agent is
+# two red pixels: the right frame, the agent **erased** (2 of 768 values off: $L_1 = 2/768$) and the
+# agent **misplaced** (4 of 768 values off). Under $-L_1$ erasing is the cheaper mistake;
+# `l1_agent_present` adds $w$ to the erased frame only, making it the costliest.
 
 # %%
 a = np.zeros((2, 2, 3), np.uint8)
@@ -304,42 +296,25 @@ assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misp
 # %% [markdown]
 # ## 5. MLE vs RLVR over seeds
 #
-# Each seed trains its own MLE model (`mle_epochs` passes, teacher forcing), measures it on the test
-# episodes, then trains GRPO copies of it, every parameter, $\beta = 0$, with the profile's reward
-# (`sizes.reward`, printed below):
+# Each seed trains its own MLE model (`mle_epochs` passes), then GRPO copies of it (every parameter,
+# $\beta = 0$, reward `sizes.reward`):
 #
-# * **all** — RL on every training transition, as they come (about half change the picture);
-# * **changed** — RL on the changed transitions plus a quarter as many unchanged ones, the data
-#   recipe RLVR-World uses for its text world models (and notebook 02);
-# * **changed_l1** (where `sizes.contrast_reward` is set) — the changed arm again with $-L_1$ alone:
-#   the contrast that shows what the default's agent term is there to prevent.
+# * **all** — RL on every training transition (about half change the picture);
+# * **changed** — RL on the changed transitions plus a quarter as many unchanged ones, RLVR-World's
+#   data recipe for its text world models (and notebook 02's);
+# * **changed_l1** (where `sizes.contrast_reward` is set) — the changed arm with $-L_1$ alone: what
+#   the default's agent term is there to prevent.
 #
-# Measurements, all on held-out test episodes: **one-step** (the context is the real previous
-# frame) greedy and sampled at $T=1$; **multi-step rollouts** (each predicted frame is fed back as
-# the next context, for `horizon` frames); and the **copy rate**: the share of steps where the
-# picture changes but the greedy prediction repeats the last frame — the "frozen video" repetition
-# artefact the paper reports. Seeds run side by side, each in its own process with one torch thread
-# (`wmkit.core.parallel.run_jobs`: three seeds on two workers all start at once, sharing the cores).
+# Measured on held-out test episodes: **one-step** (real previous frame as context) greedy and sampled
+# at $T=1$; **multi-step rollouts** (each prediction fed back, for `horizon` frames); and the **copy
+# rate**: the share of steps where the picture changes but the greedy prediction repeats the last frame
+# — the "frozen video" artefact.
 #
-# **How the settings were chosen, before this run.** The reward and the GRPO learning rate of the
-# `cpu` sizes were compared on the 20 *validation* episodes, never on the test ones
-# ([research: Video settings](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-settings); raw rows in
-# `research/regime_results/video_selection_cpu.json`, printed below when the file is here): seeds 0-2
-# fixed in advance, both RL arms, 300 GRPO steps each. The rule, written down before the first round:
-# the highest mean relative rollout L1 gain over seeds and arms among the settings that kept the agent
-# (at most 2 points more one-step predictions without it than the MLE model, in every seed and arm),
-# else the highest gain of all, flagged. It ran in three rounds, each adding rewards beside the
-# earlier ones (same seeds, same MLE models, checked): `l1` and `l1_ssim` at 3e-4 and 1e-3 kept the
-# agent nowhere — `l1` gained most *by erasing it*; `l1_agent` at weight 1 kept it but swamped the L1
-# term (a 48x48 prediction's mean pixel error is tiny beside the agent term's up to 1, so the group's
-# advantages were nearly all the agent: at 1e-3 the frames degraded); weighted by one
-# cell, `l1_agent_cell` and `l1_agent_present` (3e-4 only) kept the agent in every seed and arm, and
-# `l1_agent_present` had the higher gain, so it is the default — with a small *negative* mean L1 gain
-# on validation: without the hack, GRPO at this size does not lower the pixel error. The MLE epochs
-# were compared on validation afterwards, the MLE model alone ([research: Video MLE epochs](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-mle-epochs)):
-# 12 stays by a rule fixed before (neither 8 nor 16 had a lower rollout L1 in every seed), but at 16
-# epochs seed 0 learned the moves almost perfectly by MLE alone and seeds 1 and 2 did not: the MLE
-# model sits near a transition where more teacher forcing, not RL, removes the copying.
+# **The settings.** The reward and the GRPO learning rate were chosen on *validation* episodes by a
+# rule fixed in advance: the highest rollout L1 gain among settings that kept the agent.
+# `l1_agent_present` at lr 3e-4 won; `l1` gained most by erasing the agent
+# ([research: Video settings](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-settings);
+# raw rows printed below when `research/regime_results/video_selection_cpu.json` is here). MLE epochs likewise ([research: Video MLE epochs](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-mle-epochs)).
 
 # %%
 from wmkit.runs import REPO
@@ -392,9 +367,8 @@ for label, key in ROWS:
 
 # %% [markdown]
 # Lower is better for L1, MSE, the copy rate and the agent-missing share; higher for SSIM and exact
-# frames. Read the two arms side by side: the difference between them is only *which transitions
-# GRPO saw*. "Agent missing" is the share of predicted frames in which the agent (MiniGrid's red
-# triangle) is nowhere: the true frames always show it.
+# frames. The two arms differ only in *which transitions GRPO saw*. "Agent missing" is the share of
+# predicted frames without the agent (the red triangle); the true frames always show it.
 #
 # ## 6. Error against horizon, and pictures
 
@@ -442,19 +416,15 @@ save(fig, "rollout_grid.png")
 # %% [markdown]
 # ## 7. Why: what GRPO can see, and what it exploits
 #
-# GRPO learns only from groups whose rewards differ. An unchanged step that the MLE model already
-# copies right gives $G$ identical rewards: zero advantage, no gradient. On a changed step, the MLE
-# model's favourite mistake — repeating the last frame — costs only the two cells where the agent was
-# and went. And there is a cheaper mistake still: **leave the agent out**. A frame with the agent
-# erased is wrong in one cell (where the agent is), a frame with the agent in the wrong cell is wrong
-# in two, so when the model is unsure where the agent went, $-L_1$ prefers no agent at all. That is
-# reward hacking: the `changed_l1` arm shows it, and the repetition verdicts below do not count a copy
-# rate that fell that way. The default reward closes the loophole with a verifiable term: with
-# `l1_agent_present` an erased agent costs one cell *plus* $w$ (one cell's weight), more than a
-# misplaced one (two cells), so when unsure the cheapest guess is to draw the agent somewhere. Its
-# weight is one cell and not 1: at weight 1 (`l1_agent`) the term is hundreds of times the frame's
-# L1, the group's advantages become nearly all the agent's, and GRPO stops caring about the rest of the
-# picture (validation, section 5). The numbers of this run:
+# GRPO learns only from groups whose rewards differ. An unchanged step the MLE model already copies
+# right gives $G$ identical rewards: no gradient. On a changed step, the favourite mistake — repeating
+# the last frame — costs only the two cells where the agent was and went. A cheaper mistake still is
+# to **leave the agent out**: wrong in one cell, where a misplaced agent is wrong in two. So when the
+# model is unsure where the agent went, $-L_1$ prefers no agent at all. That is reward hacking: the
+# `changed_l1` arm shows it, and the repetition verdicts do not count a copy rate that fell that way.
+# With `l1_agent_present` an erased agent costs one cell *plus* $w$, more than a misplaced one, so the
+# cheapest guess is to draw the agent somewhere. Its weight is one cell, not 1: at weight 1 the term
+# dwarfs the frame's L1 and the advantages become nearly all the agent's. The numbers of this run:
 
 # %%
 def mean_curve(key, arm):
@@ -509,23 +479,19 @@ save(fig, "rl_reward.png")
 
 # %% [markdown]
 # What to look for, arm by arm. On **all** transitions about half the groups are unchanged steps
-# the model already copies right: identical rewards, no gradient; the rest of the signal can sharpen
-# the *sampled* predictions while greedy decoding barely moves. On **changed** transitions every
-# group holds a move that the MLE model tends to get wrong by copying, so GRPO pushes away from
-# copying — towards the right move where the model can find it, and, under $-L_1$ alone
-# (`changed_l1`), towards erasing the agent where it cannot. It also sees few unchanged steps, on
-# which it can get worse — the L1 split above says how much each arm gained on the steps it trained on
-# and lost on the others. Whether a lower copy rate is a right move or an erased agent is what
-# "changed steps exact" and "agent missing" above tell apart, arm by arm; the verdicts below are this
-# run's, from these numbers.
-#
-# **Two kinds of MLE model.** The averages above hide that the seeds do not start alike. At this size
-# teacher forcing ends in one of two places: some seeds' MLE models learn the moves (few copies, many
-# changed steps exact), others learn to repeat the last frame. RL on changed transitions can only fix
-# the second kind: where the MLE model already moves the agent, there is no repetition to remove. The
-# kit names the two regimes from the MLE model's own copy rate, before any RL
-# (`vx.start_regime`: *copying* at a copy rate of at least `vx.COPYING_THRESHOLD`, else *moving*).
-# Per seed of this run:
+# copied right: no gradient; the rest can sharpen the *sampled* predictions while greedy barely moves.
+# On **changed** transitions every group holds a move the MLE model tends to copy, so GRPO pushes away
+# from copying — towards the right move where the model can find it, and under $-L_1$ alone
+# (`changed_l1`) towards erasing the agent where it cannot. Seeing few unchanged steps, it can get
+# worse on them: the L1 split shows each arm's gain on the steps it trained on and loss on the others.
+# "Changed steps exact" and "agent missing" tell a right move from an erased agent.
+
+# %% [markdown]
+# **Two kinds of MLE model.** The seeds do not start alike: teacher forcing at this size ends with a
+# model that either learns the moves (few copies, many changed steps exact) or learns to repeat the
+# last frame. RL on changed transitions can only fix the second kind. The kit names the regime from
+# the MLE model's own copy rate, before any RL (`vx.start_regime`: *copying* at a copy rate of at
+# least `vx.COPYING_THRESHOLD`, else *moving*). Per seed of this run:
 
 # %%
 def before_after(key, r):
@@ -540,12 +506,12 @@ for r in runs:
           f"unchanged steps exact {before_after('exact_unchanged', r)} (MLE -> RL on changed)")
 
 # %% [markdown]
-# Three seeds are too few to judge a regime on its own, so the kit tested it on seeds the idea was not
-# formed on, with the test written down before they ran (the benchmark's `rlvr_video` records of
-# seeds 8-17 and [research: Video split confirmation](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-split-confirmation); the README's notebook-06 results give the
-# numbers). In the copying regime RL on changed steps cut the copy rate, predicted more moves exactly
-# and sharpened the changed frames, each with a 95% interval on the right side of zero, and got the
-# unchanged frames wrong more often; in the moving regime nothing changed beyond noise.
+# Three seeds are too few to judge a regime alone, so the kit tested it on fresh seeds with the test
+# written down before they ran (the benchmark's `rlvr_video` records;
+# [research: Video split confirmation](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-split-confirmation)).
+# In the copying regime RL on changed steps cut the copy rate, predicted more moves exactly and
+# sharpened the changed frames, and got unchanged frames wrong more often; in the moving regime
+# nothing changed beyond noise.
 #
 # ## 8. The paper's numbers beside the kit's
 
@@ -612,38 +578,24 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # %% [markdown]
 # ## Summary
 #
-# * A video world model is a sequence model once frames are tokens: a patch codebook turns MiniGrid's
-#   48x48 pictures into 36 codes and back without loss, and a tiny causal LM predicts the next frame's
-#   codes from the last frame and the action.
-# * MLE with teacher forcing learns to *copy* the context frame first; on the steps where the picture
-#   changes it often still copies — the frozen-video repetition RLVR-World reports.
-# * GRPO on a reward computed from the decoded frame needs no pretrained weights and plugs into TRL
-#   unchanged (the reward decodes the sampled codes; a truncated frame is black where codes are
-#   missing, never an error).
+# * Once frames are tokens (a patch codebook, lossless on MiniGrid), a video world model is a
+#   sequence model: a tiny causal LM predicts the next frame's codes.
+# * MLE with teacher forcing often *copies* the context frame even where the picture changes: the
+#   frozen-video repetition RLVR-World reports.
+# * GRPO on a reward computed from the decoded frame needs no pretrained weights; a truncated frame
+#   decodes black where codes are missing.
 # * A pixel reward can be gamed: erasing an object the model cannot place costs less L1 than placing
-#   it wrong. Under $-L_1$ alone (the `changed_l1` arm) GRPO learns exactly that, and its lower rollout
-#   L1 comes with a vanished agent. Count what the reward does not (here: is the agent still there?)
-#   before calling a lower copy rate less repetition — one reason RLVR-World adds a perceptual term
-#   (LPIPS) to L1.
-# * The kit's offline fix, `l1_agent_present`, charges a missing agent one cell's weight, which makes
-#   erasing the costliest mistake; it is **the kit's term, not the paper's**. Chosen on validation by
-#   the rule fixed in advance, it keeps the agent. What RL then does depends on the data: on the
-#   changed arm it pushes away from copying *towards the right move* (read "copied" and "changed steps
-#   exact" in section 7), the repetition effect the paper reports; the 95% intervals over 3 seeds
-#   decide whether that is a verdict or only a direction (section 8). The average pixel error does not
-#   fall: the changed arm gets better on the changed steps it trains on and worse on the unchanged
-#   ones it rarely sees (it now "moves" the agent where nothing moved: the L1 split in section 7),
-#   and about half the test steps are unchanged.
-# * Where RL acts depends on the start: a seed's MLE model either learns the moves or learns to repeat
-#   the last frame, and RL on changed steps removes repetition only where there is some (the copying
-#   regime, tested on fresh seeds); it cannot improve a model that already moves the agent.
-# * The weight of such a term matters: at weight 1 it swamped the L1 term (validation, section 5).
-#   A reward's terms are balanced by their spread *within a group*, since GRPO normalises by it.
-# * Settings were chosen on validation episodes with a rule fixed in advance, and the rule's answer
-#   is kept: the test numbers above are not tuned on the test.
-# * At this size the kit reproduces *directions and mechanisms*, not the paper's numbers: L1 plus the kit's agent term stands in
-#   for L1 + LPIPS, MiniGrid for RT-1, a 0.1M-parameter model for iVideoGPT.
-#
+#   it wrong, and under $-L_1$ alone GRPO learns exactly that.
+# * The kit's fix, `l1_agent_present` (**not the paper's**), makes erasing the costliest mistake.
+#   RL on changed steps then pushes *towards the right move*; mean pixel error does not fall, as
+#   unchanged steps get worse.
+# * Where RL acts depends on the start: it removes repetition only from a *copying* MLE model, not
+#   from one that already moves the agent.
+# * A reward's terms are balanced by their spread *within a group*, since GRPO normalises by it.
+# * At this size the kit reproduces *directions and mechanisms*, not the paper's numbers: L1 plus the
+#   kit's agent term stands in for L1 + LPIPS, MiniGrid for RT-1, a tiny model for iVideoGPT.
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. A black 4x4 RGB frame and the same frame with one pixel pure red (255, 0, 0): what is their L1
@@ -654,25 +606,25 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #    of groups whose rewards were all equal (`zero_std_share`)? Set `ANSWER_3`. Then (open) rerun with
 #    `sizes = replace(sizes, num_generations=16)` (`from dataclasses import replace`): does that share
 #    fall, and does the copy rate on changed steps?
-# 4. **GRPO by hand, checked against TRL.** `GROUP` (made below) is a group of four predictions of
-#    one changed test step — the right frame, the last frame repeated (the repetition artefact), its
-#    first 12 codes only, and text that is no frame — and `GROUP_REWARDS` their rewards under this
-#    notebook's reward. `GRPO_RECORD` (made by `grpo_step.record_grpo_step`, as in notebooks 02-04) is
-#    one real TRL GRPO run whose group of 4 completions gets exactly these rewards, trained twice on
-#    the same samples (`num_iterations=2`) with the loss type of this notebook's RL runs. Its
-#    completions come from the tiny text model of those notebooks, not from the video model: the
-#    advantages depend on the rewards alone and the loss on log-probabilities, mask and advantages
-#    alone, so the arithmetic is the same, and one shared recorder is checked against TRL in one
-#    place. In numpy, from scratch:
+
+# %% [markdown]
+# ### A longer exercise: GRPO by hand, checked against TRL
+#
+# 4. `GROUP` (made below) is a group of four predictions of one changed test step — the right frame,
+#    the last frame repeated, its first 12 codes only, and text that is no frame — and `GROUP_REWARDS`
+#    their rewards under this notebook's reward. `GRPO_RECORD` (made by `grpo_step.record_grpo_step`,
+#    as in notebooks 02-04) is one real TRL GRPO run whose 4 completions (from those notebooks' tiny
+#    text model: the arithmetic is the same) get exactly these rewards, trained twice on the same
+#    samples (`num_iterations=2`) with this notebook's loss type. In numpy:
 #    (a) the group's advantages, from `GRPO_RECORD["rewards"]` in that order: set `ANSWER_4A`;
 #    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
 #    `p["rewards"]` (its rows' order), ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the
 #    clipped per-token loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`,
 #    aggregated as `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set
-#    `ANSWER_4B`. Then: the right frame and the repeated one differ in reward by a few thousandths,
-#    the garbage by a quarter. How far apart are the advantages of the first two here, and how far
-#    in a group of only those two? What does dividing by the group's std do to a pixel reward's
-#    small differences, and when does one bad sample drown them?
+#    `ANSWER_4B`. Then: the right and the repeated frame differ in reward by thousandths, the garbage
+#    by a quarter. How far apart are the advantages of the first two here, and in a group
+#    of only those two? What does dividing by the group's std do to a pixel reward's small
+#    differences, and when does one bad sample drown them?
 
 # %%
 from wmkit.core import grpo_step
