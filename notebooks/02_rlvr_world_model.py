@@ -562,7 +562,8 @@ for i, (label, summary) in enumerate(paired):
 axes[1].axhline(0, color="grey", lw=0.8)
 axes[1].set_xticks(range(len(paired)), [label for label, _ in paired]); axes[1].set_xlim(-0.5, len(paired) - 0.5)
 axes[1].set(ylabel="Δ embedding reward, sampled, changed",
-            title=f"held-out, paired per seed ({len(rwml_tg['per_seed'])} seeds; dots: seeds, ◆: mean, 95% interval)")
+            title=f"paired per seed ({len(rwml_tg['per_seed'])} seeds)\ndots: seeds; ◆: mean, 95% interval")
+fig.tight_layout(w_pad=3)  # the two titles and the right panel's y-label kept apart
 nb.save_figure(fig, run, "rwml_textgame.png"); plt.show()
 
 # %% [markdown]

@@ -381,14 +381,19 @@ for metric, ax in zip(("l1", "ssim", "agent_missing"), axes):
                                 *((f"RLVR {key} ({ARM_REWARD[key]})", lambda r, k=key: r["arms"][k], f"C{i}-{m}")
                                   for i, (key, m) in enumerate(zip(ARM_KEYS, "s^vD")))):
         curves = np.array([getter(r)["rollout"]["curves"][metric] for r in runs])
-        ax.errorbar(steps_axis, curves.mean(0), yerr=curves.std(0, ddof=1) if len(runs) > 1 else None,
+        mean = curves.mean(0)
+        spread = curves.std(0, ddof=1) if len(runs) > 1 else np.zeros_like(mean)
+        # every metric here lies in [0, 1]: a bar of mean ± std is drawn clipped to it
+        yerr = np.array([mean - np.clip(mean - spread, 0, 1), np.clip(mean + spread, 0, 1) - mean])
+        ax.errorbar(steps_axis, mean, yerr=yerr if len(runs) > 1 else None,
                     fmt=style, capsize=3, label=name, markersize=4)
     ax.set_xlabel("frames predicted ahead (each fed back as context)")
     ax.set_ylabel("share of frames without the agent" if metric == "agent_missing" else metric.upper())
     ax.grid(alpha=0.3)
 # One legend for the three panels, below them, so that no curve hides behind it.
 fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=9, frameon=False)
-fig.suptitle(f"greedy rollouts on held-out episodes: mean ± std over {len(runs)} seeds", fontsize=10)
+fig.suptitle(f"greedy rollouts on held-out episodes: mean ± std over {len(runs)} seeds (bars clipped to [0, 1])",
+             fontsize=10)
 fig.tight_layout(rect=(0, 0.09, 1, 0.95))
 save(fig, "metric_vs_horizon.png")
 
