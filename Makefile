@@ -10,7 +10,7 @@ STAMP := $(VENV)/.wmkit-installed
 # CUDA torch instead (created with --system-site-packages) and no torch is installed.
 HAS_CUDA := $(shell $(PYTHON) -c "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && echo yes)
 
-.PHONY: setup reproduce test lab data notebooks gpu-check bench-report readme clean help
+.PHONY: setup reproduce test lab data notebooks gpu-check bench bench-plan bench-report readme clean help
 
 help:
 	@echo "make reproduce [PROFILE=auto|smoke|cpu|gpu]   run every notebook, outputs in runs/<profile>/"
@@ -19,6 +19,8 @@ help:
 	@echo "make data                                     regenerate data/ (byte-identical)"
 	@echo "make notebooks                                write notebooks/*.ipynb from their sources notebooks/*.py"
 	@echo "make gpu-check [ARGS=--cpu-dry-run]          GRPO speed and memory on this GPU (offline, <= 8 min) -> runs/gpu_check/"
+	@echo "make bench [BENCH_PROFILE=cpu BENCH_WORKERS=2] the whole benchmark at this version: runs what has no record, ships the records, publishes the report and README table"
+	@echo "make bench-plan [BENCH_PROFILE=cpu]           what make bench would run and its estimated time (runs nothing)"
 	@echo "make bench-report [BENCH_PROFILE=cpu]         the published benchmark report from the shipped records (runs nothing)"
 	@echo "make readme                                   rewrite README.md's generated blocks (results, notebook times)"
 
@@ -65,6 +67,19 @@ gpu-check:
 # from the records shipped in executed/<profile>/bench/records (every recorded seed, any version).
 # Runs no experiment; then the README's generated blocks follow it.
 BENCH_PROFILE ?= cpu
+BENCH_WORKERS ?= 2
+
+# The whole table at this library version: every experiment's declared seeds
+# (wmkit.bench.claims.BENCH_SEEDS), resumable (records in runs/<profile>/bench), longest runs first,
+# one progress line per run with the time left; then the records are shipped into
+# executed/<profile>/bench/records and the report and the README's table are rebuilt from them.
+bench: $(STAMP)
+	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --workers $(BENCH_WORKERS) --ship
+	$(PY) -m wmkit readme
+
+bench-plan: $(STAMP)
+	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --workers $(BENCH_WORKERS) --plan
+
 bench-report: $(STAMP)
 	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --publish
 	$(PY) -m wmkit readme

@@ -406,6 +406,69 @@ def test_a_report_written_under_the_old_rule_is_judged_again_on_load(tmp_path, f
     assert loaded["rows"][1]["verdict"] == "not measured"  # the unmeasurable claim stays so
 
 
+def test_without_seeds_each_experiment_runs_its_declared_seeds(tmp_path, fresh, monkeypatch):
+    monkeypatch.setitem(bench_claims.BENCH_SEEDS, "smoke", {"fake": 3})
+    lines: list[str] = []
+    result = bench.run_bench("smoke", None, runs_root=tmp_path, experiments=FAKE, claims=FAKE_CLAIMS,
+                             log=lines.append)
+    assert sorted(CALLS) == [("fake", 0), ("fake", 1), ("fake", 2)]
+    row = result.report["rows"][0]
+    assert row["seeds"] == [0, 1, 2] and row["command"] == "python -m wmkit bench --profile smoke --only fake"
+    # one progress line per finished run, with the time left
+    done = [line for line in lines if line.startswith("bench: ") and "runs done" in line]
+    assert [line.split()[1] for line in done] == ["1/3", "2/3", "3/3"] and done[-1].endswith("about 0 s left")
+    with pytest.raises(AssertionError):  # an undeclared experiment or one seed is refused
+        monkeypatch.setitem(bench_claims.BENCH_SEEDS, "cpu", {"no_such_experiment": 3})
+        bench_claims._check_registry()
+
+
+def fake_prepare(profile, runs_root, sizes):
+    CALLS.append(("prepare", sizes.steps))
+
+
+def test_what_seeds_share_is_prepared_once_before_they_run(tmp_path, fresh):
+    both = {name: Experiment(name, "WMRL", fake_run, fake_sizes, "shares a world model", prepare=fake_prepare)
+            for name in ("fake", "fake_too")}
+    bench.run_bench("smoke", 2, runs_root=tmp_path, experiments=both, claims=FAKE_CLAIMS, log=lambda line: None)
+    assert CALLS[0] == ("prepare", 1) and CALLS.count(("prepare", 1)) == 1 and len(CALLS) == 5
+    CALLS.clear()
+    bench.run_bench("smoke", 2, runs_root=tmp_path, experiments=both, claims=FAKE_CLAIMS, log=lambda line: None)
+    assert CALLS == []  # nothing to run: nothing to prepare
+
+
+def test_the_plan_runs_nothing_and_estimates_from_the_records_timings(tmp_path, fresh, monkeypatch):
+    run(tmp_path, 2)
+    for path in (tmp_path / "bench" / "fake").glob("*.json"):  # each seed took 100 s
+        record = json.loads(path.read_text())
+        path.write_text(json.dumps({**record, "wall_seconds": 100.0}))
+    monkeypatch.setitem(bench_claims.BENCH_SEEDS, "smoke", {"fake": 5})
+    CALLS.clear()
+    lines: list[str] = []
+    out = bench.run_bench("smoke", None, runs_root=tmp_path, experiments=FAKE, claims=FAKE_CLAIMS,
+                          log=lines.append, workers=2, plan_only=True)
+    assert CALLS == [] and out.ran == [] and out.report == {}
+    assert lines[0] == "bench plan, profile smoke: 3 of 5 (experiment, seed) runs to do, 2 recorded at this library version"
+    assert "seeds 0-4" in lines[1] and "to run  3" in lines[1] and "~2 min per seed" in lines[1]
+    assert lines[-1].startswith("about 5 min of work: about 2 min with 2 worker(s)")  # 300 s, 150 s
+
+
+def test_ship_replaces_the_published_records_of_the_seeds_it_ran_and_keeps_the_others(tmp_path, fresh):
+    repo = published_fake(tmp_path, seeds=(0, 1, 2))
+    published = repo / "executed" / "smoke" / "bench" / "records" / "fake"
+    stale = published / "seed0_0123456789ab_000000000000.json"  # another version, another config
+    stale.write_text("{}")
+    before = {p.name for p in published.iterdir()}
+    runs_root = tmp_path / "now"
+    run(runs_root, 2)
+    mine = {p.name for p in (runs_root / "bench" / "fake").glob("*.json")}
+    copied = bench.ship_records("smoke", runs_root, {"fake": [0, 1, 5]}, repo=repo, experiments=FAKE,
+                                log=lambda line: None)
+    assert {p.name for p in copied} == mine  # seed 5 has no record here: nothing to copy
+    after = {p.name for p in published.iterdir()}
+    assert mine <= after and not stale.exists()
+    assert after - mine == {n for n in before if n.startswith("seed2_")}  # seed 2 not asked for: kept
+
+
 def test_a_changed_config_is_a_new_record(tmp_path, fresh):
     run(tmp_path, 1)
     other = {"fake": Experiment("fake", "WMRL", fake_run, lambda profile: FakeSizes(steps=7), "changed sizes")}
@@ -417,7 +480,8 @@ def test_a_changed_config_is_a_new_record(tmp_path, fresh):
 def test_report_files_and_figures(tmp_path, fresh):
     report = run(tmp_path, 2).report
     text = (tmp_path / "report.md").read_text()
-    assert "after beats before" in text and "python -m wmkit bench --profile smoke --seeds 2 --only fake" in text
+    # smoke declares 2 seeds per experiment: the row's command needs no --seeds
+    assert "after beats before" in text and "python -m wmkit bench --profile smoke --only fake" in text
     assert report["machine"]["versions"]["torch"] and report["counts"]["inconclusive"] == 1  # t(1 dof) = 12.7
     assert all(Path(f).exists() for f in report["figures"])
 
@@ -482,9 +546,10 @@ def test_cli_errors_are_one_line(capsys):
 
     assert main(["bench", "--profile", "smoke", "--seeds", "0"]) == 2
     assert main(["bench", "--profile", "smoke", "--only", "nope"]) == 2
+    assert main(["bench", "--profile", "smoke", "--ship", "--seeds", "2"]) == 2
     assert main(["bench", "--profile", "nope"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 3 and all(line.startswith("wmkit: error:") for line in err)
+    assert len(err) == 4 and all(line.startswith("wmkit: error:") for line in err)
 
 
 def test_records_key_on_the_library_tree_so_a_docs_commit_keeps_them(tmp_path):

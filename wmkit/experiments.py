@@ -103,6 +103,12 @@ class Experiment:
     """Field of the sizes giving how many seeds run at once (processes); None: one after another."""
     timing_key: str | None = "seconds"
     """Key of the command's JSON that gets this invocation's wall seconds; None: none."""
+    prepare: str | Callable | None = None
+    """``prepare(profile, runs_root, sizes)``, or ``"module:function"`` naming it: builds what every
+    seed of the experiment loads from ``runs_root`` (notebook 01's world model), once, before the
+    benchmark runs its seeds side by side; without it two workers would build it at once in the same
+    folder. Called once per benchmark run and function (in the main process). None: the seeds share
+    nothing on disk."""
 
     @property
     def run(self) -> str | Callable:
@@ -168,6 +174,14 @@ def get(name: str | Experiment) -> Experiment:
     if name in registry:
         return registry[name]
     raise ValueError(f"unknown paper {name!r}: choose one of {', '.join(commands)}")
+
+
+def notebook_01_world_model(profile, runs_root, sizes) -> None:
+    """An :attr:`Experiment.prepare`: notebook 01's world model under `runs_root`, built when missing
+    (the RLVR-World, RWML and WM-R1 experiments start from it or judge with it)."""
+    from wmkit.core.build import series_world_model
+
+    series_world_model(profile, runs_root)
 
 
 def _sizes(entry: Experiment, profile) -> Any:

@@ -146,6 +146,36 @@ EXPERIMENTS: dict[str, Experiment] = {name: e for name, e in REGISTRY.items() if
 defined beside each paper (``wmkit/<paper>/registry.py``)."""
 
 
+DEFAULT_BENCH_SEEDS = {"smoke": 2, "cpu": 3, "gpu": 3}
+"""Seeds 0..N-1 of every experiment of a profile's benchmark, unless :data:`BENCH_SEEDS` says more:
+a 95% t-interval needs at least two, and three is the least that gives a claim with a clear effect
+an interval that excludes zero."""
+
+BENCH_SEEDS: dict[str, dict[str, int]] = {
+    "cpu": {
+        # The video arms' per-seed gains scatter widely (standard deviations of 0.2-0.4 around
+        # means of 0.1-0.3); the planned tests of the changed arm's split ran on seeds 3-17, after
+        # seeds 0-2 suggested it (research/README.md, 'Video split confirmation').
+        "rlvr_video": 18,
+        # The positive control's planned test ran on seeds 4-7, after seeds 0-3 chose the regime.
+        "wm_r1_small_world": 8,
+        # The per-seed gain of WM-R1 inside the learned model has a standard deviation of about
+        # 0.15 around a mean of about 0.14: the interval excludes zero only from about a dozen seeds,
+        # and the pooled test of the research rounds ran on 19.
+        "wm_r1_learned": 19,
+    },
+}
+"""profile -> experiment -> how many seeds (0..N-1) its claims are judged on, where that is more
+than :data:`DEFAULT_BENCH_SEEDS`: ``python -m wmkit bench --profile cpu`` (no ``--seeds``) runs exactly
+these, and the published report reads them (one table, whatever invocations made the records)."""
+
+
+def declared_seeds(profile: str, experiment: str) -> list[int]:
+    """The seeds `experiment`'s claims are judged on in `profile` (:data:`BENCH_SEEDS`)."""
+    n = BENCH_SEEDS.get(profile, {}).get(experiment, DEFAULT_BENCH_SEEDS.get(profile, 3))
+    return list(range(n))
+
+
 def _rl(mode: str, part: str) -> tuple[str, str]:
     return f"runs/0/after/{mode}/{part}", f"before/{mode}/{part}"
 
@@ -513,6 +543,9 @@ def _check_registry() -> None:
         assert c.experiment is None or (c.experiment in EXPERIMENTS and c.value), c.id
         assert c.id in CLAIM_TYPES, f"{c.id}: give it a kind (and group) in CLAIM_TYPES"
     check_groups(CLAIMS)
+    for profile, declared in BENCH_SEEDS.items():
+        for name, n in declared.items():
+            assert name in EXPERIMENTS and n >= 2, f"BENCH_SEEDS[{profile!r}][{name!r}]"
 
 
 PAPER_SCALE_NOTES = {

@@ -56,6 +56,7 @@ from pathlib import Path
 
 from wmkit.bench.claims import (
     CLAIM_KINDS,
+    declared_seeds,
     CLAIMS,
     PAPER_CLAIM,
     EXPERIMENTS,
@@ -214,9 +215,12 @@ def select_experiments(only: Sequence[str] | None, experiments: dict[str, Experi
     return chosen
 
 
-def bench_command(profile: str, seeds: int, only: Sequence[str] | None = None, threads: int | None = None,
+def bench_command(profile: str, seeds: int | None, only: Sequence[str] | None = None, threads: int | None = None,
                   workers: int = 1) -> str:
-    parts = ["python", "-m", "wmkit", "bench", "--profile", profile, "--seeds", str(seeds)]
+    """The command line of a benchmark run; `seeds` None: each experiment's declared seeds (no ``--seeds``)."""
+    parts = ["python", "-m", "wmkit", "bench", "--profile", profile]
+    if seeds is not None:
+        parts += ["--seeds", str(seeds)]
     if only:
         parts += ["--only", *only]
     if threads:
@@ -451,7 +455,8 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
         return {**row, "verdict": "not measured", "reason": claim.not_measured, "records": [], "seeds": [],
                 "kit": summarize([]), "command": None}
     paper = experiments[claim.experiment].paper
-    row["command"] = bench_command(profile, n_seeds, [claim.experiment])
+    declared = list(range(n_seeds)) == declared_seeds(profile, claim.experiment)
+    row["command"] = bench_command(profile, None if declared else n_seeds, [claim.experiment])
     if not records:
         reason = f"not run on this machine: {unavailable}" if unavailable else "no run record (run the command)"
         return {**row, "verdict": "not measured", "reason": reason, "records": [], "seeds": [], "kit": summarize([])}
@@ -907,26 +912,122 @@ class BenchResult:
     seconds: float = 0.0
 
 
-def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None = None,
+def bench_seeds(profile: str, seeds: int | None, names: Sequence[str]) -> dict[str, list[int]]:
+    """experiment -> the seeds a benchmark runs: 0..`seeds`-1 for every experiment, or with `seeds`
+    None each experiment's declared seeds (:func:`wmkit.bench.claims.declared_seeds`)."""
+    if seeds is None:
+        return {name: declared_seeds(profile, name) for name in names}
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise ValueError(f"--seeds must be a positive integer, not {seeds!r}")
+    return {name: list(range(seeds)) for name in names}
+
+
+def seconds_per_seed(experiments: Sequence[str], folders: Sequence[Path]) -> dict[str, float | None]:
+    """experiment -> median wall seconds of one seed over its records in `folders` (any version, any
+    config: an estimate for the ETA and the plan), None where there is no record."""
+    import statistics
+
+    out: dict[str, float | None] = {}
+    for name in experiments:
+        times = []
+        for folder in folders:
+            for path in (Path(folder) / name).glob("seed*_*.json"):
+                try:
+                    times.append(float(json.loads(path.read_text())["wall_seconds"]))
+                except (OSError, ValueError, KeyError, TypeError):
+                    continue
+        out[name] = statistics.median(times) if times else None
+    return out
+
+
+def duration(seconds: float) -> str:
+    """'1 h 05 min', '12 min', '40 s'."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+@dataclass
+class BenchPlan:
+    """What a benchmark invocation will run: per experiment its seeds, the seeds without a record at
+    this version, and the estimated seconds of one seed (:func:`seconds_per_seed`)."""
+
+    profile: str
+    workers: int
+    seeds: dict[str, list[int]]
+    to_run: dict[str, list[int]]
+    seconds: dict[str, float | None]
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def estimate(self, jobs: Sequence[tuple[str, int]] | None = None) -> float:
+        """Estimated worker-seconds of `jobs` (default: every run to do); an experiment without a
+        record counts as the median of the others."""
+        known = [v for v in self.seconds.values() if v]
+        fallback = sorted(known)[len(known) // 2] if known else 60.0
+        jobs = [(n, s) for n, seeds in self.to_run.items() for s in seeds] if jobs is None else jobs
+        return sum(self.seconds.get(n) or fallback for n, _ in jobs)
+
+    def lines(self) -> list[str]:
+        total = sum(len(v) for v in self.seeds.values())
+        todo = sum(len(v) for v in self.to_run.values())
+        out = [f"bench plan, profile {self.profile}: {todo} of {total} (experiment, seed) runs to do, "
+               f"{total - todo} recorded at this library version"]
+        for name, seeds in self.seeds.items():
+            each = self.seconds.get(name)
+            note = f"~{duration(each)} per seed" if each else "no timing on record"
+            why = f"; not on this machine: {self.skipped[name]}" if name in self.skipped else ""
+            out.append(f"  {name:24s} seeds {_seed_list(seeds):8s} to run {len(self.to_run[name]):2d}  {note}{why}")
+        work = self.estimate()
+        out.append(f"about {duration(work)} of work: about {duration(work / self.workers)} with "
+                   f"{self.workers} worker(s) (medians of the records' own wall times)")
+        return out
+
+
+def plan_bench(profile: str, seeds: dict[str, list[int]], runs_root: Path, workers: int,
+               experiments: dict[str, Experiment] | None = None) -> BenchPlan:
+    """The :class:`BenchPlan` of running `seeds` (experiment -> seeds) under `runs_root`."""
+    experiments = EXPERIMENTS if experiments is None else experiments
+    to_run: dict[str, list[int]] = {}
+    skipped: dict[str, str] = {}
+    for name, wanted in seeds.items():
+        reason = unavailable_reason(experiments[name])
+        key = experiment_key(experiments[name]).key
+        missing = [s for s in wanted if not record_path(runs_root / "bench", name, s, key, config_hash(
+            experiment_config(experiments[name], profile, s))).exists()]
+        if reason and missing:  # a record made where it could run still counts
+            skipped[name] = reason
+            missing = []
+        to_run[name] = missing
+    timing_dirs = [runs_root / "bench", published_dir(profile) / "bench" / "records"]
+    return BenchPlan(profile, workers, seeds, to_run, seconds_per_seed(list(seeds), timing_dirs), skipped)
+
+
+def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[str] | None = None,
               runs_root: Path | None = None, threads: int | None = None, report_only: bool = False,
               experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
-              log: Callable[[str], None] = print, workers: int = 1, any_version: bool = False) -> BenchResult:
+              log: Callable[[str], None] = print, workers: int = 1, any_version: bool = False,
+              plan_only: bool = False) -> BenchResult:
     """Run every selected (experiment, seed) that has no record yet, then rebuild the report from
     all records of this library version (also those of experiments not selected this time).
+
+    `seeds`: None runs each experiment's declared seeds (:func:`wmkit.bench.claims.declared_seeds`:
+    the one benchmark definition); N runs seeds 0..N-1 of every selected experiment.
 
     `any_version` (with `report_only` only): the report takes, per experiment and seed, the newest
     record made with today's config by any library version, and names each experiment's versions.
     For a benchmark too long to rerun whole after every library change; what it gains in coverage
     it loses in currency, and the report says so.
 
-    `workers` > 1 runs the seeds of each experiment side by side in that many processes, each with
-    an equal share of the cores (`wmkit.core.parallel.run_jobs`; one torch thread each on 2 cores):
-    the records are the same as one at a time, up to the last digits a thread count can change."""
+    `workers` > 1 runs the (experiment, seed) runs side by side in that many processes, longest first,
+    each with an equal share of the cores (`wmkit.core.parallel.run_jobs`; one torch thread each on 2
+    cores): the records are the same as one at a time, up to the last digits a thread count can
+    change. One progress line per finished run gives the time left, from the records' own timings.
+    `plan_only`: print what would run and how long it should take (:class:`BenchPlan`), run nothing."""
     from wmkit.profiles import resolve_profile_name
     from wmkit.runs import default_runs_root
 
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise ValueError(f"--seeds must be a positive integer, not {seeds!r}")
     if threads is not None and threads < 1:
         raise ValueError(f"--threads must be at least 1, not {threads}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -937,6 +1038,7 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
     profile = resolve_profile_name(profile)
     experiments = EXPERIMENTS if experiments is None else experiments
     names = select_experiments(only, experiments)
+    wanted = bench_seeds(profile, seeds, names)
     runs_root = Path(runs_root) if runs_root else default_runs_root() / profile
     runs_root.mkdir(parents=True, exist_ok=True)
     if threads:
@@ -949,39 +1051,61 @@ def run_bench(profile: str = "smoke", seeds: int = 1, only: Sequence[str] | None
     start = time.perf_counter()
     out = BenchResult(report={})
     if not report_only:
-        for name in names:
-            reason = unavailable_reason(experiments[name])
-            key = experiment_key(experiments[name])
-            dirty = _closure_dirty(key)
-            to_run = []
-            for seed in range(seeds):
-                config = experiment_config(experiments[name], profile, seed)
-                exists = record_path(runs_root / "bench", name, seed, key.key, config_hash(config)).exists()
-                if reason and not exists:  # a record made where it could run still counts
-                    out.skipped[name] = reason
-                    log(f"{name} seed {seed}: not run on this machine: {reason}")
-                    continue
-                to_run.append(seed)
-            if workers > 1 and len(to_run) > 1:  # each worker prints its own lines (a log function does not cross processes)
-                from wmkit.core.parallel import run_jobs
-
-                jobs = [(run_one, {"experiment": experiments[name], "profile": profile, "seed": seed,
-                                   "runs_root": runs_root, "code": key, "command": command, "commit": commit,
-                                   "dirty": dirty})
-                        for seed in to_run]
-                done = run_jobs(jobs, workers=workers)
-            else:
-                done = [run_one(experiments[name], profile, seed, runs_root, key, command, log, commit, dirty)
-                        for seed in to_run]
-            for seed, (_, ran) in zip(to_run, done):
-                (out.ran if ran else out.cached).append(f"{name}/seed{seed}")
+        plan = plan_bench(profile, wanted, runs_root, workers, experiments)
+        for line in plan.lines():
+            log(line)
+        if plan_only:
+            return out
+        out.skipped.update(plan.skipped)
+        for name in wanted:
+            done = set(wanted[name]) - set(plan.to_run[name])
+            out.cached += [f"{name}/seed{s}" for s in sorted(done) if name not in plan.skipped]
+        out.ran += _run_planned(plan, experiments, runs_root, command, commit, workers, log)
     out.seconds = time.perf_counter() - start
-    out.report = build_report(runs_root, profile, list(range(seeds)), ANY_VERSION if any_version else CURRENT,
+    report_seeds = wanted if seeds is None else list(range(seeds))
+    out.report = build_report(runs_root, profile, report_seeds, ANY_VERSION if any_version else CURRENT,
                               claims, experiments, command,
                               out.seconds, unavailable=out.skipped)
     log(f"bench: {len(out.ran)} run, {len(out.cached)} cached, {out.seconds:.0f} s; "
         f"{runs_root / 'bench.json'}, {runs_root / 'report.md'}")
     return out
+
+
+def _run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root: Path, command: str,
+                 commit: str, workers: int, log: Callable[[str], None]) -> list[str]:
+    """Run every (experiment, seed) of `plan.to_run`, longest first; returns 'experiment/seedN' of each.
+    Each run writes its record when it ends, so an interrupted benchmark redoes only what is missing."""
+    order = sorted(((n, s) for n, seeds in plan.to_run.items() for s in seeds),
+                   key=lambda job: (-(plan.seconds.get(job[0]) or 0), job[0], job[1]))
+    if not order:
+        return []
+    prepared = set()
+    for name in dict.fromkeys(n for n, _ in order):  # what the seeds share, built once before they run
+        prepare = experiments[name].prepare
+        if prepare is not None and prepare not in prepared:
+            log(f"{name}: preparing what its seeds share ({prepare})")
+            _resolve(prepare)(plan.profile, runs_root, experiment_sizes(experiments[name], plan.profile))
+            prepared.add(prepare)
+    keys = {n: experiment_key(experiments[n]) for n in {n for n, _ in order}}
+    dirty = {n: _closure_dirty(k) for n, k in keys.items()}
+    parallel = workers > 1 and len(order) > 1
+    jobs = [(run_one, {"experiment": experiments[n], "profile": plan.profile, "seed": s, "runs_root": runs_root,
+                       "code": keys[n], "command": command, "commit": commit, "dirty": dirty[n],
+                       **({} if parallel else {"log": log})})  # a log function does not cross processes
+            for n, s in order]
+    left = list(order)
+    started = time.perf_counter()
+
+    def progress(index: int, _result) -> None:
+        left.remove(order[index])
+        remaining = plan.estimate(left) / min(workers, max(1, len(left)))
+        log(f"bench: {len(order) - len(left)}/{len(order)} runs done ({order[index][0]} seed {order[index][1]}), "
+            f"{duration(time.perf_counter() - started)} so far, about {duration(remaining)} left")
+
+    from wmkit.core.parallel import run_jobs
+
+    run_jobs(jobs, workers=workers if parallel else 1, on_done=progress)
+    return [f"{n}/seed{s}" for n, s in order]
 
 
 PUBLISHED_REPORT = "benchmark_report.md"
@@ -1020,6 +1144,38 @@ def publish_report(profile: str = "cpu", repo: Path = REPO, experiments: dict[st
                           None, records_dir=records_dir, report_name=PUBLISHED_REPORT)
     log(f"published: {out / PUBLISHED_REPORT}, {out / 'bench.json'}, {len(report['figures'])} figure(s) in {figures}")
     return report
+
+
+def ship_records(profile: str, runs_root: Path, seeds: dict[str, list[int]], repo: Path = REPO,
+                 experiments: dict[str, Experiment] | None = None, log: Callable[[str], None] = print) -> list[Path]:
+    """Copy the records of `seeds` (experiment -> seeds) made at this checkout's keys from
+    ``<runs_root>/bench`` into ``executed/<profile>/bench/records``, and remove every other record of
+    those (experiment, seed) pairs there (other versions and configs: superseded; git history keeps
+    them). A seed without a record at this version keeps its old records. Returns the copied paths."""
+    import shutil
+
+    experiments = EXPERIMENTS if experiments is None else experiments
+    target = published_dir(profile, repo) / "bench" / "records"
+    copied, missing = [], []
+    for name, wanted in seeds.items():
+        key = experiment_key(experiments[name]).key
+        for seed in wanted:
+            source = record_path(Path(runs_root) / "bench", name, seed, key,
+                                 config_hash(experiment_config(experiments[name], profile, seed)))
+            if not source.exists():
+                missing.append(f"{name}/seed{seed}")
+                continue
+            folder = target / name
+            folder.mkdir(parents=True, exist_ok=True)
+            for old in folder.glob(f"seed{seed}_*.json"):
+                if old.name != source.name:
+                    old.unlink()
+            shutil.copyfile(source, folder / source.name)
+            copied.append(folder / source.name)
+    log(f"shipped {len(copied)} record(s) into {target}"
+        + (f"; {len(missing)} seed(s) have no record at this version and keep their old ones: "
+           + ", ".join(missing) if missing else ""))
+    return copied
 
 
 def repository_url() -> str | None:
@@ -1117,7 +1273,9 @@ def _write_bytes_atomic(path: Path, data: bytes) -> None:
 def add_bench_parser(sub) -> None:
     p = sub.add_parser("bench", help="notebook 05: measure the papers' claims over seeds, cached and resumable")
     p.add_argument("--profile", default="auto")
-    p.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1")
+    p.add_argument("--seeds", type=int, default=None,
+                   help="seeds 0..N-1 of every experiment (default: each experiment's declared seeds, "
+                        "wmkit.bench.claims.BENCH_SEEDS)")
     p.add_argument("--only", nargs="*", help="papers (RLVR-World, RWML, WM-R1, WMRL) or experiment names")
     p.add_argument("--runs-dir", default=None, help="default runs/<profile>")
     p.add_argument("--threads", type=int, default=None, help="torch threads (1 on a small shared CPU)")
@@ -1127,6 +1285,12 @@ def add_bench_parser(sub) -> None:
     p.add_argument("--any-version", action="store_true",
                    help="with --report-only: the newest record of each experiment and seed, whatever library "
                         "version made it (each experiment's version is listed in the report)")
+    p.add_argument("--plan", action="store_true",
+                   help="print what would run and its estimated time (from the records' timings); run nothing")
+    p.add_argument("--ship", action="store_true",
+                   help="after the runs, copy this version's records of the declared seeds into "
+                        "executed/<profile>/bench/records (replacing other versions' records of those seeds) "
+                        "and publish the report from them (make bench)")
     p.add_argument("--publish", action="store_true",
                    help="run nothing: build the one published report from the shipped records "
                         "(executed/<profile>/bench/records, every recorded seed, any version) into "
@@ -1140,8 +1304,24 @@ def bench_main(args) -> int:
         report = publish_report(resolve_profile_name(args.profile))
         print("\n".join(report["headline"]["text"]))
         return 0
+    if args.ship and (args.seeds is not None or args.report_only or args.any_version):
+        raise ValueError("--ship publishes the declared seeds of this version: no --seeds, --report-only "
+                         "or --any-version with it")
     result = run_bench(args.profile, args.seeds, args.only, Path(args.runs_dir) if args.runs_dir else None,
-                       args.threads, args.report_only, workers=args.workers, any_version=args.any_version)
+                       args.threads, args.report_only, workers=args.workers, any_version=args.any_version,
+                       plan_only=args.plan)
+    if args.plan:
+        return 0
+    if args.ship:
+        from wmkit.profiles import resolve_profile_name
+        from wmkit.runs import default_runs_root
+
+        profile = resolve_profile_name(args.profile)
+        runs_root = Path(args.runs_dir) if args.runs_dir else default_runs_root() / profile
+        ship_records(profile, runs_root, bench_seeds(profile, None, select_experiments(args.only)))
+        report = publish_report(profile)
+        print("\n".join(report["headline"]["text"]))
+        return 0
     for row in result.report["rows"]:
         print(f"{row['paper']:10s} {row['id']:26s} {fmt_kit(row['kit']):40s} {row['verdict']}")
     return 0
