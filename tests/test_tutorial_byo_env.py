@@ -105,3 +105,25 @@ def test_the_tutorial_runs_at_smoke(tutorial_folder):
     assert all(not done for *_, done in episode[:-1])  # no step after the end
     imagined = namespace["imagined"]  # the generic world-model environment: it counted what it played
     assert imagined.steps == len(episode) and 0 <= imagined.unparsed <= imagined.steps
+
+
+def test_the_command_line_builds_the_world_model_of_an_environment_a_module_registers(tutorial_folder, capsys):
+    from wmkit.__main__ import main
+
+    (tutorial_folder / "cellar_key.py").write_text(MODULE_FILE.read_text())
+    (tutorial_folder / "my_envs.py").write_text(
+        "import cellar_key\nfrom wmkit.envs import register_environment\nfrom wmkit.envs.base import Environment\n"
+        "register_environment(Environment(name=cellar_key.NAME, module=cellar_key, system_prompt='Predict.', "
+        "metric_name='fields_right', metric=cellar_key.fields_right), replace=True)\n")
+    sys.modules.pop("my_envs", None)
+    try:
+        assert main(["world-model", "--profile", "smoke", "--envs", "cellar_key", "--out", "wm"]) == 2
+        assert "not registered" in capsys.readouterr().err  # without --import nobody registered it
+        assert main(["world-model", "--profile", "smoke", "--import", "no_such_module", "--out", "wm"]) == 2
+        assert main(["world-model", "--profile", "smoke", "--import", "my_envs", "--envs", "cellar_key",
+                     "--out", "wm"]) == 0
+    finally:
+        sys.modules.pop("my_envs", None)
+    out = capsys.readouterr().out
+    info = json.loads(out[out.index("{\n"):])  # the command prints the run's info as JSON last
+    assert info["envs"] == ["cellar_key"] and (tutorial_folder / "wm" / "final").is_dir()

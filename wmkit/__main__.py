@@ -234,6 +234,31 @@ def add_run_parser(sub) -> None:
             added.add(option.flag)
 
 
+def checked_envs(envs: list[str] | None, imports: list[str]) -> tuple[str, ...] | None:
+    """Import each module of `imports` (one that registers an environment: ``--import my_envs``, the
+    current folder first on the path), then check that every name of `envs` is registered; a
+    ValueError names what is wrong. Returns `envs` (None: the command's default)."""
+    import importlib
+
+    from wmkit.envs import ENVIRONMENTS
+
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    for module in imports:
+        try:
+            importlib.import_module(module)
+        except ImportError as err:
+            raise ValueError(f"--import {module}: cannot import it ({err}); run from the folder that holds "
+                             f"{module}.py or add that folder to PYTHONPATH") from None
+    if envs is None:
+        return None
+    unknown = [e for e in envs if e not in ENVIRONMENTS]
+    if unknown:
+        raise ValueError(f"--envs {' '.join(unknown)}: not registered; registered: {', '.join(ENVIRONMENTS)}"
+                         + ("" if imports else " (register yours in a module and name it with --import)"))
+    return tuple(envs)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wmkit", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -249,6 +274,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="default runs/<profile>/01_build_world_model/world_model")
     p.add_argument("--model", default=None)
+    p.add_argument("--envs", nargs="+", default=None,
+                   help="registered environments to collect and model (default: the kit's text game and phone)")
+    p.add_argument("--import", dest="imports", nargs="+", default=[], metavar="MODULE",
+                   help="modules to import first (from the current folder or the Python path): one that "
+                        "registers your environment (tutorials/bring_your_own_env.md)")
     from wmkit.jobs import add_train_parser, train_main
 
     add_train_parser(sub)
@@ -282,9 +312,11 @@ def main(argv: list[str] | None = None) -> int:
 
             check_seed(args.seed, "--seed")
             profile = get_profile(args.profile)
+            envs = checked_envs(args.envs, args.imports)
             out = make_folder(args.out or REPO / "runs" / profile.name / "01_build_world_model" / "world_model",
                               "--out folder")
-            run = build_world_model(profile, out, seed=args.seed, model=args.model)
+            run = build_world_model(profile, out, seed=args.seed, model=args.model,
+                                    **({"envs": envs} if envs else {}))
             print(json.dumps(run.info, indent=1))
         elif args.command == "train":
             return train_main(args)
