@@ -694,6 +694,13 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
                       f"`{short_version(report['code'])}` "
                       + ("(source key)" if is_source_key(report["code"]) else "(git tree of wmkit/"
                          + (", + its uncommitted changes, hashed after the +)" if "+" in report["code"] else ")")))
+    if any_version and report.get("experiments"):
+        stale = {n: e for n, e in report["experiments"].items() if e.get("codes") and e.get("this_kit") != "this kit: the same"}
+        provenance += (f"\n* at this library version: {len(report['experiments']) - len(stale)} of "
+                       f"{len(report['experiments'])} experiments (every record made by this checkout's source)"
+                       + ("; made by an older source: " + "; ".join(
+                           f"`{n}` ({', '.join(short_version(c) for c in e['codes'])})" for n, e in stale.items())
+                          if stale else ""))
     lines = [
         f"# wmkit benchmark — profile `{report['profile']}`, {seeds_label(report)}", "",
         provenance,
