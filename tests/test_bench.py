@@ -452,6 +452,17 @@ def test_the_plan_runs_nothing_and_estimates_from_the_records_timings(tmp_path, 
     assert lines[-1].startswith("about 5 min of work: about 2 min with 2 worker(s)")  # 300 s, 150 s
 
 
+def test_the_estimate_prefers_records_made_on_this_cpu_model(tmp_path):
+    folder = tmp_path / "fake"
+    folder.mkdir()
+    for i, (seconds, model) in enumerate([(100, "AMD EPYC"), (300, "AMD EPYC"), (50, "Intel Xeon"), (10, None)]):
+        record = {"wall_seconds": seconds, **({"cpu": {"cpu_model": model}} if model else {})}
+        (folder / f"seed{i}_v_c.json").write_text(json.dumps(record))
+    assert bench.seconds_per_seed(["fake", "none"], [tmp_path], "AMD EPYC") == {"fake": 200, "none": None}
+    assert bench.seconds_per_seed(["fake"], [tmp_path], "Intel Xeon") == {"fake": 50}
+    assert bench.seconds_per_seed(["fake"], [tmp_path], "another CPU") == {"fake": 75}  # no such record: all
+
+
 def test_ship_replaces_the_published_records_of_the_seeds_it_ran_and_keeps_the_others(tmp_path, fresh):
     repo = published_fake(tmp_path, seeds=(0, 1, 2))
     published = repo / "executed" / "smoke" / "bench" / "records" / "fake"

@@ -929,21 +929,27 @@ def bench_seeds(profile: str, seeds: int | None, names: Sequence[str]) -> dict[s
     return {name: list(range(seeds)) for name in names}
 
 
-def seconds_per_seed(experiments: Sequence[str], folders: Sequence[Path]) -> dict[str, float | None]:
+def seconds_per_seed(experiments: Sequence[str], folders: Sequence[Path],
+                     cpu: str | None = None) -> dict[str, float | None]:
     """experiment -> median wall seconds of one seed over its records in `folders` (any version, any
-    config: an estimate for the ETA and the plan), None where there is no record."""
+    config: an estimate for the ETA and the plan), None where there is no record. With `cpu` (a
+    ``cpu_model``), the records made on that CPU where an experiment has any: a seed's time differs
+    between CPU kinds by a factor of two or more."""
     import statistics
 
     out: dict[str, float | None] = {}
     for name in experiments:
-        times = []
+        times: list[tuple[float, str | None]] = []
         for folder in folders:
             for path in (Path(folder) / name).glob("seed*_*.json"):
                 try:
-                    times.append(float(json.loads(path.read_text())["wall_seconds"]))
-                except (OSError, ValueError, KeyError, TypeError):
+                    record = json.loads(path.read_text())
+                    times.append((float(record["wall_seconds"]), (record.get("cpu") or {}).get("cpu_model")))
+                except (OSError, ValueError, KeyError, TypeError, AttributeError):
                     continue
-        out[name] = statistics.median(times) if times else None
+        same = [t for t, model in times if cpu is not None and model == cpu]
+        chosen = same or [t for t, _ in times]
+        out[name] = statistics.median(chosen) if chosen else None
     return out
 
 
@@ -988,7 +994,8 @@ class BenchPlan:
             out.append(f"  {name:24s} seeds {_seed_list(seeds):8s} to run {len(self.to_run[name]):2d}  {note}{why}")
         work = self.estimate()
         out.append(f"about {duration(work)} of work: about {duration(work / self.workers)} with "
-                   f"{self.workers} worker(s) (medians of the records' own wall times)")
+                   f"{self.workers} worker(s) (medians of the records' own wall times, those made on this "
+                   "machine's CPU model where an experiment has any; other CPUs can be twice as fast or slow)")
         return out
 
 
@@ -1008,7 +1015,8 @@ def plan_bench(profile: str, seeds: dict[str, list[int]], runs_root: Path, worke
             missing = []
         to_run[name] = missing
     timing_dirs = [runs_root / "bench", published_dir(profile) / "bench" / "records"]
-    return BenchPlan(profile, workers, seeds, to_run, seconds_per_seed(list(seeds), timing_dirs), skipped)
+    return BenchPlan(profile, workers, seeds, to_run,
+                     seconds_per_seed(list(seeds), timing_dirs, cpu_model().get("cpu_model")), skipped)
 
 
 def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[str] | None = None,
