@@ -19,7 +19,7 @@ help:
 	@echo "make data                                     regenerate data/ (byte-identical)"
 	@echo "make notebooks                                write notebooks/*.ipynb from their sources notebooks/*.py"
 	@echo "make gpu-check [ARGS=--cpu-dry-run]          GRPO speed and memory on this GPU (offline, <= 8 min) -> runs/gpu_check/"
-	@echo "make bench [BENCH_PROFILE=cpu BENCH_WORKERS=nproc] the whole benchmark at this version: runs what has no record, ships the records, publishes the report and README table"
+	@echo "make bench [BENCH_PROFILE=cpu BENCH_WORKERS=<cores>] the whole benchmark at this version: runs what has no record, ships the records, publishes the report and README table"
 	@echo "make bench-plan [BENCH_PROFILE=cpu]           what make bench would run and its estimated time (runs nothing)"
 	@echo "make bench-report [BENCH_PROFILE=cpu]         the published benchmark report from the shipped records (runs nothing)"
 	@echo "make readme                                   rewrite README.md's generated blocks (results, notebook times)"
