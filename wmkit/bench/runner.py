@@ -29,10 +29,11 @@ Three parts:
 
 Command line::
 
-    python -m wmkit bench --profile smoke --seeds 2          # ~2 minutes on 2 CPU cores (world model present)
-    python -m wmkit bench --profile cpu --seeds 3 --only WM-R1
-    python -m wmkit bench --profile cpu --seeds 3 --report-only
-    python -m wmkit bench --profile cpu --seeds 3 --report-only --any-version   # newest records of any version
+    python -m wmkit bench --profile cpu --plan               # what would run, and its estimated time
+    python -m wmkit bench --profile cpu --workers 2 --ship   # the whole table (make bench): declared seeds
+    python -m wmkit bench --profile cpu --only WM-R1         # one paper's experiments, their declared seeds
+    python -m wmkit bench --profile smoke --seeds 2          # seeds 0-1 of every experiment
+    python -m wmkit bench --profile cpu --report-only --any-version   # newest records of any version
 
 The kit's models are tiny, so it reproduces *directions and mechanisms*, not the papers'
 absolute numbers: the report shows both side by side, with the verdict computed from the runs.
