@@ -179,6 +179,15 @@ def record_path(bench_dir: Path, experiment: str, seed: int, code: str, chash: s
     return Path(bench_dir) / experiment / f"seed{seed}_{short_version(code)}_{chash[:12]}.json"
 
 
+def current_record_path(bench_dir: Path, experiment: Experiment, profile: str, seed: int,
+                        key: str | None = None) -> Path:
+    """Where (experiment, seed)'s record of today's config and `key` (default: the experiment's key
+    at this checkout) is, or would be, under `bench_dir`."""
+    key = experiment_key(experiment).key if key is None else key
+    return record_path(bench_dir, experiment.name, seed, key,
+                       config_hash(experiment_config(experiment, profile, seed)))
+
+
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
@@ -1009,8 +1018,8 @@ def plan_bench(profile: str, seeds: dict[str, list[int]], runs_root: Path, worke
     for name, wanted in seeds.items():
         reason = unavailable_reason(experiments[name])
         key = experiment_key(experiments[name]).key
-        missing = [s for s in wanted if not record_path(runs_root / "bench", name, s, key, config_hash(
-            experiment_config(experiments[name], profile, s))).exists()]
+        missing = [s for s in wanted
+                   if not current_record_path(runs_root / "bench", experiments[name], profile, s, key).exists()]
         if reason and missing:  # a record made where it could run still counts
             skipped[name] = reason
             missing = []
@@ -1176,8 +1185,7 @@ def ship_records(profile: str, runs_root: Path, seeds: dict[str, list[int]], rep
     for name, wanted in seeds.items():
         key = experiment_key(experiments[name]).key
         for seed in wanted:
-            source = record_path(Path(runs_root) / "bench", name, seed, key,
-                                 config_hash(experiment_config(experiments[name], profile, seed)))
+            source = current_record_path(Path(runs_root) / "bench", experiments[name], profile, seed, key)
             if not source.exists():
                 missing.append(f"{name}/seed{seed}")
                 continue
