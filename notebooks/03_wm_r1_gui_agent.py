@@ -137,7 +137,10 @@ from wmkit import notebook as nb
 from wmkit.envs import phone
 from wmkit.rewards.wm_r1 import composite_rewards, group_has_signal, wm_call_rewards
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import evaluation as wm_eval
 from wmkit.wm_r1 import experiment as wm_r1
+from wmkit.wm_r1 import ladder as wm_ladder
+from wmkit.wm_r1 import tasks as wm_tasks
 from wmkit.wm_r1.oracle import corrupt_screen
 
 run = nb.start("03_wm_r1_gui_agent", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
@@ -299,9 +302,9 @@ for kind in ("element", "value"):
 # ([research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder)).
 
 # %%
-train_templates, held_templates = wm_r1.task_templates(sizes.max_ref_len)
-pools = {"unique prompts": wm_r1.unique_tasks(ladder.sft_tasks, 10_000 + run.seed, train_templates),
-         "template-balanced": wm_r1.template_balanced_tasks(ladder.sft_tasks, 10_000 + run.seed, train_templates),
+train_templates, held_templates = wm_tasks.task_templates(sizes.max_ref_len)
+pools = {"unique prompts": wm_tasks.unique_tasks(ladder.sft_tasks, 10_000 + run.seed, train_templates),
+         "template-balanced": wm_tasks.template_balanced_tasks(ladder.sft_tasks, 10_000 + run.seed, train_templates),
          "evaluation": phone.sample_tasks(ladder.eval_tasks, 40_000, train_templates)}
 counts = {name: Counter(t.template for t in tasks) for name, tasks in pools.items()}
 print(f"{'template':24s}" + "".join(f"{name:>19s}" for name in pools))
@@ -326,8 +329,8 @@ start_model = tokenizer = None
 sft_seconds = None
 if train_ladder_here:
     t0 = time.perf_counter()
-    start_model, tokenizer, sft_tasks = wm_r1.build_ladder_start(run.profile, run.seed, sizes, progress=True,
-                                                                 model_name=MODEL)
+    start_model, tokenizer, sft_tasks = wm_ladder.build_ladder_start(run.profile, run.seed, sizes, progress=True,
+                                                                     model_name=MODEL)
     sft_seconds = time.perf_counter() - t0
     print(f"SFT start: {len(sft_tasks)} reference episodes, {ladder.sft_epochs:g} epochs, {sft_seconds:.0f} s")
 else:
@@ -338,23 +341,23 @@ else:
 # %% [markdown]
 # ## 5. The positive control and the fidelity ladder (this seed)
 #
-# `wm_r1.run_fidelity_ladder` trains WM-R1 inside the noisy oracle at each error rate p — every rung
+# `wm_ladder.run_fidelity_ladder` trains WM-R1 inside the noisy oracle at each error rate p — every rung
 # from the same start, with the same GRPO tasks (`ladder.grpo_pool`) and settings (T = 0.6, lr 1e-4,
 # G = 8, `scale_rewards="none"`) — and evaluates each policy **in the real simulator** on unseen tasks,
 # greedy and sampled at T = 1. It also measures each world model's error on the start's own episodes:
 # next-screen exactness, and how often its success judgment agrees with the simulator's. At `smoke`
-# the rungs are trained here (`wm_r1.notebook_ladder`); at `cpu` the cells read the benchmark's run of
+# the rungs are trained here (`wm_ladder.notebook_ladder`); at `cpu` the cells read the benchmark's run of
 # this seed (the source is printed above).
 
 # %%
 ladder_seconds = None
 if train_ladder_here:
-    notebook_sizes = wm_r1.notebook_ladder(sizes)  # this notebook's rungs and evaluation tasks
+    notebook_sizes = wm_ladder.notebook_ladder(sizes)  # this notebook's rungs and evaluation tasks
     rungs, n_eval = notebook_sizes.ladder.error_rates, notebook_sizes.ladder.eval_tasks
     t0 = time.perf_counter()
-    this_seed = wm_r1.run_fidelity_ladder(run.profile, run.seed, sizes=notebook_sizes,
-                                          start=(start_model, tokenizer), out_dir=run.output_dir / "ladder",
-                                          learned_world_model=world_model)
+    this_seed = wm_ladder.run_fidelity_ladder(run.profile, run.seed, sizes=notebook_sizes,
+                                              start=(start_model, tokenizer), out_dir=run.output_dir / "ladder",
+                                              learned_world_model=world_model)
     ladder_seconds = time.perf_counter() - t0
     print(f"ladder (p = {', '.join(f'{p:g}' for p in rungs)}): {ladder_seconds:.0f} s")
 else:  # the benchmark's run of this seed: every rung of the ladder, its full evaluation
@@ -498,7 +501,7 @@ for key, rung in this_seed["rungs"].items():
 
 # %%
 per_seed, source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_ladder", this_seed, range(3))
-ladder_summary = wm_r1.summarize_ladder(per_seed)
+ladder_summary = wm_ladder.summarize_ladder(per_seed)
 print("source:", source)
 print(f"SFT start: greedy {stats.describe(ladder_summary['start']['greedy'])}, "
       f"sampled {stats.describe(ladder_summary['start']['sampled'])}")
@@ -567,30 +570,30 @@ print(f"{'world-model calls per trajectory fall during training (p = 0)':78s} {'
 # the 2-epoch start. RL has room where pass@8 is well above greedy.
 
 # %%
-small_sizes = wm_r1.small_world_sizes(sizes)
+small_sizes = wm_ladder.small_world_sizes(sizes)
 small = small_sizes.ladder
-world = wm_r1.ladder_world(small_sizes)
+world = wm_ladder.ladder_world(small_sizes)
 t0 = time.perf_counter()
-small_model, small_tokenizer, _ = wm_r1.build_ladder_start(run.profile, run.seed, small_sizes, progress=True,
-                                                           model_name=MODEL)
+small_model, small_tokenizer, _ = wm_ladder.build_ladder_start(run.profile, run.seed, small_sizes, progress=True,
+                                                               model_name=MODEL)
 small_sft_seconds = time.perf_counter() - t0
 print(f"the small world: {world}; start: {small.sft_tasks} reference episodes (every training template), "
       f"{small.sft_epochs:g} epochs, {small_sft_seconds:.0f} s")
 
 probe_tasks = phone.sample_tasks(max(4, small.eval_tasks // 8), 60_000, world)  # not the evaluation tasks
-precondition = wm_r1.room_for_rl(small_model, small_tokenizer, probe_tasks, small_sizes, k=8, seed=run.seed)
+precondition = wm_eval.room_for_rl(small_model, small_tokenizer, probe_tasks, small_sizes, k=8, seed=run.seed)
 print(f"{'template':14s} {'tasks':>5s} {'greedy':>7s} {'sampled':>8s} {'pass@8':>7s}")
 for template in (t for t in world if t in precondition):
     row = precondition[template]
     print(f"{template:14s} {row['tasks']:5d} {row['greedy']:7.2f} {row['sampled']:8.2f} {row['pass@8']:7.2f}")
 
 # %%
-small_notebook = wm_r1.notebook_ladder(small_sizes)
+small_notebook = wm_ladder.notebook_ladder(small_sizes)
 small_rungs = small_notebook.ladder.error_rates
 t0 = time.perf_counter()
-small_seed = wm_r1.run_fidelity_ladder(run.profile, run.seed, sizes=small_notebook,
-                                       start=(small_model, small_tokenizer), out_dir=run.output_dir / "small_world",
-                                       learned_world_model=world_model)
+small_seed = wm_ladder.run_fidelity_ladder(run.profile, run.seed, sizes=small_notebook,
+                                           start=(small_model, small_tokenizer), out_dir=run.output_dir / "small_world",
+                                           learned_world_model=world_model)
 small_seconds = time.perf_counter() - t0
 print(f"small world, p = {', '.join(f'{p:g}' for p in small_rungs)}: {small_seconds:.0f} s")
 small_start = small_seed["start"]
@@ -633,7 +636,7 @@ fig.tight_layout(); save(fig, "small_world_this_seed.png"); plt.show()
 # %%
 small_per_seed, small_source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_small_world",
                                                        small_seed)
-small_summary = wm_r1.summarize_ladder(small_per_seed)
+small_summary = wm_ladder.summarize_ladder(small_per_seed)
 print("source:", small_source)
 
 
@@ -724,7 +727,7 @@ print("\ndecoded and applied, the edit gives the simulator's next screen:",
       phone.apply_diff(example_settings, phone_edit.decode_edit(example_settings, example_edit)) == example_tapped)
 
 # %% [markdown]
-# The experiment (`wm_r1.run_learned_world_model`, per seed): the 2-epoch start on the status-bar
+# The experiment (`wm_ladder.run_learned_world_model`, per seed): the 2-epoch start on the status-bar
 # phone; the learned world model; its judging of the start's sampled episodes and of the reference
 # solutions; then WM-R1 inside it (no simulator step in training) and, with the same updates, GRPO on
 # the simulator (p = 0). At `cpu` the cells read the benchmark's records (`python -m wmkit bench
@@ -754,8 +757,8 @@ train_learned_here = LEARNED_WORLD_MODEL_HERE if LEARNED_WORLD_MODEL_HERE is not
 learned_seed = None
 if train_learned_here:
     t0 = time.perf_counter()
-    learned_seed = wm_r1.run_learned_world_model(run.profile, run.seed, sizes=sizes,
-                                                 out_dir=run.output_dir / "learned_world_model", progress=True)
+    learned_seed = wm_ladder.run_learned_world_model(run.profile, run.seed, sizes=sizes,
+                                                     out_dir=run.output_dir / "learned_world_model", progress=True)
     print(f"seed {run.seed}: world model, its judging and two GRPO runs in {time.perf_counter() - t0:.0f} s")
 learned_per_seed, learned_source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_learned",
                                                            learned_seed, seeds=range(LEARNED_PLANNED_TESTS[-1][1][-1] + 1))
@@ -808,7 +811,7 @@ else:
 # the evaluation tasks and keeps the best; an arm at its level has learned nothing of the instruction.
 
 # %%
-learned_eval_tasks = wm_r1.ladder_eval_tasks(wm_r1.learned_world_sizes(sizes))
+learned_eval_tasks = wm_ladder.ladder_eval_tasks(wm_ladder.learned_world_sizes(sizes))
 
 
 def fixed_sequence_success(tasks, switch):
@@ -849,7 +852,7 @@ if learned_per_seed:
 
 # %%
 if learned_per_seed:
-    learned_summary = wm_r1.summarize_ladder(learned_per_seed)
+    learned_summary = wm_ladder.summarize_ladder(learned_per_seed)
     fig, axes = plt.subplots(1, 3, figsize=(16, 4), gridspec_kw={"width_ratios": [1.3, 1, 1]})
     arm_names = ["SFT start", "WM-R1 in the\nlearned model", "GRPO on the\nsimulator"]
     for offset, mode in ((-0.2, "greedy"), (0.2, "sampled")):
@@ -957,9 +960,9 @@ tput_tasks = phone.sample_tasks(sizes.throughput_tasks, 50_000, train_templates)
 # The ladder's start when it trained here, else the settings world's start (section 8): any policy
 # shows the two environments' speeds.
 tput_model, tput_tokenizer = (start_model, tokenizer) if start_model is not None else (small_model, small_tokenizer)
-tput = wm_r1.throughput(tput_model, tput_tokenizer, tput_tasks, world_model, sizes.max_steps,
-                        device_latency=DEVICE_LATENCY, max_turn_tokens=sizes.max_turn_tokens,
-                        screen_view=sizes.screen_view)
+tput = wm_eval.throughput(tput_model, tput_tokenizer, tput_tasks, world_model, sizes.max_steps,
+                          device_latency=DEVICE_LATENCY, max_turn_tokens=sizes.max_turn_tokens,
+                          screen_view=sizes.screen_view)
 for row in tput:
     projected = row["agent_steps"] / (row["seconds"] + (row["batched_step_calls"] if row["transitions"] == "simulator" else 0) * 1.0)
     row["steps_per_second_if_device_step_1s"] = projected
@@ -1013,7 +1016,7 @@ results_path = nb.write_results(run, {
     "small_world_precondition": precondition, "small_world_sft_seconds": round(small_sft_seconds, 1),
     "small_world_seconds": round(small_seconds, 1),
     "learned_world_model": learned_seed, "learned_world_model_source": learned_source,
-    "learned_world_model_summary": wm_r1.summarize_ladder(learned_per_seed) if learned_per_seed else None,
+    "learned_world_model_summary": wm_ladder.summarize_ladder(learned_per_seed) if learned_per_seed else None,
     "pool_counts": {name: dict(c) for name, c in counts.items()}, "verdicts": verdicts, "throughput": tput,
     "figures": figures, "summary": summary_lines, "paper": wm_r1.PAPER, "world_model": wm_info,
     "notebook_seconds": round(time.perf_counter() - notebook_start, 1),

@@ -41,7 +41,10 @@ from wmkit.envs import phone_edit as edit_format
 from wmkit.profiles import get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import evaluation as wm_eval
 from wmkit.wm_r1 import experiment as ex
+from wmkit.wm_r1 import ladder as wm_ladder
+from wmkit.wm_r1 import tasks as wm_tasks
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 from wmkit.wm_r1.oracle import NoisyOracle
 
@@ -112,7 +115,7 @@ def named_templates(args, sizes):
         return None
     named = replace(sizes, ladder=replace(sizes.ladder, templates=tuple(args.templates.split(","))))
     try:
-        return ex.ladder_world(named)
+        return wm_ladder.ladder_world(named)
     except ValueError as error:
         raise SystemExit(f"--templates: {error}") from None
 
@@ -134,7 +137,7 @@ def on_phone(args, tasks):
 
 
 def eval_tasks(sizes, n, which="train", templates=None):
-    tr, he = ex.task_templates(sizes.max_ref_len)
+    tr, he = wm_tasks.task_templates(sizes.max_ref_len)
     chosen = templates or (tr if which == "train" else he)
     return phone.sample_tasks(n, 40_000 if which == "train" else 30_000, chosen)
 
@@ -188,14 +191,14 @@ def cmd_sft(args):
 
     sizes = sizes_for(args)
     seed_everything(args.seed)
-    tr, _ = ex.task_templates(sizes.max_ref_len)
+    tr, _ = wm_tasks.task_templates(sizes.max_ref_len)
     weights = lookup_weights(args)
-    sft_tasks = on_phone(args, ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights)
-                         if args.balanced else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
+    sft_tasks = on_phone(args, wm_tasks.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights)
+                         if args.balanced else wm_tasks.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
-    examples = ex.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200,
-                               sizes.thought_index, sizes.screen_view)
+    examples = wm_tasks.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200,
+                                     sizes.thought_index, sizes.screen_view)
     loss = ex.train_policy_sft(model, tok, examples, args.epochs, args.lr_sft or sizes.sft_learning_rate, sizes.sft_batch_size,
                                args.seed, progress=False)
     sec = time.perf_counter() - t0
@@ -237,7 +240,7 @@ def cmd_train(args):
     sizes = sizes_for(args)
     seed_everything(args.seed)
     model, tok = models.load_model(args.ckpt)
-    tr, _ = ex.task_templates(sizes.max_ref_len)
+    tr, _ = wm_tasks.task_templates(sizes.max_ref_len)
     if args.hard_below < 1:
         # keep the templates the start has not mastered (greedy success on 10 training tasks each,
         # drawn from the pool's own seed, never the evaluation tasks): saturated templates give
@@ -253,9 +256,9 @@ def cmd_train(args):
     if names:  # a smaller world: GRPO's pool and the evaluation both keep only these training templates
         tr_pool = [t for t in tr_pool if t in names]
     if args.pool == "fresh":  # a distinct world for every rollout group
-        rl_tasks = ex.fresh_tasks(args.steps * args.prompts, 20_000 + args.seed, tr_pool)
+        rl_tasks = wm_tasks.fresh_tasks(args.steps * args.prompts, 20_000 + args.seed, tr_pool)
     else:
-        rl_tasks = (ex.balanced_tasks if args.balanced else ex.unique_tasks)(300, 20_000 + args.seed, tr_pool)
+        rl_tasks = (wm_tasks.balanced_tasks if args.balanced else wm_tasks.unique_tasks)(300, 20_000 + args.seed, tr_pool)
     rl_tasks = on_phone(args, rl_tasks)
     tasks = on_phone(args, eval_tasks(sizes, args.n, templates=tr_pool if args.templates else None))
     start_row = None if args.templates else start_evaluation(args, sizes)
@@ -300,8 +303,8 @@ def cmd_train(args):
          "hard_below": args.hard_below, "pool": args.pool, "templates": args.templates, "groups_played": res.groups_played,
          "distinct_worlds": res.distinct_worlds, "pool_tasks": len(rl_tasks),
          "per_template_greedy": [start_row["per_template_greedy"] if start_row else
-                                 {k: v["success"] for k, v in ex.success_per_template(g0).items()},
-                                 {k: v["success"] for k, v in ex.success_per_template(g1).items()}],
+                                 {k: v["success"] for k, v in wm_eval.success_per_template(g0).items()},
+                                 {k: v["success"] for k, v in wm_eval.success_per_template(g1).items()}],
          "pool_templates": sorted({t.template for t in rl_tasks}),
          "history": [{k: h[k] for k in ("step", "success", "wm_calls", "signal_groups")} for h in res.history],
          "greedy": [start_row["greedy"] if start_row else rate(g0), rate(g1)],
@@ -322,8 +325,8 @@ def cmd_ladder(args):
     if args.learned:
         learned, _ = ex.load_world_model_source("cpu", args.learned, 0, sizes.wm_max_new_tokens)
     t0 = time.perf_counter()
-    result = ex.run_fidelity_ladder("cpu", args.seed, sizes=sizes, start=start, out_dir=OUT / "work",
-                                    learned_world_model=learned)
+    result = wm_ladder.run_fidelity_ladder("cpu", args.seed, sizes=sizes, start=start, out_dir=OUT / "work",
+                                           learned_world_model=learned)
     log({"cmd": "ladder", "seed": args.seed, "ckpt": args.ckpt, "seconds": round(time.perf_counter() - t0, 1),
          "result": result})
 
@@ -335,22 +338,22 @@ def cmd_fidelity(args):
     model, tok = models.load_model(args.ckpt)
     tasks = on_phone(args, eval_tasks(sizes, args.fidelity_episodes or sizes.ladder.fidelity_episodes,
                                       templates=named_templates(args, sizes)))
-    probe = ex.evaluate(model, tok, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
-                        max_turn_tokens=sizes.max_turn_tokens, seed=args.seed,
-                        screen_view=sizes.screen_view)["episodes"]
+    probe = wm_eval.evaluate(model, tok, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
+                             max_turn_tokens=sizes.max_turn_tokens, seed=args.seed,
+                             screen_view=sizes.screen_view)["episodes"]
     sampler = ag.Policy(model, tok, max_turn_tokens=sizes.max_turn_tokens, temperature=1.0)
     rows = {}
     for p in args.p:
-        rows[f"{p:g}"] = ex.world_model_fidelity(NoisyOracle(p, seed=args.seed), sampler, tasks, probe,
-                                                 sizes.max_steps, args.seed, sizes.screen_view)
+        rows[f"{p:g}"] = wm_eval.world_model_fidelity(NoisyOracle(p, seed=args.seed), sampler, tasks, probe,
+                                                      sizes.max_steps, args.seed, sizes.screen_view)
     if args.learned:
         t0 = time.perf_counter()
         learned = learned_world_model(args.learned, sizes)
-        rows["learned"] = ex.world_model_fidelity(learned, sampler, tasks, probe, sizes.max_steps, args.seed,
-                                                  sizes.screen_view)
+        rows["learned"] = wm_eval.world_model_fidelity(learned, sampler, tasks, probe, sizes.max_steps, args.seed,
+                                                       sizes.screen_view)
         rows["learned"]["seconds"] = round(time.perf_counter() - t0, 1)
         # the reference solutions of the same tasks played inside it: judged a success?
-        rows["learned_reference"] = ex.reference_in_world_model(tasks, learned)
+        rows["learned_reference"] = wm_eval.reference_in_world_model(tasks, learned)
     log({"cmd": "fidelity", "seed": args.seed, "ckpt": args.ckpt, "templates": args.templates,
          "status_bar": status_bar(args), "learned": args.learned,
          "episodes": len(tasks), "rows": rows})
@@ -598,10 +601,10 @@ def cmd_name_loss(args):
     sizes = sizes_for(args)
     model, tok = models.load_model(args.ckpt)
     model.eval()
-    tr, _ = ex.task_templates(sizes.max_ref_len)
+    tr, _ = wm_tasks.task_templates(sizes.max_ref_len)
     weights = lookup_weights(args)
-    sft_tasks = (ex.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights) if args.balanced
-                 else ex.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
+    sft_tasks = (wm_tasks.template_balanced_tasks(args.sft_tasks, 10_000 + args.seed, tr, weights) if args.balanced
+                 else wm_tasks.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
     seen = [t for t in sft_tasks if t.template in LIST_TEMPLATES][:args.n]
     fresh = [phone.make_task(t, 90_000 + k) for t in LIST_TEMPLATES for k in range(max(1, args.n // 4))]
     prefix = tok('Thought: find "', add_special_tokens=False)["input_ids"]
@@ -619,8 +622,8 @@ def cmd_name_loss(args):
         losses, hits, offsets = [], [], Counter()
         for task in tasks:
             ids, at = [], None
-            for k, (text, from_agent) in enumerate(ex.reference_episode(task, 0.0, random.Random(0),
-                                                                        sizes.thought_index, sizes.screen_view)):
+            for k, (text, from_agent) in enumerate(wm_tasks.reference_episode(task, 0.0, random.Random(0),
+                                                                              sizes.thought_index, sizes.screen_view)):
                 piece = tok(text, add_special_tokens=False)["input_ids"] + ([tok.eos_token_id] if from_agent else [])
                 if from_agent and k >= 3 and at is None and piece[:len(prefix)] == prefix:
                     at = len(ids) + len(prefix)  # pieces: prompt, turn 1, screen, turn 2, ...
@@ -680,7 +683,7 @@ def main():
         s.add_argument("--gamma", type=float, default=0.1)
         s.add_argument("--balanced", action="store_true", help="template-balanced task pool (sft: reference data; train: GRPO prompts)")
         s.add_argument("--pool", default="", choices=["", "fresh"],
-                       help="train: 'fresh' = a distinct task world for every rollout group (ex.fresh_tasks)")
+                       help="train: 'fresh' = a distinct task world for every rollout group (wm_tasks.fresh_tasks)")
         s.add_argument("--p", type=float, nargs="+", default=[0.0])
         s.add_argument("--templates", default="",
                        help="train: comma-separated training templates; GRPO's pool and the evaluation keep only these "
@@ -698,7 +701,7 @@ def main():
                        help="sft: reference tap thoughts name the index too (find \"Nora\" at [3].)")
         s.add_argument("--lookup-boost", type=float, default=1.0,
                        help="sft/name-loss with --balanced: draw the list templates this many times as often "
-                            "(ex.template_balanced_tasks weights); a checkpoint from sft records its weights")
+                            "(wm_tasks.template_balanced_tasks weights); a checkpoint from sft records its weights")
         s.add_argument("--token", default="name", choices=["name", "index", "tap"],
                        help="name-loss: the token of the list step to score (the thought's name's first, the "
                             "thought's index, or the index in the action's tap(...))")

@@ -38,7 +38,9 @@ from wmkit.core import models
 from wmkit.envs import phone
 from wmkit.profiles import get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
+from wmkit.wm_r1 import evaluation as wm_eval
 from wmkit.wm_r1 import experiment as ex
+from wmkit.wm_r1 import tasks as wm_tasks
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 from wmkit.wm_r1.oracle import NoisyOracle
 
@@ -57,10 +59,10 @@ def _log(row: dict) -> None:
 
 
 def _tasks(seed: int):
-    train_templates, held_templates = ex.task_templates(SIZES.max_ref_len)
+    train_templates, held_templates = wm_tasks.task_templates(SIZES.max_ref_len)
     return {
-        "sft": ex.unique_tasks(SIZES.sft_tasks, 10_000 + seed, train_templates),
-        "rl": ex.unique_tasks(SIZES.train_tasks, 20_000 + seed, train_templates),
+        "sft": wm_tasks.unique_tasks(SIZES.sft_tasks, 10_000 + seed, train_templates),
+        "rl": wm_tasks.unique_tasks(SIZES.train_tasks, 20_000 + seed, train_templates),
         # the evaluation tasks of run_experiment: their own seeds, the same for every training seed
         "eval_train": phone.sample_tasks(SIZES.eval_train, 40_000, train_templates),
         "eval_held": phone.sample_tasks(SIZES.eval_heldout, 30_000, held_templates),
@@ -70,9 +72,9 @@ def _tasks(seed: int):
 def _evaluate(model, tokenizer, tasks, imaginer, seed, splits=("eval_train", "eval_held")) -> dict:
     out = {}
     for split in splits:
-        r = ex.evaluate(model, tokenizer, tasks[split], imaginer, SIZES.max_steps, greedy=True,
-                        max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
-                        seed=seed)
+        r = wm_eval.evaluate(model, tokenizer, tasks[split], imaginer, SIZES.max_steps, greedy=True,
+                             max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
+                             seed=seed)
         out[split] = {k: round(v, 4) for k, v in r.items() if k in ("success", "steps", "wm_calls", "invalid")}
     return out
 
@@ -84,8 +86,8 @@ def cmd_sft(args) -> None:
     t0 = time.perf_counter()
     tasks = _tasks(args.seed)
     model, tokenizer = ex.build_policy(SIZES, tasks["sft"], args.seed)
-    examples = ex.sft_examples(tokenizer, tasks["sft"], SIZES.imagine_rate, args.seed,
-                               SIZES.max_completion_tokens + 200)
+    examples = wm_tasks.sft_examples(tokenizer, tasks["sft"], SIZES.imagine_rate, args.seed,
+                                     SIZES.max_completion_tokens + 200)
     loss = ex.train_policy_sft(model, tokenizer, examples, args.epochs or SIZES.sft_epochs,
                                SIZES.sft_learning_rate, SIZES.sft_batch_size, args.seed, progress=False)
     sft_seconds = time.perf_counter() - t0
@@ -102,9 +104,9 @@ def cmd_eval_sft(args) -> None:
     model, tokenizer = models.load_model(str(OUT / f"sft_seed{args.seed}"))
     t1 = time.perf_counter()
     result = _evaluate(model, tokenizer, tasks, NoisyOracle(0.0), args.seed)
-    r = ex.evaluate(model, tokenizer, tasks["eval_train"], NoisyOracle(0.0), SIZES.max_steps, greedy=False,
-                    max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
-                    seed=args.seed)
+    r = wm_eval.evaluate(model, tokenizer, tasks["eval_train"], NoisyOracle(0.0), SIZES.max_steps, greedy=False,
+                         max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
+                         seed=args.seed)
     result["eval_train_sampled"] = {"success": r["success"]}
     _log({"arm": "sft", "seed": args.seed, "eval_seconds": round(time.perf_counter() - t1, 1), **result})
 
@@ -129,9 +131,9 @@ def cmd_train(args) -> None:
     result = _evaluate(res.model, tokenizer, tasks, oracle, args.seed,
                        splits=("eval_train",) if args.train_only else ("eval_train", "eval_held"))
     if args.sampled:  # the policy GRPO trains is the sampled one: its success at T=1 on the same tasks
-        r = ex.evaluate(res.model, tokenizer, tasks["eval_train"], oracle, SIZES.max_steps, greedy=False,
-                        max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
-                        seed=args.seed)
+        r = wm_eval.evaluate(res.model, tokenizer, tasks["eval_train"], oracle, SIZES.max_steps, greedy=False,
+                             max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
+                             seed=args.seed)
         result["eval_train_sampled"] = {"success": r["success"]}
     h = res.history
     k = max(1, len(h) // 4)
@@ -152,15 +154,15 @@ def cmd_fidelity(args) -> None:
     transitions (world_model_error) and imagined-vs-real success (judge_agreement)."""
     tasks = _tasks(args.seed)
     model, tokenizer = models.load_model(str(OUT / f"sft_seed{args.seed}"))
-    r = ex.evaluate(model, tokenizer, tasks["eval_train"], NoisyOracle(0.0), SIZES.max_steps, greedy=False,
-                    seed=args.seed)
+    r = wm_eval.evaluate(model, tokenizer, tasks["eval_train"], NoisyOracle(0.0), SIZES.max_steps, greedy=False,
+                         seed=args.seed)
     episodes = r["episodes"]
     for p in args.p:
         oracle = NoisyOracle(p, seed=args.seed)
         oracle.prime(episodes)
-        error = ex.world_model_error(oracle, episodes, limit=10_000)
-        judge = ex.judge_agreement(model, tokenizer, tasks["eval_train"], NoisyOracle(p, seed=args.seed),
-                                   SIZES.max_steps, seed=args.seed)
+        error = wm_eval.world_model_error(oracle, episodes, limit=10_000)
+        judge = wm_eval.judge_agreement(model, tokenizer, tasks["eval_train"], NoisyOracle(p, seed=args.seed),
+                                        SIZES.max_steps, seed=args.seed)
         # success agreement on real successes and on real failures separately
         real_succ = judge["real_success"]
         on_success = judge["true_positive"] / real_succ if real_succ else float("nan")

@@ -39,13 +39,14 @@ def agent_transitions(model, tokenizer, sizes, seed: int, n_episodes: int,
     neighbourhood of the first `n_neighbourhood`) as world-model transitions of the status-bar phone."""
     from wmkit.envs import phone
     from wmkit.envs.base import Transition
-    from wmkit.wm_r1 import experiment as ex
+    from wmkit.wm_r1 import evaluation as wm_eval
+    from wmkit.wm_r1 import ladder as wm_ladder
     from wmkit.wm_r1.oracle import NoisyOracle
 
-    tasks = ex.on_ladder_phone(phone.sample_tasks(n_episodes, 90_000 + seed, ex.ladder_world(sizes)), sizes)
-    episodes = ex.evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
-                           max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
-                           seed=90_000 + seed, screen_view=sizes.screen_view)["episodes"]
+    tasks = wm_ladder.on_ladder_phone(phone.sample_tasks(n_episodes, 90_000 + seed, wm_ladder.ladder_world(sizes)), sizes)
+    episodes = wm_eval.evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
+                                max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
+                                seed=90_000 + seed, screen_view=sizes.screen_view)["episodes"]
     rng = random.Random(90_000 + seed)
     out = []
     for i, ep in enumerate(episodes):
@@ -88,16 +89,18 @@ def main() -> None:
     from wmkit.core.worldmodel import split_by_episode
     from wmkit.envs import phone_edit
     from wmkit.profiles import get_profile
+    from wmkit.wm_r1 import evaluation as wm_eval
     from wmkit.wm_r1 import experiment as ex
+    from wmkit.wm_r1 import ladder as wm_ladder
     from wmkit.wm_r1 import learned
 
     torch.set_num_threads(1)
     profile = get_profile(args.profile)
-    sizes = ex.learned_world_sizes(profile.wm_r1)
+    sizes = wm_ladder.learned_world_sizes(profile.wm_r1)
     out = Path(args.out) / args.profile / f"a{args.agent_episodes}n{args.agent_neighbourhood}_seed{args.seed}"
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    model, tokenizer, _ = ex.build_ladder_start(profile, args.seed, sizes)
+    model, tokenizer, _ = wm_ladder.build_ladder_start(profile, args.seed, sizes)
     extra, start_sampled = agent_transitions(model, tokenizer, sizes, args.seed, args.agent_episodes,
                                              args.agent_neighbourhood)
     extra_split = split_by_episode(extra)
@@ -118,18 +121,18 @@ def main() -> None:
     arms = {} if args.only_kit_model else {"own_data": with_agent_data}
     if args.kit_model or args.only_kit_model:
         arms["kit_model"] = kit_transitions
-    eval_tasks = ex.ladder_eval_tasks(sizes)
+    eval_tasks = wm_ladder.ladder_eval_tasks(sizes)
     for arm, data_function in arms.items():
         learned.edit_transitions = data_function
-        wm, wm_tokenizer, info = learned.train_edit_world_model(sizes.learned, args.seed, ex.ladder_world(sizes),
+        wm, wm_tokenizer, info = learned.train_edit_world_model(sizes.learned, args.seed, wm_ladder.ladder_world(sizes),
                                                                 out / f"world_model_{arm}")
         learned.edit_transitions = kit_transitions
         source = learned.edit_world_model_source(wm, wm_tokenizer, sizes.wm_max_new_tokens)
         error_rates = (0.0,) if (args.simulator and arm == "own_data") else ()
         arm_sizes = replace(sizes, ladder=replace(sizes.ladder, error_rates=error_rates))
-        result = ex.run_fidelity_ladder(profile, args.seed, sizes=arm_sizes, start=(model, tokenizer),
-                                        out_dir=out / arm, learned_world_model=source, train_in_learned=True)
-        result["learned_world_model"]["reference"] = ex.reference_in_world_model(eval_tasks[:200], source)
+        result = wm_ladder.run_fidelity_ladder(profile, args.seed, sizes=arm_sizes, start=(model, tokenizer),
+                                               out_dir=out / arm, learned_world_model=source, train_in_learned=True)
+        result["learned_world_model"]["reference"] = wm_eval.reference_in_world_model(eval_tasks[:200], source)
         result["world_model_info"] = info
         record[arm] = ex._jsonable(result)
         record["seconds"] = round(time.perf_counter() - started, 1)

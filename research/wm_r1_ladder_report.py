@@ -9,7 +9,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from wmkit import stats
-from wmkit.wm_r1 import experiment as ex
+from wmkit.wm_r1 import ladder as wm_ladder
 
 source = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "research" / "regime_results" / "wm_r1_ladder_round2.jsonl"
 rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
@@ -31,7 +31,7 @@ for r in lad:
               f"| judged {x['judged_success_first_quarter']:.2f}->{x['judged_success_last_quarter']:.2f} calls {x['wm_calls_first_last_quarter'][0]:.2f}->{x['wm_calls_first_last_quarter'][1]:.2f} "
               f"signal {x['signal_groups']:.2f} train {x['train_seconds']:.0f}s rung {x['seconds']:.0f}s")
 if lad:
-    summ = ex.summarize_ladder(lad)
+    summ = wm_ladder.summarize_ladder(lad)
     for k, row in summ["rungs"].items():
         print(f"p={k}: greedy gain {stats.describe(row['greedy_gain'])} {row['greedy_verdict']} | sampled gain {stats.describe(row['sampled_gain'])} {row['sampled_verdict']} | exact {stats.describe(row['exact'])}")
     if len(lad) >= 2:

@@ -20,7 +20,7 @@ from wmkit.core import models
 from wmkit.envs import phone
 from wmkit.profiles import get_profile
 from wmkit.wm_r1 import agent as ag
-from wmkit.wm_r1 import experiment as ex
+from wmkit.wm_r1 import tasks as wm_tasks
 
 LIST_TEMPLATES = ("open_contact", "open_note", "delete_contact", "open_chat")
 _IN_LABEL = re.compile(r'"((?:[^"\\]|\\.)*) ([0-9]+)"')
@@ -55,9 +55,9 @@ def main():
     parser.add_argument("--out", default="")
     args = parser.parse_args()
     sizes = get_profile("cpu").wm_r1
-    train_templates, _ = ex.task_templates(sizes.max_ref_len)
-    sft_tasks = ex.template_balanced_tasks(2400, 10_000 + args.seed, train_templates,
-                                           {t: 4.0 for t in LIST_TEMPLATES})
+    train_templates, _ = wm_tasks.task_templates(sizes.max_ref_len)
+    sft_tasks = wm_tasks.template_balanced_tasks(2400, 10_000 + args.seed, train_templates,
+                                                 {t: 4.0 for t in LIST_TEMPLATES})
     screens = []  # (task, list screen, reference tap)
     for template in LIST_TEMPLATES:
         k = 0
@@ -71,7 +71,7 @@ def main():
                 screens.append((task, env.step(reference[0]).observation, reference[1]))
     report = {}
     for name, view, rewrite in forms():
-        corpus = [rewrite(t) for t in ex.tokenizer_corpus(sft_tasks[:200], True, view)]
+        corpus = [rewrite(t) for t in wm_tasks.tokenizer_corpus(sft_tasks[:200], True, view)]
         tok = models.train_tokenizer(corpus, sizes.policy.vocab_size, sizes.tokenizer_split)
         rows, unique, same = [], 0, 0
         for task, screen, tap in screens:

@@ -334,16 +334,17 @@ def test_wm_r1_pretrained_policy_trains_qlora_adapters_through_sft_and_grpo(nf4_
     from wmkit.profiles import get_profile
     from wmkit.wm_r1 import agent as ag
     from wmkit.wm_r1 import experiment as wx
+    from wmkit.wm_r1 import tasks as wm_tasks
     from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 
     model, tok, config = nf4_lm
     models.save_model(model, tok, tmp_path / "policy", tiny_config=config)
     sizes = get_profile("smoke").wm_r1
-    train, _ = wx.task_templates(3)
-    tasks = wx.unique_tasks(4, 0, train)
+    train, _ = wm_tasks.task_templates(3)
+    tasks = wm_tasks.unique_tasks(4, 0, train)
     policy, tokenizer = wx.build_policy(sizes, tasks, 0, str(tmp_path / "policy"), quantization="nf4")
     assert models.is_nf4(policy) and hasattr(policy, "peft_config")
-    examples = wx.sft_examples(tokenizer, tasks, 0.3, 0, 4096)
+    examples = wm_tasks.sft_examples(tokenizer, tasks, 0.3, 0, 4096)
     lora_before = {n: p.detach().clone() for n, p in policy.named_parameters() if p.requires_grad}
     assert lora_before and all("lora" in n for n in lora_before)
     wx.train_policy_sft(policy, tokenizer, examples, epochs=1, learning_rate=1e-2, batch_size=4, seed=0,

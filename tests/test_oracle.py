@@ -9,7 +9,10 @@ from test_agent import ScriptedPolicy  # the agent tests' scripted policy and ch
 
 from wmkit.envs import phone
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import evaluation as wm_eval
 from wmkit.wm_r1 import experiment as wm_r1
+from wmkit.wm_r1 import ladder as wm_ladder
+from wmkit.wm_r1 import tasks as wm_tasks
 from wmkit.wm_r1.oracle import NoisyOracle, corrupt_screen
 
 
@@ -111,11 +114,11 @@ def test_world_model_error_of_the_oracle_through_the_kits_measure():
     _, episodes = _play(ag.SimulatorSource(), tasks, _scripts(tasks), imaginer=NoisyOracle(0.0))
     exact = NoisyOracle(p=0.0)
     assert exact.prime(episodes) > 0
-    result = wm_r1.world_model_error(exact, episodes)
+    result = wm_eval.world_model_error(exact, episodes)
     assert result["exact"] == 1.0 and exact.unresolved == 0
     noisy = NoisyOracle(p=0.5, seed=3)
     noisy.prime(episodes)
-    assert 0.25 < wm_r1.world_model_error(noisy, episodes)["exact"] < 0.75
+    assert 0.25 < wm_eval.world_model_error(noisy, episodes)["exact"] < 0.75
 
 
 def test_unprimed_predict_is_unresolved_and_screens_alone_are_refused():
@@ -138,8 +141,8 @@ def test_wm_r1_in_the_exact_oracle_is_grpo_on_the_simulator(tmp_path):
 
     sizes = replace(get_profile("smoke").wm_r1, policy=TinyModelConfig(
         hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, vocab_size=512, max_positions=2048))
-    train, _ = wm_r1.task_templates(3)
-    tasks = wm_r1.unique_tasks(8, 0, train)
+    train, _ = wm_tasks.task_templates(3)
+    tasks = wm_tasks.unique_tasks(8, 0, train)
     model, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
     runs = {}
     for transitions in ("world_model", "simulator"):
@@ -162,12 +165,12 @@ def test_fidelity_of_the_oracle_is_perfect_at_zero_and_falls_with_p():
     policy = ScriptedPolicy(_scripts(tasks, imagine=False))
     episodes = ag.run_episodes(policy, tasks, ag.SimulatorSource(), config=ag.AgentConfig(max_steps=10))
     # judge_agreement plays the same scripted policy inside the oracle
-    exact = wm_r1.world_model_fidelity(NoisyOracle(0.0), policy, tasks, episodes, 10)
+    exact = wm_eval.world_model_fidelity(NoisyOracle(0.0), policy, tasks, episodes, 10)
     assert exact["exact"] == 1.0 and exact["agreement"] == 1.0 and exact["transitions"] > 0
     assert exact["false_positive"] == exact["false_negative"] == 0.0
     assert 0 < exact["real_success"] < 1  # both classes are present
     assert exact["success_judged_on_real_successes"] == exact["failure_judged_on_real_failures"] == 1.0
-    wrong = wm_r1.world_model_fidelity(NoisyOracle(1.0), policy, tasks, episodes, 10)
+    wrong = wm_eval.world_model_fidelity(NoisyOracle(1.0), policy, tasks, episodes, 10)
     assert wrong["exact"] == 0.0 and wrong["agreement"] == 0.0
     assert wrong["success_judged_on_real_successes"] == wrong["failure_judged_on_real_failures"] == 0.0
 
@@ -183,10 +186,10 @@ def test_ladder_runs_every_rung_inside_the_oracle_only(tmp_path):
                                                   vocab_size=512, max_positions=2048),
                     max_ref_len=3, max_steps=2, max_turn_tokens=8, max_completion_tokens=200, lora=False,
                     ladder=replace(sizes.ladder, grpo_steps=1, eval_tasks=2, fidelity_episodes=2))
-    train, _ = wm_r1.task_templates(3)
-    start = wm_r1.build_policy(sizes, wm_r1.unique_tasks(8, 0, train), seed=0)  # untrained: skip the SFT
+    train, _ = wm_tasks.task_templates(3)
+    start = wm_r1.build_policy(sizes, wm_tasks.unique_tasks(8, 0, train), seed=0)  # untrained: skip the SFT
     before = [p.detach().clone() for p in start[0].parameters()]
-    run = wm_r1.run_fidelity_ladder("smoke", 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
+    run = wm_ladder.run_fidelity_ladder("smoke", 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
     assert all(torch.equal(a, b) for a, b in zip(before, start[0].parameters()))  # the start is copied
     assert set(run["rungs"]) == {f"{p:g}" for p in sizes.ladder.error_rates} == {"0", "0.6"}
     exact_rung = run["rungs"]["0"]
@@ -204,17 +207,17 @@ def test_small_world_ladder_trains_and_evaluates_in_its_templates_only(tmp_path)
     from wmkit.core.models import TinyModelConfig
     from wmkit.profiles import SETTINGS_WORLD, get_profile
 
-    sizes = wm_r1.small_world_sizes(get_profile("smoke").wm_r1)
+    sizes = wm_ladder.small_world_sizes(get_profile("smoke").wm_r1)
     assert sizes.ladder.templates == SETTINGS_WORLD and sizes.ladder.grpo_pool == "fresh"
     sizes = replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64,
                                                   vocab_size=512, max_positions=2048),
                     max_steps=2, max_turn_tokens=8, max_completion_tokens=200, lora=False,
                     ladder=replace(sizes.ladder, grpo_steps=1, eval_tasks=6, fidelity_episodes=2))
-    assert wm_r1.ladder_world(sizes) == list(SETTINGS_WORLD)
-    assert {t.template for t in wm_r1.grpo_pool(sizes, 0, wm_r1.ladder_world(sizes))} <= set(SETTINGS_WORLD)
-    train, _ = wm_r1.task_templates(sizes.max_ref_len)
-    start = wm_r1.build_policy(sizes, wm_r1.unique_tasks(8, 0, train), seed=0)  # untrained: skip the SFT
-    run = wm_r1.run_fidelity_ladder("smoke", 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
+    assert wm_ladder.ladder_world(sizes) == list(SETTINGS_WORLD)
+    assert {t.template for t in wm_tasks.grpo_pool(sizes, 0, wm_ladder.ladder_world(sizes))} <= set(SETTINGS_WORLD)
+    train, _ = wm_tasks.task_templates(sizes.max_ref_len)
+    start = wm_r1.build_policy(sizes, wm_tasks.unique_tasks(8, 0, train), seed=0)  # untrained: skip the SFT
+    run = wm_ladder.run_fidelity_ladder("smoke", 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
     assert set(run["rungs"]) == {"0", "0.6"}
     for result in (run["start"], *run["rungs"].values()):
         assert set(result["greedy"]["per_template"]) <= set(SETTINGS_WORLD)  # evaluated in the settings world only
@@ -226,13 +229,13 @@ def test_ladder_world_is_every_training_template_unless_named_and_refuses_others
     from wmkit.profiles import get_profile
 
     sizes = get_profile("cpu").wm_r1
-    train, held = wm_r1.task_templates(sizes.max_ref_len)
-    assert wm_r1.ladder_world(sizes) == train  # the cpu ladder: the whole phone
+    train, held = wm_tasks.task_templates(sizes.max_ref_len)
+    assert wm_ladder.ladder_world(sizes) == train  # the cpu ladder: the whole phone
     bad = replace(sizes, ladder=replace(sizes.ladder, templates=("setting_on", held[0])))
     with pytest.raises(ValueError, match="not training templates"):
-        wm_r1.ladder_world(bad)
+        wm_ladder.ladder_world(bad)
     with pytest.raises(ValueError, match="no small_world ladder"):
-        wm_r1.small_world_sizes(replace(sizes, small_world=None))
+        wm_ladder.small_world_sizes(replace(sizes, small_world=None))
 
 
 def _ladder_run(seed, start, after, exact):
@@ -245,7 +248,7 @@ def _ladder_run(seed, start, after, exact):
 
 def test_summarize_ladder_by_hand():
     runs = [_ladder_run(0, 0.40, 0.50, 0.7), _ladder_run(1, 0.30, 0.42, 0.72), _ladder_run(2, 0.35, 0.49, 0.68)]
-    summary = wm_r1.summarize_ladder(runs)
+    summary = wm_ladder.summarize_ladder(runs)
     row = summary["rungs"]["0.3"]
     # greedy gains 0.10, 0.12, 0.14: mean 0.12, std 0.02, t(0.95, 2) = 4.3027 -> ± 0.0497
     assert row["greedy_gain"]["mean"] == pytest.approx(0.12)
@@ -255,4 +258,4 @@ def test_summarize_ladder_by_hand():
     assert row["sampled_gain"]["mean"] == pytest.approx(0.06)
     assert row["exact"]["mean"] == pytest.approx(0.70) and summary["seeds"] == [0, 1, 2]
     assert summary["start"]["greedy"]["mean"] == pytest.approx(0.35)
-    assert wm_r1.summarize_ladder([]) == {}
+    assert wm_ladder.summarize_ladder([]) == {}

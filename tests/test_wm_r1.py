@@ -13,8 +13,11 @@ from wmkit.envs import phone
 from wmkit.profiles import get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig, composite_rewards, group_has_signal
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import evaluation as wm_eval
 from wmkit.wm_r1 import experiment as wm_r1
+from wmkit.wm_r1 import ladder as wm_ladder
 from wmkit.wm_r1 import method as wm_r1_method
+from wmkit.wm_r1 import tasks as wm_tasks
 
 # --------------------------------------------------------------------------- rewards, by hand
 
@@ -56,22 +59,22 @@ def test_all_fail_groups_carry_no_signal():
 
 
 def test_template_split_is_disjoint_and_short():
-    train, held = wm_r1.task_templates(4)
+    train, held = wm_tasks.task_templates(4)
     assert train and held and not set(train) & set(held)
     for t in train + held:
         assert len(phone.reference_solution(phone.make_task(t, 0))) <= 4
 
 
 def test_unique_tasks_have_distinct_prompts():
-    train, _ = wm_r1.task_templates(4)
-    tasks = wm_r1.unique_tasks(20, 0, train)
+    train, _ = wm_tasks.task_templates(4)
+    tasks = wm_tasks.unique_tasks(20, 0, train)
     prompts = {ag.prompt_text(t, ag.initial_screen(t)) for t in tasks}
     assert len(prompts) == len(tasks) > 5
 
 
 def test_reference_episode_plays_the_reference_with_imagined_calls():
     task = phone.make_task("setting_on", 3)
-    pieces = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
+    pieces = wm_tasks.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
     agent_turns = [ag.parse_turn(text) for text, mine in pieces if mine]
     real = [t.action for t in agent_turns if t.kind == "action"]
     assert real == phone.reference_solution(task)
@@ -84,8 +87,8 @@ def tiny_policy():
     sizes = get_profile("smoke").wm_r1
     sizes = wm_r1.replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2,
                                                         intermediate_size=64, vocab_size=512, max_positions=2048))
-    train, _ = wm_r1.task_templates(3)
-    tasks = wm_r1.unique_tasks(12, 0, train)
+    train, _ = wm_tasks.task_templates(3)
+    tasks = wm_tasks.unique_tasks(12, 0, train)
     model, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
     return model, tokenizer, tasks
 
@@ -96,8 +99,8 @@ def test_policy_tokenizer_split_words_keeps_a_contact_name_one_token_in_instruct
     sizes = wm_r1.replace(get_profile("smoke").wm_r1, tokenizer_split="words",
                           policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
                                                  vocab_size=512, max_positions=2048))
-    train, _ = wm_r1.task_templates(4)
-    tasks = [phone.make_task("open_contact", k) for k in range(20)] + wm_r1.unique_tasks(20, 0, train)
+    train, _ = wm_tasks.task_templates(4)
+    tasks = [phone.make_task("open_contact", k) for k in range(20)] + wm_tasks.unique_tasks(20, 0, train)
     _, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
     checked = 0
     for task in tasks[:20]:
@@ -117,7 +120,7 @@ def test_policy_tokenizer_split_words_keeps_a_contact_name_one_token_in_instruct
 
 def test_sft_labels_cover_only_agent_text(tiny_policy):
     _, tokenizer, tasks = tiny_policy
-    [example] = wm_r1.sft_examples(tokenizer, tasks[:1], 0.0, 0, 4096)
+    [example] = wm_tasks.sft_examples(tokenizer, tasks[:1], 0.0, 0, 4096)
     agent_ids = [i for i, label in zip(example["input_ids"], example["labels"]) if label != -100]
     text = tokenizer.decode(agent_ids)
     assert "Screen:" not in text and "Task:" not in text and text.count("Action:") >= 2
@@ -125,7 +128,7 @@ def test_sft_labels_cover_only_agent_text(tiny_policy):
 
 def test_sft_lowers_the_loss(tiny_policy):
     model, tokenizer, tasks = tiny_policy
-    examples = wm_r1.sft_examples(tokenizer, tasks, 0.3, 0, 4096)
+    examples = wm_tasks.sft_examples(tokenizer, tasks, 0.3, 0, 4096)
     before = {n: p.detach().clone() for n, p in model.named_parameters()}
     losses = wm_r1.train_policy_sft(model, tokenizer, examples, epochs=3, learning_rate=3e-3, batch_size=4,
                                     seed=0, progress=False)
@@ -203,8 +206,8 @@ def test_verdicts_over_seeds(ours, theirs, expected):
 
 def test_evaluation_se_is_binomial():
     # 0.5 and 0.3 over 100 tasks: sqrt(0.25/100 + 0.21/100) = 0.06782
-    assert wm_r1.evaluation_se(0.5, 0.3, 100) == pytest.approx(0.0678233, abs=1e-6)
-    assert wm_r1.evaluation_se(0.0, 0.0, 100) == pytest.approx(math.sqrt(2e-6))
+    assert wm_eval.evaluation_se(0.5, 0.3, 100) == pytest.approx(0.0678233, abs=1e-6)
+    assert wm_eval.evaluation_se(0.0, 0.0, 100) == pytest.approx(math.sqrt(2e-6))
 
 
 def test_sizes_exist_for_every_profile():
@@ -217,8 +220,8 @@ def test_sizes_exist_for_every_profile():
 
 
 def test_balanced_tasks_give_every_template_its_share_and_one_task_per_prompt():
-    train, _ = wm_r1.task_templates(4)
-    tasks = wm_r1.balanced_tasks(5 * len(train) + 2, 0, train)
+    train, _ = wm_tasks.task_templates(4)
+    tasks = wm_tasks.balanced_tasks(5 * len(train) + 2, 0, train)
     counts = {t: sum(task.template == t for task in tasks) for t in train}
     assert set(counts.values()) <= {5, 6} and sum(counts.values()) == 5 * len(train) + 2
     by_prompt = {}
@@ -226,62 +229,62 @@ def test_balanced_tasks_give_every_template_its_share_and_one_task_per_prompt():
         prompt = ag.prompt_text(task, ag.initial_screen(task))
         assert by_prompt.setdefault(prompt, task) is task
     # unique_tasks, by contrast, is dominated by the templates with many distinct prompts
-    unique = wm_r1.unique_tasks(5 * len(train), 0, train)
+    unique = wm_tasks.unique_tasks(5 * len(train), 0, train)
     # (a template whose instruction never varies, like open_display_settings, has one prompt)
     assert min(sum(t.template == x for t in unique) for x in train) <= 1 < min(counts.values())
-    assert wm_r1.balanced_tasks(len(tasks), 0, train) == tasks  # seeded
+    assert wm_tasks.balanced_tasks(len(tasks), 0, train) == tasks  # seeded
 
 
 def test_template_balanced_tasks_give_every_template_its_share_with_fresh_draws():
-    train, _ = wm_r1.task_templates(4)
-    tasks = wm_r1.template_balanced_tasks(3 * len(train) + 1, 7, train)
+    train, _ = wm_tasks.task_templates(4)
+    tasks = wm_tasks.template_balanced_tasks(3 * len(train) + 1, 7, train)
     counts = {t: sum(task.template == t for task in tasks) for t in train}
     assert set(counts.values()) <= {3, 4} and sum(counts.values()) == 3 * len(train) + 1
     # fresh draws, not one task per prompt: a template is drawn on new worlds every time
     assert len({(t.template, t.seed) for t in tasks}) == len(tasks)
-    assert wm_r1.template_balanced_tasks(len(tasks), 7, train) == tasks  # seeded
-    assert wm_r1.template_balanced_tasks(0, 7, train) == []
+    assert wm_tasks.template_balanced_tasks(len(tasks), 7, train) == tasks  # seeded
+    assert wm_tasks.template_balanced_tasks(0, 7, train) == []
     with pytest.raises(ValueError, match="templates is empty"):
-        wm_r1.template_balanced_tasks(3, 0, [])
+        wm_tasks.template_balanced_tasks(3, 0, [])
     with pytest.raises(ValueError, match="n must be >= 0"):
-        wm_r1.template_balanced_tasks(-1, 0, train)
+        wm_tasks.template_balanced_tasks(-1, 0, train)
 
 
 LIST_LOOKUP = ("open_contact", "open_note", "delete_contact", "open_chat")
 
 
 def test_template_weights_draw_each_template_its_weighted_share():
-    train, _ = wm_r1.task_templates(4)
+    train, _ = wm_tasks.task_templates(4)
     weights = {t: 4.0 for t in LIST_LOOKUP}
     n = 330  # 17 templates of weight 1 and 4 of weight 4: 33 shares of 10 tasks
-    tasks = wm_r1.template_balanced_tasks(n, 3, train, weights)
+    tasks = wm_tasks.template_balanced_tasks(n, 3, train, weights)
     counts = {t: sum(task.template == t for task in tasks) for t in train}
     assert counts == {t: 40 if t in LIST_LOOKUP else 10 for t in train}
     # not in whole shares: each template within one draw of n * weight / total weight
-    tasks = wm_r1.template_balanced_tasks(100, 3, train, weights)
+    tasks = wm_tasks.template_balanced_tasks(100, 3, train, weights)
     for t in train:
         assert abs(sum(task.template == t for task in tasks) - 100 * (4 if t in LIST_LOOKUP else 1) / 33) < 1
     # spread over the list, not in blocks: the first third already holds about a third of each
-    turns = wm_r1._weighted_turns(["a", "b", "c"], {"a": 4.0, "b": 1.0, "c": 1.0}, 12)
+    turns = wm_tasks._weighted_turns(["a", "b", "c"], {"a": 4.0, "b": 1.0, "c": 1.0}, 12)
     assert turns[:6].count("a") == 4 and turns[:6].count("b") == turns[:6].count("c") == 1
     assert turns.count("a") == 8 and turns.count("b") == turns.count("c") == 2
     assert len({(t.template, t.seed) for t in tasks}) == len(tasks)  # still fresh draws
-    assert wm_r1.template_balanced_tasks(100, 3, train, weights) == tasks  # seeded
+    assert wm_tasks.template_balanced_tasks(100, 3, train, weights) == tasks  # seeded
 
 
 def test_equal_template_weights_leave_the_unweighted_draw_unchanged():
     # The unweighted draw, written out: the templates shuffled, then in turn, one seed draw each;
     # the cpu ladder's checkpoints were built from exactly this stream.
-    train, _ = wm_r1.task_templates(4)
+    train, _ = wm_tasks.task_templates(4)
     n, seed = 50, 10_000
     rng = random.Random(seed)
     order = list(train)
     rng.shuffle(order)
     expected = [phone.make_task(order[k % len(order)], rng.randrange(2**31)) for k in range(n)]
     rng.shuffle(expected)
-    assert wm_r1.template_balanced_tasks(n, seed, train) == expected
-    assert wm_r1.template_balanced_tasks(n, seed, train, {}) == expected
-    assert wm_r1.template_balanced_tasks(n, seed, train, {t: 2.5 for t in train}) == expected
+    assert wm_tasks.template_balanced_tasks(n, seed, train) == expected
+    assert wm_tasks.template_balanced_tasks(n, seed, train, {}) == expected
+    assert wm_tasks.template_balanced_tasks(n, seed, train, {t: 2.5 for t in train}) == expected
 
 
 @pytest.mark.parametrize("weights, message", [
@@ -294,9 +297,9 @@ def test_equal_template_weights_leave_the_unweighted_draw_unchanged():
     ({"open_contact": True}, "above 0"),
 ])
 def test_bad_template_weights_are_clear_errors(weights, message):
-    train, _ = wm_r1.task_templates(4)
+    train, _ = wm_tasks.task_templates(4)
     with pytest.raises(ValueError, match=message):
-        wm_r1.template_balanced_tasks(10, 0, train, weights)
+        wm_tasks.template_balanced_tasks(10, 0, train, weights)
 
 
 def test_the_ladder_start_draws_its_reference_episodes_with_the_ladder_weights():
@@ -305,16 +308,16 @@ def test_the_ladder_start_draws_its_reference_episodes_with_the_ladder_weights()
     sizes = get_profile("smoke").wm_r1
     weighted = replace(sizes, ladder=replace(sizes.ladder, sft_tasks=33, sft_epochs=0.25,
                                              sft_template_weights=tuple((t, 4.0) for t in LIST_LOOKUP)))
-    train, _ = wm_r1.task_templates(weighted.max_ref_len)
-    _, _, sft_tasks = wm_r1.build_ladder_start("smoke", 0, sizes=weighted)
-    assert sft_tasks == wm_r1.template_balanced_tasks(33, 10_000, train, {t: 4.0 for t in LIST_LOOKUP})
+    train, _ = wm_tasks.task_templates(weighted.max_ref_len)
+    _, _, sft_tasks = wm_ladder.build_ladder_start("smoke", 0, sizes=weighted)
+    assert sft_tasks == wm_tasks.template_balanced_tasks(33, 10_000, train, {t: 4.0 for t in LIST_LOOKUP})
     assert sum(t.template in LIST_LOOKUP for t in sft_tasks) == 16
     assert get_profile("cpu").wm_r1.ladder.sft_template_weights == ()  # the default: equal shares
 
 
 def test_fresh_tasks_are_distinct_worlds_template_by_template():
-    train, _ = wm_r1.task_templates(4)
-    tasks = wm_r1.fresh_tasks(4 * len(train) + 3, 5, train)
+    train, _ = wm_tasks.task_templates(4)
+    tasks = wm_tasks.fresh_tasks(4 * len(train) + 3, 5, train)
     counts = {t: sum(task.template == t for task in tasks) for t in train}
     assert set(counts.values()) <= {4, 5} and sum(counts.values()) == 4 * len(train) + 3
     import json
@@ -324,11 +327,11 @@ def test_fresh_tasks_are_distinct_worlds_template_by_template():
     # several worlds share a prompt (a one-instruction template has one prompt on the home screen)
     prompts = [ag.prompt_text(t, ag.initial_screen(t)) for t in tasks]
     assert len(set(prompts)) < len(prompts)
-    assert wm_r1.fresh_tasks(len(tasks), 5, train) == tasks  # seeded
+    assert wm_tasks.fresh_tasks(len(tasks), 5, train) == tasks  # seeded
     with pytest.raises(ValueError, match="templates is empty"):
-        wm_r1.fresh_tasks(3, 0, [])
+        wm_tasks.fresh_tasks(3, 0, [])
     with pytest.raises(ValueError, match="n must be >= 0"):
-        wm_r1.fresh_tasks(-1, 0, train)
+        wm_tasks.fresh_tasks(-1, 0, train)
 
 
 def test_every_rollout_group_plays_the_next_world_of_its_prompt(tiny_policy, tmp_path):
@@ -365,26 +368,26 @@ def test_ladder_grpo_pool_follows_the_sizes():
     from dataclasses import replace
 
     sizes = get_profile("cpu").wm_r1
-    train, _ = wm_r1.task_templates(sizes.max_ref_len)
-    assert wm_r1.grpo_pool(sizes, 0, train) == wm_r1.balanced_tasks(sizes.train_tasks, 20_000, train)  # the cpu default
+    train, _ = wm_tasks.task_templates(sizes.max_ref_len)
+    assert wm_tasks.grpo_pool(sizes, 0, train) == wm_tasks.balanced_tasks(sizes.train_tasks, 20_000, train)  # the cpu default
     fresh = replace(sizes, ladder=replace(sizes.ladder, grpo_pool="fresh", grpo_steps=5, prompts_per_step=4))
-    tasks = wm_r1.grpo_pool(fresh, 1, train)
+    tasks = wm_tasks.grpo_pool(fresh, 1, train)
     assert len(tasks) == 20 and len({(t.template, t.seed) for t in tasks}) == 20  # one world per rollout group
     with pytest.raises(ValueError, match="Unknown grpo_pool 'mixed'"):
-        wm_r1.grpo_pool(replace(sizes, ladder=replace(sizes.ladder, grpo_pool="mixed")), 0, train)
+        wm_tasks.grpo_pool(replace(sizes, ladder=replace(sizes.ladder, grpo_pool="mixed")), 0, train)
 
 
 def test_notebook_ladder_runs_the_notebooks_rungs_on_its_evaluation_tasks():
     from dataclasses import replace
 
     sizes = get_profile("cpu").wm_r1
-    mine = wm_r1.notebook_ladder(sizes).ladder
+    mine = wm_ladder.notebook_ladder(sizes).ladder
     assert mine.error_rates == (0.0, 0.6) and mine.eval_tasks == 400 and sizes.ladder.eval_tasks == 1000
     assert replace(mine, error_rates=sizes.ladder.error_rates, eval_tasks=1000) == sizes.ladder  # nothing else
     unset = replace(sizes, ladder=replace(sizes.ladder, notebook_error_rates=(), notebook_eval_tasks=0))
-    assert wm_r1.notebook_ladder(unset).ladder == unset.ladder  # unset: the benchmark's ladder
+    assert wm_ladder.notebook_ladder(unset).ladder == unset.ladder  # unset: the benchmark's ladder
     with pytest.raises(ValueError, match="no ladder"):
-        wm_r1.notebook_ladder(replace(sizes, ladder=None))
+        wm_ladder.notebook_ladder(replace(sizes, ladder=None))
 
 
 def test_room_for_rl_counts_greedy_sampled_and_pass_at_k_per_template(monkeypatch):
@@ -398,16 +401,16 @@ def test_room_for_rl_counts_greedy_sampled_and_pass_at_k_per_template(monkeypatc
         return {"episodes": [ag.Episode(task=t, prompt="", prompt_ids=[], success=s)
                              for t, s in zip(chosen, outcomes[greedy])]}
 
-    monkeypatch.setattr(wm_r1, "evaluate", scripted)
-    rows = wm_r1.room_for_rl(None, None, tasks, get_profile("smoke").wm_r1, k=2)
+    monkeypatch.setattr(wm_eval, "evaluate", scripted)
+    rows = wm_eval.room_for_rl(None, None, tasks, get_profile("smoke").wm_r1, k=2)
     assert rows == {"setting_on": {"tasks": 2, "greedy": 0.5, "sampled": 0.75, "pass@2": 1.0},
                     "setting_off": {"tasks": 1, "greedy": 0.0, "sampled": 0.0, "pass@2": 0.0}}
 
 
 def test_reference_episode_with_thought_index_names_the_tapped_items_index_on_each_screen():
     task = phone.make_task("open_contact", 5)
-    pieces = wm_r1.reference_episode(task, imagine_rate=0.0, rng=random.Random(0), thought_index=True)
-    plain = wm_r1.reference_episode(task, imagine_rate=0.0, rng=random.Random(0))
+    pieces = wm_tasks.reference_episode(task, imagine_rate=0.0, rng=random.Random(0), thought_index=True)
+    plain = wm_tasks.reference_episode(task, imagine_rate=0.0, rng=random.Random(0))
     screen = pieces[0][0].split("Screen:\n", 1)[1]
     taps = 0
     for (text, mine), (plain_text, _) in zip(pieces, plain):
@@ -432,7 +435,7 @@ def test_thought_index_setting_reaches_the_sft_examples():
                                                  vocab_size=512, max_positions=2048))
     tasks = [phone.make_task("open_contact", k) for k in range(6)]
     _, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
-    examples = wm_r1.sft_examples(tokenizer, tasks[:2], 0.0, 0, 4096, thought_index=True)
+    examples = wm_tasks.sft_examples(tokenizer, tasks[:2], 0.0, 0, 4096, thought_index=True)
     text = tokenizer.decode(examples[0]["input_ids"])
     assert re.search(r'find "\w+" at \[\d+\]\. Action: tap\(\d+\)', text)
 
@@ -449,9 +452,9 @@ VIEW_THOUGHTS = {"index_after_label": (r'find "(.*?)" \[(\d+)\]\.', '"{name}" [{
 def test_reference_episode_in_an_indexed_view_reads_each_index_off_its_screen(view):
     thought_form, on_screen = VIEW_THOUGHTS[view]
     task = phone.make_task("open_contact", 5)
-    pieces = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0), thought_index=True,
-                                     screen_view=view)
-    plain = wm_r1.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
+    pieces = wm_tasks.reference_episode(task, imagine_rate=1.0, rng=random.Random(0), thought_index=True,
+                                        screen_view=view)
+    plain = wm_tasks.reference_episode(task, imagine_rate=1.0, rng=random.Random(0))
     assert [ag.parse_turn(t).action for t, m in pieces if m] == [ag.parse_turn(t).action for t, m in plain if m]
     taps = 0
     for (text, mine), (plain_text, _) in zip(pieces, plain):
@@ -477,8 +480,8 @@ def test_screen_view_reaches_the_tokenizer_and_the_sft_examples():
                                                  vocab_size=512, max_positions=2048))
     tasks = [phone.make_task("open_contact", k) for k in range(6)]
     _, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
-    examples = wm_r1.sft_examples(tokenizer, tasks[:2], 0.5, 0, 4096, thought_index=True,
-                                  screen_view="index_after_label")
+    examples = wm_tasks.sft_examples(tokenizer, tasks[:2], 0.5, 0, 4096, thought_index=True,
+                                     screen_view="index_after_label")
     text = tokenizer.decode(examples[0]["input_ids"])
     match = re.search(r'find "(\w+)" \[(\d+)\]\. Action: tap\((\d+)\)', text)
     assert match and match[2] == match[3]
@@ -529,8 +532,8 @@ def test_tiny_policy_plays_and_trains_with_the_view(tiny_policy, tmp_path, monke
     model, tokenizer, tasks = tiny_policy
     import copy
 
-    result = wm_r1.evaluate(model, tokenizer, tasks[:4], None, max_steps=2, greedy=False, imagine=False,
-                            max_turn_tokens=8, screen_view="index_after_label")
+    result = wm_eval.evaluate(model, tokenizer, tasks[:4], None, max_steps=2, greedy=False, imagine=False,
+                              max_turn_tokens=8, screen_view="index_after_label")
     assert result["n"] == 4
     for ep in result["episodes"]:
         assert re.search(r'app "\w+" \[1\]', ep.prompt) and "[1] app" not in ep.prompt

@@ -8,7 +8,9 @@ import pytest
 from wmkit.core.models import TinyModelConfig
 from wmkit.envs import phone, phone_edit
 from wmkit.profiles import SETTINGS_WORLD, get_profile
-from wmkit.wm_r1 import experiment as wm_r1
+from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import evaluation as wm_eval
+from wmkit.wm_r1 import ladder as wm_ladder
 from wmkit.wm_r1 import learned
 
 TINY = TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, vocab_size=512,
@@ -75,7 +77,7 @@ def test_wm_r1_trains_inside_the_learned_world_model_beside_the_simulator(tmp_pa
                     learned=replace(sizes.learned, model=TINY, episodes=4, reference_neighbourhood=1),
                     learned_world=replace(sizes.learned_world, grpo_steps=1, eval_tasks=4, fidelity_episodes=2,
                                           sft_tasks=8))
-    run = wm_r1.run_learned_world_model("smoke", 0, sizes=sizes, out_dir=tmp_path, log=lambda line: None)
+    run = wm_ladder.run_learned_world_model("smoke", 0, sizes=sizes, out_dir=tmp_path, log=lambda line: None)
     assert set(run["rungs"]) == {"0", "learned"}
     assert run["rungs"]["learned"]["simulator_steps"] == 0  # trained inside the learned model only
     assert run["rungs"]["learned"]["fidelity"] is run["learned_world_model"]
@@ -91,7 +93,7 @@ def test_wm_r1_trains_inside_the_learned_world_model_beside_the_simulator(tmp_pa
     for result in (run["start"], *run["rungs"].values()):
         assert set(result["greedy"]["per_template"]) <= set(SETTINGS_WORLD)
     # every task of this ladder is on the status-bar phone
-    assert all(t.initial.get("status_bar") for t in wm_r1.ladder_eval_tasks(wm_r1.learned_world_sizes(sizes)))
+    assert all(t.initial.get("status_bar") for t in wm_ladder.ladder_eval_tasks(wm_ladder.learned_world_sizes(sizes)))
 
 
 def test_instruction_blind_success_is_the_share_of_tasks_whose_reference_taps_that_switch():
@@ -101,36 +103,36 @@ def test_instruction_blind_success_is_the_share_of_tasks_whose_reference_taps_th
              if len(phone.reference_solution(t)) == 3]
     taps = [phone.parse_action(phone.reference_solution(t)[1]) for t in tasks]
     assert len(tasks) >= 20 and all(a[0] == "tap" for a in taps)
-    blind = wm_r1.instruction_blind_success(tasks, switches=range(1, 8))
+    blind = wm_eval.instruction_blind_success(tasks, switches=range(1, 8))
     for k in range(1, 8):
         assert blind["per_switch"][k] == pytest.approx(sum(a[1] == k for a in taps) / len(tasks))
     assert blind["success"] == max(blind["per_switch"].values())
     assert blind["switch"] == min(k for k, v in blind["per_switch"].items() if v == blind["success"])
     with pytest.raises(ValueError, match="at least one task"):
-        wm_r1.instruction_blind_success([])
+        wm_eval.instruction_blind_success([])
 
 
 def test_replayed_success_replays_the_real_actions_only():
     task = phone.sample_tasks(1, 3, ["setting_on"])[0]
     path = phone.reference_solution(task)
-    right = wm_r1.ag.Episode(task=task, prompt="", prompt_ids=[], actions=[path[0], "not an action", *path[1:]])
-    wrong = wm_r1.ag.Episode(task=task, prompt="", prompt_ids=[], actions=path[:1] + ["finished()"])
-    assert wm_r1.replayed_success(right) and not wm_r1.replayed_success(wrong)
+    right = ag.Episode(task=task, prompt="", prompt_ids=[], actions=[path[0], "not an action", *path[1:]])
+    wrong = ag.Episode(task=task, prompt="", prompt_ids=[], actions=path[:1] + ["finished()"])
+    assert wm_eval.replayed_success(right) and not wm_eval.replayed_success(wrong)
 
 
 def test_judging_by_class_by_hand():
     # 100 episodes: 20 real successes of which 15 judged so, 80 real failures of which 10 judged successes
     judge = {"real_success": 0.20, "true_positive": 0.15, "false_positive": 0.10}
-    out = wm_r1.judging_by_class(judge)
+    out = wm_eval.judging_by_class(judge)
     assert out["success_judged_on_real_successes"] == pytest.approx(0.75)
     assert out["failure_judged_on_real_failures"] == pytest.approx(70 / 80)
     assert out["precision"] == pytest.approx(0.6)
-    empty = wm_r1.judging_by_class({"real_success": 0.0, "true_positive": 0.0, "false_positive": 0.0})
+    empty = wm_eval.judging_by_class({"real_success": 0.0, "true_positive": 0.0, "false_positive": 0.0})
     assert math.isnan(empty["success_judged_on_real_successes"]) and math.isnan(empty["precision"])
 
 
 def test_learned_world_sizes_refuses_a_profile_without_one():
     sizes = get_profile("cpu").wm_r1
-    assert wm_r1.learned_world_sizes(sizes).ladder.status_bar
+    assert wm_ladder.learned_world_sizes(sizes).ladder.status_bar
     with pytest.raises(ValueError, match="no learned world model"):
-        wm_r1.learned_world_sizes(replace(sizes, learned=None))
+        wm_ladder.learned_world_sizes(replace(sizes, learned=None))

@@ -3,8 +3,8 @@
 Each paper package says what it can run in its own ``registry.py`` (``wmkit/rlvr_world/registry.py``,
 ``wmkit/rwml/registry.py``, ``wmkit/wm_r1/registry.py``, ``wmkit/wmrl/registry.py``,
 ``wmkit/video/registry.py``); :data:`REGISTRY` gathers them. An entry's ``run_one_seed(profile, seed,
-runs_root, sizes) -> record`` lives in the paper's ``experiment.py`` (the algorithm box is its
-``method.py``). Two ways run an entry:
+runs_root, sizes) -> record`` lives in the paper's ``experiment.py`` (WM-R1's fidelity ladders in its
+``ladder.py``; the algorithm box is its ``method.py``). Two ways run an entry:
 
 * ``python -m wmkit bench``: every entry of role ``"bench"`` (:data:`wmkit.bench.claims.EXPERIMENTS`),
   once per seed, one record each;

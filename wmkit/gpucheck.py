@@ -412,11 +412,12 @@ def profile_steps(settings: GPUCheckSettings, work_dir: Path, record: Callable[[
         from wmkit.rewards.wm_r1 import WMR1RewardConfig
         from wmkit.wm_r1 import agent as ag
         from wmkit.wm_r1 import experiment as wx
+        from wmkit.wm_r1 import tasks as wm_tasks
         from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 
         sizes = profile.wm_r1
-        train_templates, _ = wx.task_templates(sizes.max_ref_len)
-        tasks = wx.unique_tasks(sizes.prompts_per_step, 20_000 + settings.seed, train_templates)
+        train_templates, _ = wm_tasks.task_templates(sizes.max_ref_len)
+        tasks = wm_tasks.unique_tasks(sizes.prompts_per_step, 20_000 + settings.seed, train_templates)
         policy, tokenizer = wx.build_policy(sizes, tasks, settings.seed)
         world_model = ag.WorldModelSource(ag.world_model_predictor(state["model"], state["tokenizer"],
                                                                    sizes.wm_max_new_tokens))

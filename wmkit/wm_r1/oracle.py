@@ -21,11 +21,11 @@ Errors therefore do not compound as a learned model's do; ``p`` is the per-trans
 
 Interface: a :class:`~wmkit.wm_r1.agent.WorldModelSource` (pass it as ``world_model=`` to
 :func:`wmkit.wm_r1.method.train_wm_r1` with ``transitions='world_model'``, or to the evaluation /
-diagnostic functions of :mod:`wmkit.wm_r1.experiment`). ``episode_source()`` gives a fresh
+diagnostic functions of :mod:`wmkit.wm_r1.evaluation`). ``episode_source()`` gives a fresh
 per-batch source of the same kind; ``imagine(source, ...)`` answers call_wm turns from the true
 state of the asking episode (when `source` has simulator envs). A screen alone does not determine
 the phone's state (the home screen is the same for every task), so the stateless
-``predict(pairs)`` (used by ``experiment.world_model_error``) only answers pairs registered with
+``predict(pairs)`` (used by ``evaluation.world_model_error``) only answers pairs registered with
 :meth:`NoisyOracle.prime` (replayed episodes), in order; other pairs come back unchanged and are
 counted in ``unresolved``.
 """

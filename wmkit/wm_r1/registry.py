@@ -1,7 +1,8 @@
 """WM-R1's experiments in :data:`wmkit.experiments.REGISTRY`.
 
-Functions are named as ``"module:function"`` strings: ``wmkit.wm_r1.experiment`` imports torch and
-transformers (about 3 s on 2 CPU cores), and ``python -m wmkit --help`` reads this file.
+Functions are named as ``"module:function"`` strings: ``wmkit.wm_r1.experiment`` and
+``wmkit.wm_r1.ladder`` import torch and transformers (about 3 s on 2 CPU cores), and
+``python -m wmkit --help`` reads this file.
 """
 from __future__ import annotations
 
@@ -9,18 +10,19 @@ from wmkit.experiments import Experiment, Option
 
 PAPER = "WM-R1"
 _EXPERIMENT = "wmkit.wm_r1.experiment"
+_LADDER = "wmkit.wm_r1.ladder"
 
 EXPERIMENTS = (
     Experiment("wm_r1", PAPER, f"{_EXPERIMENT}:run_wm_r1", "bench.wm_r1",
                "phone agent trained inside the world model vs its baselines and ablations, judged in the simulator",
                prepare="wmkit.experiments:notebook_01_world_model"),
-    Experiment("wm_r1_ladder", PAPER, f"{_EXPERIMENT}:run_wm_r1_ladder", "wm_r1",
+    Experiment("wm_r1_ladder", PAPER, f"{_LADDER}:run_wm_r1_ladder", "wm_r1",
                "phone agent trained by WM-R1 inside a noisy oracle (the simulator, screens corrupted and success "
                "flipped at rate p), one SFT start, p = 0 (= GRPO on the real simulator) up to 0.6, judged in the simulator"),
-    Experiment("wm_r1_small_world", PAPER, f"{_EXPERIMENT}:run_wm_r1_small_world", "wm_r1",
+    Experiment("wm_r1_small_world", PAPER, f"{_LADDER}:run_wm_r1_small_world", "wm_r1",
                "the same ladder where its mechanism can act: GRPO and the evaluation on the four single-setting "
                "templates (the same right taps in every world), from a start stopped after 2 SFT epochs (cpu)"),
-    Experiment("wm_r1_learned", PAPER, f"{_EXPERIMENT}:run_wm_r1_learned", "wm_r1",
+    Experiment("wm_r1_learned", PAPER, f"{_LADDER}:run_wm_r1_learned", "wm_r1",
                "WM-R1 inside a learned world model of the settings world (status-bar phone; structured edits; "
                "the reference neighbourhood) vs its start and vs GRPO on the simulator from the same start"),
     Experiment("wm_r1_seeds", PAPER, f"{_EXPERIMENT}:run_wm_r1_seed", "wm_r1",

@@ -18,19 +18,19 @@ from wmkit.core import build
 from wmkit.envs import phone
 from wmkit.profiles import get_profile
 from wmkit.wm_r1 import agent as ag
-from wmkit.wm_r1 import experiment as ex
-from wmkit.wm_r1 import learned
+from wmkit.wm_r1 import ladder as wm_ladder
+from wmkit.wm_r1 import learned, method
 
 torch.set_num_threads(1)
 seed, world_model_dir, n, out = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
-sizes = ex.learned_world_sizes(get_profile("cpu").wm_r1)
-policy_model, policy_tokenizer, _ = ex.build_ladder_start("cpu", seed, sizes)
+sizes = wm_ladder.learned_world_sizes(get_profile("cpu").wm_r1)
+policy_model, policy_tokenizer, _ = wm_ladder.build_ladder_start("cpu", seed, sizes)
 wm, wm_tokenizer, _ = build.load_world_model(world_model_dir)
 source = learned.edit_world_model_source(wm, wm_tokenizer, sizes.wm_max_new_tokens)
-tasks = ex.ladder_eval_tasks(sizes)[:n]
+tasks = wm_ladder.ladder_eval_tasks(sizes)[:n]
 torch.manual_seed(seed + 5)
 policy = ag.Policy(policy_model, policy_tokenizer, max_turn_tokens=sizes.max_turn_tokens, temperature=1.0)
-episodes = ag.run_episodes(policy, tasks, ex._make_source("world_model", source, 0.0), imaginer=source,
+episodes = ag.run_episodes(policy, tasks, method._make_source("world_model", source, 0.0), imaginer=source,
                            config=ag.AgentConfig(max_steps=sizes.max_steps, screen_view=sizes.screen_view))
 rows = []
 for episode in episodes:

@@ -9,7 +9,7 @@ from pathlib import Path
 from wmkit import stats
 from wmkit.envs import phone
 from wmkit.profiles import get_profile
-from wmkit.wm_r1 import experiment as ex
+from wmkit.wm_r1 import ladder as wm_ladder
 
 
 def blind(tasks):
@@ -28,9 +28,9 @@ def blind(tasks):
     return best
 
 w = get_profile("cpu").wm_r1
-for name, sizes, exp, rungs in (("small_world", ex.small_world_sizes(w), "wm_r1_small_world", ("0", "0.6")),
-                                 ("learned", ex.learned_world_sizes(w), "wm_r1_learned", ("learned", "0"))):
-    b = blind(ex.ladder_eval_tasks(sizes))
+for name, sizes, exp, rungs in (("small_world", wm_ladder.small_world_sizes(w), "wm_r1_small_world", ("0", "0.6")),
+                                 ("learned", wm_ladder.learned_world_sizes(w), "wm_r1_learned", ("learned", "0"))):
+    b = blind(wm_ladder.ladder_eval_tasks(sizes))
     print(name, "best blind policy: tap", b[1], round(b[0], 4), b[2])
     for ver in ("c8e0", "15ba"):
         recs = [json.loads(Path(f).read_text())["result"]

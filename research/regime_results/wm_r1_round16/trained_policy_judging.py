@@ -28,7 +28,8 @@ from pathlib import Path
 from wmkit.envs import phone
 from wmkit.profiles import get_profile
 from wmkit.wm_r1 import agent as ag
-from wmkit.wm_r1 import experiment as ex
+from wmkit.wm_r1 import evaluation as wm_eval
+from wmkit.wm_r1 import ladder as wm_ladder
 
 OUT = Path("research/regime_results/wm_r1_round16")
 BLIND_TAPS = range(1, 8)
@@ -60,8 +61,8 @@ def fixed_sequence_in_world_model(tasks, source: ag.WorldModelSource, actions) -
 
 def judging_of(policy, tasks, source, sizes, seed) -> dict:
     """The world model's judging of `policy`'s episodes played inside it, per class."""
-    return ex.judging_by_class(ex.judge_agreement(None, None, tasks, source.detached(), sizes.max_steps,
-                                                  seed=seed, policy=policy, screen_view=sizes.screen_view))
+    return wm_eval.judging_by_class(wm_eval.judge_agreement(None, None, tasks, source.detached(), sizes.max_steps,
+                                                            seed=seed, policy=policy, screen_view=sizes.screen_view))
 
 
 def judged_by_sequence(policy, tasks, source, sizes, seed, top: int = 8) -> list[dict]:
@@ -79,7 +80,7 @@ def judged_by_sequence(policy, tasks, source, sizes, seed, top: int = 8) -> list
         row = groups.setdefault(tuple(ep.actions), [0, 0, 0])
         row[0] += 1
         row[1] += bool(ep.success)
-        row[2] += ex.replayed_success(ep)
+        row[2] += wm_eval.replayed_success(ep)
     ranked = sorted(groups.items(), key=lambda kv: -kv[1][0])[:top]
     return [{"actions": list(k), "episodes": n, "judged": j, "real": r} for k, (n, j, r) in ranked]
 
@@ -102,7 +103,7 @@ def run(seed: int) -> dict:
     if not (work / f"world_model_seed{seed}").exists():
         shutil.copytree(cached, work / f"world_model_seed{seed}")
     captured = {}
-    train = ex.train_wm_r1
+    train = wm_ladder.train_wm_r1
 
     def capture(config, *args, **kwargs):
         result = train(config, *args, **kwargs)
@@ -117,18 +118,18 @@ def run(seed: int) -> dict:
         sources["wm"] = make_source(*args, **kwargs)
         return sources["wm"]
 
-    ex.train_wm_r1, learned.edit_world_model_source = capture, keep_source
+    wm_ladder.train_wm_r1, learned.edit_world_model_source = capture, keep_source
     try:
-        result = ex.run_learned_world_model("cpu", seed, sizes=sizes, out_dir=work, log=print)
+        result = wm_ladder.run_learned_world_model("cpu", seed, sizes=sizes, out_dir=work, log=print)
     finally:
-        ex.train_wm_r1, learned.edit_world_model_source = train, make_source
+        wm_ladder.train_wm_r1, learned.edit_world_model_source = train, make_source
     record = json.loads(Path(glob.glob(f"executed/cpu/bench/records/wm_r1_learned/seed{seed}_15ba3d8c8cb3_*.json")[0])
                         .read_text())["result"]
     same = {arm: (result[arm]["greedy"], record[arm]["greedy"]) if arm == "start" else
             (result["rungs"]["learned"]["greedy"], record["rungs"]["learned"]["greedy"]) for arm in ("start", "learned")}
     reproduced = all(a["success"] == b["success"] and a["per_template"] == b["per_template"] for a, b in same.values())
-    sl = ex.learned_world_sizes(sizes)
-    tasks = ex.ladder_eval_tasks(sl)
+    sl = wm_ladder.learned_world_sizes(sizes)
+    tasks = wm_ladder.ladder_eval_tasks(sl)
     fidelity_tasks = tasks[:sl.ladder.fidelity_episodes]
     from wmkit.wm_r1.oracle import NoisyOracle
 
@@ -136,9 +137,9 @@ def run(seed: int) -> dict:
     greedy = ag.Policy(model, tokenizer, max_turn_tokens=sl.max_turn_tokens, greedy=True)
     sampled = ag.Policy(model, tokenizer, max_turn_tokens=sl.max_turn_tokens, temperature=1.0)
     # the benchmark's greedy evaluation (imagined calls answered by the exact oracle)
-    real_greedy = ex.evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sl.max_steps, greedy=True,
-                              max_turn_tokens=sl.max_turn_tokens, max_completion_tokens=sl.max_completion_tokens,
-                              seed=seed, screen_view=sl.screen_view)
+    real_greedy = wm_eval.evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sl.max_steps, greedy=True,
+                                   max_turn_tokens=sl.max_turn_tokens, max_completion_tokens=sl.max_completion_tokens,
+                                   seed=seed, screen_view=sl.screen_view)
     out = {"seed": seed, "reproduces_record": reproduced, "trained_greedy_success": real_greedy["success"],
            "record_greedy": {"start": record["start"]["greedy"]["success"],
                              "learned": record["rungs"]["learned"]["greedy"]["success"]},
