@@ -303,9 +303,10 @@ for kind in ("element", "value"):
 
 # %%
 train_templates, held_templates = wm_tasks.task_templates(sizes.max_ref_len)
-pools = {"unique prompts": wm_tasks.unique_tasks(ladder.sft_tasks, 10_000 + run.seed, train_templates),
-         "template-balanced": wm_tasks.template_balanced_tasks(ladder.sft_tasks, 10_000 + run.seed, train_templates),
-         "evaluation": phone.sample_tasks(ladder.eval_tasks, 40_000, train_templates)}
+pools = {"unique prompts": wm_tasks.unique_tasks(ladder.sft_tasks, wm_tasks.SFT_TASK_SEED + run.seed, train_templates),
+         "template-balanced": wm_tasks.template_balanced_tasks(ladder.sft_tasks, wm_tasks.SFT_TASK_SEED + run.seed,
+                                                              train_templates),
+         "evaluation": phone.sample_tasks(ladder.eval_tasks, wm_tasks.TRAIN_EVAL_SEED, train_templates)}
 counts = {name: Counter(t.template for t in tasks) for name, tasks in pools.items()}
 print(f"{'template':24s}" + "".join(f"{name:>19s}" for name in pools))
 for template in train_templates:

@@ -145,7 +145,7 @@ def test_fp16_where_the_gpu_has_no_bf16(monkeypatch):
 def test_grpo_config_takes_the_precision_flags(tmp_path, monkeypatch):
     from wmkit.core import grpo
 
-    config = grpo.GRPOSettings(output_dir=str(tmp_path), num_generations=2, per_device_train_batch_size=2)
+    config = grpo.GRPOSettings(output_dir=str(tmp_path), num_generations=2, per_device_train_batch_size=2, max_steps=1)
     trl_config = config.to_trl_config()
     assert not trl_config.bf16 and not trl_config.fp16  # a CPU: no mixed precision
     seen = {}
@@ -205,13 +205,13 @@ def test_rlvr_qlora_on_a_16bit_model_trains_a_copy_and_saves_adapters_alone(nf4_
 def test_rlvr_quantization_is_automatic_only_with_cuda_and_lora(tmp_path, monkeypatch):
     from wmkit.core import world_model_rl as rl
 
-    config = rl.RLVRConfig(output_dir=str(tmp_path))
+    config = rl.RLVRConfig(output_dir=str(tmp_path), max_steps=1)
     assert config.quantized is None and not config.uses_qlora()  # a CPU
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert config.uses_qlora() and config.uses_gradient_checkpointing()
-    assert not rl.RLVRConfig(output_dir=str(tmp_path), lora=False).uses_qlora()
+    assert not rl.RLVRConfig(output_dir=str(tmp_path), lora=False, max_steps=1).uses_qlora()
     with pytest.raises(ValueError, match="lora=True"):
-        rl.RLVRConfig(output_dir=str(tmp_path), lora=False, quantized=True).check()
+        rl.RLVRConfig(output_dir=str(tmp_path), lora=False, quantized=True, max_steps=1).check()
 
 
 def test_qlora_trains_one_group_per_micro_batch_with_the_same_optimizer_step(tmp_path, monkeypatch):
@@ -222,7 +222,7 @@ def test_qlora_trains_one_group_per_micro_batch_with_the_same_optimizer_step(tmp
     assert grpo.micro_batches(16, 8, 1) == {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 16}
     with pytest.raises(grpo.GRPOSettingsError, match="must divide"):
         grpo.micro_batches(16, 8, 3)
-    config = rl.RLVRConfig(output_dir=str(tmp_path), prompts_per_step=16, num_generations=8)
+    config = rl.RLVRConfig(output_dir=str(tmp_path), prompts_per_step=16, num_generations=8, max_steps=1)
     assert config.settings().per_device_train_batch_size == 128  # a CPU: no QLoRA, one pass
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     settings = config.settings()
@@ -263,14 +263,14 @@ def test_vllm_is_off_by_default_and_asking_without_it_fails_in_one_line(monkeypa
     from wmkit.core import world_model_rl as rl
 
     monkeypatch.delenv(grpo.VLLM_ENV, raising=False)
-    assert not grpo.GRPOSettings(output_dir="x").use_vllm and not rl.RLVRConfig(output_dir="x").use_vllm
+    assert not grpo.GRPOSettings(output_dir="x", max_steps=1).use_vllm and not rl.RLVRConfig(output_dir="x", max_steps=1).use_vllm
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real(name, *a))
     with pytest.raises(grpo.GRPOSettingsError, match="vLLM is not installed.*pip install vllm") as error:
         grpo.request_vllm()
     assert "\n" not in str(error.value) and grpo.VLLM_ENV not in os.environ
     monkeypatch.setenv(grpo.VLLM_ENV, "1")  # asked for where it is installed: the configs follow
-    assert grpo.GRPOSettings(output_dir="x").use_vllm and rl.RLVRConfig(output_dir="x").use_vllm
+    assert grpo.GRPOSettings(output_dir="x", max_steps=1).use_vllm and rl.RLVRConfig(output_dir="x", max_steps=1).use_vllm
     grpo.request_vllm(False)
     assert not grpo.vllm_requested()
 

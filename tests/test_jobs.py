@@ -318,17 +318,17 @@ def test_vllm_settings_reach_trl_and_fail_clearly_when_unavailable(tmp_path, mon
     from wmkit.core.grpo import GRPOSettings, GRPOSettingsError
 
     config = GRPOSettings(output_dir=str(tmp_path), num_generations=4, per_device_train_batch_size=8,
-                          vllm_mode="server", vllm_gpu_memory_utilization=0.5).to_trl_config()
+                          vllm_mode="server", vllm_gpu_memory_utilization=0.5, max_steps=1).to_trl_config()
     assert (config.use_vllm, config.vllm_mode, config.vllm_gpu_memory_utilization) == (False, "server", 0.5)
     with pytest.raises(GRPOSettingsError, match="vllm_mode must be 'colocate' or 'server'"):
-        GRPOSettings(output_dir="x", use_vllm=True, vllm_mode="remote").check()
+        GRPOSettings(output_dir="x", use_vllm=True, vllm_mode="remote", max_steps=1).check()
     with pytest.raises(GRPOSettingsError, match=r"vllm_gpu_memory_utilization must be in \(0, 1\]"):
-        GRPOSettings(output_dir="x", use_vllm=True, vllm_gpu_memory_utilization=0).check()
+        GRPOSettings(output_dir="x", use_vllm=True, vllm_gpu_memory_utilization=0, max_steps=1).check()
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real_find_spec(name, *a))
     with pytest.raises(GRPOSettingsError, match="use_vllm=True but vLLM is not installed"):
-        GRPOSettings(output_dir="x", use_vllm=True).check()
+        GRPOSettings(output_dir="x", use_vllm=True, max_steps=1).check()
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "vllm" else real_find_spec(name, *a))
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     with pytest.raises(GRPOSettingsError, match="use_vllm=True needs a CUDA GPU"):
-        GRPOSettings(output_dir="x", use_vllm=True).check()
+        GRPOSettings(output_dir="x", use_vllm=True, max_steps=1).check()

@@ -41,9 +41,9 @@ def test_rl_transitions_keep_all_changed_and_a_share_of_unchanged(small_splits):
 
 def test_config_errors_are_one_line(tmp_path):
     with pytest.raises(ValueError, match="Unknown reward"):
-        rl.RLVRConfig(output_dir=str(tmp_path), reward="nope").check()
+        rl.RLVRConfig(output_dir=str(tmp_path), reward="nope", max_steps=1).check()
     with pytest.raises(ValueError, match="not divisible|at least 2"):
-        rl.RLVRConfig(output_dir=str(tmp_path), num_generations=1).check()
+        rl.RLVRConfig(output_dir=str(tmp_path), num_generations=1, max_steps=1).check()
 
 
 @pytest.mark.slow
@@ -84,7 +84,7 @@ def test_best_of_k_is_monotone(tiny_lm, small_splits):
 
 
 def test_kl_and_full_parameter_settings_reach_trl(tmp_path):
-    config = rl.RLVRConfig(output_dir=str(tmp_path), beta=0.001, lora=False, num_generations=4, prompts_per_step=2)
+    config = rl.RLVRConfig(output_dir=str(tmp_path), beta=0.001, lora=False, num_generations=4, prompts_per_step=2, max_steps=1)
     trl_config = config.settings().to_trl_config()
     assert trl_config.beta == 0.001 and trl_config.num_generations == 4
     assert trl_config.per_device_train_batch_size == 8
@@ -111,7 +111,7 @@ def test_qlora_grpo_code_path_on_cpu(nf4_lm, small_splits, tmp_path):
     lora = {n: p for n, p in result.model.named_parameters() if "lora_B" in n}
     assert lora and any(p.abs().sum() > 0 for p in lora.values())  # B starts at zero
     with pytest.raises(ValueError, match="lora=True"):
-        rl.train_rlvr(base, tok, data, rl.RLVRConfig(output_dir=str(tmp_path), quantized=True, lora=False))
+        rl.train_rlvr(base, tok, data, rl.RLVRConfig(output_dir=str(tmp_path), quantized=True, lora=False, max_steps=1))
 
 
 def test_loading_a_finished_full_parameter_run_does_not_warn_about_its_tied_head(tiny_lm, small_splits, tmp_path):

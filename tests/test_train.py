@@ -78,15 +78,15 @@ def test_sft_config_rejects_bad_values():
 
 def test_grpo_generation_batch_must_divide_by_group_size():
     with pytest.raises(GRPOSettingsError, match="not divisible by num_generations 6"):
-        GRPOSettings(output_dir="x", num_generations=6, per_device_train_batch_size=16).check()
-    GRPOSettings(output_dir="x", num_generations=8, per_device_train_batch_size=16).check()
+        GRPOSettings(output_dir="x", num_generations=6, per_device_train_batch_size=16, max_steps=1).check()
+    GRPOSettings(output_dir="x", num_generations=8, per_device_train_batch_size=16, max_steps=1).check()
     with pytest.raises(GRPOSettingsError, match="at least 2"):
-        GRPOSettings(output_dir="x", num_generations=1, per_device_train_batch_size=16).check()
+        GRPOSettings(output_dir="x", num_generations=1, per_device_train_batch_size=16, max_steps=1).check()
 
 
 def test_grpo_settings_map_onto_trl(tmp_path):
     config = GRPOSettings(output_dir=str(tmp_path), num_generations=4, per_device_train_batch_size=8,
-                          beta=0.001, scale_rewards="none").to_trl_config()
+                          beta=0.001, scale_rewards="none", max_steps=1).to_trl_config()
     assert config.num_generations == 4 and config.beta == 0.001 and config.scale_rewards == "none"
 
 
@@ -113,3 +113,44 @@ def test_kit_loss_honours_num_items_in_batch_as_transformers_does(tiny_lm, small
             kit = trainer.compute_loss(model, batch, num_items_in_batch=torch.tensor(count))
             theirs = super(type(trainer), trainer).compute_loss(model, batch, num_items_in_batch=torch.tensor(count))
             assert torch.allclose(kit, theirs, atol=1e-6) and torch.allclose(kit, reference * targets / count, atol=1e-6)
+
+
+@pytest.mark.parametrize("lora", [None, (4, 8)])
+def test_train_grpo_saves_the_final_weights_and_returns_a_plain_trained_model(tiny_lm, tmp_path, lora):
+    """The one GRPO run of RLVR and WM-R1: every parameter trained (saved whole in final/) or LoRA
+    adapters added, saved in adapter/ and merged back; either way a plain model whose weights moved."""
+    import copy
+
+    from datasets import Dataset
+
+    from wmkit.core.grpo import train_grpo
+
+    model, tok, _ = tiny_lm
+    policy = copy.deepcopy(model)
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    tok.padding_side = "left"
+    args = GRPOSettings(output_dir=str(tmp_path / "checkpoints"), num_generations=2, per_device_train_batch_size=4,
+                        max_steps=2, learning_rate=1e-2, max_completion_length=6).to_trl_config(
+        logging_steps=1, save_strategy="no", disable_tqdm=True)
+    dataset = Dataset.from_dict({"prompt": ["go north", "take key", "open door", "look"]})
+    # A reward that varies within each group: longer completions score higher.
+    run = train_grpo(policy, tok, args, dataset, [lambda completions, **kw: [len(c) / 10 for c in completions]],
+                     output_dir=tmp_path, lora=lora, show_progress=False)
+    assert run.global_step == 2 and any("loss" in row for row in run.log_history)
+    assert not hasattr(run.model, "peft_config")  # adapters merged back
+    assert (run.adapter_dir is not None) == (lora is not None)
+    assert (tmp_path / ("adapter" if lora else "final") / ("adapter_config.json" if lora else "config.json")).exists()
+    moved = dict(run.model.named_parameters())
+    assert any(not torch.equal(moved[n], p) for n, p in before.items())
+
+
+@pytest.mark.parametrize("make", ["rlvr", "grpo", "wm_r1"])
+def test_step_counts_have_no_default(make):
+    """A run's optimizer steps come from its profile's sizes: a config without them is an error, not a
+    silent default that no profile uses."""
+    from wmkit.core.world_model_rl import RLVRConfig
+    from wmkit.wm_r1.method import WMR1Config
+
+    build = {"rlvr": RLVRConfig, "grpo": GRPOSettings, "wm_r1": WMR1Config}[make]
+    with pytest.raises(TypeError, match="steps"):
+        build(output_dir="x")

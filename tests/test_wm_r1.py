@@ -554,5 +554,5 @@ def test_tiny_policy_plays_and_trains_with_the_view(tiny_policy, tmp_path, monke
     for prompt, screen in played:  # GRPO's rollouts show the view of the phone's screen
         assert prompt.endswith(ag.agent_screen(screen, "index_after_label") + "\n") and "[1] app" not in prompt
     with pytest.raises(ValueError, match="Unknown screen_view"):
-        wm_r1_method.train_wm_r1(wm_r1_method.WMR1Config(output_dir=str(tmp_path), screen_view="nope"),
+        wm_r1_method.train_wm_r1(wm_r1_method.WMR1Config(output_dir=str(tmp_path), screen_view="nope", steps=1),
                                  model, tokenizer, tasks, wm)

@@ -417,7 +417,7 @@ def profile_steps(settings: GPUCheckSettings, work_dir: Path, record: Callable[[
 
         sizes = profile.wm_r1
         train_templates, _ = wm_tasks.task_templates(sizes.max_ref_len)
-        tasks = wm_tasks.unique_tasks(sizes.prompts_per_step, 20_000 + settings.seed, train_templates)
+        tasks = wm_tasks.unique_tasks(sizes.prompts_per_step, wm_tasks.GRPO_TASK_SEED + settings.seed, train_templates)
         policy, tokenizer = wx.build_policy(sizes, tasks, settings.seed)
         world_model = ag.WorldModelSource(ag.world_model_predictor(state["model"], state["tokenizer"],
                                                                    sizes.wm_max_new_tokens))

@@ -225,6 +225,10 @@ class RLVRSizes:
     """GRPO steps of the RWML arm."""
     twx_sft_epochs: float
     """SFT epochs of the SFT baseline on the filtered data."""
+    twx_sft_learning_rate: float
+    """AdamW learning rate of both TWX SFT runs (the warm-up predictor and the SFT baseline)."""
+    twx_sft_batch_size: int
+    """Their batch size (transitions)."""
     twx_max_chars: int
     """TWX transitions whose next observation is longer are left out (tiny models, short budgets)."""
     twx_eval: int
@@ -292,6 +296,8 @@ class RWMLTextGameSizes:
     """SFT epochs of the warm-up predictor on that share."""
     warm_learning_rate: float
     """AdamW learning rate of the warm-up SFT (and of the SFT baseline)."""
+    warm_batch_size: int
+    """Their batch size (transitions)."""
     tau_transitions: int
     """Validation transitions whose warm-up predictions choose τ."""
     tau_samples: int
@@ -341,7 +347,7 @@ class RWMLSizes:
 
 @dataclass(frozen=True)
 class WMR1LadderSizes:
-    """The WM-R1 fidelity ladder (``experiment.run_fidelity_ladder``): WM-R1 trained inside a noisy
+    """The WM-R1 fidelity ladder (``ladder.run_fidelity_ladder``): WM-R1 trained inside a noisy
     oracle (the simulator with screens corrupted and success flipped at rate p) for several p, each
     from the same SFT start, evaluated greedy and sampled in the real simulator."""
 
@@ -351,7 +357,7 @@ class WMR1LadderSizes:
     """SFT epochs of the ladder's start (its other SFT sizes are the section's)."""
     sft_tasks: int
     """Reference episodes of the ladder's start, the templates in turn
-    (``experiment.template_balanced_tasks``)."""
+    (``tasks.template_balanced_tasks``)."""
     grpo_steps: int
     """GRPO steps per rung."""
     group_size: int
@@ -367,8 +373,8 @@ class WMR1LadderSizes:
     fidelity_episodes: int
     """Sampled episodes of the start policy on which each world model's error is measured."""
     grpo_pool: str = "balanced"
-    """GRPO's tasks: 'balanced' (``experiment.balanced_tasks``: ``WMR1Sizes.train_tasks`` rows, one
-    task per prompt, so a prompt's world repeats) or 'fresh' (``experiment.fresh_tasks``: a distinct
+    """GRPO's tasks: 'balanced' (``tasks.balanced_tasks``: ``WMR1Sizes.train_tasks`` rows, one
+    task per prompt, so a prompt's world repeats) or 'fresh' (``tasks.fresh_tasks``: a distinct
     world for every rollout group, grpo_steps × prompts_per_step of them)."""
     notebook_error_rates: tuple[float, ...] = ()
     """The rungs notebook 03 trains itself for its one seed (empty: all of ``error_rates``); the
@@ -380,7 +386,7 @@ class WMR1LadderSizes:
     sft_template_weights: tuple[tuple[str, float], ...] = ()
     """(template, weight) pairs for the start's reference episodes: a template weighted w is drawn
     w times as often as an unnamed one (weight 1), at the same ``sft_tasks`` in all
-    (``experiment.template_balanced_tasks``); empty: every template its equal share."""
+    (``tasks.template_balanced_tasks``); empty: every template its equal share."""
     templates: tuple[str, ...] = ()
     """The world GRPO trains in and the evaluation measures: only these training templates (empty:
     every training template). The SFT start still learns from every training template."""
@@ -442,6 +448,10 @@ class WMR1Sizes:
     throughput_tasks: int = 32
     lora: bool = False
     """Train LoRA adapters instead of all weights (always for a pretrained MODEL)."""
+    lora_r: int = 8
+    """Rank of the policy's LoRA adapters (put on in the SFT warm start; GRPO trains the same ones)."""
+    lora_alpha: int = 16
+    """Their scale numerator (scale = alpha / r)."""
     wm_max_new_tokens: int = 160
     max_turn_tokens: int = 24
     max_completion_tokens: int = 1400
@@ -680,6 +690,7 @@ _RLVR = {
         eval_changed=4, eval_unchanged=2, eval_samples=2, max_new_tokens=32,
         rewards=("binary", "task_specific"), group_sizes=(2, 4), phone_steps=2, best_of_k=2,
         twx_episodes=24, twx_warm_fraction=0.3, twx_warm_epochs=1.0, twx_steps=2, twx_sft_epochs=1.0,
+        twx_sft_learning_rate=1e-3, twx_sft_batch_size=8,
         twx_max_chars=100, twx_eval=4, easy_keep_probability=0.1, forgetting_eval=4,
         regime=RegimeSizes(levels=("tiny", "full"), seeds=2, other_level_seeds=1, steps=2, learning_rate=5e-4,
                            beta=0.04, reward="exact", num_generations=2, prompts_per_step=2, max_completion_length=24,
@@ -694,6 +705,7 @@ _RLVR = {
         rewards=("binary", "task_specific", "continuous"), group_sizes=(4, 8),
         phone_steps=12, best_of_k=8,
         twx_episodes=60, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=16, twx_sft_epochs=2.0,
+        twx_sft_learning_rate=1e-3, twx_sft_batch_size=8,
         twx_max_chars=160, twx_eval=30, easy_keep_probability=0.1, forgetting_eval=20,
         # Exact reward, 120 steps, lr 5e-4 with a KL term (beta 0.04): chosen on the validation split
         # by a rule fixed before the runs; without the KL term some seeds collapse. Why: see
@@ -714,6 +726,7 @@ _RLVR = {
         rewards=("binary", "task_specific", "continuous", "continuous_rep"), group_sizes=(2, 4, 8, 16),
         phone_steps=300, best_of_k=32,
         twx_episodes=1500, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=300, twx_sft_epochs=2.0,
+        twx_sft_learning_rate=1e-3, twx_sft_batch_size=8,
         twx_max_chars=400, twx_eval=300, easy_keep_probability=0.1, forgetting_eval=200,
         regime=RegimeSizes(levels=("tiny", "small", "medium", "full"), seeds=3, other_level_seeds=3, steps=300,
                            learning_rate=5e-4, beta=0.04, reward="exact", num_generations=8, prompts_per_step=16,
@@ -745,6 +758,7 @@ _RWML_POLICY = {
 _RWML_TEXTGAME = {
     "smoke": RWMLTextGameSizes(
         difficulty="tiny", seeds=2, episodes=30, warm_fraction=0.1, warm_epochs=1.0, warm_learning_rate=1e-3,
+        warm_batch_size=8,
         tau_transitions=4, tau_samples=2, rl_pool=8, easy_keep_probability=0.1, filter_samples=2, steps=1,
         num_generations=2, prompts_per_step=2, learning_rate=3e-4, max_completion_length=16, sft_epochs=1.0,
         eval_transitions=3, eval_samples=1, max_new_tokens=16, forgetting_eval=2),
@@ -752,11 +766,13 @@ _RWML_TEXTGAME = {
     # the bias of the rare hard cases or collapse the model. Why: see research/README.md, 'RWML regime'.
     "cpu": RWMLTextGameSizes(
         difficulty="tiny", seeds=3, episodes=200, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
+        warm_batch_size=8,
         tau_transitions=30, tau_samples=3, rl_pool=200, easy_keep_probability=0.1, filter_samples=4, steps=30,
         num_generations=8, prompts_per_step=4, learning_rate=3e-4, max_completion_length=80, sft_epochs=2.0,
         eval_transitions=100, eval_samples=2, max_new_tokens=80, forgetting_eval=20, parallel_runs=2),
     "gpu": RWMLTextGameSizes(
         difficulty="tiny", seeds=3, episodes=1000, warm_fraction=0.1, warm_epochs=3.0, warm_learning_rate=1e-3,
+        warm_batch_size=8,
         tau_transitions=200, tau_samples=8, rl_pool=2000, easy_keep_probability=0.1, filter_samples=4, steps=200,
         num_generations=8, prompts_per_step=16, learning_rate=3e-4, max_completion_length=96, sft_epochs=2.0,
         eval_transitions=300, eval_samples=4, max_new_tokens=96, forgetting_eval=200),

@@ -8,9 +8,15 @@ clear line instead of TRL's own error.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import torch
+
+from wmkit.core import models
+from wmkit.runs import stop_printing_logs, train_or_resume
 
 
 class GRPOSettingsError(ValueError):
@@ -50,7 +56,7 @@ def request_vllm(on: bool = True) -> None:
     if not on:
         os.environ.pop(VLLM_ENV, None)
         return
-    GRPOSettings(output_dir=".", use_vllm=True).check_vllm()
+    GRPOSettings(output_dir=".", use_vllm=True, max_steps=1).check_vllm()
     os.environ[VLLM_ENV] = "1"
 
 
@@ -80,8 +86,8 @@ class GRPOSettings:
     """Longest completion sampled."""
     temperature: float = 1.0
     """Sampling temperature during rollouts."""
-    max_steps: int = 100
-    """Optimizer steps."""
+    max_steps: int = field(kw_only=True)
+    """Optimizer steps (no default: every run takes its count from its profile's sizes)."""
     seed: int = 0
     """Seed of sampling and data order."""
     use_vllm: bool = field(default_factory=vllm_requested)
@@ -135,9 +141,7 @@ class GRPOSettings:
     def to_trl_config(self, **extra):
         """A `trl.GRPOConfig` with these settings: mixed precision in bf16 where the GPU has it, fp16
         where it does not (a T4; `wmkit.core.models.compute_dtype`), none on a CPU."""
-        from trl import GRPOConfig
-
-        from wmkit.core.models import mixed_precision_flags
+        from trl import GRPOConfig  # here, not at the top: TRL takes seconds to import
 
         self.check()
         cuda = torch.cuda.is_available()
@@ -148,6 +152,62 @@ class GRPOSettings:
             learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
             scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
             temperature=self.temperature, max_steps=self.max_steps, seed=self.seed,
-            use_cpu=not cuda, report_to="none", **mixed_precision_flags(),
+            use_cpu=not cuda, report_to="none", **models.mixed_precision_flags(),
             **{"use_vllm": self.use_vllm, "vllm_mode": self.vllm_mode,
                "vllm_gpu_memory_utilization": self.vllm_gpu_memory_utilization, **extra})
+
+
+@dataclass
+class GRPORun:
+    """What one GRPO training run leaves behind (:func:`train_grpo`)."""
+
+    model: Any
+    """The trained policy in eval mode: adapters merged into 16-bit weights; on 4-bit weights the
+    PeftModel itself (merging into NF4 would round the update away); with no adapters, the model."""
+    log_history: list[dict]
+    """TRL's per-step logs (reward, loss, ...)."""
+    global_step: int
+    """Optimizer steps taken, resumed ones included."""
+    adapter_dir: Path | None
+    """Where the trained adapters were saved (None: no adapters; the whole model is in ``final/``)."""
+
+
+def train_grpo(policy, tokenizer, args, dataset, reward_funcs: Sequence[Callable], *, output_dir: str | Path,
+               lora: tuple[int, int] | None = None, quantized: bool = False, gradient_checkpointing: bool = False,
+               callbacks: Sequence = (), rollout_func: Callable | None = None, show_progress: bool = True,
+               resume_from: str | None = None) -> GRPORun:
+    """The kit's one GRPO training run on TRL, shared by RLVR (`wmkit.core.world_model_rl.train_rlvr`)
+    and WM-R1 (`wmkit.wm_r1.method.train_wm_r1`): add adapters, train or resume, save, merge.
+
+    `policy` is trained in place. `lora` = (r, alpha) puts LoRA adapters on every linear layer first
+    (`quantized`: the policy is in NF4, QLoRA), unless it carries adapters already: a warm start
+    trained those, and GRPO goes on training them. None trains the policy as it is, every parameter
+    or the adapters it carries. `args` is the `trl.GRPOConfig` (`GRPOSettings.to_trl_config`);
+    `rollout_func` plays a prompt's completions itself (WM-R1's episodes); `resume_from` is the
+    checkpoint `wmkit.runs.checkpoint_to_resume` chose.
+
+    The final weights are always saved under `output_dir`: the adapters (with the tokenizer) in
+    ``adapter/``, or the whole model in ``final/`` when there are no adapters.
+    """
+    from trl import GRPOTrainer  # here, not at the top: TRL takes seconds to import
+
+    if lora is not None and not hasattr(policy, "peft_config"):
+        r, alpha = lora
+        policy = models.add_lora(policy, r=r, alpha=alpha, quantized=quantized, gradient_checkpointing=gradient_checkpointing)
+    trainer = GRPOTrainer(model=policy, args=args, train_dataset=dataset, reward_funcs=list(reward_funcs),
+                          processing_class=tokenizer, callbacks=list(callbacks), rollout_func=rollout_func)
+    if not show_progress:
+        stop_printing_logs(trainer)  # without a progress bar, no per-step log dicts printed either
+    train_or_resume(trainer, resume_from)
+    trained, out = trainer.model, Path(output_dir)
+    adapter_dir = None
+    if hasattr(trained, "peft_config"):
+        adapter_dir = models.save_adapters(trained, out / models.ADAPTER_FOLDER, tokenizer)
+        if not models.is_nf4(trained):
+            trained = trained.merge_and_unload()
+    else:
+        trained.save_pretrained(out / models.FINAL_FOLDER)
+        tokenizer.save_pretrained(out / models.FINAL_FOLDER)
+    trained.eval()
+    return GRPORun(model=trained, log_history=list(trainer.state.log_history),
+                   global_step=trainer.state.global_step, adapter_dir=adapter_dir)

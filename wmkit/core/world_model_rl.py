@@ -24,6 +24,7 @@ learning rate on the validation split.
 """
 from __future__ import annotations
 
+import copy
 import json
 import random
 import time
@@ -32,13 +33,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wmkit.core.grpo import GRPOSettings, micro_batches, vllm_requested
+from wmkit.core.grpo import GRPOSettings, micro_batches, train_grpo, vllm_requested
+from wmkit.core.models import ADAPTER_FOLDER, is_nf4, merge_adapters, quantize_nf4
 from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
 from wmkit.envs import get_environment
 from wmkit.envs.base import Transition, scoring_transition
 from wmkit.rewards import extract_completion_text
 from wmkit.rewards.text_similarity import rouge_reward_fn, with_repetition_penalty
-from wmkit.runs import checkpoint_to_resume, run_identity, stop_printing_logs, train_or_resume
+from wmkit.runs import checkpoint_to_resume, run_identity
 
 REWARD_NAMES = ("binary", "exact", "task_specific", "continuous", "continuous_rep", "embedding")
 
@@ -166,8 +168,8 @@ class RLVRConfig:
     """Longest prediction sampled (tokens)."""
     temperature: float = 1.0
     """Sampling temperature of the rollouts."""
-    max_steps: int = 40
-    """Optimizer steps."""
+    max_steps: int = field(kw_only=True)
+    """Optimizer steps (no default: every run takes its count from its profile's sizes)."""
     unchanged_ratio: float = 0.25
     """Unchanged transitions added per changed one (RLVR-World trains on all changed plus a sample)."""
     lora: bool = True
@@ -278,20 +280,6 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     and, under LoRA, the base weights name it (`wmkit.runs.run_identity`). Checkpoints of another run
     in output_dir are refused (`wmkit.runs.checkpoint_to_resume`).
     """
-    import copy
-
-    from trl import GRPOTrainer
-
-    from wmkit.core.models import (
-        ADAPTER_FOLDER,
-        FINAL_FOLDER,
-        add_lora,
-        is_nf4,
-        merge_adapters,
-        quantize_nf4,
-        save_adapters,
-    )
-
     config.check()
     if not (prompt_rows if prompt_rows is not None else transitions):
         raise ValueError("no transitions to train on")
@@ -323,39 +311,23 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
         policy = quantize_nf4(copy.deepcopy(model))  # the caller's 16-bit model stays as it was
     else:
         policy = copy.deepcopy(model)
-    if config.lora:
-        policy = add_lora(policy, r=config.lora_r, alpha=config.lora_alpha, quantized=qlora,
-                          gradient_checkpointing=checkpointing)
     tokenizer.padding_side = "left"
-    trainer = GRPOTrainer(model=policy, args=trl_config, train_dataset=dataset,
-                          reward_funcs=list(reward_funcs or reward_functions(
-                              config.reward, embedding_reward, config.repetition_weight)),
-                          processing_class=tokenizer, callbacks=list(callbacks or []))
-    if not config.show_progress:
-        stop_printing_logs(trainer)
-    train_or_resume(trainer, resume_from)
-    log_history, global_step = list(trainer.state.log_history), trainer.state.global_step
     out = Path(config.output_dir)
-    adapter_dir = save_adapters(trainer.model, out / ADAPTER_FOLDER, tokenizer) if config.lora else None
-    if not config.lora:
-        merged = trainer.model
-        # Every parameter trained: the model itself is the result; save it like a LoRA run's adapters
-        # (train_rlvr(lora=False) used to leave only checkpoints behind).
-        merged.save_pretrained(out / FINAL_FOLDER)
-        tokenizer.save_pretrained(out / FINAL_FOLDER)
-    elif not qlora:
-        merged = trainer.model.merge_and_unload()
-    elif given_in_4bit:
-        merged = trainer.model  # a PeftModel on 4-bit weights: merging would round the update away
-    else:
+    run = train_grpo(policy, tokenizer, trl_config, dataset,
+                     reward_funcs or reward_functions(config.reward, embedding_reward, config.repetition_weight),
+                     output_dir=out, lora=(config.lora_r, config.lora_alpha) if config.lora else None,
+                     quantized=qlora, gradient_checkpointing=checkpointing, callbacks=callbacks or (),
+                     show_progress=config.show_progress, resume_from=resume_from)
+    log_history, global_step, merged = run.log_history, run.global_step, run.model
+    if qlora and not given_in_4bit:
         # Trained on an NF4 copy: apply the adapters to the caller's 16-bit weights (the QLoRA
         # recipe's merge), so what comes back is a plain model like the other branches return.
-        del trainer, policy
-        merged = merge_adapters(copy.deepcopy(model), adapter_dir)
+        del run, policy
+        merged = merge_adapters(copy.deepcopy(model), out / ADAPTER_FOLDER)
     merged.eval()
     if config.merge_adapters and config.lora:
         if is_nf4(merged):
-            merge_adapters(getattr(model, "name_or_path", ""), adapter_dir, out / "merged", tokenizer)
+            merge_adapters(getattr(model, "name_or_path", ""), out / ADAPTER_FOLDER, out / "merged", tokenizer)
         else:
             merged.save_pretrained(out / "merged")
             tokenizer.save_pretrained(out / "merged")

@@ -74,7 +74,8 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
     # 1. the warm-up predictor: the base world model after SFT on ~10% of the TWX data.
     warm = copy.deepcopy(base_model)
     train_sft(warm, tokenizer, warm_data, splits["val"][:32], SFTConfig(
-        output_dir=str(out_dir / "warm"), epochs=sizes.twx_warm_epochs, learning_rate=1e-3, batch_size=8,
+        output_dir=str(out_dir / "warm"), epochs=sizes.twx_warm_epochs, learning_rate=sizes.twx_sft_learning_rate,
+        batch_size=sizes.twx_sft_batch_size,
         seed=seed, resume=False, show_progress=show_progress))
 
     # 2. τ on held-out (prediction, truth) pairs: the warm model's samples on the validation split.
@@ -111,7 +112,8 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
     # 5. the SFT baseline: the same warm model, SFT on the same kept transitions' next observations.
     sft = copy.deepcopy(warm)
     train_sft(sft, tokenizer, kept, splits["val"][:32], SFTConfig(
-        output_dir=str(out_dir / "sft"), epochs=sizes.twx_sft_epochs, learning_rate=1e-3, batch_size=8,
+        output_dir=str(out_dir / "sft"), epochs=sizes.twx_sft_epochs, learning_rate=sizes.twx_sft_learning_rate,
+        batch_size=sizes.twx_sft_batch_size,
         seed=seed, resume=False, show_progress=show_progress))
 
     test = (splits["test"] or splits["val"])[:sizes.twx_eval]  # tiny profiles may leave a split empty
@@ -209,7 +211,8 @@ def rwml_textgame_experiment(base_model, tokenizer, sizes: RWMLTextGameSizes, ou
     def sft(model, data, epochs, name):
         trained = copy.deepcopy(model)
         train_sft(trained, tokenizer, data, splits["val"][:16], SFTConfig(
-            output_dir=str(out_dir / name), epochs=epochs, learning_rate=sizes.warm_learning_rate, batch_size=8,
+            output_dir=str(out_dir / name), epochs=epochs, learning_rate=sizes.warm_learning_rate,
+            batch_size=sizes.warm_batch_size,
             seed=seed, resume=False, show_progress=show_progress))
         return trained
 

@@ -45,7 +45,16 @@ from wmkit.runs import REPO, bench_work_dir
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1.evaluation import evaluate, judge_agreement, reference_in_world_model, world_model_error
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
-from wmkit.wm_r1.tasks import sft_examples, task_templates, tokenizer_corpus, unique_tasks
+from wmkit.wm_r1.tasks import (
+    GRPO_TASK_SEED,
+    HELDOUT_EVAL_SEED,
+    SFT_TASK_SEED,
+    TRAIN_EVAL_SEED,
+    sft_examples,
+    task_templates,
+    tokenizer_corpus,
+    unique_tasks,
+)
 
 PAPER = {
     "wm_r1_7b_androidworld": 39.8, "ui_r1_7b_androidworld": 30.8, "gain_7b": 9.0,
@@ -92,7 +101,7 @@ def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed:
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     # The adapters go on now, not at GRPO: the SFT warm start cannot train 4-bit weights either.
-    model = models.add_lora(model, r=8, alpha=16, quantized=quant == "nf4",
+    model = models.add_lora(model, r=sizes.lora_r, alpha=sizes.lora_alpha, quantized=quant == "nf4",
                             gradient_checkpointing=torch.cuda.is_available())
     return model, tokenizer
 
@@ -141,12 +150,12 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
     timings["world_model_load"] = time.perf_counter() - t_start
 
     train_templates, held_templates = task_templates(sizes.max_ref_len)
-    sft_tasks = unique_tasks(sizes.sft_tasks, 10_000 + seed, train_templates)
-    rl_tasks = unique_tasks(sizes.train_tasks, 20_000 + seed, train_templates)
+    sft_tasks = unique_tasks(sizes.sft_tasks, SFT_TASK_SEED + seed, train_templates)
+    rl_tasks = unique_tasks(sizes.train_tasks, GRPO_TASK_SEED + seed, train_templates)
     # Evaluation tasks need not have distinct prompts (the same instruction on another world is
     # another task); they come from their own seeds, the same for every training seed.
-    eval_held = phone.sample_tasks(sizes.eval_heldout, 30_000, held_templates)
-    eval_train = phone.sample_tasks(sizes.eval_train, 40_000, train_templates)
+    eval_held = phone.sample_tasks(sizes.eval_heldout, HELDOUT_EVAL_SEED, held_templates)
+    eval_train = phone.sample_tasks(sizes.eval_train, TRAIN_EVAL_SEED, train_templates)
 
     t = time.perf_counter()
     base_model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
@@ -166,6 +175,7 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
                   "max_completion_tokens": sizes.max_completion_tokens}
     grpo_common = dict(steps=sizes.grpo_steps, group_size=sizes.group_size, prompts_per_step=sizes.prompts_per_step,
                        learning_rate=sizes.learning_rate, lora=sizes.lora or model_name not in (None, "tiny"),
+                       lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha,
                        seed=seed, progress=progress, screen_view=sizes.screen_view, **common)
     arm_configs = {
         "wm_r1": WMR1Config(output_dir=str(out_dir / "wm_r1"), transitions="world_model", **grpo_common),

@@ -30,7 +30,14 @@ from wmkit.wm_r1.evaluation import (
 )
 from wmkit.wm_r1.experiment import _clone, build_policy, train_policy_sft
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
-from wmkit.wm_r1.tasks import grpo_pool, sft_examples, task_templates, template_balanced_tasks
+from wmkit.wm_r1.tasks import (
+    SFT_TASK_SEED,
+    TRAIN_EVAL_SEED,
+    grpo_pool,
+    sft_examples,
+    task_templates,
+    template_balanced_tasks,
+)
 
 
 def ladder_world(sizes: WMR1Sizes) -> list[str]:
@@ -58,7 +65,7 @@ def ladder_eval_tasks(sizes: WMR1Sizes) -> list[phone.PhoneTask]:
     """The ladder's evaluation tasks: ``ladder.eval_tasks`` unseen tasks of its world, the same for
     every seed and rung (their own seed, as in :func:`run_experiment`); the first
     ``ladder.fidelity_episodes`` of them are where each world model's error is measured."""
-    return on_ladder_phone(phone.sample_tasks(sizes.ladder.eval_tasks, 40_000, ladder_world(sizes)), sizes)
+    return on_ladder_phone(phone.sample_tasks(sizes.ladder.eval_tasks, TRAIN_EVAL_SEED, ladder_world(sizes)), sizes)
 
 
 def small_world_sizes(sizes: WMR1Sizes) -> WMR1Sizes:
@@ -96,7 +103,7 @@ def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR
         raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
     seed_everything(seed)
     train_templates, _ = task_templates(sizes.max_ref_len)
-    sft_tasks = on_ladder_phone(template_balanced_tasks(sizes.ladder.sft_tasks, 10_000 + seed, train_templates,
+    sft_tasks = on_ladder_phone(template_balanced_tasks(sizes.ladder.sft_tasks, SFT_TASK_SEED + seed, train_templates,
                                                         dict(sizes.ladder.sft_template_weights)), sizes)
     model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
     examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200,
@@ -170,7 +177,8 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
                             prompts_per_step=ladder.prompts_per_step, learning_rate=ladder.learning_rate,
                             temperature=ladder.temperature, max_steps=sizes.max_steps,
                             max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
-                            lora=sizes.lora, seed=seed, progress=False, screen_view=sizes.screen_view)
+                            lora=sizes.lora, lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha, seed=seed, progress=False,
+                            screen_view=sizes.screen_view)
         trained = train_wm_r1(config, _clone(model), tokenizer, rl_tasks, source)
         history = trained.history
         quarter = max(1, len(history) // 4)

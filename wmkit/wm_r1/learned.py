@@ -31,8 +31,8 @@ from wmkit.profiles import WMR1LearnedSizes
 from wmkit.wm_r1 import agent as ag
 
 COLLECTION_SEED = 70_000
-"""Collection episodes of seed s are drawn with seed COLLECTION_SEED + s (the policy's tasks use
-10_000 + s, GRPO's 20_000 + s, the evaluation 40_000: never the same worlds)."""
+"""Collection episodes of seed s are drawn with seed COLLECTION_SEED + s (apart from the streams of
+`wmkit.wm_r1.tasks`: SFT_TASK_SEED, GRPO_TASK_SEED, the evaluation's: never the same worlds)."""
 NEIGHBOURHOOD_SEED = 80_000
 """The same for the reference neighbourhood's tasks."""
 INFO = "wmkit_learned.json"

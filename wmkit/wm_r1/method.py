@@ -15,14 +15,15 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import torch
 
 from wmkit.core import models
+from wmkit.core.grpo import GRPOSettings, micro_batches, train_grpo
 from wmkit.envs import phone
 from wmkit.rewards.wm_r1 import WMR1RewardConfig, group_has_signal
+from wmkit.runs import checkpoint_to_resume, run_identity
 from wmkit.wm_r1 import agent as ag
 
 
@@ -36,7 +37,8 @@ class WMR1Config:
     imagine: bool = True
     """Whether call_wm turns reach the world model (False: they are failed steps)."""
     reward: WMR1RewardConfig = field(default_factory=WMR1RewardConfig)
-    steps: int = 30
+    steps: int = field(kw_only=True)
+    """GRPO optimizer steps (no default: every run takes its count from its profile's sizes)."""
     group_size: int = 8
     prompts_per_step: int = 4
     prompts_per_micro_batch: int | None = None
@@ -54,6 +56,12 @@ class WMR1Config:
     max_turn_tokens: int = 24
     max_completion_tokens: int = 1400
     lora: bool = False
+    """Put LoRA adapters on a policy that has none (a pretrained policy arrives with the SFT warm
+    start's adapters on, and GRPO trains those whatever this says)."""
+    lora_r: int = 8
+    """Rank of the adapters `lora` adds (`WMR1Sizes.lora_r`)."""
+    lora_alpha: int = 16
+    """Their scale numerator, scale = alpha / r (`WMR1Sizes.lora_alpha`)."""
     seed: int = 0
     save_steps: int = 0
     """Checkpoint every this many steps (0: none); training resumes from the newest one."""
@@ -109,17 +117,14 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     reward function scores each group with the WM-R1 composite reward. Extra keys returned by
     the rollout_func (success, steps, wm_calls) reach the reward function.
     """
-    from datasets import Dataset
-    from trl import GRPOTrainer
-
-    from wmkit.core.grpo import GRPOSettings, micro_batches
+    from datasets import Dataset  # here, not at the top: datasets takes a second to import
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     ag.check_screen_view(config.screen_view)
     torch.manual_seed(config.seed)
     # TRL passes prompt strings only, and on the phone the prompt is the instruction on the home
     # screen, which many task worlds share. Every prompt therefore keeps the queue of its tasks, and
-    # each rollout group takes the next one: a task list of fresh worlds (`experiment.fresh_tasks`)
+    # each rollout group takes the next one: a task list of fresh worlds (`tasks.fresh_tasks`)
     # gives every group a world of its own; a list that repeats a task (`balanced_tasks`) repeats it.
     by_prompt: dict[str, list[phone.PhoneTask]] = {}
     prompts = []  # one per task, repeats kept: a task list that repeats a prompt weights it
@@ -194,8 +199,6 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
             rewards += config.reward.rewards(success[g:g + G], steps[g:g + G], wm_calls[g:g + G])
         return rewards
 
-    from wmkit.runs import checkpoint_to_resume, run_identity, stop_printing_logs, train_or_resume
-
     # Checkpoints of another run (another seed's tasks, another start policy under LoRA) are refused here.
     has_adapters = hasattr(model, "peft_config")
     run_key = run_identity(asdict(config), WM_R1_NOT_IN_RUN_KEY, [rows, [(t.template, t.seed) for t in tasks]],
@@ -209,31 +212,20 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
         max_steps=config.steps, seed=config.seed,
         use_vllm=False)  # the rollout_func plays the episodes with the policy itself; vLLM would sit idle
     extra = {"logging_steps": 1, "save_strategy": "steps" if config.save_steps else "no",
-                 "disable_tqdm": not config.progress, "shuffle_dataset": False}
+             "disable_tqdm": not config.progress, "shuffle_dataset": False}
     if config.save_steps:
         extra["save_steps"] = config.save_steps
     # Gradient checkpointing saves GPU memory; on a CPU it only costs a second forward pass.
-    extra["gradient_checkpointing"] = torch.cuda.is_available()
-    trl_config = settings.to_trl_config(**extra)
+    checkpointing = torch.cuda.is_available()
+    trl_config = settings.to_trl_config(gradient_checkpointing=checkpointing, **extra)
     # A pretrained policy arrives with its adapters already on (`experiment.build_policy`: the SFT warm
-    # start trained them, on NF4 weights on CUDA); TRL then trains those, and needs no new ones.
-    if config.lora and not has_adapters:
-        model = models.add_lora(model, r=8, alpha=16)
-    trainer = GRPOTrainer(model=model, reward_funcs=[wm_r1_reward], args=trl_config, train_dataset=dataset,
-                          processing_class=tokenizer, rollout_func=rollout)
-    if not config.progress:
-        stop_printing_logs(trainer)  # no per-step log dicts without a progress bar
-    train_or_resume(trainer, resume)
-    trained = trainer.model
-    if config.lora or has_adapters:
-        models.save_adapters(trained, Path(config.output_dir) / models.ADAPTER_FOLDER, tokenizer)
-    # Merge in memory where the base is 16-bit; on NF4 weights keep the adapters apart (merging
-    # into 4-bit weights would round their update away).
-    if (config.lora or has_adapters) and not models.is_nf4(trained):
-        trained = trained.merge_and_unload()
-    trained.eval()
+    # start trained them, on NF4 weights on CUDA); GRPO then trains those and adds none.
+    run = train_grpo(model, tokenizer, trl_config, dataset, [wm_r1_reward], output_dir=config.output_dir,
+                     lora=(config.lora_r, config.lora_alpha) if config.lora else None,
+                     quantized=models.is_nf4(model), gradient_checkpointing=checkpointing,
+                     rollout_func=rollout, show_progress=config.progress, resume_from=resume)
     return WMR1Result(
-        model=trained, history=history, log_history=list(trainer.state.log_history),
+        model=run.model, history=history, log_history=run.log_history,
         simulator_steps=counters["sim"],
         world_model_queries=(world_model.queries - counters["wm_q0"]) if world_model else 0,
         world_model_predictions=(world_model.predictions - counters["wm_p0"]) if world_model else 0,

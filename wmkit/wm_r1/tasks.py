@@ -15,6 +15,18 @@ from wmkit.envs import phone
 from wmkit.profiles import WMR1Sizes
 from wmkit.wm_r1 import agent as ag
 
+# Seed streams of the phone's task worlds: each use draws its worlds from its own stream, so the SFT
+# start, GRPO and the evaluation never share a world. Training streams add the run's seed; the
+# evaluation streams do not (every seed is judged on the same worlds).
+SFT_TASK_SEED = 10_000
+"""The SFT warm start's tasks of seed s: seed SFT_TASK_SEED + s."""
+GRPO_TASK_SEED = 20_000
+"""GRPO's tasks of seed s: seed GRPO_TASK_SEED + s."""
+HELDOUT_EVAL_SEED = 30_000
+"""The evaluation's tasks of held-out templates (the same for every seed)."""
+TRAIN_EVAL_SEED = 40_000
+"""The evaluation's unseen tasks of the training templates (the same for every seed)."""
+
 
 def task_templates(max_ref_len: int, seed: int = 0) -> tuple[list[str], list[str]]:
     """(train, held-out) templates whose reference solutions have at most `max_ref_len` actions;
@@ -210,7 +222,7 @@ def grpo_pool(sizes: WMR1Sizes, seed: int, templates: Sequence[str]) -> list[pho
     :class:`wmkit.profiles.WMR1LadderSizes`)."""
     ladder = sizes.ladder
     if ladder.grpo_pool == "fresh":
-        return fresh_tasks(ladder.grpo_steps * ladder.prompts_per_step, 20_000 + seed, templates)
+        return fresh_tasks(ladder.grpo_steps * ladder.prompts_per_step, GRPO_TASK_SEED + seed, templates)
     if ladder.grpo_pool == "balanced":
-        return balanced_tasks(sizes.train_tasks, 20_000 + seed, templates)
+        return balanced_tasks(sizes.train_tasks, GRPO_TASK_SEED + seed, templates)
     raise ValueError(f"Unknown grpo_pool {ladder.grpo_pool!r}: choose 'balanced' or 'fresh'")
