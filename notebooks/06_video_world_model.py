@@ -335,7 +335,7 @@ else:
 # %%
 seeds = list(range(SEED, SEED + sizes.seeds))
 start = time.perf_counter()
-jobs = [(vx.run_video_seed, {"profile": run.profile.name, "seed": s, "out_dir": str(run.output_dir / "rl"),
+jobs = [(vx.run_video_seed, {"profile": run.profile, "seed": s, "out_dir": str(run.output_dir / "rl"),
                              "sizes": sizes}) for s in seeds]
 
 

@@ -17,16 +17,16 @@ import json
 import time
 from dataclasses import replace
 
-from wmkit.profiles import get_profile
+from wmkit.profiles import Profile, get_profile
 from wmkit.runs import REPO, jsonable, machine_and_load
 from wmkit.video import experiment as vx
 
 
-def measure_epochs(profile: str, seed: int, epochs: float) -> dict:
+def measure_epochs(profile: Profile, seed: int, epochs: float) -> dict:
     """One seed's MLE model at `epochs`, measured on the validation episodes."""
     if epochs <= 0:
         raise ValueError(f"epochs must be positive, not {epochs}")
-    sizes = replace(get_profile(profile).video, mle_epochs=epochs)
+    sizes = replace(profile.video, mle_epochs=epochs)
     data, codebook, codes, tokenizer, model, losses, timings = vx.prepare_mle(sizes, seed)
     measured = vx.measure(model, tokenizer, codebook, data["val"], codes["val"], sizes, seed)
     measured["rollout"].pop("frames")
@@ -39,17 +39,18 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--epochs", nargs="+", type=float, default=[8.0, 12.0, 16.0])
     args = parser.parse_args(argv)
+    profile = get_profile(args.profile)
     start = time.perf_counter()
     rows = []
     for seed in vx.SELECTION_SEEDS:
         for epochs in args.epochs:
-            row = measure_epochs(args.profile, seed, epochs)
+            row = measure_epochs(profile, seed, epochs)
             rows.append(row)
             print(f"seed {seed} epochs {epochs:g}: rollout L1 {row['rollout']['mean']['l1']:.5f}, one-step L1 "
                   f"{row['one_step']['greedy']['l1']:.5f}, copy rate (changed) {row['one_step']['copy_rate_changed']:.2f}, "
                   f"exact changed {row['one_step']['exact_changed']:.2f}, agent missing "
                   f"{row['one_step']['agent_missing']:.2f} ({time.perf_counter() - start:.0f} s)", flush=True)
-    default = get_profile(args.profile).video.mle_epochs
+    default = profile.video.mle_epochs
     best_everywhere = [e for e in args.epochs if e != default and all(
         next(r for r in rows if r["seed"] == s and r["epochs"] == e)["rollout"]["mean"]["l1"]
         < next(r for r in rows if r["seed"] == s and r["epochs"] == default)["rollout"]["mean"]["l1"]

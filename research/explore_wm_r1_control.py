@@ -98,7 +98,7 @@ def learned_world_model(path, sizes):
     from wmkit.core import build
 
     if (Path(path) / "01_build_world_model").exists():
-        return ex.load_world_model_source("cpu", path, 0, sizes.wm_max_new_tokens)[0]
+        return ex.load_world_model_source(get_profile("cpu"), path, 0, sizes.wm_max_new_tokens)[0]
     model, tokenizer, _ = build.load_world_model(path)
     model.eval()
     predictor = ag.world_model_predictor(model, tokenizer, sizes.wm_max_new_tokens)
@@ -323,9 +323,9 @@ def cmd_ladder(args):
     start = models.load_model(args.ckpt) if args.ckpt else None  # None: the ladder's own SFT
     learned = None
     if args.learned:
-        learned, _ = ex.load_world_model_source("cpu", args.learned, 0, sizes.wm_max_new_tokens)
+        learned, _ = ex.load_world_model_source(get_profile("cpu"), args.learned, 0, sizes.wm_max_new_tokens)
     t0 = time.perf_counter()
-    result = wm_ladder.run_fidelity_ladder("cpu", args.seed, sizes=sizes, start=start, out_dir=OUT / "work",
+    result = wm_ladder.run_fidelity_ladder(get_profile("cpu"), args.seed, sizes=sizes, start=start, out_dir=OUT / "work",
                                            learned_world_model=learned)
     log({"cmd": "ladder", "seed": args.seed, "ckpt": args.ckpt, "seconds": round(time.perf_counter() - t0, 1),
          "result": result})

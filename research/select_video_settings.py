@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
     work = default_runs_root() / profile.name / "06_selection"
-    jobs = [(vx.run_selection_job, {"profile": profile.name, "seed": seed, "reward": reward, "out_dir": str(work),
+    jobs = [(vx.run_selection_job, {"profile": profile, "seed": seed, "reward": reward, "out_dir": str(work),
                                     "learning_rates": args.learning_rates})
             for seed in vx.SELECTION_SEEDS for reward in args.rewards]
     start = time.perf_counter()

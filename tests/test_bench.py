@@ -213,7 +213,7 @@ def fake_run(profile, seed, runs_root, sizes):
 
 
 def fake_sizes(profile):
-    return FakeSizes(steps=1 if profile == "smoke" else 3)
+    return FakeSizes(steps=1 if profile.name == "smoke" else 3)
 
 
 FAKE = {"fake": Experiment("fake", "WMRL", fake_run, fake_sizes, "a fake experiment")}

@@ -189,7 +189,7 @@ def test_ladder_runs_every_rung_inside_the_oracle_only(tmp_path):
     train, _ = wm_tasks.task_templates(3)
     start = wm_r1.build_policy(sizes, wm_tasks.unique_tasks(8, 0, train), seed=0)  # untrained: skip the SFT
     before = [p.detach().clone() for p in start[0].parameters()]
-    run = wm_ladder.run_fidelity_ladder("smoke", 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
+    run = wm_ladder.run_fidelity_ladder(get_profile("smoke"), 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
     assert all(torch.equal(a, b) for a, b in zip(before, start[0].parameters()))  # the start is copied
     assert set(run["rungs"]) == {f"{p:g}" for p in sizes.ladder.error_rates} == {"0", "0.6"}
     exact_rung = run["rungs"]["0"]
@@ -217,7 +217,7 @@ def test_small_world_ladder_trains_and_evaluates_in_its_templates_only(tmp_path)
     assert {t.template for t in wm_tasks.grpo_pool(sizes, 0, wm_ladder.ladder_world(sizes))} <= set(SETTINGS_WORLD)
     train, _ = wm_tasks.task_templates(sizes.max_ref_len)
     start = wm_r1.build_policy(sizes, wm_tasks.unique_tasks(8, 0, train), seed=0)  # untrained: skip the SFT
-    run = wm_ladder.run_fidelity_ladder("smoke", 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
+    run = wm_ladder.run_fidelity_ladder(get_profile("smoke"), 0, sizes=sizes, start=start, out_dir=tmp_path, log=lambda line: None)
     assert set(run["rungs"]) == {"0", "0.6"}
     for result in (run["start"], *run["rungs"].values()):
         assert set(result["greedy"]["per_template"]) <= set(SETTINGS_WORLD)  # evaluated in the settings world only

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from wmkit.core import build
+from wmkit.profiles import get_profile
 
 
 def test_ensure_world_model_loads_a_saved_one_instead_of_rebuilding(tiny_lm, tmp_path):
@@ -11,7 +12,7 @@ def test_ensure_world_model_loads_a_saved_one_instead_of_rebuilding(tiny_lm, tmp
     model, tok, config = tiny_lm
     folder = save_model(model, tok, tmp_path / build.FINAL, tiny_config=config)
     (folder / "wmkit_info.json").write_text(json.dumps({"seed": 0, "envs": ["textgame"], "profile": "smoke"}))
-    run = build.ensure_world_model("smoke", tmp_path)
+    run = build.ensure_world_model(get_profile("smoke"), tmp_path)
     assert run.sft is None and run.info["envs"] == ["textgame"]
     assert {t.env for t in run.splits["train"]} == {"textgame"}
     assert sum(p.numel() for p in run.model.parameters()) == sum(p.numel() for p in model.parameters())
@@ -19,9 +20,9 @@ def test_ensure_world_model_loads_a_saved_one_instead_of_rebuilding(tiny_lm, tmp
 
 def test_bad_environment_and_seed_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="Unknown environment"):
-        build.build_world_model("smoke", tmp_path, envs=("chess",))
+        build.build_world_model(get_profile("smoke"), tmp_path, envs=("chess",))
     with pytest.raises(TypeError, match="seed"):
-        build.build_world_model("smoke", tmp_path, seed="0")
+        build.build_world_model(get_profile("smoke"), tmp_path, seed="0")
 
 
 def test_a_new_seed_never_resumes_another_seeds_checkpoints_and_a_damaged_final_is_rebuilt(tmp_path, capsys):
@@ -29,7 +30,7 @@ def test_a_new_seed_never_resumes_another_seeds_checkpoints_and_a_damaged_final_
     seed 0's weights as seed 1's model. Now it is refused with one line naming the folder, and
     seed 0's model stays as it was; rerunning seed 0 itself still resumes. A truncated final model
     used to crash `ensure_world_model` on every call; now it is rebuilt from the checkpoints."""
-    profile = build.get_profile("smoke", episodes=6, epochs=0.5, eval_transitions=2)
+    profile = get_profile("smoke", episodes=6, epochs=0.5, eval_transitions=2)
     first = build.build_world_model(profile, tmp_path, seed=0, envs=("textgame",), show_progress=False)
     assert list((tmp_path / "checkpoints").glob("checkpoint-*"))
     saved = (first.folder / "model.safetensors").read_bytes()
@@ -86,7 +87,7 @@ def test_an_interrupted_checkpoint_is_skipped_and_a_weightless_final_is_rebuilt(
     (final / "wmkit_info.json").write_text(json.dumps({"seed": 0}))  # the weights never made it
     calls = []
     monkeypatch.setattr(build, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
-    assert build.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
+    assert build.ensure_world_model(get_profile("smoke"), tmp_path) == "rebuilt" and len(calls) == 1
 
 
 def test_a_truncated_final_model_is_rebuilt_with_one_warning(tiny_lm, tmp_path, monkeypatch, capsys):
@@ -102,7 +103,7 @@ def test_a_truncated_final_model_is_rebuilt_with_one_warning(tiny_lm, tmp_path, 
     calls = []
     monkeypatch.setattr(build, "build_world_model", lambda *args, **kwargs: calls.append((args, kwargs)) or "rebuilt")
     capsys.readouterr()
-    assert build.ensure_world_model("smoke", tmp_path) == "rebuilt" and len(calls) == 1
+    assert build.ensure_world_model(get_profile("smoke"), tmp_path) == "rebuilt" and len(calls) == 1
     [warning] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("wmkit:")]
     assert str(folder) in warning and "model.safetensors" in warning and "building it again" in warning
 
@@ -118,4 +119,4 @@ def test_build_ensure_and_evaluate_take_no_default_profile_or_folder():
         assert parameters["out_dir"].default is inspect.Parameter.empty
     assert inspect.signature(build.evaluate_world_model).parameters["profile"].default is inspect.Parameter.empty
     with pytest.raises(TypeError):
-        build.ensure_world_model("smoke")
+        build.ensure_world_model(get_profile("smoke"))

@@ -236,7 +236,7 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
 
     sizes = replace(get_profile("smoke").video, train_episodes=6, steps=4, eval_transitions=4, horizon=2,
                     reward="l1_agent", contrast_reward="l1")
-    result = run_video_seed("smoke", 0, str(tmp_path), sizes=sizes)
+    result = run_video_seed(get_profile("smoke"), 0, str(tmp_path), sizes=sizes)
     assert result["reconstruction"]["l1"] == 0.0
     # the two arms with the reward, and the contrast reward's copy on the changed arm
     assert {k: a["reward"] for k, a in result["arms"].items()} == {"all": "l1_agent", "changed": "l1_agent",
@@ -381,12 +381,13 @@ def test_a_second_selection_round_joins_the_first_only_from_the_same_mle_models(
 
 
 def test_selection_job_rejects_bad_settings(tmp_path):
+    from wmkit.profiles import get_profile
     from wmkit.video.experiment import run_selection_job
 
     with pytest.raises(ValueError, match="Unknown video reward"):
-        run_selection_job("smoke", 0, "lpips_only", str(tmp_path))
+        run_selection_job(get_profile("smoke"), 0, "lpips_only", str(tmp_path))
     with pytest.raises(ValueError, match="learning_rates"):
-        run_selection_job("smoke", 0, "l1", str(tmp_path), learning_rates=[0.0])
+        run_selection_job(get_profile("smoke"), 0, "l1", str(tmp_path), learning_rates=[0.0])
 
 
 def test_mle_epochs_comparison_measures_on_validation(tmp_path):
@@ -398,9 +399,11 @@ def test_mle_epochs_comparison_measures_on_validation(tmp_path):
     spec = importlib.util.spec_from_file_location("compare_video_mle_epochs", path)
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
+    from wmkit.profiles import get_profile
+
     with pytest.raises(ValueError, match="epochs must be positive"):
-        tool.measure_epochs("smoke", 0, 0)
-    row = tool.measure_epochs("smoke", 0, 1.0)
+        tool.measure_epochs(get_profile("smoke"), 0, 0)
+    row = tool.measure_epochs(get_profile("smoke"), 0, 1.0)
     assert row["split"] == "val" and row["epochs"] == 1.0
     assert 0 <= row["one_step"]["agent_missing"] <= 1 and row["rollout"]["mean"]["l1"] >= 0
 

@@ -309,7 +309,7 @@ def test_the_ladder_start_draws_its_reference_episodes_with_the_ladder_weights()
     weighted = replace(sizes, ladder=replace(sizes.ladder, sft_tasks=33, sft_epochs=0.25,
                                              sft_template_weights=tuple((t, 4.0) for t in LIST_LOOKUP)))
     train, _ = wm_tasks.task_templates(weighted.max_ref_len)
-    _, _, sft_tasks = wm_ladder.build_ladder_start("smoke", 0, sizes=weighted)
+    _, _, sft_tasks = wm_ladder.build_ladder_start(get_profile("smoke"), 0, sizes=weighted)
     assert sft_tasks == wm_tasks.template_balanced_tasks(33, 10_000, train, {t: 4.0 for t in LIST_LOOKUP})
     assert sum(t.template in LIST_LOOKUP for t in sft_tasks) == 16
     assert get_profile("cpu").wm_r1.ladder.sft_template_weights == ()  # the default: equal shares

@@ -77,7 +77,7 @@ def test_wm_r1_trains_inside_the_learned_world_model_beside_the_simulator(tmp_pa
                     learned=replace(sizes.learned, model=TINY, episodes=4, reference_neighbourhood=1),
                     learned_world=replace(sizes.learned_world, grpo_steps=1, eval_tasks=4, fidelity_episodes=2,
                                           sft_tasks=8))
-    run = wm_ladder.run_learned_world_model("smoke", 0, sizes=sizes, out_dir=tmp_path, log=lambda line: None)
+    run = wm_ladder.run_learned_world_model(get_profile("smoke"), 0, sizes=sizes, out_dir=tmp_path, log=lambda line: None)
     assert set(run["rungs"]) == {"0", "learned"}
     assert run["rungs"]["learned"]["simulator_steps"] == 0  # trained inside the learned model only
     assert run["rungs"]["learned"]["fidelity"] is run["learned_world_model"]

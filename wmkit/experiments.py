@@ -25,7 +25,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wmkit.profiles import Profile
 
 ROLES = ("bench", "run", "variant")
 """An entry's :attr:`Experiment.role`: run by the benchmark, by ``python -m wmkit run <name>``, or
@@ -69,11 +72,13 @@ class Experiment:
     name: str
     paper: str
     run_one_seed: str | Callable
-    """``run_one_seed(profile, seed, runs_root, sizes, **options) -> dict`` (JSON-able), or
-    ``"module:function"`` naming it (a module that imports torch: see the module docstring)."""
+    """``run_one_seed(profile, seed, runs_root, sizes, **options) -> dict`` (JSON-able; `profile` the
+    resolved `wmkit.profiles.Profile`), or ``"module:function"`` naming it (a module that imports
+    torch: see the module docstring)."""
     sizes: str | Callable
     """The section of `wmkit.profiles.Profile` it runs at, e.g. ``"bench.rlvr"`` (hashed into the
-    record key); or ``sizes(profile) -> dataclass``, or ``"module:function"`` naming one."""
+    record key); or ``sizes(profile) -> dataclass`` (a `wmkit.profiles.Profile` in), or
+    ``"module:function"`` naming one."""
     description: str
     requires: str | Callable | None = None
     """``requires() -> str | None``, or ``"module:function"`` naming one: why the experiment cannot run
@@ -104,11 +109,11 @@ class Experiment:
     timing_key: str | None = "seconds"
     """Key of the command's JSON that gets this invocation's wall seconds; None: none."""
     prepare: str | Callable | None = None
-    """``prepare(profile, runs_root, sizes)``, or ``"module:function"`` naming it: builds what every
-    seed of the experiment loads from ``runs_root`` (notebook 01's world model), once, before the
-    benchmark runs its seeds side by side; without it two workers would build it at once in the same
-    folder. Called once per benchmark run and function (in the main process). None: the seeds share
-    nothing on disk."""
+    """``prepare(profile, runs_root, sizes)`` (`profile` the resolved Profile), or ``"module:function"``
+    naming it: builds what every seed of the experiment loads from ``runs_root`` (notebook 01's world
+    model), once, before the benchmark runs its seeds side by side; without it two workers would build
+    it at once in the same folder. Called once per benchmark run and function (in the main process).
+    None: the seeds share nothing on disk."""
 
     @property
     def run(self) -> str | Callable:
@@ -176,7 +181,7 @@ def get(name: str | Experiment) -> Experiment:
     raise ValueError(f"unknown paper {name!r}: choose one of {', '.join(commands)}")
 
 
-def notebook_01_world_model(profile, runs_root, sizes) -> None:
+def notebook_01_world_model(profile: Profile, runs_root, sizes) -> None:
     """An :attr:`Experiment.prepare`: notebook 01's world model under `runs_root`, built when missing
     (the RLVR-World, RWML and WM-R1 experiments start from it or judge with it)."""
     from wmkit.core.build import series_world_model
@@ -184,7 +189,7 @@ def notebook_01_world_model(profile, runs_root, sizes) -> None:
     series_world_model(profile, runs_root)
 
 
-def _sizes(entry: Experiment, profile) -> Any:
+def _sizes(entry: Experiment, profile: Profile) -> Any:
     if isinstance(entry.sizes, str) and ":" not in entry.sizes:
         return profile.section(entry.sizes)
     return resolve(entry.sizes)(profile)
@@ -197,19 +202,19 @@ def _read(path: Path) -> dict | None:
         return None
 
 
-def default_combine(profile, records: Mapping[int, dict], sizes) -> dict:
+def default_combine(profile: Profile, records: Mapping[int, dict], sizes) -> dict:
     from wmkit.runs import jsonable
 
     return {"profile": profile.name, "seeds": list(records), "sizes": jsonable(dataclasses.asdict(sizes)),
             "per_seed": {str(s): r for s, r in records.items()}}
 
 
-def single_record(profile, records: Mapping[int, dict], sizes, **options) -> dict:
+def single_record(profile: Profile, records: Mapping[int, dict], sizes, **options) -> dict:
     """A ``combine`` for an entry that runs one seed: that seed's record is the JSON."""
     return dict(next(iter(records.values())))
 
 
-def run_over_seeds(experiment: str | Experiment, profile, seeds: int = 3, out: str | Path | None = None, *,
+def run_over_seeds(experiment: str | Experiment, profile: Profile, seeds: int = 3, out: str | Path | None = None, *,
                    first_seed: int = 0, runs_dir: str | Path | None = None, vllm: bool = False,
                    **options) -> Path:
     """``python -m wmkit run <paper>``: `experiment`'s ``run_one_seed`` for seeds first_seed ..
@@ -221,12 +226,18 @@ def run_over_seeds(experiment: str | Experiment, profile, seeds: int = 3, out: s
     same command after an interruption runs only the missing seeds. The records are those of the
     options they ran with: change the options, change `out`.
 
+    `profile` is the resolved `wmkit.profiles.Profile` (the command line resolves ``--profile`` once:
+    ``wmkit.__main__.run_paper``); every seed gets it as it is, in this process or a worker's.
+
     `options`: the entry's :attr:`Experiment.options` by keyword (``check="5"``, ``steps=3``); one
     it does not declare is a ValueError. `vllm`: generate GRPO rollouts with vLLM (one line, exit 2,
     where vLLM or CUDA is missing)."""
-    from wmkit.profiles import get_profile
+    from wmkit.profiles import Profile
     from wmkit.runs import default_runs_root, jsonable
 
+    if not isinstance(profile, Profile):
+        raise TypeError(f"profile must be a wmkit.profiles.Profile (resolve the name once, at the entry), "
+                        f"not {profile!r}")
     entry = get(experiment)
     given = {"first_seed": first_seed or None, "runs_dir": runs_dir, "vllm": vllm or None, **options}
     declared = {o.dest: o for o in entry.options}
@@ -250,7 +261,6 @@ def run_over_seeds(experiment: str | Experiment, profile, seeds: int = 3, out: s
         request_vllm()
     if variant:
         entry = _registry()[0][variant]
-    profile = get_profile(profile)
     sizes = _sizes(entry, profile)
     if sizes_options:
         sizes = dataclasses.replace(sizes, **sizes_options)
@@ -294,9 +304,9 @@ def run_over_seeds(experiment: str | Experiment, profile, seeds: int = 3, out: s
 
     pending = [s for s in wanted if s not in records]
     workers = getattr(sizes, entry.workers) if entry.workers else 1
-    # Processes get the profile by name (it pickles as one); one worker runs here, in this process.
-    jobs = [(run_one_seed, {"profile": profile.name if workers > 1 else profile, "seed": s, "runs_root": runs_root,
-                            "sizes": sizes, **run_options}) for s in pending]
+    # The resolved profile goes to every seed, worker processes included (a frozen dataclass: it pickles).
+    jobs = [(run_one_seed, {"profile": profile, "seed": s, "runs_root": runs_root, "sizes": sizes, **run_options})
+            for s in pending]
 
     def done(index: int, record: dict) -> None:
         keep(pending[index], record)

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import torch
 
+from wmkit.profiles import Profile, get_profile
 from wmkit.runs import REPO
 
 QWEN25_SHAPES: dict[str, dict] = {
@@ -359,14 +360,14 @@ def measure_policy(shape: str, mode: str, settings: GPUCheckSettings, work_dir: 
 # ============================================================================ the profile's steps
 
 
-def profile_steps(settings: GPUCheckSettings, work_dir: Path, record: Callable[[str, Callable[[], dict]], None]):
-    """Table 2: one world-model SFT step, one RLVR step and one WM-R1 step at the profile's sizes,
-    each through the same library call the notebooks make. `record(name, measure)` runs and records
-    each (a step that needs the previous one's model is skipped when that one failed)."""
+def profile_steps(profile: Profile, settings: GPUCheckSettings, work_dir: Path,
+                  record: Callable[[str, Callable[[], dict]], None]):
+    """Table 2: one world-model SFT step, one RLVR step and one WM-R1 step at the sizes of `profile`
+    (``settings.profile`` resolved), each through the same library call the notebooks make.
+    `record(name, measure)` runs and records each (a step that needs the previous one's model is
+    skipped when that one failed)."""
     from wmkit.core import models
-    from wmkit.profiles import get_profile
 
-    profile = get_profile(settings.profile)
     label = profile.name
     missing = missing_packages()
     state: dict = {}
@@ -462,6 +463,7 @@ def run_gpu_check(settings: GPUCheckSettings | None = None, out: str | Path | No
     """Measure table 1 and table 2 (module docstring), print them row by row, write the JSON to `out`
     (default runs/gpu_check/gpu_check.json; the dry run: gpu_check_cpu_dry_run.json) and return it."""
     settings = settings or GPUCheckSettings()
+    profile = get_profile(settings.profile)  # once, up front: an unknown name fails before any row runs
     device = settings.device
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError("gpu-check needs a CUDA GPU and none is visible here; "
@@ -532,7 +534,7 @@ def run_gpu_check(settings: GPUCheckSettings | None = None, out: str | Path | No
                 report["profile_steps"].append(asdict(row))
                 log(_row_line(row))
 
-            profile_steps(settings, work, record)
+            profile_steps(profile, settings, work, record)
     report["seconds"] = round(time.perf_counter() - start, 1)
     default_name = "gpu_check.json" if cuda else "gpu_check_cpu_dry_run.json"
     path = Path(out) if out else REPO / "runs" / "gpu_check" / default_name

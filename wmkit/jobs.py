@@ -785,7 +785,9 @@ def run_rlvr(config: RLVRJob) -> dict:
     from wmkit.core import models
     from wmkit.core.build import FINAL, ensure_world_model
     from wmkit.core import world_model_rl as rl
+    from wmkit.profiles import get_profile
 
+    profile = get_profile(config.profile)  # one clear line for an unknown profile
     processes = process_rank()[1]
     if config.rlvr.prompts_per_step % processes:
         raise ValueError(f"rlvr.prompts_per_step {config.rlvr.prompts_per_step} is the global count and must "
@@ -795,7 +797,7 @@ def run_rlvr(config: RLVRJob) -> dict:
     if processes > 1 and not (wm_dir / FINAL / "wmkit_info.json").exists():
         raise ValueError(f"no world model in {wm_dir / FINAL}; build it first: wmkit train world-model "
                          f"--profile {config.profile} out={wm_dir}")
-    run = ensure_world_model(config.profile, wm_dir, seed=0)
+    run = ensure_world_model(profile, wm_dir, seed=0)
     train = [t for t in run.splits["train"] if t.env in config.envs]
     data = rl.rl_transitions(train, config.rlvr.unchanged_ratio, config.seed)
     out = Path(config.out) if config.out else REPO / "runs" / config.profile / "02_rlvr_world_model" / "rlvr_job"

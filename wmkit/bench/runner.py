@@ -54,6 +54,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wmkit.bench.claims import (
     CLAIM_KINDS,
@@ -79,6 +80,9 @@ from wmkit.bench.source_key import (
 )
 from wmkit.runs import REPO, cpu_model, jsonable
 from wmkit.stats import VERDICTS, describe, summarize, verdict
+
+if TYPE_CHECKING:
+    from wmkit.profiles import Profile
 
 RECORD_VERSION = 1
 
@@ -146,18 +150,19 @@ def _closure_dirty(key: SourceKey, repo: Path = REPO) -> bool | None:
         return None
 
 
-def experiment_sizes(experiment: Experiment, profile: str):
-    """The sizes `experiment` runs at in `profile`: its section of the profile (``"bench.rlvr"``),
-    or what its sizes function returns."""
+def experiment_sizes(experiment: Experiment, profile: Profile):
+    """The sizes `experiment` runs at in `profile` (resolved): its section of the profile
+    (``"bench.rlvr"``), or what its sizes function returns."""
     if isinstance(experiment.sizes, str) and ":" not in experiment.sizes:
-        from wmkit.profiles import get_profile
-
-        return get_profile(profile).section(experiment.sizes)
+        return profile.section(experiment.sizes)
     return _resolve(experiment.sizes)(profile)
 
 
 def experiment_config(experiment: Experiment, profile: str, seed: int) -> dict:
-    sizes = experiment_sizes(experiment, profile)
+    """What a record of (experiment, profile name, seed) is keyed by (:func:`config_hash`)."""
+    from wmkit.profiles import get_profile
+
+    sizes = experiment_sizes(experiment, get_profile(profile))
     return {"experiment": experiment.name, "profile": profile, "seed": seed, "record_version": RECORD_VERSION,
             "sizes": jsonable(dataclasses.asdict(sizes) if dataclasses.is_dataclass(sizes) else sizes)}
 
@@ -271,10 +276,13 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
         log(f"{experiment.name} seed {seed}: cached ({path.name})")
         return path, False
     log(f"{experiment.name} seed {seed}: running")
+    from wmkit.profiles import get_profile
+
+    resolved = get_profile(profile)  # here, in the process that runs it: workers are given the name
     started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
-    sizes = experiment_sizes(experiment, profile)
-    result = _resolve(experiment.run)(profile, seed, Path(runs_root), sizes)
+    sizes = experiment_sizes(experiment, resolved)
+    result = _resolve(experiment.run)(resolved, seed, Path(runs_root), sizes)
     seconds = time.perf_counter() - t0
     record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,
               "code": code, "commit": commit, "dirty": dirty, "config_hash": chash, "config": config,
@@ -1104,12 +1112,15 @@ def _run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root:
                    key=lambda job: (-(plan.seconds.get(job[0]) or 0), job[0], job[1]))
     if not order:
         return []
+    from wmkit.profiles import get_profile
+
+    profile = get_profile(plan.profile)  # for what the seeds share; each run resolves the name itself
     prepared = set()
     for name in dict.fromkeys(n for n, _ in order):  # what the seeds share, built once before they run
         prepare = experiments[name].prepare
         if prepare is not None and prepare not in prepared:
             log(f"{name}: preparing what its seeds share ({prepare})")
-            _resolve(prepare)(plan.profile, runs_root, experiment_sizes(experiments[name], plan.profile))
+            _resolve(prepare)(profile, runs_root, experiment_sizes(experiments[name], profile))
             prepared.add(prepare)
     keys = {n: experiment_key(experiments[n]) for n in {n for n, _ in order}}
     dirty = {n: _closure_dirty(k) for n, k in keys.items()}

@@ -30,7 +30,7 @@ from wmkit.core.worldmodel import (
 )
 from wmkit.envs import ENVIRONMENTS, tokenizer_prompts
 from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, check_seed, check_sizes, get_profile
+from wmkit.profiles import Profile, check_seed, check_sizes
 from wmkit.runs import make_folder, model_damage, warn
 
 DEFAULT_ENVS = ("textgame", "phone")
@@ -92,13 +92,14 @@ def _check_difficulty(difficulty: str | None) -> str | None:
     return difficulty
 
 
-def build_world_model(profile: str | Profile, out_dir: str | Path, seed: int = 0,
+def build_world_model(profile: Profile, out_dir: str | Path, seed: int = 0,
                       envs: Sequence[str] = DEFAULT_ENVS, model: str | None = None, resume: bool = True, show_progress: bool = True,
                       difficulty: str | None = None) -> WorldModelRun:
     """Collect data, make the model, train it by MLE (completion-only SFT) and save it in `out_dir`.
 
-    `profile` and `out_dir` have no default: a silent "auto" evaluated a smoke build at cpu sizes,
-    and a default folder landed relative to whatever the current directory was.
+    `profile` (a `wmkit.profiles.Profile`, resolved once at the entry from its name) and `out_dir`
+    have no default: a silent "auto" evaluated a smoke build at cpu sizes, and a default folder landed
+    relative to whatever the current directory was.
 
     `model` None is the profile's default ("tiny" for smoke and cpu, "pretrained" for gpu);
     "tiny": a from-scratch Llama with a tokenizer trained on the training split. Anything else
@@ -106,7 +107,6 @@ def build_world_model(profile: str | Profile, out_dir: str | Path, seed: int = 0
     `difficulty` names the text game's world size (`wmkit.envs.textgame.DIFFICULTIES`; None: full).
     """
     check_seed(seed)
-    profile = get_profile(profile) if isinstance(profile, str) else profile
     envs = _check_envs(envs)
     difficulty = _check_difficulty(difficulty)
     wm = profile.world_model
@@ -161,12 +161,11 @@ def load_world_model(folder: str | Path) -> tuple[object, object, dict]:
     return model, tokenizer, info
 
 
-def ensure_world_model(profile: str | Profile, out_dir: str | Path, seed: int = 0,
+def ensure_world_model(profile: Profile, out_dir: str | Path, seed: int = 0,
                        envs: Sequence[str] = DEFAULT_ENVS, difficulty: str | None = None,
                        show_progress: bool = True) -> WorldModelRun:
     """Load the world model saved in `out_dir`, or build it there if it is missing or damaged
     (`wmkit.runs.model_damage`: a truncated weights file, say; one warning line then)."""
-    profile = get_profile(profile) if isinstance(profile, str) else profile
     folder = Path(out_dir) / FINAL
     has_info = (folder / "wmkit_info.json").exists()
     damage = model_damage(folder) if has_info else None
@@ -186,14 +185,14 @@ def ensure_world_model(profile: str | Profile, out_dir: str | Path, seed: int = 
                              show_progress=show_progress)
 
 
-def series_world_model(profile: str | Profile, runs_root: str | Path, seed: int = 0) -> WorldModelRun:
+def series_world_model(profile: Profile, runs_root: str | Path, seed: int = 0) -> WorldModelRun:
     """The world model of notebook 01 that the later experiments start from:
     ``runs_root/01_build_world_model/world_model``, built there when missing."""
     return ensure_world_model(profile, Path(runs_root) / "01_build_world_model" / "world_model", seed=seed)
 
 
 def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
-                         profile: str | Profile, seed: int = 0,
+                         profile: Profile, seed: int = 0,
                          envs: Sequence[str] | None = None) -> dict:
     """The evaluation protocol of the kit, per environment.
 
@@ -201,7 +200,6 @@ def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
     "rollout": {name: [acc at k=1..K], "model_unparsed": [share of the model's diffs that did not
     parse at k=1..K]}}} plus the protocol settings.
     """
-    profile = get_profile(profile) if isinstance(profile, str) else profile
     wm = profile.world_model
     envs = envs or sorted({t.env for t in splits["test"]})
     results: dict = {"protocol": {"max_new_tokens": wm.max_new_tokens, "sampled_temperature": 1.0,

@@ -29,7 +29,7 @@ from wmkit.core import world_model_rl as rl
 from wmkit.core.build import series_world_model
 from wmkit.core.world_model_rl import eval_set, uses_lora
 from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, RLVRSizes, get_profile
+from wmkit.profiles import Profile, RLVRSizes
 from wmkit.runs import bench_work_dir
 from wmkit.stats import summarize
 
@@ -71,12 +71,11 @@ def strip_models(results: dict) -> dict:
     return {k: strip_models(v) if isinstance(v, dict) else v for k, v in results.items() if k != "model"}
 
 
-def seeds_experiment(profile: str | Profile, seeds: Sequence[int], runs_root: Path, sizes: RLVRSizes | None = None,
+def seeds_experiment(profile: Profile, seeds: Sequence[int], runs_root: Path, sizes: RLVRSizes | None = None,
                      out_dir: Path | None = None) -> dict:
     """MLE vs MLE+RLVR (task-specific reward) on the text game's test transitions, one RL run per seed
     from the same MLE model (the world model's own seed stays 0: rebuilding it per seed costs more
     than the whole notebook). Checkpoints go to `out_dir` (default runs_root/02_rlvr_seeds)."""
-    profile = get_profile(profile)
     sizes = sizes or profile.rlvr
     run = series_world_model(profile, runs_root)
     evaluation = eval_set(run.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
@@ -105,10 +104,9 @@ def seeds_table(before: dict, runs: Sequence[dict]) -> dict:
 
 
 
-def sweep_experiment(profile: str | Profile, runs_root: Path, sizes: RLVRSizes | None = None, seed: int = 0,
+def sweep_experiment(profile: Profile, runs_root: Path, sizes: RLVRSizes | None = None, seed: int = 0,
                      lora: bool | None = None) -> dict:
     """Learning-rate sweep on the *validation* split (the test split is never used to choose)."""
-    profile = get_profile(profile)
     sizes = sizes or profile.rlvr
     run = series_world_model(profile, runs_root)
     evaluation = eval_set(run.splits["val"], "textgame", sizes.eval_changed, sizes.eval_unchanged, seed)
@@ -126,7 +124,7 @@ def sweep_experiment(profile: str | Profile, runs_root: Path, sizes: RLVRSizes |
     return out
 
 
-def run_rlvr_seed(profile: str | Profile, seed: int, runs_root: Path, sizes: RLVRSizes) -> dict:
+def run_rlvr_seed(profile: Profile, seed: int, runs_root: Path, sizes: RLVRSizes) -> dict:
     """``python -m wmkit run rlvr-world``, one seed: :func:`seeds_experiment` for this RL seed
     (checkpoints in runs_root/02_rlvr_seeds/seed<N>)."""
     return seeds_experiment(profile, [seed], Path(runs_root), sizes)
@@ -141,7 +139,7 @@ def combine_rlvr_seeds(profile: Profile, records: dict[int, dict], sizes: RLVRSi
             "runs": runs, "table": seeds_table(before, runs)}
 
 
-def run_rlvr_sweep(profile: str | Profile, seed: int, runs_root: Path, sizes: RLVRSizes, lora: bool = False) -> dict:
+def run_rlvr_sweep(profile: Profile, seed: int, runs_root: Path, sizes: RLVRSizes, lora: bool = False) -> dict:
     """``python -m wmkit run rlvr-world --sweep [--lora]``: :func:`sweep_experiment` (validation split)."""
     return sweep_experiment(profile, Path(runs_root), sizes, seed=seed, lora=True if lora else None)
 
@@ -156,13 +154,13 @@ def check_options(sweep: bool = False, lora: bool = False, steps: int | None = N
         raise ValueError("--lora goes with --sweep")
 
 
-def run_rlvr_mle_vs_rl(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+def run_rlvr_mle_vs_rl(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
     """RLVR-World, MLE vs MLE+RLVR: :func:`wmkit.rlvr_world.experiment.seeds_experiment` for this one seed."""
     return seeds_experiment(profile, [seed], Path(runs_root), sizes,
                                out_dir=bench_work_dir(runs_root, "rlvr_mle_vs_rl", seed))
 
 
-def run_rlvr_ablations(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+def run_rlvr_ablations(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
     """RLVR-World's reward-type and group-size arms and the best-of-k limitation (notebook 02,
     experiments 2, 4 and 6) for one RL seed, from notebook 01's world model."""
     wm = series_world_model(profile, runs_root)
@@ -196,7 +194,7 @@ def run_rlvr_ablations(profile: str, seed: int, runs_root: Path, sizes) -> dict:
             "n_eval": len(evaluation), "n_eval_changed": len(changed)}
 
 
-def run_rlvr_phone(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+def run_rlvr_phone(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
     """RLVR-World on screens: the phone's screen-diff F1 before and after RLVR (notebook 02, experiment 3)."""
     wm = series_world_model(profile, runs_root)
     evaluation = eval_set(wm.splits["test"], "phone", sizes.eval_changed, sizes.eval_unchanged, 0)

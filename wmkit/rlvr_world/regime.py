@@ -37,7 +37,7 @@ from wmkit.core.build import WorldModelRun, ensure_world_model, series_world_mod
 from wmkit.core.parallel import run_jobs
 from wmkit.core.worldmodel import generate, is_exact, prompt_text
 from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, RegimeSizes, get_profile
+from wmkit.profiles import Profile, RegimeSizes
 from wmkit.rewards.textgame import textgame_binary_reward, textgame_task_specific_reward
 from wmkit.rlvr_world.experiment import eval_set, uses_lora
 from wmkit.stats import differences, summarize
@@ -58,32 +58,30 @@ def changed_success_shares(measured: dict) -> list[float]:
     return [r["right"] / r["n"] for r in measured["rows"] if r["changed"]]
 
 
-def level_world_model(profile: str | Profile, level: str, runs_root: str | Path,
+def level_world_model(profile: Profile, level: str, runs_root: str | Path,
                       show_progress: bool = False) -> WorldModelRun:
     """The MLE world model of text-game level `level`: "full" is notebook 01's model (both
     environments); any other level gets a text-game-only model of the same shape and training,
     built once under ``runs_root/levels/<level>/world_model`` and loaded after that."""
-    profile = get_profile(profile)
     if level == "full":
         return series_world_model(profile, runs_root)
     return ensure_world_model(profile, Path(runs_root) / LEVELS_FOLDER / level / "world_model",
                               envs=("textgame",), difficulty=level, show_progress=show_progress)
 
 
-def build_level_models(profile: str | Profile, runs_root: str | Path, levels: Sequence[str] | None = None,
+def build_level_models(profile: Profile, runs_root: str | Path, levels: Sequence[str] | None = None,
                        workers: int | None = None) -> dict[str, dict]:
     """Train (or find) the MLE world model of every level in `levels` (default: the profile's
     regime levels), ``parallel_runs`` at a time; returns each model's info (steps, seconds)."""
-    profile = get_profile(profile)
     sizes = _regime_sizes(profile)
     levels = list(levels or sizes.levels)
-    jobs = [(_level_model_info, {"profile": profile.name, "level": level, "runs_root": str(runs_root)})
+    jobs = [(_level_model_info, {"profile": profile, "level": level, "runs_root": str(runs_root)})
             for level in levels]
     infos = run_jobs(jobs, workers or sizes.parallel_runs)
     return dict(zip(levels, infos))
 
 
-def _level_model_info(profile: str, level: str, runs_root: str) -> dict:
+def _level_model_info(profile: Profile, level: str, runs_root: str) -> dict:
     return dict(level_world_model(profile, level, runs_root).info)
 
 
@@ -224,7 +222,7 @@ def rl_folder_name(sizes: RegimeSizes, seed: int) -> str:
             f"_len{sizes.max_completion_length}_seed{seed}")
 
 
-def _seed_run(profile: str, level: str, seed: int, runs_root: str, sizes: RegimeSizes, work_dir: str,
+def _seed_run(profile: Profile, level: str, seed: int, runs_root: str, sizes: RegimeSizes, work_dir: str,
               show_progress: bool = False, measure_at: Sequence[int] = (), split: str = "test") -> dict:
     """One RL seed at one level, then its measurement (a worker job: loads the model from disk);
     also the measurement after each earlier step in `measure_at` ("after_at", from checkpoints)."""
@@ -241,7 +239,7 @@ def _seed_run(profile: str, level: str, seed: int, runs_root: str, sizes: Regime
             "after": after, "after_at": after_at}
 
 
-def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequence[dict],
+def level_experiments(profile: Profile, runs_root: str | Path, specs: Sequence[dict],
                       progress: Callable[[str], None] = print, workers: int | None = None,
                       show_progress: bool = False) -> list[dict]:
     """Several :func:`level_experiment` calls whose RL runs share one pool of `workers` processes
@@ -255,7 +253,6 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
     level, split and evaluation sizes share one measurement of the MLE model. Returns one
     result per spec, in order; each result's ``seconds`` is the wall time of this whole call (the
     specs' runs share the pool, so no per-spec time exists)."""
-    profile = get_profile(profile)
     start = time.perf_counter()
     prepared = []
     measured: dict[tuple, dict] = {}
@@ -282,7 +279,7 @@ def level_experiments(profile: str | Profile, runs_root: str | Path, specs: Sequ
     jobs, owners = [], []
     for i, p in enumerate(prepared):
         for seed in p["seeds"]:
-            jobs.append((_seed_run, {"profile": profile.name, "level": p["level"], "seed": seed,
+            jobs.append((_seed_run, {"profile": profile, "level": p["level"], "seed": seed,
                                      "runs_root": str(runs_root), "sizes": p["sizes"], "work_dir": str(p["work"]),
                                      "show_progress": show_progress, "measure_at": p["measure_at"],
                                      "split": p["split"]}))
@@ -347,7 +344,7 @@ def gain_at_budget(result: dict, steps: int) -> dict:
     return result["gain_at"][str(steps)]
 
 
-def level_experiment(profile: str | Profile, level: str, seeds: Sequence[int], runs_root: str | Path,
+def level_experiment(profile: Profile, level: str, seeds: Sequence[int], runs_root: str | Path,
                      sizes: RegimeSizes | None = None, progress: Callable[[str], None] = print,
                      show_progress: bool = False, work_dir: str | Path | None = None,
                      before: dict | None = None, workers: int | None = None) -> dict:
@@ -361,12 +358,11 @@ def level_experiment(profile: str | Profile, level: str, seeds: Sequence[int], r
     return level_experiments(profile, runs_root, [spec], progress, workers, show_progress)[0]
 
 
-def regime_experiment(profile: str | Profile, runs_root: str | Path, progress: Callable[[str], None] = print,
+def regime_experiment(profile: Profile, runs_root: str | Path, progress: Callable[[str], None] = print,
                       show_progress: bool = False) -> dict:
     """Every level of the profile's ``rlvr.regime`` section (`regime_specs`): the first with ``seeds``
     RL seeds, the others with ``other_level_seeds`` of ``contrast_steps`` steps (0 seeds: the MLE
     model is measured, RL not run)."""
-    profile = get_profile(profile)
     sizes = _regime_sizes(profile)
     build_level_models(profile, runs_root)
     results = level_experiments(profile, runs_root, regime_specs(sizes), progress, show_progress=show_progress)
@@ -374,14 +370,13 @@ def regime_experiment(profile: str | Profile, runs_root: str | Path, progress: C
             "levels": {r["level"]: r for r in results}}
 
 
-def sanity_run(profile: str | Profile, runs_root: str | Path, level: str | None = None, seed: int = 0,
+def sanity_run(profile: Profile, runs_root: str | Path, level: str | None = None, seed: int = 0,
                show_progress: bool = False) -> dict:
     """RL on ``sanity_transitions`` changed training transitions (the same few every step) for
     ``sanity_steps`` steps: sampled exact on exactly those transitions before and after. A pipeline
     that cannot raise it has a bug (a reward that never pays, a learning rate of zero, frozen weights).
     The few are chosen among transitions the MLE model sometimes predicts exactly, where a binary
     reward has something to reinforce."""
-    profile = get_profile(profile)
     sizes = _regime_sizes(profile)
     level = level or sizes.levels[0]
     run = level_world_model(profile, level, runs_root, show_progress=show_progress)
@@ -409,7 +404,7 @@ def sanity_run(profile: str | Profile, runs_root: str | Path, level: str | None 
             "transitions": [{"action": t.action, "diff": t.diff} for t in chosen]}
 
 
-def run_rlvr_regime(profile: str | Profile, seed: int, runs_root: str | Path, sizes) -> dict:
+def run_rlvr_regime(profile: Profile, seed: int, runs_root: str | Path, sizes) -> dict:
     """The benchmark's one-seed run of the working level (the first of ``sizes.regime.levels``):
     MLE vs MLE + RLVR from that level's MLE model, RL seed `seed`.
 
@@ -447,7 +442,7 @@ def ablation_specs(sizes: RegimeSizes, seed: int) -> dict[str, dict]:
     return {name: {"level": level, "seeds": [seed], "sizes": arm} for name, arm in arms.items()}
 
 
-def run_rlvr_regime_ablations(profile: str | Profile, seed: int, runs_root: str | Path, sizes) -> dict:
+def run_rlvr_regime_ablations(profile: Profile, seed: int, runs_root: str | Path, sizes) -> dict:
     """The benchmark's one-seed run of RLVR-World's reward-type and group-size ablations where RL
     acts (the working level, `ablation_specs`), each arm from the same MLE model and measured on the
     same test transitions. Returns ``before`` (the MLE model), and per arm its ``after``

@@ -5,7 +5,12 @@ import torch and transformers (about 4 s on 2 CPU cores), and ``python -m wmkit 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from wmkit.experiments import Experiment, Option
+
+if TYPE_CHECKING:
+    from wmkit.profiles import Profile
 
 PAPER = "RLVR-World"
 _EXPERIMENT = "wmkit.rlvr_world.experiment"
@@ -13,7 +18,7 @@ _NOTEBOOK_01 = "wmkit.experiments:notebook_01_world_model"
 _WORKING_LEVEL = "wmkit.rlvr_world.registry:working_level_world_model"
 
 
-def working_level_world_model(profile, runs_root, sizes) -> None:
+def working_level_world_model(profile: Profile, runs_root, sizes) -> None:
     """The MLE world model of notebook 02's working level (the regime experiments' start), built once."""
     from wmkit.rlvr_world.regime import level_world_model
 

@@ -416,7 +416,7 @@ def _shared_embedder():
     return _embedder
 
 
-def run_rwml(profile: str | Profile, seed: int, runs_root: Path, sizes: RWMLSizes,
+def run_rwml(profile: Profile, seed: int, runs_root: Path, sizes: RWMLSizes,
              work_dir: str | Path | None = None) -> dict:
     """RWML on TextWorldExpress: :func:`wmkit.rwml.experiment.rwml_experiment` for this seed, then
     :func:`wmkit.rwml.policy.policy_rl_experiment`: the same policy RL from notebook 01's world model
@@ -449,7 +449,7 @@ def forgetting_sets(wm_splits: dict[str, list[Transition]], n: int) -> dict[str,
     return {env: rl.eval_set(wm_splits["test"], env, n // 2, n - n // 2, 0) for env in ("textgame", "phone")}
 
 
-def run_rwml_textgame(profile: str | Profile, seed: int, runs_root: Path, sizes: RWMLTextGameSizes) -> dict:
+def run_rwml_textgame(profile: Profile, seed: int, runs_root: Path, sizes: RWMLTextGameSizes) -> dict:
     """The benchmark's one-seed RWML run on the kit's text game: :func:`rwml_textgame_experiment`
     from notebook 01's world model, forgetting measured on its full text game and phone."""
 
@@ -460,7 +460,7 @@ def run_rwml_textgame(profile: str | Profile, seed: int, runs_root: Path, sizes:
                                     lora=rl.uses_lora(wm.info))
 
 
-def run_rwml_seed(profile: str | Profile, seed: int, runs_root: Path, sizes: RWMLSizes) -> dict:
+def run_rwml_seed(profile: Profile, seed: int, runs_root: Path, sizes: RWMLSizes) -> dict:
     """``python -m wmkit run rwml``, one seed: :func:`run_rwml` from notebook 01's world model in
     `runs_root`, checkpoints in runs_root/rwml_seeds/seed<N>."""
     return run_rwml(profile, seed, Path(runs_root), sizes, work_dir=Path(runs_root) / "rwml_seeds" / f"seed{seed}")

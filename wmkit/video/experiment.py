@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wmkit.profiles import Profile, VideoSizes, get_profile
+from wmkit.profiles import Profile, VideoSizes
 from wmkit.runs import jsonable
 from wmkit.stats import differences, summarize
 from wmkit.video import frames as fr
@@ -256,12 +256,12 @@ def prepare_mle(sizes: VideoSizes, seed: int, show_progress: bool = False):
     return data, codebook, codes, tokenizer, model, losses, timings
 
 
-def run_video_seed(profile: str, seed: int, out_dir: str, sizes: VideoSizes | None = None,
+def run_video_seed(profile: Profile, seed: int, out_dir: str, sizes: VideoSizes | None = None,
                    show_progress: bool = False, keep_frames: int = 4) -> dict:
     """One seed of the whole experiment (module docstring), every arm of `RL_ARMS` from the same MLE
     model. JSON-ready apart from the picture arrays under ``pictures`` (uint8 rollout frames of the
     first `keep_frames` test episodes: truth, mle and each arm)."""
-    sizes = sizes or get_profile(profile).video
+    sizes = sizes or profile.video
     data, codebook, codes, tokenizer, model, losses, timings = prepare_mle(sizes, seed, show_progress)
     start = time.perf_counter()
     mle = measure(model, tokenizer, codebook, data["test"], codes["test"], sizes, seed)
@@ -420,7 +420,7 @@ def relative_l1_gain(runs: Sequence[dict], arm: str = "all", scope: str = "rollo
     return out
 
 
-def run_rlvr_video(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+def run_rlvr_video(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
     """The benchmark's one-seed run: :func:`run_video_seed` without its pictures, plus the per-seed
     relative L1 gains the ``rlvr.video`` claim reads."""
     from wmkit.runs import bench_work_dir
@@ -432,10 +432,10 @@ def run_rlvr_video(profile: str, seed: int, runs_root: Path, sizes) -> dict:
     return jsonable(result)
 
 
-def run_video_seed_record(profile: str | Profile, seed: int, runs_root: Path, sizes: VideoSizes) -> dict:
+def run_video_seed_record(profile: Profile, seed: int, runs_root: Path, sizes: VideoSizes) -> dict:
     """``python -m wmkit run rlvr-video``, one seed: :func:`run_video_seed` without its pictures
     (checkpoints in runs_root/06_video_seeds)."""
-    result = run_video_seed(getattr(profile, "name", profile), seed, str(Path(runs_root) / "06_video_seeds"), sizes)
+    result = run_video_seed(profile, seed, str(Path(runs_root) / "06_video_seeds"), sizes)
     result.pop("pictures")
     return result
 
@@ -462,7 +462,7 @@ SELECTION_SEEDS = (0, 1, 2)
 but every number of a selection is measured on validation episodes, never on test ones)."""
 
 
-def run_selection_job(profile: str, seed: int, reward: str, out_dir: str, sizes: VideoSizes | None = None,
+def run_selection_job(profile: Profile, seed: int, reward: str, out_dir: str, sizes: VideoSizes | None = None,
                       learning_rates: Sequence[float] = SELECTION_LEARNING_RATES) -> dict:
     """One seed and one reward of the selection: the seed's MLE model, then a GRPO copy per learning
     rate and RL arm, every model measured on the *validation* episodes. The MLE model depends on the
@@ -473,7 +473,7 @@ def run_selection_job(profile: str, seed: int, reward: str, out_dir: str, sizes:
         raise ValueError(f"Unknown video reward {reward!r}: choose one of {', '.join(vm.REWARD_NAMES)}")
     if not learning_rates or any(lr <= 0 for lr in learning_rates):
         raise ValueError(f"learning_rates must be positive numbers, not {list(learning_rates)!r}")
-    sizes = replace(sizes or get_profile(profile).video, reward=reward)
+    sizes = replace(sizes or profile.video, reward=reward)
     data, codebook, codes, tokenizer, model, losses, timings = prepare_mle(sizes, seed)
     val = data["val"]
     mle = measure(model, tokenizer, codebook, val, codes["val"], sizes, seed)

@@ -39,7 +39,7 @@ import torch
 from wmkit import stats
 from wmkit.core import models
 from wmkit.envs import phone
-from wmkit.profiles import WM_R1_ARMS, Profile, WMR1Sizes, get_profile
+from wmkit.profiles import WM_R1_ARMS, Profile, WMR1Sizes
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.runs import REPO, bench_work_dir
 from wmkit.wm_r1 import agent as ag
@@ -106,7 +106,7 @@ def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed:
     return model, tokenizer
 
 
-def load_world_model_source(profile: str | Profile, runs_dir: str | Path, seed: int = 0,
+def load_world_model_source(profile: Profile, runs_dir: str | Path, seed: int = 0,
                             max_new_tokens: int = 160) -> tuple[ag.WorldModelSource, dict]:
     """Notebook 01's world model (built at the profile's size when missing) as a transition source."""
     from wmkit.core.build import series_world_model
@@ -123,7 +123,7 @@ def _clone(model):
     return copy.deepcopy(model)
 
 
-def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str | Path | None = None,
+def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None = None,
                    out_dir: str | Path | None = None, model_name: str | None = None,
                    arms: Sequence[str] | None = None, device_latency: float = 0.0,
                    world_model: ag.WorldModelSource | None = None, progress: bool = True,
@@ -132,7 +132,6 @@ def run_experiment(profile: str | Profile = "cpu", seed: int = 0, runs_dir: str 
     `sizes` overrides the profile's sizes (the profile still names the world model to load)."""
     from transformers import set_seed
 
-    profile = get_profile(profile)
     sizes = sizes or profile.wm_r1
     # None: the profile's policy (tiny for smoke/cpu; gpu: a pretrained model with QLoRA, SmolLM2 offline)
     model_name = models.resolve_model_name(model_name, profile.default_model)
@@ -271,7 +270,7 @@ def public(results: dict) -> dict:
     return {k: v for k, v in results.items() if not k.startswith("_")}
 
 
-def run_wm_r1_seed(profile: str | Profile, seed: int, runs_root: Path, sizes: WMR1Sizes,
+def run_wm_r1_seed(profile: Profile, seed: int, runs_root: Path, sizes: WMR1Sizes,
                    arms: Sequence[str] | None = None, threads: int | None = 2) -> dict:
     """``python -m wmkit run wm-r1``, one seed: :func:`run_experiment` with every arm (or `arms`),
     trained inside the simulator-backed oracle, on `threads` torch threads."""
@@ -324,14 +323,14 @@ def _jsonable(obj):
     return jsonable(obj)
 
 
-def run_wm_r1(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+def run_wm_r1(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
     """WM-R1: :func:`wmkit.wm_r1.experiment.run_experiment` for this seed, every arm, at the benchmark's sizes."""
     world_model, wm_info = load_world_model_source(profile, runs_root, 0, sizes.wm_max_new_tokens)
     result = run_experiment(profile, seed, runs_dir=runs_root, out_dir=bench_work_dir(runs_root, "wm_r1", seed),
                             arms=sizes.baselines, world_model=world_model, progress=False, log=lambda line: None,
                             sizes=sizes)
     result = public(result)
-    result["profile"], result["world_model"] = profile, wm_info
+    result["profile"], result["world_model"] = profile.name, wm_info
     history = result["training"].get("wm_r1", {}).get("history", [])
     result["wm_calls_first"] = history[0]["wm_calls"] if history else None
     result["wm_calls_last"] = history[-1]["wm_calls"] if history else None

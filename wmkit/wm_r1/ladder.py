@@ -16,7 +16,7 @@ from typing import Any
 
 from wmkit import stats
 from wmkit.envs import phone
-from wmkit.profiles import Profile, WMR1Sizes, get_profile
+from wmkit.profiles import Profile, WMR1Sizes
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.runs import REPO, bench_work_dir
 from wmkit.wm_r1 import agent as ag
@@ -87,7 +87,7 @@ def notebook_ladder(sizes: WMR1Sizes) -> WMR1Sizes:
                                          eval_tasks=ladder.notebook_eval_tasks or ladder.eval_tasks))
 
 
-def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
+def build_ladder_start(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None = None,
                        progress: bool = False, model_name: str | None = None):
     """(model, tokenizer, sft_tasks): the fidelity ladder's SFT start for `seed` -- a from-scratch
     policy trained on ``ladder.sft_tasks`` reference episodes drawn the templates in turn
@@ -97,7 +97,6 @@ def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR
     :func:`build_policy` (None: the from-scratch policy)."""
     from transformers import set_seed as seed_everything
 
-    profile = get_profile(profile)
     sizes = sizes or profile.wm_r1
     if sizes.ladder is None:
         raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
@@ -113,7 +112,7 @@ def build_ladder_start(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR
     return model, tokenizer, sft_tasks
 
 
-def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
+def run_fidelity_ladder(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None = None,
                         start: tuple[Any, Any] | None = None, out_dir: str | Path | None = None,
                         learned_world_model: ag.WorldModelSource | None = None, train_in_learned: bool = False,
                         log=print) -> dict:
@@ -134,7 +133,6 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
 
     from wmkit.wm_r1.oracle import NoisyOracle
 
-    profile = get_profile(profile)
     sizes = sizes or profile.wm_r1
     ladder = sizes.ladder
     if ladder is None:
@@ -222,14 +220,14 @@ def run_fidelity_ladder(profile: str | Profile = "cpu", seed: int = 0, sizes: WM
     return results
 
 
-def run_wm_r1_ladder(profile: str, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
+def run_wm_r1_ladder(profile: Profile, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
     """The benchmark's fidelity ladder: :func:`run_fidelity_ladder` for this seed at the profile's
     notebook 03 sizes (its own SFT start; every rung; the oracle only, no learned world model)."""
     return run_fidelity_ladder(profile, seed, sizes=sizes, out_dir=bench_work_dir(runs_root, "wm_r1_ladder", seed),
                                log=lambda line: None)
 
 
-def run_wm_r1_small_world(profile: str, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
+def run_wm_r1_small_world(profile: Profile, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
     """The benchmark's ladder in the small world (``sizes.small_world``: the settings templates, a
     2-epoch start at cpu): :func:`run_fidelity_ladder` for this seed, its own SFT start, every rung."""
     small = small_world_sizes(sizes)
@@ -247,7 +245,7 @@ def learned_world_sizes(sizes: WMR1Sizes) -> WMR1Sizes:
     return replace(sizes, ladder=sizes.learned_world)
 
 
-def run_learned_world_model(profile: str | Profile = "cpu", seed: int = 0, sizes: WMR1Sizes | None = None,
+def run_learned_world_model(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None = None,
                             out_dir: str | Path | None = None, log=print, progress: bool = False) -> dict:
     """WM-R1 inside a learned world model of the settings world, beside GRPO on the simulator from
     the same start (``sizes.learned_world``, ``sizes.learned``): the edit world model of
@@ -256,7 +254,6 @@ def run_learned_world_model(profile: str | Profile = "cpu", seed: int = 0, sizes
     with the rungs p = 0 (the simulator) and ``"learned"`` (no simulator step in training)."""
     from wmkit.wm_r1 import learned
 
-    profile = get_profile(profile)
     sizes = learned_world_sizes(sizes or profile.wm_r1)
     out_dir = Path(out_dir or REPO / "runs" / profile.name / "wm_r1_learned")
     model, tokenizer, info = learned.train_edit_world_model(sizes.learned, seed, ladder_world(sizes),
@@ -272,7 +269,7 @@ def run_learned_world_model(profile: str | Profile = "cpu", seed: int = 0, sizes
     return results
 
 
-def run_wm_r1_learned(profile: str, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
+def run_wm_r1_learned(profile: Profile, seed: int, runs_root: Path, sizes: WMR1Sizes) -> dict:
     """The benchmark's WM-R1 inside the settings world's learned world model:
     :func:`run_learned_world_model` for this seed, its own start and world model."""
     return run_learned_world_model(profile, seed, sizes=sizes, out_dir=bench_work_dir(runs_root, "wm_r1_learned", seed),

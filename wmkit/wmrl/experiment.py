@@ -699,7 +699,7 @@ def check_options(check: str = "all", **_) -> None:
         raise ValueError(f"--check must be 4, 5 or all, not {check!r}")
 
 
-def run_wmrl_seed(profile: str | Profile, seed: int, runs_root: Path, sizes: WMRLSizes, check: str = "all") -> dict:
+def run_wmrl_seed(profile: Profile, seed: int, runs_root: Path, sizes: WMRLSizes, check: str = "all") -> dict:
     """``python -m wmkit run wmrl``, one seed: check 4 (:func:`controlled_experiment`) and check 5
     (:func:`research_experiment` on the research setup, built once per process), or `check` "4" / "5",
     without their per-step curves."""
@@ -828,7 +828,7 @@ def record_log_ratio_research(result: dict) -> float | None:
     return log_censored_ratio(result["arms"], "real", "WMRL (learned)")
 
 
-def run_wmrl_controlled(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+def run_wmrl_controlled(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
     """WMRL check 4: :func:`wmkit.wmrl.experiment.controlled_experiment` (known optimum, the paper's error model)."""
     result = _without_curves(controlled_experiment(sizes, seeds=[seed]))
     result["compute_ratio"] = {"real_over_wmrl": censored_ratio(result["arms"], "real", "WMRL")}
@@ -851,7 +851,7 @@ def _shared_research_setup(sizes) -> dict:
     return _research_setups[key]
 
 
-def run_wmrl_research(profile: str, seed: int, runs_root: Path, sizes) -> dict:
+def run_wmrl_research(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
     """WMRL check 5: research tasks executed for real, with the learned and the hand-made world model."""
     setup = _shared_research_setup(sizes)
     result = research_experiment(sizes, setup, seeds=[seed])

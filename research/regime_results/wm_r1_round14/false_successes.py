@@ -24,7 +24,7 @@ from wmkit.wm_r1 import learned, method
 torch.set_num_threads(1)
 seed, world_model_dir, n, out = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
 sizes = wm_ladder.learned_world_sizes(get_profile("cpu").wm_r1)
-policy_model, policy_tokenizer, _ = wm_ladder.build_ladder_start("cpu", seed, sizes)
+policy_model, policy_tokenizer, _ = wm_ladder.build_ladder_start(get_profile("cpu"), seed, sizes)
 wm, wm_tokenizer, _ = build.load_world_model(world_model_dir)
 source = learned.edit_world_model_source(wm, wm_tokenizer, sizes.wm_max_new_tokens)
 tasks = wm_ladder.ladder_eval_tasks(sizes)[:n]

@@ -120,7 +120,7 @@ def run(seed: int) -> dict:
 
     wm_ladder.train_wm_r1, learned.edit_world_model_source = capture, keep_source
     try:
-        result = wm_ladder.run_learned_world_model("cpu", seed, sizes=sizes, out_dir=work, log=print)
+        result = wm_ladder.run_learned_world_model(get_profile("cpu"), seed, sizes=sizes, out_dir=work, log=print)
     finally:
         wm_ladder.train_wm_r1, learned.edit_world_model_source = train, make_source
     record = json.loads(Path(glob.glob(f"executed/cpu/bench/records/wm_r1_learned/seed{seed}_15ba3d8c8cb3_*.json")[0])
