@@ -5,6 +5,8 @@ the name up again could run a smoke build's evaluation at cpu sizes without a wo
 import ast
 from pathlib import Path
 
+import pytest
+
 WMKIT = Path(__file__).resolve().parent.parent / "wmkit"
 PACKAGES = ("core", "rlvr_world", "rwml", "wm_r1", "wmrl", "video")
 """The experiment packages: library code that takes a Profile and never a profile's name."""
@@ -79,3 +81,15 @@ def test_get_profile_returns_a_profile_as_it_is():
     from wmkit.profiles import PROFILES, get_profile
 
     assert get_profile(PROFILES["smoke"]) is PROFILES["smoke"]
+
+
+def test_a_profile_name_given_where_a_profile_is_needed_is_one_clear_error(tmp_path):
+    """The public entries below the command line take the resolved Profile: a name is a TypeError
+    that says how to resolve it, before any data is collected."""
+    from wmkit.core.build import build_world_model
+    from wmkit.experiments import run_over_seeds
+
+    with pytest.raises(TypeError, match=r"get_profile\('smoke'\)"):
+        build_world_model("smoke", tmp_path)
+    with pytest.raises(TypeError, match=r"get_profile\('smoke'\)"):
+        run_over_seeds("rlvr_seeds", "smoke", seeds=1, out=tmp_path)

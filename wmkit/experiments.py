@@ -232,12 +232,10 @@ def run_over_seeds(experiment: str | Experiment, profile: Profile, seeds: int = 
     `options`: the entry's :attr:`Experiment.options` by keyword (``check="5"``, ``steps=3``); one
     it does not declare is a ValueError. `vllm`: generate GRPO rollouts with vLLM (one line, exit 2,
     where vLLM or CUDA is missing)."""
-    from wmkit.profiles import Profile
+    from wmkit.profiles import check_profile
     from wmkit.runs import default_runs_root, jsonable
 
-    if not isinstance(profile, Profile):
-        raise TypeError(f"profile must be a wmkit.profiles.Profile (resolve the name once, at the entry), "
-                        f"not {profile!r}")
+    check_profile(profile)
     entry = get(experiment)
     given = {"first_seed": first_seed or None, "runs_dir": runs_dir, "vllm": vllm or None, **options}
     declared = {o.dest: o for o in entry.options}

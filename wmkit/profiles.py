@@ -1018,6 +1018,15 @@ def get_profile(name: str | Profile = "auto", **world_model_overrides) -> Profil
 
 # ============================================================================ validation
 
+def check_profile(profile: object) -> Profile:
+    """`profile` itself when it is a resolved :class:`Profile`; else a TypeError in one line. The kit
+    resolves a profile's name once, at the entry (command line, notebook), and passes the Profile down."""
+    if not isinstance(profile, Profile):
+        raise TypeError(f"profile must be a wmkit.profiles.Profile, not {type(profile).__name__} {profile!r}: "
+                        f"resolve the name once, with wmkit.profiles.get_profile({profile!r})")
+    return profile
+
+
 SEED_MAX = 2**32 - 1
 """NumPy's seeds are 0 .. 2**32 - 1; every seed of the kit is checked against that range up front."""
 

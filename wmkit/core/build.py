@@ -30,7 +30,7 @@ from wmkit.core.worldmodel import (
 )
 from wmkit.envs import ENVIRONMENTS, tokenizer_prompts
 from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, check_seed, check_sizes
+from wmkit.profiles import Profile, check_profile, check_seed, check_sizes
 from wmkit.runs import make_folder, model_damage, warn
 
 DEFAULT_ENVS = ("textgame", "phone")
@@ -106,6 +106,7 @@ def build_world_model(profile: Profile, out_dir: str | Path, seed: int = 0,
     ("pretrained", "smollm2", a folder, a hub id) is loaded and trained with LoRA.
     `difficulty` names the text game's world size (`wmkit.envs.textgame.DIFFICULTIES`; None: full).
     """
+    check_profile(profile)
     check_seed(seed)
     envs = _check_envs(envs)
     difficulty = _check_difficulty(difficulty)
@@ -166,6 +167,7 @@ def ensure_world_model(profile: Profile, out_dir: str | Path, seed: int = 0,
                        show_progress: bool = True) -> WorldModelRun:
     """Load the world model saved in `out_dir`, or build it there if it is missing or damaged
     (`wmkit.runs.model_damage`: a truncated weights file, say; one warning line then)."""
+    check_profile(profile)
     folder = Path(out_dir) / FINAL
     has_info = (folder / "wmkit_info.json").exists()
     damage = model_damage(folder) if has_info else None
@@ -200,7 +202,7 @@ def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
     "rollout": {name: [acc at k=1..K], "model_unparsed": [share of the model's diffs that did not
     parse at k=1..K]}}} plus the protocol settings.
     """
-    wm = profile.world_model
+    wm = check_profile(profile).world_model
     envs = envs or sorted({t.env for t in splits["test"]})
     results: dict = {"protocol": {"max_new_tokens": wm.max_new_tokens, "sampled_temperature": 1.0,
                                   "sampled_n": wm.eval_samples, "seed": seed}}
