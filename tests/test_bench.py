@@ -310,6 +310,34 @@ def test_shipped_records_stand_in_for_missing_local_ones_and_name_their_version(
     assert per_seed == [{"seed": 0}] and "records ignored" in source
 
 
+@dataclass(frozen=True)
+class SizesWithAddedField:
+    steps: int = 3
+    lora_r: int = 8
+
+
+def test_a_size_field_added_at_its_old_literal_keeps_the_older_records(tmp_path, fresh, monkeypatch):
+    """A record made before a size field existed (its config lacks the field) still counts where today's
+    value equals the literal the code held (bench.ADDED_SIZE_FIELDS: lora_r was 8); with another value
+    it is another configuration and does not."""
+    monkeypatch.delenv(bench.RECORDS_ENV, raising=False)
+    run(tmp_path / "made", 2)  # FakeSizes: no lora_r field
+    shipped = tmp_path / "made" / "bench"
+    assert bench.ADDED_SIZE_FIELDS["lora_r"] == 8
+    same = {"fake": Experiment("fake", "WMRL", fake_run, lambda profile: SizesWithAddedField(steps=1), "added field")}
+    per_seed, source = bench.seeds_or_this_run(tmp_path / "empty", "smoke", "fake", None, experiments=same,
+                                               shipped_dir=shipped)
+    assert [r["after"] for r in per_seed] == pytest.approx([0.5, 0.6]) and source.startswith("records shipped")
+    assert sorted(bench.load_records(tmp_path, "smoke", [0, 1], bench.ANY_VERSION, same, records_dir=shipped)["fake"]) == [0, 1]
+    changed = {"fake": Experiment("fake", "WMRL", fake_run,
+                                  lambda profile: SizesWithAddedField(steps=1, lora_r=16), "added field, new value")}
+    per_seed, source = bench.seeds_or_this_run(tmp_path / "empty", "smoke", "fake", None, experiments=changed,
+                                               shipped_dir=shipped)
+    assert per_seed == [] and source.startswith("not measured")
+    config = bench.experiment_config(same["fake"], "smoke", 0)
+    assert bench.config_hashes(config)[0] == bench.config_hash(config) and len(bench.config_hashes(config)) == 2
+
+
 def test_one_seeds_record_stands_in_for_a_run_when_one_is_asked_for(tmp_path, fresh, monkeypatch):
     """A notebook that reads one seed's record in place of training it asks for minimum=1; the
     default still needs two (an interval); a minimum below 1 is refused."""

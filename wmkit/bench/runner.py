@@ -171,6 +171,39 @@ def config_hash(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
 
+ADDED_SIZE_FIELDS = {
+    "lora_r": 8, "lora_alpha": 16,  # WMR1Sizes: literals in build_policy and train_wm_r1
+    "twx_sft_learning_rate": 1e-3, "twx_sft_batch_size": 8,  # RLVRSizes: literals of RWML's two TWX SFT runs
+    "warm_batch_size": 8,  # RWMLTextGameSizes: the literal of RWML's text-game SFT runs
+}
+"""Size fields that moved from literals in the code into the profiles after records had been made, each
+with the literal the code used. A record made before a field existed has no such key in its config;
+where today's value still equals that literal it ran the same configuration, so it counts as today's
+(:func:`config_hashes`). Once today's value differs, it is a new configuration and older records
+no longer match. Add a field here only with the literal its code held."""
+
+
+def _without_added_fields(value):
+    """`value` (a config or part of one) without the :data:`ADDED_SIZE_FIELDS` that hold their literal."""
+    if isinstance(value, dict):
+        return {k: _without_added_fields(v) for k, v in value.items()
+                if not (k in ADDED_SIZE_FIELDS and v == ADDED_SIZE_FIELDS[k])}
+    if isinstance(value, list):
+        return [_without_added_fields(v) for v in value]
+    return value
+
+
+def config_hashes(config: dict) -> list[str]:
+    """The hashes a record of `config` may carry: today's (:func:`config_hash`), then, where `config`
+    holds :data:`ADDED_SIZE_FIELDS` at their literal values, the hash of the same config as it was
+    written before those fields existed."""
+    hashes = [config_hash(config)]
+    before = _without_added_fields(config)
+    if before != config:
+        hashes.append(config_hash(before))
+    return hashes
+
+
 def short_version(version: str) -> str:
     """'src2-916d171bdf4b' (a source key: its prefix and 12 hex digits), or for a record of the first
     rule '916d171bdf4b' / '916d171bdf4b+f43efa63' (12 hex digits of the tree hash, the local-change hash)."""
@@ -321,9 +354,11 @@ def this_kit_label(records: Sequence[dict], key: SourceKey) -> str:
     return "this kit: differs in modules " + ", ".join(sorted(differ)) if differ else "this kit: the same"
 
 
-def _newest_record_path(bench_dir: Path, experiment: str, seed: int, chash: str) -> Path | None:
-    """The record of (experiment, seed, config) that started last, of any library version."""
-    paths = sorted((bench_dir / experiment).glob(f"seed{seed}_*_{chash[:12]}.json"))
+def _newest_record_path(bench_dir: Path, experiment: str, seed: int, chash: str | Sequence[str]) -> Path | None:
+    """The record of (experiment, seed, config) that started last, of any library version. `chash`: the
+    config's hash, or the hashes it may carry (:func:`config_hashes`)."""
+    hashes = [chash] if isinstance(chash, str) else list(chash)
+    paths = sorted(p for h in hashes for p in (bench_dir / experiment).glob(f"seed{seed}_*_{h[:12]}.json"))
     if not paths:
         return None
     return max(paths, key=lambda p: (json.loads(p.read_text()).get("started", ""), p.stat().st_mtime_ns))
@@ -351,7 +386,7 @@ def recorded_seeds(records_dir: Path, profile: str,
             if head.isdigit():
                 found.add(int(head))
         out[name] = [s for s in sorted(found) if _newest_record_path(
-            Path(records_dir), name, s, config_hash(experiment_config(experiment, profile, s))) is not None]
+            Path(records_dir), name, s, config_hashes(experiment_config(experiment, profile, s))) is not None]
     return out
 
 
@@ -376,11 +411,11 @@ def load_records(runs_root: Path, profile: str, seeds: SeedsArg, code: str | dic
         else:
             this = code
         for seed in seeds_of(seeds, name):
-            chash = config_hash(experiment_config(experiment, profile, seed))
+            config = experiment_config(experiment, profile, seed)
             if this == ANY_VERSION:
-                path = _newest_record_path(bench_dir, name, seed, chash)
+                path = _newest_record_path(bench_dir, name, seed, config_hashes(config))
             else:
-                path = record_path(bench_dir, name, seed, this, chash)
+                path = record_path(bench_dir, name, seed, this, config_hash(config))
             if path is not None and path.exists():
                 record = json.loads(path.read_text())
                 record["_path"] = str(path)
@@ -433,9 +468,8 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
         notes.append(f"{len(local)} record(s) of this library version in {Path(runs_root) / 'bench'}")
         shipped_dir = shipped_records_dir(profile) if shipped_dir is None else Path(shipped_dir)
         shipped = {}
-        chash = None
         for seed in wanted:
-            chash = config_hash(experiment_config(experiments[experiment], profile, seed))
+            chash = config_hashes(experiment_config(experiments[experiment], profile, seed))
             path = _newest_record_path(shipped_dir, experiment, seed, chash)
             if path is not None:
                 shipped[seed] = json.loads(path.read_text())
