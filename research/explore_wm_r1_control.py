@@ -280,10 +280,11 @@ def cmd_train(args):
         world_model = NoisyOracle(p_error, seed=args.seed)
     config = WMR1Config(output_dir=str(OUT / "work" / f"{args.tag}_p{p_error:g}_s{args.seed}"),
                         transitions="world_model" if (p_error > 0 or args.learned) else "simulator",
-                        reward=reward, steps=args.steps, group_size=args.group_size, prompts_per_step=args.prompts,
-                        learning_rate=args.lr, temperature=args.temperature, max_steps=sizes.max_steps,
-                        max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
-                        seed=args.seed, progress=False, screen_view=sizes.screen_view)
+                        reward=reward, max_steps=args.steps, num_generations=args.group_size,
+                        prompts_per_step=args.prompts, learning_rate=args.lr, temperature=args.temperature,
+                        max_episode_steps=sizes.max_steps, max_turn_tokens=sizes.max_turn_tokens,
+                        max_completion_length=sizes.max_completion_tokens, seed=args.seed, show_progress=False,
+                        screen_view=sizes.screen_view)
     res = train_wm_r1(config, model, tok, rl_tasks, world_model)
     if args.save:  # the trained policy, with how its agent text is written (for judge-errors --ckpt)
         models.save_model(res.model, tok, OUT / f"{args.save}_seed{args.seed}", sizes.policy)

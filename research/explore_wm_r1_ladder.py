@@ -122,10 +122,10 @@ def cmd_train(args) -> None:
     arm = "grpo_real" if args.real else f"wm_r1_p{p:g}"
     config = WMR1Config(output_dir=str(OUT / "work" / f"{arm}_seed{args.seed}"),
                         transitions="simulator" if args.real else "world_model",
-                        reward=WMR1RewardConfig(max_steps=SIZES.max_steps), steps=args.steps,
-                        group_size=args.group_size, prompts_per_step=args.prompts, learning_rate=args.lr,
-                        max_steps=SIZES.max_steps, max_turn_tokens=SIZES.max_turn_tokens,
-                        max_completion_tokens=SIZES.max_completion_tokens, seed=args.seed, progress=False)
+                        reward=WMR1RewardConfig(max_steps=SIZES.max_steps), max_steps=args.steps,
+                        num_generations=args.group_size, prompts_per_step=args.prompts, learning_rate=args.lr,
+                        max_episode_steps=SIZES.max_steps, max_turn_tokens=SIZES.max_turn_tokens,
+                        max_completion_length=SIZES.max_completion_tokens, seed=args.seed, show_progress=False)
     res = train_wm_r1(config, model, tokenizer, tasks["rl"], oracle)
     t1 = time.perf_counter()
     result = _evaluate(res.model, tokenizer, tasks, oracle, args.seed,

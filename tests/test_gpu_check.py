@@ -351,8 +351,8 @@ def test_wm_r1_pretrained_policy_trains_qlora_adapters_through_sft_and_grpo(nf4_
                         progress=False)
     assert any(not torch.equal(p, lora_before[n]) for n, p in policy.named_parameters() if n in lora_before)
     wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs])
-    run = WMR1Config(output_dir=str(tmp_path / "grpo"), steps=1, group_size=2, prompts_per_step=2, max_steps=2,
-                     max_turn_tokens=8, lora=True, progress=False)
+    run = WMR1Config(output_dir=str(tmp_path / "grpo"), max_steps=1, num_generations=2, prompts_per_step=2,
+                     max_episode_steps=2, max_turn_tokens=8, lora=True, show_progress=False)
     result = train_wm_r1(run, policy, tokenizer, tasks, wm)
     assert models.is_nf4(result.model) and hasattr(result.model, "peft_config")
     assert list(result.model.peft_config) == ["default"]  # the SFT's adapters, not a second set

@@ -146,8 +146,9 @@ def test_wm_r1_in_the_exact_oracle_is_grpo_on_the_simulator(tmp_path):
     model, tokenizer = wm_r1.build_policy(sizes, tasks, seed=0)
     runs = {}
     for transitions in ("world_model", "simulator"):
-        config = method.WMR1Config(output_dir=str(tmp_path / transitions), transitions=transitions, steps=2,
-                                   group_size=2, prompts_per_step=2, max_steps=2, max_turn_tokens=8, progress=False)
+        config = method.WMR1Config(output_dir=str(tmp_path / transitions), transitions=transitions, max_steps=2,
+                                   num_generations=2, prompts_per_step=2, max_episode_steps=2, max_turn_tokens=8,
+                                   show_progress=False)
         result = method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, NoisyOracle(0.0))
         runs[transitions] = ([{k: v for k, v in h.items() if k != "seconds"} for h in result.history],
                              [row.get("loss") for row in result.log_history], result.simulator_steps)

@@ -144,13 +144,59 @@ def test_train_grpo_saves_the_final_weights_and_returns_a_plain_trained_model(ti
     assert any(not torch.equal(moved[n], p) for n, p in before.items())
 
 
-@pytest.mark.parametrize("make", ["rlvr", "grpo", "wm_r1"])
+@pytest.mark.parametrize("make", ["rlvr", "grpo", "grpo_run", "wm_r1"])
 def test_step_counts_have_no_default(make):
     """A run's optimizer steps come from its profile's sizes: a config without them is an error, not a
     silent default that no profile uses."""
+    from wmkit.core.grpo import GRPORunConfig
     from wmkit.core.world_model_rl import RLVRConfig
     from wmkit.wm_r1.method import WMR1Config
 
-    build = {"rlvr": RLVRConfig, "grpo": GRPOSettings, "wm_r1": WMR1Config}[make]
-    with pytest.raises(TypeError, match="steps"):
+    build = {"rlvr": RLVRConfig, "grpo": GRPOSettings, "grpo_run": GRPORunConfig, "wm_r1": WMR1Config}[make]
+    with pytest.raises(TypeError, match="'max_steps'"):
         build(output_dir="x")
+
+
+def test_rlvr_and_wm_r1_build_their_grpo_settings_through_one_method(tmp_path, monkeypatch):
+    """RLVR's and WM-R1's configs are one GRPO run's fields plus their own: the same shared values
+    reach GRPOSettings the same way, through GRPORunConfig.grpo_settings (train_wm_r1 included)."""
+    from wmkit.core.grpo import GRPORunConfig
+    from wmkit.core.world_model_rl import RLVRConfig
+    from wmkit.wm_r1 import method
+    from wmkit.wm_r1 import tasks as wm_tasks
+
+    shared = {"max_steps": 5, "num_generations": 4, "prompts_per_step": 2, "learning_rate": 3e-4,
+              "temperature": 0.7, "max_completion_length": 64, "seed": 3}
+    rlvr = RLVRConfig(output_dir=str(tmp_path / "rlvr"), **shared)
+    wm_r1 = method.WMR1Config(output_dir=str(tmp_path / "wm_r1"), **shared)
+    assert isinstance(rlvr, GRPORunConfig) and isinstance(wm_r1, GRPORunConfig)
+    assert wm_r1.max_episode_steps == 7 and wm_r1.max_steps == 5  # the episode's budget is not the run's
+
+    built, real = [], GRPORunConfig.grpo_settings
+
+    def spy(self, **kwargs):
+        built.append(type(self).__name__)
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(GRPORunConfig, "grpo_settings", spy)
+    for config, settings in ((rlvr, rlvr.settings()), (wm_r1, wm_r1.grpo_settings(one_group_per_pass=False))):
+        assert (settings.max_steps, settings.num_generations, settings.learning_rate, settings.temperature,
+                settings.max_completion_length, settings.seed) == (5, 4, 3e-4, 0.7, 64, 3)
+        assert (settings.per_device_train_batch_size, settings.gradient_accumulation_steps) == (8, 1)
+        assert settings.scale_rewards == config.scale_rewards  # RLVR 'group', WM-R1 'none'
+    assert built == ["RLVRConfig", "WMR1Config"]
+    assert rlvr.settings().output_dir == str(tmp_path / "rlvr" / "checkpoints")
+    assert wm_r1.grpo_settings(one_group_per_pass=True).gradient_accumulation_steps == 2  # one group a pass
+
+    class Built(Exception):
+        pass
+
+    def stop(self, **kwargs):
+        built.append(real(self, **kwargs))
+        raise Built
+
+    monkeypatch.setattr(GRPORunConfig, "grpo_settings", stop)
+    train, _ = wm_tasks.task_templates(3)
+    with pytest.raises(Built):  # train_wm_r1 builds its settings through the same method, then stops here
+        method.train_wm_r1(wm_r1, torch.nn.Linear(2, 2), None, wm_tasks.unique_tasks(2, 0, train), None)
+    assert built[-1].max_steps == 5 and built[-1].num_generations == 4 and not built[-1].use_vllm

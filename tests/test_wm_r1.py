@@ -145,8 +145,8 @@ def test_another_seed_never_resumes_a_wm_r1_checkpoint(tiny_policy, tmp_path):
     model, tokenizer, tasks = tiny_policy
     wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
                              judge=lambda task, screen: random.random() < 0.5)
-    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=1, group_size=2, prompts_per_step=2,
-                                     max_steps=1, max_turn_tokens=4, progress=False, save_steps=1)
+    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), max_steps=1, num_generations=2, prompts_per_step=2,
+                                     max_episode_steps=1, max_turn_tokens=4, show_progress=False, save_steps=1)
     wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, wm)
     assert (tmp_path / "checkpoint-1").is_dir()
     from dataclasses import replace
@@ -174,8 +174,8 @@ def test_wm_r1_training_never_steps_the_simulator(tiny_policy, tmp_path, monkeyp
     monkeypatch.setattr(phone.PhoneEnv, "step", raising_step)
     wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
                              judge=lambda task, screen: random.random() < 0.5)  # noisy judge: some signal
-    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=2, group_size=2, prompts_per_step=2,
-                              max_steps=2, max_turn_tokens=8, progress=False, lora=lora)
+    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), max_steps=2, num_generations=2, prompts_per_step=2,
+                                     max_episode_steps=2, max_turn_tokens=8, show_progress=False, lora=lora)
     result = wm_r1_method.train_wm_r1(config, model, tokenizer, tasks, wm)
     assert result.simulator_steps == 0
     assert len(result.history) == 2 and all(h["n"] == 4 for h in result.history)
@@ -350,8 +350,8 @@ def test_every_rollout_group_plays_the_next_world_of_its_prompt(tiny_policy, tmp
         played.append(task.seed)
         return random.random() < 0.5
     wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs], judge=judge)
-    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=2, group_size=2, prompts_per_step=2,
-                                     max_steps=1, max_turn_tokens=8, progress=False)
+    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), max_steps=2, num_generations=2, prompts_per_step=2,
+                                     max_episode_steps=1, max_turn_tokens=8, show_progress=False)
     result = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, wm)
     assert result.groups_played == 4 and result.distinct_worlds == 4
     assert sorted(set(played)) == [0, 1, 2, 3] and all(played.count(s) == 2 for s in range(4))  # G = 2 each
@@ -547,12 +547,13 @@ def test_tiny_policy_plays_and_trains_with_the_view(tiny_policy, tmp_path, monke
     monkeypatch.setattr(ag, "run_episodes", recording)
     wm = ag.WorldModelSource(lambda pairs: [phone.compute_diff(s, s) for s, _ in pairs],
                              judge=lambda task, screen: random.random() < 0.5)
-    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), steps=1, group_size=2, prompts_per_step=2,
-                                     max_steps=2, max_turn_tokens=8, progress=False, screen_view="index_after_label")
+    config = wm_r1_method.WMR1Config(output_dir=str(tmp_path), max_steps=1, num_generations=2, prompts_per_step=2,
+                                     max_episode_steps=2, max_turn_tokens=8, show_progress=False,
+                                     screen_view="index_after_label")
     trained = wm_r1_method.train_wm_r1(config, copy.deepcopy(model), tokenizer, tasks, wm)
     assert len(trained.history) == 1 and trained.history[0]["n"] == 4 and len(played) == 4
     for prompt, screen in played:  # GRPO's rollouts show the view of the phone's screen
         assert prompt.endswith(ag.agent_screen(screen, "index_after_label") + "\n") and "[1] app" not in prompt
     with pytest.raises(ValueError, match="Unknown screen_view"):
-        wm_r1_method.train_wm_r1(wm_r1_method.WMR1Config(output_dir=str(tmp_path), screen_view="nope", steps=1),
+        wm_r1_method.train_wm_r1(wm_r1_method.WMR1Config(output_dir=str(tmp_path), screen_view="nope", max_steps=1),
                                  model, tokenizer, tasks, wm)

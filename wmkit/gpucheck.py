@@ -422,11 +422,11 @@ def profile_steps(profile: Profile, settings: GPUCheckSettings, work_dir: Path,
         policy, tokenizer = wx.build_policy(sizes, tasks, settings.seed)
         world_model = ag.WorldModelSource(ag.world_model_predictor(state["model"], state["tokenizer"],
                                                                    sizes.wm_max_new_tokens))
-        config = WMR1Config(output_dir=str(work_dir / "wm_r1"), transitions="world_model", steps=1,
-                            group_size=sizes.group_size, prompts_per_step=sizes.prompts_per_step,
-                            learning_rate=sizes.learning_rate, max_steps=sizes.max_steps,
-                            max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
-                            reward=WMR1RewardConfig(max_steps=sizes.max_steps), lora=False, progress=False,
+        config = WMR1Config(output_dir=str(work_dir / "wm_r1"), transitions="world_model", max_steps=1,
+                            num_generations=sizes.group_size, prompts_per_step=sizes.prompts_per_step,
+                            learning_rate=sizes.learning_rate, max_episode_steps=sizes.max_steps,
+                            max_turn_tokens=sizes.max_turn_tokens, max_completion_length=sizes.max_completion_tokens,
+                            reward=WMR1RewardConfig(max_steps=sizes.max_steps), lora=False, show_progress=False,
                             seed=settings.seed)
         result = train_wm_r1(config, policy, tokenizer, tasks, world_model)
         return {"seconds": round(result.seconds, 2), "model": "from scratch policy and world model (untrained)",

@@ -3,7 +3,8 @@
 :class:`GRPOSettings` names the knobs the kit's RL runs share (group size, prompts per
 step, learning rate, KL, clipping, loss type, reward scaling) and turns them into a
 ``trl.GRPOConfig``; an impossible combination raises :class:`GRPOSettingsError` with one
-clear line instead of TRL's own error.
+clear line instead of TRL's own error. :class:`GRPORunConfig` holds the fields every GRPO run
+of the kit has (RLVR's and WM-R1's configs inherit them) and builds its GRPOSettings.
 """
 from __future__ import annotations
 
@@ -155,6 +156,67 @@ class GRPOSettings:
             use_cpu=not cuda, report_to="none", **models.mixed_precision_flags(),
             **{"use_vllm": self.use_vllm, "vllm_mode": self.vllm_mode,
                "vllm_gpu_memory_utilization": self.vllm_gpu_memory_utilization, **extra})
+
+
+@dataclass(kw_only=True)
+class GRPORunConfig:
+    """The fields every GRPO run of the kit has, whatever it trains: RLVR on a world model
+    (`wmkit.core.world_model_rl.RLVRConfig`) and WM-R1 on a phone agent (`wmkit.wm_r1.method.WMR1Config`)
+    inherit them and add their own. `grpo_settings` turns them into the one `GRPOSettings` both train with.
+
+    The defaults are RLVR's; a subclass that needs another one redeclares that field."""
+
+    output_dir: str
+    """Checkpoints and the trained weights go here."""
+    max_steps: int
+    """Optimizer steps (no default: every run takes its count from its profile's sizes)."""
+    num_generations: int = 8
+    """Group size G: completions sampled per prompt; advantages are relative within the group."""
+    prompts_per_step: int = 4
+    """Prompts (groups) per optimizer step: the batch holds prompts_per_step × G completions."""
+    prompts_per_micro_batch: int | None = None
+    """Groups per forward/backward pass (gradient accumulation over the rest of the step; the
+    optimizer step is the same either way). None: one group at a time for a model on NF4 weights (a
+    pretrained vocabulary's logits fill a small GPU), the whole step at once otherwise."""
+    learning_rate: float = 1e-4
+    """AdamW lr (LoRA adapters want ~1e-5..3e-4; the authors' full-parameter 1e-6 would barely move them)."""
+    scale_rewards: str = "group"
+    """'group': divide advantages by the group's reward std; 'none': keep raw centred rewards."""
+    temperature: float = 1.0
+    """Sampling temperature of the rollouts."""
+    max_completion_length: int = 160
+    """Longest completion sampled (tokens)."""
+    lora: bool = True
+    """Put LoRA adapters (`lora_r`, `lora_alpha`) on every linear layer of a model that has none and
+    train those; False trains the model as it is: every parameter, as the authors do (sensible for the
+    tiny from-scratch models, where the whole model is smaller than a LoRA of a 1B one), or the
+    adapters it arrives with (a warm start's). RLVR merges the adapters back at the end."""
+    lora_r: int = 16
+    """LoRA rank of the adapters `lora` adds."""
+    lora_alpha: int = 32
+    """LoRA scale numerator (scale = alpha / r)."""
+    seed: int = 0
+    """Seed of data order and sampling."""
+    save_steps: int = 20
+    """Checkpoint every this many steps (resumable)."""
+    show_progress: bool = True
+    """tqdm bar over steps."""
+
+    def grpo_settings(self, *, one_group_per_pass: bool, output_dir: str | Path | None = None,
+                      **settings: Any) -> GRPOSettings:
+        """The `GRPOSettings` of this run: the fields above, the step split into micro-batches
+        (`micro_batches`), and `settings`, the GRPOSettings knobs a run sets beyond these (RLVR: beta,
+        loss_type, vLLM). `one_group_per_pass`: what prompts_per_micro_batch=None means, one group
+        per forward/backward pass (a model on NF4 weights) or else the whole step at once.
+        `output_dir`: where TRL's checkpoints go (None: this run's output_dir)."""
+        micro = self.prompts_per_micro_batch or (1 if one_group_per_pass else None)
+        return GRPOSettings(
+            output_dir=str(self.output_dir if output_dir is None else output_dir),
+            num_generations=self.num_generations,
+            **micro_batches(self.prompts_per_step, self.num_generations, micro),
+            learning_rate=self.learning_rate, scale_rewards=self.scale_rewards,
+            max_completion_length=self.max_completion_length, temperature=self.temperature,
+            max_steps=self.max_steps, seed=self.seed, **settings)
 
 
 @dataclass

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wmkit.core.grpo import GRPOSettings, micro_batches, train_grpo, vllm_requested
+from wmkit.core.grpo import GRPORunConfig, GRPOSettings, train_grpo, vllm_requested
 from wmkit.core.models import ADAPTER_FOLDER, is_nf4, merge_adapters, quantize_nf4
 from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
 from wmkit.envs import get_environment
@@ -139,46 +139,24 @@ def rl_dataset(tokenizer, transitions: Sequence[Transition]):
         for t in transitions])
 
 
-@dataclass
-class RLVRConfig:
-    """Hyperparameters of one RLVR (GRPO) run on a world model."""
+@dataclass(kw_only=True)
+class RLVRConfig(GRPORunConfig):
+    """Hyperparameters of one RLVR (GRPO) run on a world model: the fields of every GRPO run
+    (`wmkit.core.grpo.GRPORunConfig`: output_dir, max_steps, num_generations, prompts_per_step,
+    prompts_per_micro_batch, learning_rate, scale_rewards, temperature, max_completion_length, lora,
+    lora_r, lora_alpha, seed, save_steps, show_progress) plus RLVR's own. Each prompt is a
+    transition (s, a) and G predictions of s' are sampled per prompt. With `lora` on, the adapters
+    are merged back at the end; prompts_per_micro_batch=None means one group at a time under QLoRA."""
 
-    output_dir: str
-    """Checkpoints and the final merged model go here."""
     reward: str = "task_specific"
     """binary (RLVR-World's check) | exact (every field) | task_specific | continuous (ROUGE-L) |
     continuous_rep (ROUGE-L minus repetition) | embedding."""
-    num_generations: int = 8
-    """Group size G: predictions sampled per transition; advantages are relative within the group."""
-    prompts_per_step: int = 4
-    """Transitions per optimizer step (the batch holds prompts_per_step × G completions)."""
-    prompts_per_micro_batch: int | None = None
-    """Groups per forward/backward pass (gradient accumulation over the rest of the step). None:
-    one group at a time with QLoRA (a pretrained vocabulary's logits fill a small GPU), the whole
-    step at once otherwise. The optimizer step is the same either way."""
-    learning_rate: float = 1e-4
-    """AdamW lr of the LoRA adapters (the authors' full-parameter 1e-6 would barely move them)."""
     beta: float = 0.0
     """KL coefficient to the starting model (RLVR-World: 0.001; 0 skips the reference model)."""
     loss_type: str = "dapo"
     """TRL's loss aggregation (grpo: per-sequence mean; dapo/bnpo: per-token over the batch)."""
-    scale_rewards: str = "group"
-    """'group': divide advantages by the group's reward std; 'none': keep raw centred rewards."""
-    max_completion_length: int = 160
-    """Longest prediction sampled (tokens)."""
-    temperature: float = 1.0
-    """Sampling temperature of the rollouts."""
-    max_steps: int = field(kw_only=True)
-    """Optimizer steps (no default: every run takes its count from its profile's sizes)."""
     unchanged_ratio: float = 0.25
     """Unchanged transitions added per changed one (RLVR-World trains on all changed plus a sample)."""
-    lora: bool = True
-    """Train LoRA adapters (merged back at the end); False trains every parameter, as the authors do
-    (sensible for the tiny from-scratch models, where the whole model is smaller than a LoRA of a 1B one)."""
-    lora_r: int = 16
-    """LoRA rank (adapters on every linear layer)."""
-    lora_alpha: int = 32
-    """LoRA scale numerator (scale = alpha / r)."""
     quantized: bool | None = None
     """QLoRA: train the LoRA adapters on NF4 4-bit base weights. None (auto): yes on CUDA whenever
     `lora` is on, no on a CPU. A model given already in 4-bit (`models.load_model(folder,
@@ -198,26 +176,18 @@ class RLVRConfig:
     merge_adapters: bool = False
     """Also save a standalone 16-bit copy, base + adapters merged, in output_dir/merged (LoRA runs
     save their adapters alone in output_dir/adapter either way)."""
-    save_steps: int = 20
-    """Checkpoint every this many steps (resumable)."""
     resume: bool = True
     """Continue from the latest checkpoint in output_dir if there is one."""
-    seed: int = 0
-    """Seed of data order and sampling."""
-    show_progress: bool = True
-    """tqdm bar over steps."""
     logging_steps: int = 1
     """Log reward and loss every this many steps."""
 
     def settings(self) -> GRPOSettings:
-        micro = self.prompts_per_micro_batch or (1 if self.uses_qlora() else None)
-        return GRPOSettings(
-            output_dir=str(Path(self.output_dir) / "checkpoints"), num_generations=self.num_generations,
-            **micro_batches(self.prompts_per_step, self.num_generations, micro),
-            learning_rate=self.learning_rate, beta=self.beta, loss_type=self.loss_type,
-            scale_rewards=self.scale_rewards, max_completion_length=self.max_completion_length,
-            temperature=self.temperature, max_steps=self.max_steps, seed=self.seed,
-            use_vllm=self.use_vllm, vllm_mode=self.vllm_mode)
+        """This run's `GRPOSettings` (`GRPORunConfig.grpo_settings`): TRL's checkpoints in
+        output_dir/checkpoints, one group per pass under QLoRA unless prompts_per_micro_batch says."""
+        return self.grpo_settings(one_group_per_pass=self.uses_qlora(),
+                                  output_dir=Path(self.output_dir) / "checkpoints",
+                                  beta=self.beta, loss_type=self.loss_type,
+                                  use_vllm=self.use_vllm, vllm_mode=self.vllm_mode)
 
     def uses_qlora(self) -> bool:
         """Whether this run trains on NF4 base weights (`quantized`, None resolved)."""

@@ -170,12 +170,13 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
     log(f"SFT: {len(examples)} reference episodes, {len(sft_loss)} steps, loss {sft_loss[0]:.2f} -> "
         f"{sft_loss[-1]:.2f} ({timings['sft']:.0f} s)")
 
-    common = {"max_steps": sizes.max_steps, "max_turn_tokens": sizes.max_turn_tokens,
-                  "max_completion_tokens": sizes.max_completion_tokens}
-    grpo_common = dict(steps=sizes.grpo_steps, group_size=sizes.group_size, prompts_per_step=sizes.prompts_per_step,
+    common = {"max_episode_steps": sizes.max_steps, "max_turn_tokens": sizes.max_turn_tokens,
+                  "max_completion_length": sizes.max_completion_tokens}
+    grpo_common = dict(max_steps=sizes.grpo_steps, num_generations=sizes.group_size,
+                       prompts_per_step=sizes.prompts_per_step,
                        learning_rate=sizes.learning_rate, lora=sizes.lora or model_name not in (None, "tiny"),
                        lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha,
-                       seed=seed, progress=progress, screen_view=sizes.screen_view, **common)
+                       seed=seed, show_progress=progress, screen_view=sizes.screen_view, **common)
     arm_configs = {
         "wm_r1": WMR1Config(output_dir=str(out_dir / "wm_r1"), transitions="world_model", **grpo_common),
         "grpo_real": WMR1Config(output_dir=str(out_dir / "grpo_real"), transitions="simulator",

@@ -171,11 +171,12 @@ def run_fidelity_ladder(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None
         config = WMR1Config(output_dir=str(Path(out_dir or REPO / "runs" / profile.name / "wm_r1_ladder")
                                            / f"{name}_seed{seed}"),
                             transitions="world_model", reward=WMR1RewardConfig(max_steps=sizes.max_steps),
-                            steps=ladder.grpo_steps, group_size=ladder.group_size,
+                            max_steps=ladder.grpo_steps, num_generations=ladder.group_size,
                             prompts_per_step=ladder.prompts_per_step, learning_rate=ladder.learning_rate,
-                            temperature=ladder.temperature, max_steps=sizes.max_steps,
-                            max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
-                            lora=sizes.lora, lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha, seed=seed, progress=False,
+                            temperature=ladder.temperature, max_episode_steps=sizes.max_steps,
+                            max_turn_tokens=sizes.max_turn_tokens, max_completion_length=sizes.max_completion_tokens,
+                            lora=sizes.lora, lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha, seed=seed,
+                            show_progress=False,
                             screen_view=sizes.screen_view)
         trained = train_wm_r1(config, _clone(model), tokenizer, rl_tasks, source)
         history = trained.history

@@ -20,41 +20,42 @@ from typing import Any
 import torch
 
 from wmkit.core import models
-from wmkit.core.grpo import GRPOSettings, micro_batches, train_grpo
+from wmkit.core.grpo import GRPORunConfig, train_grpo
 from wmkit.envs import phone
 from wmkit.rewards.wm_r1 import WMR1RewardConfig, group_has_signal
 from wmkit.runs import checkpoint_to_resume, run_identity
 from wmkit.wm_r1 import agent as ag
 
 
-@dataclass
-class WMR1Config:
-    """One WM-R1 training job (GRPO from an SFT policy)."""
+@dataclass(kw_only=True)
+class WMR1Config(GRPORunConfig):
+    """One WM-R1 training job (GRPO from an SFT policy): the fields of every GRPO run
+    (`wmkit.core.grpo.GRPORunConfig`: output_dir, max_steps -- optimizer steps --, num_generations,
+    prompts_per_step, prompts_per_micro_batch, learning_rate, scale_rewards, temperature,
+    max_completion_length, lora, lora_r, lora_alpha, seed, save_steps, show_progress) plus WM-R1's own.
+    Each prompt is a task and its G completions are whole episodes, played all at once whatever
+    prompts_per_micro_batch says (it only splits the forward/backward passes); the episode's step
+    budget is `max_episode_steps`."""
 
-    output_dir: str
     transitions: str = "world_model"
     """'world_model' (WM-R1: every transition predicted), 'simulator' (the UI-R1-style baseline)."""
     imagine: bool = True
     """Whether call_wm turns reach the world model (False: they are failed steps)."""
     reward: WMR1RewardConfig = field(default_factory=WMR1RewardConfig)
-    steps: int = field(kw_only=True)
-    """GRPO optimizer steps (no default: every run takes its count from its profile's sizes)."""
-    group_size: int = 8
-    prompts_per_step: int = 4
-    prompts_per_micro_batch: int | None = None
-    """Groups per forward/backward pass (gradient accumulation over the rest; episodes are still
-    played all at once). None: one group at a time for a policy in NF4 (a pretrained vocabulary's
-    logits over whole episodes fill a GPU), the whole step at once otherwise."""
-    learning_rate: float = 1e-4
-    temperature: float = 1.0
+    """WM-R1's composite reward α·R_succ + β·R_L + γ·R_WM (`wmkit.rewards.wm_r1`)."""
     scale_rewards: str = "none"
     """'none' keeps raw centred rewards. In the kit's CPU prototype, TRL's default group-std
     scaling turned small penalties of all-fail groups into full-size advantages and collapsed
     runs within 20 steps."""
-    max_steps: int = 7
+    max_episode_steps: int = 7
+    """Real steps per episode, imagined turns not counted (`wmkit.wm_r1.agent.AgentConfig.max_steps`)."""
     max_wm_calls: int = 5
+    """Imagined calls allowed per step (n_max); one more is a failed step."""
     max_turn_tokens: int = 24
-    max_completion_tokens: int = 1400
+    """Longest agent turn sampled (tokens)."""
+    max_completion_length: int = 1400
+    """Episode text budget after the prompt (agent + environment tokens); past it the episode ends
+    (`AgentConfig.max_completion_tokens`, and TRL's max_completion_length)."""
     lora: bool = False
     """Put LoRA adapters on a policy that has none (a pretrained policy arrives with the SFT warm
     start's adapters on, and GRPO trains those whatever this says)."""
@@ -62,7 +63,6 @@ class WMR1Config:
     """Rank of the adapters `lora` adds (`WMR1Sizes.lora_r`)."""
     lora_alpha: int = 16
     """Their scale numerator, scale = alpha / r (`WMR1Sizes.lora_alpha`)."""
-    seed: int = 0
     save_steps: int = 0
     """Checkpoint every this many steps (0: none); training resumes from the newest one."""
     device_latency: float = 0.0
@@ -70,10 +70,9 @@ class WMR1Config:
     screen_view: str = "env"
     """The agent's view of the screens (:data:`wmkit.wm_r1.agent.SCREEN_VIEWS`): its prompts and
     observations; the transition source and the rewards keep the phone's format."""
-    progress: bool = True
 
 
-WM_R1_NOT_IN_RUN_KEY = ("output_dir", "save_steps", "progress", "device_latency", "prompts_per_micro_batch")
+WM_R1_NOT_IN_RUN_KEY = ("output_dir", "save_steps", "show_progress", "device_latency", "prompts_per_micro_batch")
 """WMR1Config fields that do not change what is trained (the simulator's emulated latency included): a
 rerun may change them and still resume."""
 
@@ -132,7 +131,7 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
         prompt = ag.prompt_text(task, ag.initial_screen(task), config.screen_view)  # the prompt run_episodes writes
         by_prompt.setdefault(prompt, []).append(task)
         prompts.append(prompt)
-    n_rows = max(len(prompts), config.steps * config.prompts_per_step)
+    n_rows = max(len(prompts), config.max_steps * config.prompts_per_step)
     rng = random.Random(config.seed)
     rows = [prompts[i % len(prompts)] for i in range(n_rows)]
     rng.shuffle(rows)
@@ -143,10 +142,10 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     history: list[dict] = []
     counters = {"sim": 0, "wm_q0": world_model.queries if world_model else 0,
                 "wm_p0": world_model.predictions if world_model else 0}
-    agent_config = ag.AgentConfig(max_steps=config.max_steps, max_wm_calls=config.max_wm_calls,
-                                  imagine=config.imagine, max_completion_tokens=config.max_completion_tokens,
+    agent_config = ag.AgentConfig(max_steps=config.max_episode_steps, max_wm_calls=config.max_wm_calls,
+                                  imagine=config.imagine, max_completion_tokens=config.max_completion_length,
                                   screen_view=config.screen_view)
-    G = config.group_size
+    G = config.num_generations
     start_time = time.perf_counter()
 
     def rollout(batch_prompts, trainer):
@@ -204,15 +203,11 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     run_key = run_identity(asdict(config), WM_R1_NOT_IN_RUN_KEY, [rows, [(t.template, t.seed) for t in tasks]],
                            lora_base=model if config.lora or has_adapters else None)
     resume = checkpoint_to_resume(config.output_dir, run_key, resume=True) if config.save_steps else None
-    micro = config.prompts_per_micro_batch or (1 if models.is_nf4(model) else None)
-    settings = GRPOSettings(
-        output_dir=config.output_dir, num_generations=G, **micro_batches(config.prompts_per_step, G, micro),
-        learning_rate=config.learning_rate, scale_rewards=config.scale_rewards,
-        max_completion_length=config.max_completion_tokens, temperature=config.temperature,
-        max_steps=config.steps, seed=config.seed,
+    settings = config.grpo_settings(
+        one_group_per_pass=models.is_nf4(model),
         use_vllm=False)  # the rollout_func plays the episodes with the policy itself; vLLM would sit idle
     extra = {"logging_steps": 1, "save_strategy": "steps" if config.save_steps else "no",
-             "disable_tqdm": not config.progress, "shuffle_dataset": False}
+             "disable_tqdm": not config.show_progress, "shuffle_dataset": False}
     if config.save_steps:
         extra["save_steps"] = config.save_steps
     # Gradient checkpointing saves GPU memory; on a CPU it only costs a second forward pass.
@@ -223,7 +218,7 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
     run = train_grpo(model, tokenizer, trl_config, dataset, [wm_r1_reward], output_dir=config.output_dir,
                      lora=(config.lora_r, config.lora_alpha) if config.lora else None,
                      quantized=models.is_nf4(model), gradient_checkpointing=checkpointing,
-                     rollout_func=rollout, show_progress=config.progress, resume_from=resume)
+                     rollout_func=rollout, show_progress=config.show_progress, resume_from=resume)
     return WMR1Result(
         model=run.model, history=history, log_history=run.log_history,
         simulator_steps=counters["sim"],
