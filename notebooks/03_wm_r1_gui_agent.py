@@ -813,22 +813,7 @@ else:
 
 # %%
 learned_eval_tasks = wm_ladder.ladder_eval_tasks(wm_ladder.learned_world_sizes(sizes))
-
-
-def fixed_sequence_success(tasks, switch):
-    """Simulator success of open Settings, tap(switch), finish, played on every task whatever it asks."""
-    wins = 0
-    for task in tasks:
-        env = phone.PhoneEnv()
-        env.reset(task=task)
-        for action in ("open_app(settings)", f"tap({switch})", "finished()"):
-            if env.step(action).done:
-                break
-        wins += env.is_success()
-    return wins / len(tasks)
-
-
-blind_success, blind_switch = max((fixed_sequence_success(learned_eval_tasks, k), k) for k in range(1, 8))
+blind_success, blind_switch = max((wm_eval.fixed_sequence_success(learned_eval_tasks, k), k) for k in range(1, 8))
 print(f"best instruction-blind sequence on these {len(learned_eval_tasks)} tasks: open_app(settings) "
       f"tap({blind_switch}) finished() -> success {blind_success:.4f}")
 if learned_per_seed:

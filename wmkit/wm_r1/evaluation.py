@@ -263,6 +263,19 @@ BLIND_SWITCHES = range(1, 8)
 then Display and Back (which never solve a settings task; kept so a wrong-element tap is scored too)."""
 
 
+def fixed_sequence_success(tasks: Sequence[phone.PhoneTask], switch: int) -> float:
+    """Simulator success of open Settings, tap(`switch`), finish, played on every task whatever it asks."""
+    wins = 0
+    for task in tasks:
+        env = phone.PhoneEnv()
+        env.reset(task=task)
+        for action in ("open_app(settings)", f"tap({switch})", "finished()"):
+            if env.step(action).done:
+                break
+        wins += env.is_success()
+    return wins / len(tasks)
+
+
 def instruction_blind_success(tasks: Sequence[phone.PhoneTask], switches: Sequence[int] = BLIND_SWITCHES) -> dict:
     """The best policy that never reads the instruction, in the settings world: open Settings, tap
     one fixed element, finish, on every task (simulator success). A fixed switch is the right tap on
@@ -272,16 +285,6 @@ def instruction_blind_success(tasks: Sequence[phone.PhoneTask], switches: Sequen
     success, "per_switch": {k: success}}`` (ties: the lowest k)."""
     if not tasks:
         raise ValueError("instruction_blind_success needs at least one task")
-    per_switch = {}
-    for k in switches:
-        wins = 0
-        for task in tasks:
-            env = phone.PhoneEnv()
-            env.reset(task=task)
-            for action in ("open_app(settings)", f"tap({k})", "finished()"):
-                if env.step(action).done:
-                    break
-            wins += env.is_success()
-        per_switch[k] = wins / len(tasks)
+    per_switch = {k: fixed_sequence_success(tasks, k) for k in switches}
     best = max(per_switch, key=lambda k: (per_switch[k], -k))
     return {"switch": best, "success": per_switch[best], "per_switch": per_switch}
