@@ -677,12 +677,15 @@ def build_report(runs_root: Path, profile: str, seeds: SeedsArg, code: str | Non
     return report
 
 
-def check_report(report: dict, base: Path | None = None) -> dict:
+def check_report(report: dict, base: Path | None = None, experiments: dict[str, Experiment] | None = None) -> dict:
     """A loaded bench.json with every row whose run records are gone turned into "not measured"
     (a number is shown only while the record that made it exists), and every other row with a
     number judged again by :func:`wmkit.stats.verdict` (a report written under an older rule gets
     today's labels; the claim's precondition is checked on the records). Relative record and figure
-    paths are read from `base` (bench.json's folder) and come back absolute."""
+    paths are read from `base` (bench.json's folder) and come back absolute. Each experiment's
+    "this kit: ..." label is computed again against this checkout's source (:func:`this_kit_label`):
+    it says how the records relate to the code that reads them, not to the code that published them."""
+    experiments = EXPERIMENTS if experiments is None else experiments
     claims = {c.id: c for c in CLAIMS}
     if base is not None:
         base = Path(base)
@@ -709,17 +712,23 @@ def check_report(report: dict, base: Path | None = None) -> dict:
         if "kind" not in row:
             row["kind"] = claim.kind if claim is not None else PAPER_CLAIM
             row["measures"] = claim.measures if claim is not None else None
+    for name, entry in report.get("experiments", {}).items():
+        paths = sorted({p for row in report["rows"] if row.get("experiment") == name
+                        for p in row.get("records", []) if Path(p).exists()})
+        if paths and name in experiments:
+            entry["this_kit"] = this_kit_label([json.loads(Path(p).read_text()) for p in paths],
+                                               experiment_key(experiments[name]))
     group_rows(report["rows"])
     report["counts"] = {v: sum(r["verdict"] == v for r in report["rows"]) for v in VERDICTS}
     report["headline"] = headline(report["rows"])
     return report
 
 
-def load_report(path: Path) -> dict:
+def load_report(path: Path, experiments: dict[str, Experiment] | None = None) -> dict:
     """A bench.json, its paths resolved from its folder and its rows checked (:func:`check_report`)."""
     report = json.loads(Path(path).read_text())
     report.setdefault("code", report["commit"])  # written before records were keyed by wmkit/'s tree
-    return check_report(report, Path(path).resolve().parent)
+    return check_report(report, Path(path).resolve().parent, experiments)
 
 
 def fmt_kit(stats: dict, digits: int = 3) -> str:
