@@ -260,3 +260,17 @@ def test_summarize_ladder_by_hand():
     assert row["exact"]["mean"] == pytest.approx(0.70) and summary["seeds"] == [0, 1, 2]
     assert summary["start"]["greedy"]["mean"] == pytest.approx(0.35)
     assert wm_ladder.summarize_ladder([]) == {}
+
+
+def test_replayed_steps_skip_what_the_agent_loop_skips_and_keep_the_simulator_before_each_action():
+    task = _tasks(1)[0]
+    first, second = phone.reference_solution(task)[:2]
+    episode = ag.Episode(task=task, prompt="", prompt_ids=[], actions=[first, "not an action", "finished()", second])
+    steps = list(ag.replayed_steps(episode, keep_states=True))
+    env = phone.PhoneEnv(max_steps=10_000)
+    start = env.reset(task=task)
+    after_first = env.step(first).observation
+    after_second = env.step(second).observation
+    assert [(s, a, n) for s, a, n, _ in steps] == [(start, first, after_first), (after_first, second, after_second)]
+    assert [before.step(a).observation for _, a, _, before in steps] == [after_first, after_second]
+    assert all(before is None for *_, before in ag.replayed_steps(episode))

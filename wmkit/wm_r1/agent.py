@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -540,6 +540,21 @@ class Episode:
     def add(self, ids: Sequence[int], from_agent: bool) -> None:
         self.completion_ids += list(ids)
         self.env_mask += [1 if from_agent else 0] * len(ids)
+
+
+def replayed_steps(episode: Episode, keep_states: bool = False) -> Iterator[tuple[str, str, str, phone.PhoneEnv | None]]:
+    """(screen, action, next screen, simulator before the action) for each real action of `episode`,
+    replayed in the simulator from its task's start; finished() and actions that do not parse are
+    skipped, as the agent loop skips them. The simulator is a clone when `keep_states`, else None."""
+    env = phone.PhoneEnv(max_steps=10_000)
+    screen = env.reset(task=episode.task)
+    for action in episode.actions:
+        if phone.parse_action(action) in (None, ("finished",)):
+            continue
+        before = env.clone() if keep_states else None
+        next_screen = env.step(action).observation
+        yield screen, action, next_screen, before
+        screen = next_screen
 
 
 def _pick_best(source: TransitionSource | None, imaginer: WorldModelSource, task: phone.PhoneTask,

@@ -43,15 +43,9 @@ def world_model_error(world_model: ag.WorldModelSource, episodes: Sequence[ag.Ep
     (replayed in the simulator) — its error where it matters for this agent."""
     pairs, truth = [], []
     for ep in episodes:
-        env = phone.PhoneEnv(max_steps=10_000)
-        screen = env.reset(task=ep.task)
-        for action in ep.actions:
-            if phone.parse_action(action) in (None, ("finished",)):
-                continue
-            nxt = env.step(action).observation
+        for screen, action, next_screen, _ in ag.replayed_steps(ep):
             pairs.append((screen, action))
-            truth.append(nxt)
-            screen = nxt
+            truth.append(next_screen)
     pairs, truth = pairs[:limit], truth[:limit]
     if not pairs:
         return {"n": 0, "exact": float("nan"), "changed_exact": float("nan")}

@@ -212,13 +212,8 @@ class NoisyOracle(ag.WorldModelSource):
         order. Returns the number of pairs registered."""
         n = 0
         for ep in episodes:
-            env = phone.PhoneEnv(max_steps=10_000)
-            screen = env.reset(task=ep.task)
-            for action in ep.actions:
-                if phone.parse_action(action) in (None, ("finished",)):
-                    continue
-                self._primed[(screen, action)].append(env.clone())
-                screen = env.step(action).observation
+            for screen, action, _, before in ag.replayed_steps(ep, keep_states=True):
+                self._primed[(screen, action)].append(before)
                 n += 1
         return n
 
