@@ -3,6 +3,7 @@ row cannot outlive its run record. The experiments here are fakes (instant); the
 `python -m wmkit bench --profile smoke` and notebook 05."""
 import json
 import math
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -811,7 +812,7 @@ def test_a_key_survives_edits_outside_the_closure_and_changes_with_edits_inside(
     root = _kit_copy(tmp_path)
     assert not (root / ".git").exists()
     before = _wm_r1_key(root)
-    assert before == _wm_r1_key(source_key.PACKAGE_ROOT) and before.key.startswith("src2-")
+    assert before == _wm_r1_key(source_key.PACKAGE_ROOT) and before.key.startswith(source_key.KEY_PREFIX)
     assert "wmkit.wmrl.method" not in before.module_names()
     for outside in ("wmkit/wmrl/method.py", "wmkit/bench/runner.py", "wmkit/bench/claims.py"):
         path = root / outside
@@ -826,6 +827,65 @@ def test_a_key_survives_edits_outside_the_closure_and_changes_with_edits_inside(
     assert bench.this_kit_label([record], before) == "this kit: differs in modules wmkit.wm_r1.method"
     assert bench.this_kit_label([{"code": before.key, "modules": []}], before) == "this kit: the same"
     assert source_key.module_differences({"code": "a" * 40}, before) is None  # an old record: modules unknown
+
+
+def test_a_value_in_the_profiles_table_is_keyed_by_the_config_not_the_source(tmp_path):
+    """Every experiment imports wmkit/profiles.py: a WM-R1 size changed in its table leaves every key
+    (the values are in each record's config, and only WM-R1's config changes); code of profiles.py
+    outside the table still changes the key."""
+    root = _kit_copy(tmp_path)
+    rlvr_start = source_key.run_module(bench_claims.EXPERIMENTS["rlvr_regime"].run)
+    before = (_wm_r1_key(root), source_key.source_key(rlvr_start, root=root))
+    profiles = root / "wmkit" / "profiles.py"
+    text = profiles.read_text()
+    table = text.index("\n_WM_R1 = {")  # inside the table: a value edit
+    profiles.write_text(text[:table] + "\n_UNUSED_VALUE = 3  # an edited value\n" + text[table:])
+    assert (_wm_r1_key(root), source_key.source_key(rlvr_start, root=root)) == before
+    profiles.write_text(text.replace("def check_seed(", "def check_seed(  # an edited function\n", 1))
+    assert source_key.module_differences(before[1], source_key.source_key(rlvr_start, root=root)) == ["wmkit.profiles"]
+    profiles.write_text(re.sub(r"(?m)^(# =+) look-ups$", r"\1 lookups", text))
+    with pytest.raises(ValueError, match="markers of its table of values"):
+        _wm_r1_key(root)
+
+
+def test_a_record_holds_the_values_of_the_profile_parts_its_run_reads(tmp_path, fresh):
+    def reads_video(profile, seed, runs_root, sizes):
+        return {"after": profile.video.steps + seed, "before": 0.0, "steps": sizes.steps}
+
+    undeclared = {"fake": Experiment("fake", "WMRL", reads_video, fake_sizes, "reads a part it does not declare")}
+    with pytest.raises(ValueError, match=r"run read the profile's video.*reads="):
+        bench.run_one(undeclared["fake"], "smoke", 0, tmp_path, None, "test", log=lambda line: None)
+    assert not list((tmp_path / "bench").rglob("*.json"))  # no record keyed without the values it used
+    declared = Experiment("fake", "WMRL", reads_video, fake_sizes, "declares it", reads=("video",))
+    path, ran = bench.run_one(declared, "smoke", 0, tmp_path, None, "test", log=lambda line: None)
+    record = json.loads(path.read_text())
+    from wmkit.profiles import get_profile
+    assert ran and record["config"]["reads"]["video"]["steps"] == get_profile("smoke").video.steps
+    # a record written before configs held their reads is still found among the shipped ones
+    without = {k: v for k, v in record["config"].items() if k != "reads"}
+    assert bench.config_hash(without) in bench.config_hashes(record["config"])
+    # what the seeds share is checked too: a prepare that reads the world model's sizes
+    def prepare_reads_world_model(profile, runs_root, sizes):
+        return profile.world_model.episodes
+
+    prepared = {"fake": Experiment("fake", "WMRL", fake_run, fake_sizes, "its prepare reads a part",
+                                   prepare=prepare_reads_world_model)}
+    with pytest.raises(ValueError, match=r"prepare .* read the profile's world_model"):
+        bench.run_bench("smoke", 1, runs_root=tmp_path / "prepared", experiments=prepared, claims=FAKE_CLAIMS,
+                        log=lambda line: None)
+    assert bench.config_hashes(bench.experiment_config(FAKE["fake"], "smoke", 0)) == \
+        [bench.config_hash(bench.experiment_config(FAKE["fake"], "smoke", 0))]
+
+
+def test_every_bench_experiment_declares_parts_that_exist():
+    from wmkit.profiles import get_profile
+
+    for name, experiment in bench_claims.EXPERIMENTS.items():
+        for part in experiment.reads:
+            assert part in bench.PROFILE_PARTS, (name, part)
+        assert bench.keyed_parts(experiment) <= bench.PROFILE_PARTS, name
+        bench.experiment_config(experiment, "smoke", 0)  # every declared part resolves
+    assert "name" not in bench.PROFILE_PARTS and get_profile("smoke").section("default_model")
 
 
 def test_a_key_reads_through_the_source_reader_and_hashes_the_data_it_names(tmp_path):

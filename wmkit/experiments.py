@@ -88,6 +88,13 @@ class Experiment:
     """Files the experiment reads (paths relative to the repository, e.g. ``"data/phone_train.jsonl"``):
     their bytes are part of its record key (:mod:`wmkit.bench.source_key`). None of the kit's
     experiments reads one today."""
+    reads: tuple[str, ...] = ()
+    """Parts of the profile other than :attr:`sizes` whose values its results depend on, e.g.
+    ``"world_model"`` (it builds or loads notebook 01's world model) or ``"default_model"``: their
+    values go into each record's config beside the sizes. The benchmark checks while a seed runs that
+    nothing else of the profile is read (:func:`wmkit.bench.runner.run_one`), because the record key
+    holds the source of ``wmkit/profiles.py`` without its table of values
+    (:mod:`wmkit.bench.source_key`): a value is keyed only through the config."""
     role: str = "bench"
     """One of :data:`ROLES`."""
     command: str | None = None

@@ -54,7 +54,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from wmkit.bench.claims import (
     CLAIM_KINDS,
@@ -78,11 +77,10 @@ from wmkit.bench.source_key import (
     run_module,
     source_key,
 )
+from wmkit.profiles import Profile, get_profile
 from wmkit.runs import REPO, cpu_model, jsonable
 from wmkit.stats import VERDICTS, describe, summarize, verdict
 
-if TYPE_CHECKING:
-    from wmkit.profiles import Profile
 
 RECORD_VERSION = 1
 
@@ -158,13 +156,66 @@ def experiment_sizes(experiment: Experiment, profile: Profile):
     return _resolve(experiment.sizes)(profile)
 
 
-def experiment_config(experiment: Experiment, profile: str, seed: int) -> dict:
-    """What a record of (experiment, profile name, seed) is keyed by (:func:`config_hash`)."""
-    from wmkit.profiles import get_profile
+def _plain(value):
+    return jsonable(dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value)
 
-    sizes = experiment_sizes(experiment, get_profile(profile))
-    return {"experiment": experiment.name, "profile": profile, "seed": seed, "record_version": RECORD_VERSION,
-            "sizes": jsonable(dataclasses.asdict(sizes) if dataclasses.is_dataclass(sizes) else sizes)}
+
+def experiment_config(experiment: Experiment, profile: str, seed: int) -> dict:
+    """What a record of (experiment, profile name, seed) is keyed by (:func:`config_hash`): its sizes
+    and the values of the other profile parts it reads (:attr:`Experiment.reads`)."""
+    resolved = get_profile(profile)
+    config = {"experiment": experiment.name, "profile": profile, "seed": seed, "record_version": RECORD_VERSION,
+              "sizes": _plain(experiment_sizes(experiment, resolved))}
+    if experiment.reads:
+        config["reads"] = {part: _plain(resolved.section(part)) for part in sorted(experiment.reads)}
+    return config
+
+
+PROFILE_PARTS = frozenset(f.name for f in dataclasses.fields(Profile)) - {"name", "description"}
+"""The parts of a profile whose values can change a result (the name is in every config already)."""
+
+_parts_read: set[str] | None = None
+
+
+class _ReadRecordingProfile(Profile):
+    """A Profile that notes, while :func:`run_one` runs a seed, which of its parts the run reads
+    (module level so that it pickles; a subprocess records nothing)."""
+
+    def __getattribute__(self, name):
+        if _parts_read is not None and name in PROFILE_PARTS:
+            _parts_read.add(name)
+        return super().__getattribute__(name)
+
+
+def keyed_parts(experiment: Experiment) -> set[str]:
+    """The profile parts a record of `experiment` holds the values of: its sizes' part and its reads."""
+    parts = set(experiment.reads)
+    if isinstance(experiment.sizes, str) and ":" not in experiment.sizes:
+        parts.add(experiment.sizes.split(".")[0])
+    return parts
+
+
+def _call_recording_reads(function: Callable, profile: Profile, *args) -> tuple[object, set[str]]:
+    """(``function(profile, *args)``, the parts of the profile it read)."""
+    global _parts_read
+    recording = _ReadRecordingProfile(**{f.name: getattr(profile, f.name) for f in dataclasses.fields(profile)})
+    _parts_read = set()
+    try:
+        result = function(recording, *args)
+    finally:
+        read, _parts_read = _parts_read, None
+    return result, read
+
+
+def check_parts_read(experiment: Experiment, read: set[str], what: str = "run") -> None:
+    """A ValueError when `experiment`'s `what` (its run, or the prepare its seeds share) read a profile
+    part that its records are not keyed by (:func:`keyed_parts`): such a record would be keyed without
+    the values it used."""
+    unkeyed = sorted(read - keyed_parts(experiment))
+    if unkeyed:
+        raise ValueError(f"{experiment.name}'s {what} read the profile's {', '.join(unkeyed)}, which its records "
+                         f"are not keyed by: add {tuple(unkeyed)} to its Experiment(reads=...) in its paper's "
+                         "registry.py")
 
 
 def config_hash(config: dict) -> str:
@@ -196,16 +247,18 @@ def _without_added_fields(value):
 def config_hashes(config: dict) -> list[str]:
     """The hashes a record of `config` may carry: today's (:func:`config_hash`), then, where `config`
     holds :data:`ADDED_SIZE_FIELDS` at their literal values, the hash of the same config as it was
-    written before those fields existed."""
-    hashes = [config_hash(config)]
-    before = _without_added_fields(config)
-    if before != config:
-        hashes.append(config_hash(before))
+    written before those fields existed; and the hashes of the config without its ``"reads"``
+    (records of key format 2 and before, whose key held all of ``profiles.py``'s values instead)."""
+    hashes = []
+    without_reads = {k: v for k, v in config.items() if k != "reads"}
+    for candidate in (config, _without_added_fields(config), without_reads, _without_added_fields(without_reads)):
+        if config_hash(candidate) not in hashes:
+            hashes.append(config_hash(candidate))
     return hashes
 
 
 def short_version(version: str) -> str:
-    """'src2-916d171bdf4b' (a source key: its prefix and 12 hex digits), or for a record of the first
+    """'src3-916d171bdf4b' (a source key: its prefix and 12 hex digits), or for a record of the first
     rule '916d171bdf4b' / '916d171bdf4b+f43efa63' (12 hex digits of the tree hash, the local-change hash)."""
     if is_source_key(version):
         prefix, _, digits = version.partition("-")
@@ -309,13 +362,12 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
         log(f"{experiment.name} seed {seed}: cached ({path.name})")
         return path, False
     log(f"{experiment.name} seed {seed}: running")
-    from wmkit.profiles import get_profile
-
     resolved = get_profile(profile)  # here, in the process that runs it: workers are given the name
     started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
     sizes = experiment_sizes(experiment, resolved)
-    result = _resolve(experiment.run)(resolved, seed, Path(runs_root), sizes)
+    result, read = _call_recording_reads(_resolve(experiment.run), resolved, seed, Path(runs_root), sizes)
+    check_parts_read(experiment, read)
     seconds = time.perf_counter() - t0
     record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,
               "code": code, "commit": commit, "dirty": dirty, "config_hash": chash, "config": config,
@@ -340,7 +392,7 @@ CURRENT = "source"
 
 def this_kit_label(records: Sequence[dict], key: SourceKey) -> str:
     """'this kit: the same', 'this kit: differs in modules X, Y' or, for records that do not store
-    their module hashes (keyed by the git tree of ``wmkit/``), 'this kit: src2-... (the records'
+    their module hashes (keyed by the git tree of ``wmkit/``), 'this kit: src3-... (the records'
     modules are unknown)': how records made by another key relate to this checkout's `key`."""
     if records and all(r.get("code") == key.key for r in records):
         return "this kit: the same"
@@ -1155,15 +1207,16 @@ def _run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root:
                    key=lambda job: (-(plan.seconds.get(job[0]) or 0), job[0], job[1]))
     if not order:
         return []
-    from wmkit.profiles import get_profile
-
     profile = get_profile(plan.profile)  # for what the seeds share; each run resolves the name itself
     prepared = set()
     for name in dict.fromkeys(n for n, _ in order):  # what the seeds share, built once before they run
         prepare = experiments[name].prepare
         if prepare is not None and prepare not in prepared:
             log(f"{name}: preparing what its seeds share ({prepare})")
-            _resolve(prepare)(profile, runs_root, experiment_sizes(experiments[name], profile))
+            _, read = _call_recording_reads(_resolve(prepare), profile, runs_root,
+                                            experiment_sizes(experiments[name], profile))
+            for sharing in {n for n, _ in order if experiments[n].prepare == prepare}:
+                check_parts_read(experiments[sharing], read, f"prepare ({prepare})")
             prepared.add(prepare)
     keys = {n: experiment_key(experiments[n]) for n in {n for n, _ in order}}
     dirty = {n: _closure_dirty(k) for n, k in keys.items()}

@@ -20,6 +20,11 @@ orphaned every record, and no table ever stood at one version. Now each experime
   data bytes; an experiment that starts reading one must list it in ``Experiment.data``. What an
   experiment writes and reads back under ``runs/`` (a world model it builds) is made by the code
   in its closure from its config, so it is not hashed.
+* except **the profiles' table of values**: ``wmkit/profiles.py`` is hashed without the lines
+  between its ``# ===... the table`` and ``# ===... look-ups`` markers (:data:`VALUE_TABLES`). Every
+  experiment imports it, so a size changed for one paper would otherwise orphan every paper's
+  records; the values an experiment runs at are in its record's config instead (its sizes and the
+  parts of the profile it reads, ``Experiment.reads``, checked while it runs).
 * :data:`KEY_FORMAT`, the version of this rule and of the record layout it keys.
 
 The key is ``src<KEY_FORMAT>-<sha256>`` over the sorted ``(module, source hash)`` pairs and
@@ -40,9 +45,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-KEY_FORMAT = 2
-"""Version of the record key (1 was the git tree of ``wmkit/``). Bumped when the rule or the layout
-of a record changes: it is hashed into every key."""
+KEY_FORMAT = 3
+"""Version of the record key (1 was the git tree of ``wmkit/``; 2 hashed all of ``profiles.py``).
+Bumped when the rule or the layout of a record changes: it is hashed into every key."""
+
+VALUE_TABLES = {"wmkit.profiles": (re.compile(rb"^# =+ the table$", re.M), re.compile(rb"^# =+ look-ups$", re.M))}
+"""module -> (start marker, end marker) of a table of values whose lines are left out of its hash:
+they reach a record through its config (see the module docstring)."""
 
 KEY_PREFIX = f"src{KEY_FORMAT}-"
 
@@ -55,7 +64,7 @@ _MODULE_STRING = re.compile(rf"{PACKAGE}(\.[A-Za-z_]\w*)+(:[A-Za-z_]\w*)?")
 
 
 def is_source_key(code: str) -> bool:
-    """True for a key of this rule (``src2-...``), False for a record keyed by the git tree of ``wmkit/``."""
+    """True for a key of this rule (``src2-...``, ``src3-...``), False for a record keyed by the git tree of ``wmkit/``."""
     return code.startswith("src") and "-" in code
 
 
@@ -152,12 +161,24 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def keyed_source(module: str, source: bytes) -> bytes:
+    """The bytes of `module` that its key hashes: all of them, but for a module of
+    :data:`VALUE_TABLES` the lines from its table's start marker to its end marker."""
+    if module not in VALUE_TABLES:
+        return source
+    start, end = (marker.search(source) for marker in VALUE_TABLES[module])
+    if start is None or end is None or end.start() < start.start():
+        raise ValueError(f"{module}: the markers of its table of values are missing or out of order "
+                         f"(wmkit.bench.source_key.VALUE_TABLES): its records could not be keyed")
+    return source[:start.start()] + source[end.start():]
+
+
 @dataclass(frozen=True)
 class SourceKey:
     """An experiment's record key and what it hashes."""
 
     key: str
-    """``src2-<64 hex>``: what a record's ``code`` field and file name carry."""
+    """``src3-<64 hex>``: what a record's ``code`` field and file name carry."""
     modules: tuple[tuple[str, str], ...]
     """(module, SHA-256 of its source bytes), sorted by module."""
     data: tuple[tuple[str, str], ...] = ()
@@ -171,7 +192,7 @@ def source_key(start: str | Iterable[str], data: Iterable[str] = (), root: Path 
                read: Callable[[Path], bytes] = Path.read_bytes) -> SourceKey:
     """The key of the source reachable from `start` (see the module docstring) and of the `data`
     files (paths relative to `root`). `read` reads a file's bytes (tests replace it)."""
-    modules = tuple((name, _sha(read(path))) for name, path in closure(start, root, read).items())
+    modules = tuple((name, _sha(keyed_source(name, read(path)))) for name, path in closure(start, root, read).items())
     files = []
     for rel in sorted(set(data)):
         path = Path(root) / rel

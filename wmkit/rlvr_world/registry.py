@@ -16,6 +16,9 @@ PAPER = "RLVR-World"
 _EXPERIMENT = "wmkit.rlvr_world.experiment"
 _NOTEBOOK_01 = "wmkit.experiments:notebook_01_world_model"
 _WORKING_LEVEL = "wmkit.rlvr_world.registry:working_level_world_model"
+_WORLD_MODEL = ("default_model", "world_model")
+"""The profile parts besides the sizes that the bench experiments read: notebook 01's world model, or the
+working level's, is built at its sizes (`Experiment.reads`)."""
 
 
 def working_level_world_model(profile: Profile, runs_root, sizes) -> None:
@@ -28,21 +31,21 @@ def working_level_world_model(profile: Profile, runs_root, sizes) -> None:
 EXPERIMENTS = (
     Experiment("rlvr_mle_vs_rl", PAPER, f"{_EXPERIMENT}:run_rlvr_mle_vs_rl", "bench.rlvr",
                "text game: notebook 01's MLE world model vs MLE + GRPO (task-specific reward)",
-               prepare=_NOTEBOOK_01),
+               prepare=_NOTEBOOK_01, reads=_WORLD_MODEL),
     Experiment("rlvr_regime", PAPER, "wmkit.rlvr_world.regime:run_rlvr_regime", "bench.rlvr",
                "text game, a small world the MLE model can nearly predict (notebook 02's working level): "
                "MLE vs MLE + GRPO (the regime recipe: exact reward, every field of the next state)",
-               prepare=_WORKING_LEVEL),
+               prepare=_WORKING_LEVEL, reads=("rlvr", *_WORLD_MODEL)),
     Experiment("rlvr_regime_ablations", PAPER, "wmkit.rlvr_world.regime:run_rlvr_regime_ablations",
                "bench.rlvr", "text game, notebook 02's working level: reward types (exact, RLVR-World's binary "
                "check, task-specific, ROUGE-L) and G = 4 vs the recipe's G, each from the same MLE model",
-               prepare=_WORKING_LEVEL),
+               prepare=_WORKING_LEVEL, reads=_WORLD_MODEL),
     Experiment("rlvr_ablations", PAPER, f"{_EXPERIMENT}:run_rlvr_ablations", "bench.rlvr",
                "text game, full world: reward types, group sizes, best-of-k of the MLE model",
-               prepare=_NOTEBOOK_01),
+               prepare=_NOTEBOOK_01, reads=_WORLD_MODEL),
     Experiment("rlvr_phone", PAPER, f"{_EXPERIMENT}:run_rlvr_phone", "bench.rlvr",
                "phone screens: screen-diff F1 before and after RLVR",
-               prepare=_NOTEBOOK_01),
+               prepare=_NOTEBOOK_01, reads=_WORLD_MODEL),
     Experiment("rlvr_seeds", PAPER, f"{_EXPERIMENT}:run_rlvr_seed", "rlvr",
                "notebook 02: notebook 01's MLE world model vs MLE + GRPO (task-specific reward), one RL run per "
                "seed", role="run", command="rlvr-world", combine=f"{_EXPERIMENT}:combine_rlvr_seeds",

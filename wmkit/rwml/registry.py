@@ -15,11 +15,11 @@ EXPERIMENTS = (
                "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
                "policy RL (Simon Says) from the base vs the RWML model",
                requires="wmkit.envs.twx:unavailable_reason",
-               prepare="wmkit.experiments:notebook_01_world_model"),
+               prepare="wmkit.experiments:notebook_01_world_model", reads=("default_model", "world_model")),
     Experiment("rwml_textgame", PAPER, f"{_EXPERIMENT}:run_rwml_textgame", "bench.rwml.textgame",
                "the kit's text game (tiny world): embedding-reward RL from a 10% warm-up vs the warm-up and vs "
                "SFT on the same data; forgetting on the kit's full text game and phone",
-               prepare="wmkit.experiments:notebook_01_world_model"),
+               prepare="wmkit.experiments:notebook_01_world_model", reads=("default_model", "world_model")),
     Experiment("rwml_seeds", PAPER, f"{_EXPERIMENT}:run_rwml_seed", "rwml",
                "TextWorldExpress: embedding-reward RL vs SFT from notebook 01's world model, and policy RL, "
                "at the profile's rwml sizes (notebook 03)", role="run", command="rwml",

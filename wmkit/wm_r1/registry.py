@@ -15,7 +15,7 @@ _LADDER = "wmkit.wm_r1.ladder"
 EXPERIMENTS = (
     Experiment("wm_r1", PAPER, f"{_EXPERIMENT}:run_wm_r1", "bench.wm_r1",
                "phone agent trained inside the world model vs its baselines and ablations, judged in the simulator",
-               prepare="wmkit.experiments:notebook_01_world_model"),
+               prepare="wmkit.experiments:notebook_01_world_model", reads=("default_model", "world_model")),
     Experiment("wm_r1_ladder", PAPER, f"{_LADDER}:run_wm_r1_ladder", "wm_r1",
                "phone agent trained by WM-R1 inside a noisy oracle (the simulator, screens corrupted and success "
                "flipped at rate p), one SFT start, p = 0 (= GRPO on the real simulator) up to 0.6, judged in the simulator"),
