@@ -22,15 +22,25 @@ import sys
 import time
 from pathlib import Path
 
-from wmkit.runs import REPO
+from wmkit import experiments
+from wmkit.bench.readme import add_readme_parser, readme_main
+from wmkit.bench.runner import add_bench_parser, bench_main
+from wmkit.envs import ENVIRONMENTS
+from wmkit.experiments import COMMANDS, REGISTRY
+from wmkit.jobs import add_train_parser, train_main
+from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES as TIME_TARGETS_MINUTES
+from wmkit.profiles import PROFILES, check_seed, get_profile, resolve_profile_name
+from wmkit.runs import REPO, make_folder
+from wmkit.video.experiment import make_data
+from wmkit.video.frames import write_trajectories
 
 
 def write_data(out: Path, episodes: int | None = None, seed: int | None = None) -> list[Path]:
     """Write data/<env>_<split>.jsonl (keys sorted) and SHA256SUMS; byte-identical on rerun.
     Episodes and seed default to the profiles' ``data`` section."""
+    # Here, not at the top: wmkit.core imports torch, and `python -m wmkit --help` must not (about 2 s).
     from wmkit.core.build import DEFAULT_ENVS
     from wmkit.core.worldmodel import collect_transitions, split_by_episode, write_jsonl
-    from wmkit.profiles import PROFILES
 
     data = PROFILES["smoke"].data
     episodes = data.episodes if episodes is None else episodes
@@ -51,10 +61,6 @@ def write_data(out: Path, episodes: int | None = None, seed: int | None = None) 
 def write_video_data(out: Path) -> list[Path]:
     """data/minigrid_<split>.jsonl: notebook 06's smoke-profile MiniGrid episodes as seeds and actions,
     with the SHA-256 of the frames each replay must give (`wmkit.video.frames.write_trajectories`)."""
-    from wmkit.profiles import PROFILES
-    from wmkit.video.experiment import make_data
-    from wmkit.video.frames import write_trajectories
-
     return [write_trajectories(t, out / f"minigrid_{name}.jsonl")
             for name, t in make_data(PROFILES["smoke"].video).items()]
 
@@ -85,8 +91,6 @@ def this_interpreters_kernel() -> str:
 def expected_seconds(names: list[str], profile: str, previous: dict) -> dict[str, float | None]:
     """Each notebook's expected wall time: its last run at this profile (results.json), else the
     profile's time target, else None (gpu: never measured)."""
-    from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES as TIME_TARGETS_MINUTES
-
     targets = TIME_TARGETS_MINUTES.get(profile, {})
     found = {}
     for name in names:
@@ -119,7 +123,8 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
     extra notebook parameters, given to every notebook that declares them."""
     import papermill as pm
 
-    from wmkit.profiles import resolve_profile_name
+    # Here, not at the top: papermill (with wmkit.reproduce_progress) takes about 2.5 s to import, and
+    # `python -m wmkit --help` must not pay it.
     from wmkit.reproduce_progress import SeriesProgress, WatchedEngine
 
     name = resolve_profile_name(profile)
@@ -189,21 +194,16 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
 def run_paper(args) -> int:
     """``python -m wmkit run <paper>``: the paper's entry of :data:`wmkit.experiments.REGISTRY` over
     seeds (:func:`wmkit.experiments.run_over_seeds`), at the profile's sizes, with the options given."""
-    from wmkit.experiments import get, run_over_seeds
-    from wmkit.profiles import get_profile
-
-    get(args.paper)  # an unknown paper: one line that lists them, before anything else
+    experiments.get(args.paper)  # an unknown paper: one line that lists them, before anything else
     profile = get_profile(args.profile)  # resolved once ('auto' -> gpu / cpu); passed down as a Profile
     given = {name: value for name, value in vars(args).items()
              if name not in ("command", "paper", "profile", "seeds", "out") and value not in (None, False)}
-    run_over_seeds(args.paper, profile, args.seeds, args.out, **given)
+    experiments.run_over_seeds(args.paper, profile, args.seeds, args.out, **given)
     return 0
 
 
 def add_run_parser(sub) -> None:
     """``run``: the registry's commands, and each one's options (an option several share, once)."""
-    from wmkit.experiments import COMMANDS, REGISTRY
-
     names = ", ".join(COMMANDS)
     p = sub.add_parser("run", help=f"one paper's experiment over seeds, as JSON ({names})",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -239,8 +239,6 @@ def checked_envs(envs: list[str] | None, imports: list[str]) -> tuple[str, ...] 
     current folder first on the path), then check that every name of `envs` is registered; a
     ValueError names what is wrong. Returns `envs` (None: the command's default)."""
     import importlib
-
-    from wmkit.envs import ENVIRONMENTS
 
     if str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
@@ -279,14 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--import", dest="imports", nargs="+", default=[], metavar="MODULE",
                    help="modules to import first (from the current folder or the Python path): one that "
                         "registers your environment (tutorials/bring_your_own_env.md)")
-    from wmkit.jobs import add_train_parser, train_main
-
     add_train_parser(sub)
-    from wmkit.bench.runner import add_bench_parser
-
     add_bench_parser(sub)
-    from wmkit.bench.readme import add_readme_parser
-
     add_readme_parser(sub)
     add_gpu_check_parser(sub)
     args = parser.parse_args(argv)
@@ -301,14 +293,10 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "run":
             return run_paper(args)
         elif args.command == "data":
-            from wmkit.runs import make_folder
-
             for path in write_data(make_folder(args.out, "--out folder")):
                 print(path)
         elif args.command == "world-model":
-            from wmkit.core.build import build_world_model
-            from wmkit.profiles import check_seed, get_profile
-            from wmkit.runs import make_folder
+            from wmkit.core.build import build_world_model  # here: wmkit.core imports torch (not for --help)
 
             check_seed(args.seed, "--seed")
             profile = get_profile(args.profile)
@@ -321,19 +309,15 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "train":
             return train_main(args)
         elif args.command == "bench":
-            from wmkit.bench.runner import bench_main
-
             return bench_main(args)
         elif args.command == "readme":
-            from wmkit.bench.readme import readme_main
-
             return readme_main(args)
         elif args.command == "gpu-check":
             return gpu_check_main(args)
     except KeyboardInterrupt:
         return interrupted()
     except Exception as err:
-        from wmkit.core.models import ModelUnavailableError
+        from wmkit.core.models import ModelUnavailableError  # here: wmkit.core imports torch (not for --help)
 
         # Bad parameters, a model out of reach, a path the OS refuses: one clear line, no traceback.
         if isinstance(err, (ValueError, TypeError, ModelUnavailableError, OSError)):
@@ -365,7 +349,7 @@ def add_gpu_check_parser(sub) -> None:
 def gpu_check_main(args) -> int:
     from dataclasses import replace
 
-    from wmkit.gpucheck import GPUCheckSettings, run_gpu_check
+    from wmkit.gpucheck import GPUCheckSettings, run_gpu_check  # here: it imports torch (not for --help)
 
     settings = GPUCheckSettings.cpu_dry_run() if args.cpu_dry_run else GPUCheckSettings()
     changes = {"policies": tuple(args.policies) if args.policies else None,

@@ -21,8 +21,15 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from wmkit.core.grpo_step import LOSS_TYPES, advantages_by_hand, clipped_loss_by_hand
+from wmkit.envs import phone
 from wmkit.envs.base import Transition
+from wmkit.rewards.wm_r1 import composite_rewards, wm_call_rewards
 from wmkit.stats import VERDICTS, summarize, t_quantile, verdict
+from wmkit.video.model import l1_distance
+from wmkit.wmrl.experiment import CONTROLLED_WM, run_arms
+from wmkit.wmrl.method import fuse_estimates, rollout_weight
+from wmkit.wmrl.problems import ControlledBandit, HandmadeWorldModel
 
 # ---------------------------------------------------------------- reading answers
 
@@ -160,8 +167,6 @@ def check_changed_share(answer: Any, train: Sequence[Transition], env: str) -> b
 
 def check_applied_screen(answer: Any, before: str, diff: str) -> bool | None:
     """Exercise (01): apply a screen diff by hand (write the next screen as text)."""
-    from wmkit.envs import phone
-
     if answer is None:
         return _not_answered()
     if not isinstance(answer, str):
@@ -242,7 +247,7 @@ def check_group_spread(answer: Any, p: float, group_size: int) -> bool | None:
     value = _number(answer)
     if value is None:
         return _cannot_read(answer, "a number in [0, 1] (a probability)")
-    from wmkit.rlvr_world.regime import group_signal_probability
+    from wmkit.rlvr_world.regime import group_signal_probability  # here: it imports torch (2 s)
 
     truth = group_signal_probability(p, group_size)
     return _judge(_close(value, truth, 1e-3), answer, "the probability that a group is mixed",
@@ -255,7 +260,7 @@ def check_group_spread(answer: Any, p: float, group_size: int) -> bool | None:
 def smallest_group_for_signal(shares: Sequence[float], target: float = 0.5, largest: int = 64) -> int | None:
     """The smallest G (2..`largest`) whose expected share of groups with signal, averaged over
     transitions with per-sample success `shares`, reaches `target`; None if no G does."""
-    from wmkit.rlvr_world.regime import group_signal_probability
+    from wmkit.rlvr_world.regime import group_signal_probability  # here: it imports torch (2 s)
 
     for g in range(2, largest + 1):
         if statistics.fmean(group_signal_probability(p, g) for p in shares) >= target:
@@ -404,8 +409,6 @@ def check_grpo_clipped_loss_by_hand(answer: Any, record: Any) -> bool | None:
     value = _number(answer)
     if value is None:
         return _cannot_read(answer, "a number (the loss of record['passes'][1])")
-    from wmkit.core.grpo_step import LOSS_TYPES, advantages_by_hand, clipped_loss_by_hand
-
     first, second = parts[2]
     truth = float(second["loss"])
     loss_type, epsilon = record.get("loss_type", "dapo"), float(record.get("epsilon", 0.2))
@@ -446,8 +449,6 @@ def check_grpo_clipped_loss_by_hand(answer: Any, record: Any) -> bool | None:
 def check_group_rewards(answer: Any, successes: Sequence[float], lengths: Sequence[float],
                         calls: Sequence[float], max_steps: int) -> bool | None:
     """Exercise (03): the composite rewards of one group, computed by hand."""
-    from wmkit.rewards.wm_r1 import composite_rewards
-
     if answer is None:
         return _not_answered()
     values = _numbers(answer, len(successes))
@@ -469,8 +470,6 @@ def check_group_rewards(answer: Any, successes: Sequence[float], lengths: Sequen
 
 def check_call_term(answer: Any, successes: Sequence[float], calls: Sequence[float], n_max: int = 5) -> bool | None:
     """Exercise (03): the world-model-call term R_WM of one group, computed by hand."""
-    from wmkit.rewards.wm_r1 import wm_call_rewards
-
     if answer is None:
         return _not_answered()
     values = _numbers(answer, len(calls))
@@ -497,7 +496,7 @@ def check_call_term(answer: Any, successes: Sequence[float], calls: Sequence[flo
 
 def check_turn_kind(answer: Any, text: str) -> bool | None:
     """Exercise (03): what kind of turn a text is ('action', 'imagine' or 'invalid')."""
-    from wmkit.wm_r1 import agent as ag
+    from wmkit.wm_r1 import agent as ag  # here: it imports torch (2 s), this module does not
 
     if answer is None:
         return _not_answered()
@@ -582,8 +581,6 @@ def check_affine_answer(answer: Any) -> bool | None:
 
 def check_fused_variance(answer: Any, v_e: float, v_wm: float) -> bool | None:
     """Exercise (04): the variance of the inverse-variance fusion of two estimates."""
-    from wmkit.wmrl.method import fuse_estimates
-
     if answer is None:
         return _not_answered()
     value = _number(answer)
@@ -603,8 +600,6 @@ def check_fused_variance(answer: Any, v_e: float, v_wm: float) -> bool | None:
 def check_rollout_weight(answer: Any, n_anchor: int, n_wm: int, v_e: float, v_wm: float) -> bool | None:
     """Exercise (04): the weight on each anchor rollout that makes the per-rollout sum the fused
     estimator, given the variances ``v_e``, ``v_wm`` of the two *group means*."""
-    from wmkit.wmrl.method import rollout_weight
-
     if answer is None:
         return _not_answered()
     value = _number(answer)
@@ -625,9 +620,6 @@ def check_rollout_weight(answer: Any, n_anchor: int, n_wm: int, v_e: float, v_wm
 def strong_distortion_differences(sizes: Any, seeds: Sequence[int] = (0, 1, 2, 3, 4)) -> list[float]:
     """Per seed: final J of 'debias only' minus final J of 'no correction', on the controlled
     problem with the world model's distortion turned up to r³ (a few seconds per seed)."""
-    from wmkit.wmrl.experiment import CONTROLLED_WM, run_arms
-    from wmkit.wmrl.problems import ControlledBandit, HandmadeWorldModel
-
     differences = []
     for seed in seeds:
         env = ControlledBandit(seed=seed)
@@ -792,8 +784,6 @@ def check_red_pixel_l1(answer: Any) -> bool | None:
     """Exercise (06): the L1 reward distance between a black 4x4 RGB frame and the same frame with one
     pixel pure red (255, 0, 0), pixels scaled to 0..1 (`wmkit.video.model.l1_distance`)."""
     import numpy as np
-
-    from wmkit.video.model import l1_distance
 
     if answer is None:
         return _not_answered()

@@ -26,7 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from wmkit import exercises
+from wmkit.envs import phone
 from wmkit.envs.base import Transition
+from wmkit.exercises import strong_distortion_differences
+from wmkit.stats import verdict
 
 # ---------------------------------------------------------------- notebook 01
 
@@ -47,8 +51,6 @@ def answer_applied_screen(before: str, diff: str) -> str:
     """The screen after the diff. By hand: delete the removed lines, replace the updated ones, add
     the new ones, header first, elements in id order — which is what ``phone.apply_diff`` does (the
     exercise asks the student to compare with it)."""
-    from wmkit.envs import phone
-
     return phone.apply_diff(before, diff) or ""
 
 
@@ -183,7 +185,7 @@ def answer_call_term(successes: Sequence[float], calls: Sequence[float], n_max: 
 def answer_turn_kind(text: str) -> str:
     """An ``Action:`` line wins; ``call_wm(...)`` with a valid action and no Action: line is an
     imagined turn ("imagine"); anything else is "invalid". The notebook's text is imagined."""
-    from wmkit.wm_r1 import agent
+    from wmkit.wm_r1 import agent  # here: it imports torch (2 s), this module does not
 
     return agent.parse_turn(text).kind
 
@@ -229,9 +231,6 @@ def answer_strong_distortion(sizes: Any, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                              differences: Sequence[float] | None = None) -> str:
     """Run both arms per seed with f(r) = r³ (or take the per-seed `differences`, debias only − no
     correction) and apply the kit's rule: claim "higher than 0"."""
-    from wmkit.exercises import strong_distortion_differences
-    from wmkit.stats import verdict
-
     if differences is None:
         differences = strong_distortion_differences(sizes, seeds)
     return verdict(list(differences), "higher", 0.0).verdict
@@ -262,8 +261,6 @@ def answer_interval(values: Sequence[float]) -> tuple[float, float]:
 def answer_verdict(values: Sequence[float], direction: str = "higher", threshold: float = 0.0) -> str:
     """The kit's rule: interval wholly on the paper's side — reproduced; across the line —
     inconclusive; wholly on the other side — contradicted; no interval — not measured."""
-    from wmkit.stats import verdict
-
     return verdict(values, direction, threshold).verdict
 
 
@@ -317,8 +314,6 @@ _ANSWER_OF = {  # checker name -> answer function, where the two names differ be
 def solutions() -> dict[str, Callable[..., Any]]:
     """Every checker name of :mod:`wmkit.exercises` -> its answer function here (KeyError-free only
     when each checker has one: the test checks that)."""
-    from wmkit import exercises
-
     found = {}
     for name in dir(exercises):
         if name.startswith("check_"):

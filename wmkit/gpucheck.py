@@ -44,8 +44,20 @@ from pathlib import Path
 
 import torch
 
+from wmkit.core import models
+from wmkit.core import world_model_rl as rl
+from wmkit.core.build import tokenizer_corpus
+from wmkit.core.grpo import GRPOSettings
+from wmkit.core.models import compute_dtype
+from wmkit.core.sft import SFTConfig, train_sft
+from wmkit.core.worldmodel import collect_transitions
 from wmkit.profiles import Profile, get_profile
-from wmkit.runs import REPO
+from wmkit.rewards.wm_r1 import WMR1RewardConfig
+from wmkit.runs import REPO, stop_printing_logs
+from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import experiment as wx
+from wmkit.wm_r1 import tasks as wm_tasks
+from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 
 QWEN25_SHAPES: dict[str, dict] = {
     # From the models' config.json on the hub (Qwen/Qwen2.5-*-Instruct); grouped-query attention.
@@ -174,7 +186,7 @@ def word_tokenizer(vocab_size: int):
     token, so a prompt of n words is exactly n tokens and every id the policy can sample decodes."""
     from tokenizers import Tokenizer, pre_tokenizers
     from tokenizers.models import WordLevel
-    from transformers import PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast  # here: transformers takes seconds to import
 
     vocab = {word: i for i, word in enumerate(SPECIAL_WORDS)}
     vocab.update({f"w{i}": i for i in range(len(SPECIAL_WORDS), vocab_size)})
@@ -206,9 +218,7 @@ def build_random_policy(shape: str, mode: str, device: str, seed: int = 0):
     linear layer quantised as soon as it exists in QLoRA mode: the 16-bit copy of the whole model
     never exists, so a 7B shape in NF4 can be built on a GPU smaller than its 15 GB of bf16.
     """
-    from transformers import AutoModelForCausalLM, Qwen2Config
-
-    from wmkit.core import models
+    from transformers import AutoModelForCausalLM, Qwen2Config  # here: transformers takes seconds to import
 
     dtype = models.compute_dtype(device)
     config = Qwen2Config(**QWEN25_SHAPES[shape], max_position_embeddings=32768)
@@ -249,7 +259,7 @@ def build_random_policy(shape: str, mode: str, device: str, seed: int = 0):
 def step_timer(device: str):
     """A TrainerCallback that times every optimizer step, generation included (TRL generates inside
     the step); `.seconds` lists them."""
-    from transformers import TrainerCallback
+    from transformers import TrainerCallback  # here: transformers takes seconds to import
 
     class StepTimer(TrainerCallback):
         def __init__(self):
@@ -270,10 +280,6 @@ def step_timer(device: str):
 def measure_policy(shape: str, mode: str, settings: GPUCheckSettings, work_dir: Path) -> CheckRow:
     """One row of table 1: build, measure generation, run `grpo_steps` GRPO steps. Raises on OOM
     (the caller records it) and returns the row otherwise."""
-    from wmkit.core import models
-    from wmkit.core.grpo import GRPOSettings
-    from wmkit.runs import stop_printing_logs
-
     row = CheckRow(f"{shape} {mode}")
     missing = missing_packages()
     if "peft" in missing:
@@ -323,6 +329,7 @@ def measure_policy(shape: str, mode: str, settings: GPUCheckSettings, work_dir: 
             row.status = f"ok (GRPO step skipped: {', '.join(missing_grpo)} not installed)"
         else:
             stage = "GRPO step"
+            # Here, not at the top: optional (without them the GRPO rows are skipped), and slow to import.
             from datasets import Dataset
             from trl import GRPOTrainer
 
@@ -366,8 +373,6 @@ def profile_steps(profile: Profile, settings: GPUCheckSettings, work_dir: Path,
     (``settings.profile`` resolved), each through the same library call the notebooks make.
     `record(name, measure)` runs and records each (a step that needs the previous one's model is
     skipped when that one failed)."""
-    from wmkit.core import models
-
     label = profile.name
     missing = missing_packages()
     state: dict = {}
@@ -377,10 +382,6 @@ def profile_steps(profile: Profile, settings: GPUCheckSettings, work_dir: Path,
         return f"skipped: {', '.join(absent)} not installed" if absent else None
 
     def sft_step() -> dict:
-        from wmkit.core.build import tokenizer_corpus
-        from wmkit.core.sft import SFTConfig, train_sft
-        from wmkit.core.worldmodel import collect_transitions
-
         wm = profile.world_model
         transitions = collect_transitions(("textgame", "phone"), 8, seed=settings.seed)
         tokenizer = models.train_tokenizer(tokenizer_corpus(transitions), wm.model.vocab_size)
@@ -396,8 +397,6 @@ def profile_steps(profile: Profile, settings: GPUCheckSettings, work_dir: Path,
                 "batch": wm.batch_size, "max_length": wm.max_length}
 
     def rlvr_step() -> dict:
-        from wmkit.core import world_model_rl as rl
-
         sizes = profile.rlvr
         data = rl.rl_transitions([t for t in state["transitions"] if t.env == "textgame"], seed=settings.seed)
         config = rl.RLVRConfig(output_dir=str(work_dir / "rlvr"), reward="task_specific",
@@ -410,12 +409,6 @@ def profile_steps(profile: Profile, settings: GPUCheckSettings, work_dir: Path,
                 "max_completion_tokens": sizes.max_completion_length}
 
     def wm_r1_step() -> dict:
-        from wmkit.rewards.wm_r1 import WMR1RewardConfig
-        from wmkit.wm_r1 import agent as ag
-        from wmkit.wm_r1 import experiment as wx
-        from wmkit.wm_r1 import tasks as wm_tasks
-        from wmkit.wm_r1.method import WMR1Config, train_wm_r1
-
         sizes = profile.wm_r1
         train_templates, _ = wm_tasks.task_templates(sizes.max_ref_len)
         tasks = wm_tasks.unique_tasks(sizes.prompts_per_step, wm_tasks.GRPO_TASK_SEED + settings.seed, train_templates)
@@ -472,12 +465,10 @@ def run_gpu_check(settings: GPUCheckSettings | None = None, out: str | Path | No
     if unknown:
         raise ValueError(f"unknown policy shape or mode {unknown}: shapes {', '.join(QWEN25_SHAPES)}; "
                          f"modes {', '.join(MODES)}")
-    from wmkit.core.models import compute_dtype
-
     # Warnings about deprecated names and k-bit kernels say nothing about speed or memory.
     warnings.filterwarnings("ignore", category=FutureWarning)
     warnings.filterwarnings("ignore", category=UserWarning)
-    from transformers.utils import logging as hf_logging
+    from transformers.utils import logging as hf_logging  # here: transformers takes seconds to import
 
     hf_logging.disable_progress_bar()  # "Writing model shards" of the steps' final checkpoints
     start = time.perf_counter()

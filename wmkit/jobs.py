@@ -43,7 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wmkit.runs import REPO
+from wmkit.experiments import run_over_seeds
+from wmkit.profiles import check_seed, check_sizes, get_profile, resolve_profile_name
+from wmkit.runs import REPO, jsonable
 
 ACCELERATE_CONFIG_DIR = Path(__file__).resolve().parent / "configs" / "accelerate"
 
@@ -367,8 +369,6 @@ def build_config(job_or_name: Job | str, profile: str | None = None, config_file
 def validate_config(config: Any, prefix: str = "") -> None:
     """Check a built config before anything runs: every seed in 0 .. 2**32 - 1 and every profile
     size section (``world_model`` ...) by `wmkit.profiles.check_sizes`; one ValueError naming the key."""
-    from wmkit.profiles import check_seed, check_sizes
-
     for f in dataclasses.fields(config):
         value, key = getattr(config, f.name), prefix + f.name
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -474,7 +474,7 @@ def _config_kind(path: Path) -> str:
 def _cuda_device_count() -> int:
     """Visible CUDA devices, without initialising CUDA in this process (fork stays possible)."""
     try:
-        import torch
+        import torch  # here: --list and --help must not import torch (about 1.5 s)
 
         return torch.cuda.device_count()
     except Exception:  # noqa: BLE001
@@ -583,8 +583,6 @@ def train_main(args) -> int:
         return 0
     result = run_job(entry, config)
     if is_main_process() and result is not None:
-        from wmkit.runs import jsonable
-
         print(json.dumps(jsonable(result), indent=1))
     close_process_group()
     return 0
@@ -595,7 +593,7 @@ def close_process_group() -> None:
     gloo group still open can abort in teardown ("terminate called without an active exception")."""
     if "torch" not in sys.modules:
         return
-    import torch.distributed as dist
+    import torch.distributed as dist  # here: only once torch is loaded (the line above); --help must not
 
     if dist.is_available() and dist.is_initialized():
         dist.barrier()
@@ -630,8 +628,6 @@ class WorldModelJob:
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> WorldModelJob:
-        from wmkit.profiles import get_profile
-
         resolved = get_profile(profile)
         return cls(profile=resolved.name, world_model=resolved.world_model)
 
@@ -645,7 +641,7 @@ def rank_fingerprints(model, tokenizer=None) -> list[str | None]:
     """
     import hashlib
 
-    import torch
+    import torch  # here, and torch.distributed below: --help and --list must not import torch
 
     digest = hashlib.sha256()
     for name, tensor in sorted(model.state_dict().items()):
@@ -657,7 +653,7 @@ def rank_fingerprints(model, tokenizer=None) -> list[str | None]:
     if digest is not None and tokenizer is not None:
         digest.update(json.dumps(tokenizer.get_vocab(), sort_keys=True).encode())
     mine = digest.hexdigest()[:16] if digest is not None else None
-    import torch.distributed as dist
+    import torch.distributed as dist  # here: see `import torch` above
 
     if not (dist.is_available() and dist.is_initialized()):
         return [mine]
@@ -677,8 +673,7 @@ def run_world_model(config: WorldModelJob) -> dict:
     """
     from dataclasses import replace
 
-    from wmkit.core.build import build_world_model, evaluate_world_model
-    from wmkit.profiles import get_profile
+    from wmkit.core.build import build_world_model, evaluate_world_model  # here: wmkit.core imports torch
 
     processes = process_rank()[1]
     if config.world_model.batch_size % processes:
@@ -722,17 +717,12 @@ class WMRLJob:
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> WMRLJob:
-        from wmkit.profiles import resolve_profile_name
-
         return cls(profile=resolve_profile_name(profile))
 
 
 def run_wmrl(config: WMRLJob) -> dict:
     """`python -m wmkit run wmrl` (:func:`wmkit.experiments.run_over_seeds`) with these settings; returns
     where the JSON report went."""
-    from wmkit.experiments import run_over_seeds
-    from wmkit.profiles import get_profile
-
     if config.check not in ("4", "5", "all"):
         raise ValueError(f"check must be 4, 5 or all, not {config.check!r}")
     profile = get_profile(config.profile)  # one clear line for an unknown profile
@@ -766,8 +756,7 @@ class RLVRJob:
     @classmethod
     def from_profile(cls, profile: str = "auto") -> RLVRJob:
         """Notebook 02's sizes for the profile (its ``rlvr`` section), as its text-game arm uses them."""
-        from wmkit.profiles import get_profile
-        from wmkit.core.world_model_rl import RLVRConfig
+        from wmkit.core.world_model_rl import RLVRConfig  # here: wmkit.core imports torch (not for --list)
 
         resolved = get_profile(profile)
         sizes = resolved.rlvr
@@ -782,10 +771,10 @@ def run_rlvr(config: RLVRJob) -> dict:
     """`wmkit.core.world_model_rl.train_rlvr` on notebook 01's world model; the merged model goes to out/final."""
     from dataclasses import replace
 
+    # Here, not at the top: wmkit.core imports torch, and --help and --list must not (about 1.5 s).
     from wmkit.core import models
     from wmkit.core.build import FINAL, ensure_world_model
     from wmkit.core import world_model_rl as rl
-    from wmkit.profiles import get_profile
 
     profile = get_profile(config.profile)  # one clear line for an unknown profile
     processes = process_rank()[1]
@@ -832,15 +821,12 @@ class WMR1Job:
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> WMR1Job:
-        from wmkit.profiles import resolve_profile_name
-
         return cls(profile=resolve_profile_name(profile))
 
 
 def run_wm_r1(config: WMR1Job) -> dict:
     """`wmkit.wm_r1.experiment.run_experiment` with these settings; returns its public results."""
-    from wmkit.profiles import get_profile
-    from wmkit.wm_r1 import experiment as wm_r1
+    from wmkit.wm_r1 import experiment as wm_r1  # here: it imports torch (not for --help, --list)
 
     profile = get_profile(config.profile)  # one clear line for an unknown profile
     result = wm_r1.run_experiment(profile, config.seed, out_dir=config.out, model_name=config.model,

@@ -79,6 +79,7 @@ def check5_figure(arms: dict, world_models: Sequence[str], ablation: Sequence[st
     `arms`: name -> arm of ``research_experiment`` ("real", "anchors only", "pure WM (w)", "WMRL (w)",
     "<ablation> (w)"); curves "total_compute" and "values" per seed, "total_cost" per seed, "final"
     a summary. Returns the figure."""
+    # Here, not at the top, as the module docstring says: matplotlib takes 0.5 s to import.
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.lines import Line2D

@@ -46,6 +46,7 @@ def drop_dependency_messages() -> None:
 def quiet_dependencies() -> None:
     """Silence everything the module docstring lists. Idempotent."""
     drop_dependency_messages()
+    # Here, not at the top: wmkit/__init__.py imports this module (--help too); these take seconds.
     import datasets
     import huggingface_hub.utils
     import transformers

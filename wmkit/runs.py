@@ -231,7 +231,7 @@ def weights_digest(model) -> str:
     evenly spaced (cheap for a 7B model; two trainings or inits differ in them)."""
     import hashlib
 
-    import torch
+    import torch  # here: `python -m wmkit --help` imports this module and must not import torch (1.5 s)
 
     digest = hashlib.sha256()
     for name, tensor in sorted(model.state_dict().items()):
@@ -277,7 +277,7 @@ def train_or_resume(trainer, resume_from: str | None) -> None:
     budget = trainer.args.max_steps if trainer.args.max_steps > 0 else state.get("max_steps", 0)
     with _tied_head_is_not_missing(trainer.model):
         if budget > 0 and state.get("global_step", 0) >= budget:
-            from transformers import TrainerState
+            from transformers import TrainerState  # here: --help imports this module, not transformers
 
             trainer._load_from_checkpoint(resume_from)
             trainer.state = TrainerState.load_from_json(str(Path(resume_from) / "trainer_state.json"))
@@ -350,7 +350,7 @@ def cpu_model() -> dict:
     so every record keeps both."""
     import platform
 
-    import torch
+    import torch  # here: --help imports this module and must not import torch (1.5 s)
 
     name = None
     try:
@@ -395,6 +395,6 @@ def jsonable(value: Any) -> Any:
 def stop_printing_logs(trainer) -> None:
     """Without a progress bar a transformers Trainer prints every log dict instead (hundreds of lines
     of numbers in a notebook); remove that printer. The logs stay in trainer.state.log_history."""
-    from transformers import PrinterCallback
+    from transformers import PrinterCallback  # here: --help imports this module, not transformers
 
     trainer.remove_callback(PrinterCallback)

@@ -46,7 +46,7 @@ class ResultCard:
         x-limits fitted to that panel's numbers. None when there are no rows."""
         if not self.rows:
             return None
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # here: --help imports this module (via wmkit.bench), not matplotlib
 
         panels = [([r for r in self.rows if claim_unit(r) == unit], unit) for unit in UNITS]
         panels = [(rows, unit) for rows, unit in panels if rows]
@@ -69,7 +69,7 @@ class ResultCard:
                     ax.plot([ci_low, ci_high], [y, y], color=color, lw=2)
                 ax.plot([mean], [y], "D", color=color, ms=4)
             if unit == "log_ratio":
-                from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+                from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter  # here: as above
 
                 ax.set_xscale("log")
                 ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
@@ -93,7 +93,7 @@ class ResultCard:
         """Print the lines and the footer, and show the figure (in a notebook)."""
         print(self)
         if self.figure() is not None:
-            import matplotlib.pyplot as plt
+            import matplotlib.pyplot as plt  # here: --help imports this module, not matplotlib
 
             plt.show()
 

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from wmkit.bench.claims import CLAIM_KINDS, PAPER_CLAIM
+from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES
 from wmkit.runs import REPO
 
 BLOCKS = ("results", "notebook-times")
@@ -112,8 +113,6 @@ def notebook_times_block(executed_dir: Path | None = None, profile: str = PROFIL
     """The notebook-times block's body: one row per executed notebook ``NN_*.ipynb`` with papermill's
     wall time and date, against the profile's target, and the CPU that ran it where the copy records it
     (``metadata.wmkit_published``, written by tools/publish_executed.py; older copies: "not recorded")."""
-    from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES
-
     executed_dir = Path(executed_dir) if executed_dir is not None else REPO / "executed" / profile
     targets = NOTEBOOK_TIME_TARGETS_MINUTES.get(profile, {})
     lines = [f"Wall time of each executed notebook at the `{profile}` profile (`executed/{profile}/NN_*.ipynb`, "

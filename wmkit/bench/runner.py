@@ -55,6 +55,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wmkit import __version__
 from wmkit.bench.claims import (
     CLAIM_KINDS,
     declared_seeds,
@@ -77,8 +78,8 @@ from wmkit.bench.source_key import (
     run_module,
     source_key,
 )
-from wmkit.profiles import Profile, get_profile
-from wmkit.runs import REPO, cpu_model, jsonable
+from wmkit.profiles import Profile, get_profile, resolve_profile_name
+from wmkit.runs import REPO, cpu_model, default_runs_root, jsonable
 from wmkit.stats import VERDICTS, describe, summarize, verdict
 
 
@@ -287,7 +288,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def machine() -> dict:
-    import torch
+    import torch  # here: `python -m wmkit --help` imports this module and must not import torch (1.5 s)
 
     versions = {"python": platform.python_version(), "torch": torch.__version__}
     for name in ("transformers", "trl", "peft", "numpy", "sklearn", "textworld_express", "sentence_transformers"):
@@ -950,6 +951,7 @@ def forest_figure(rows: Sequence[dict], title: str):
     axis (line at 1×). Returns the figure; each axis is labelled with its unit (:data:`UNITS`)."""
     import textwrap
 
+    # Here, not at the top: `python -m wmkit --help` imports this module, not matplotlib (0.5 s).
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -1003,10 +1005,10 @@ def forest_figure(rows: Sequence[dict], title: str):
 
 def plot_report(report: dict, out_dir: Path) -> list[str]:
     """One figure per paper (:func:`forest_figure`), saved in `out_dir`; returns their paths."""
-    import matplotlib
+    import matplotlib  # here: --help must not import it, and "Agg" is chosen before pyplot is imported
 
     matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # here: after matplotlib.use (see above)
 
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -1153,9 +1155,6 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
     cores): the records are the same as one at a time, up to the last digits a thread count can
     change. One progress line per finished run gives the time left, from the records' own timings.
     `plan_only`: print what would run and how long it should take (:class:`BenchPlan`), run nothing."""
-    from wmkit.profiles import resolve_profile_name
-    from wmkit.runs import default_runs_root
-
     if threads is not None and threads < 1:
         raise ValueError(f"--threads must be at least 1, not {threads}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -1170,7 +1169,7 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
     runs_root = Path(runs_root) if runs_root else default_runs_root() / profile
     runs_root.mkdir(parents=True, exist_ok=True)
     if threads:
-        import torch
+        import torch  # here: --help imports this module and must not import torch
 
         torch.set_num_threads(threads)
     command = (bench_command(profile, seeds, only, threads, workers) + (" --report-only" if report_only else "")
@@ -1234,7 +1233,7 @@ def _run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root:
         log(f"bench: {len(order) - len(left)}/{len(order)} runs done ({order[index][0]} seed {order[index][1]}), "
             f"{duration(time.perf_counter() - started)} so far, about {duration(remaining)} left")
 
-    from wmkit.core.parallel import run_jobs
+    from wmkit.core.parallel import run_jobs  # here: it loads multiprocessing (15 ms), --help does not
 
     run_jobs(jobs, workers=workers if parallel else 1, on_done=progress)
     return [f"{n}/seed{s}" for n, s in order]
@@ -1341,7 +1340,7 @@ def raw_base_url(version: str | None = None) -> str | None:
         try:
             version = importlib.metadata.version("wmkit")
         except importlib.metadata.PackageNotFoundError:
-            from wmkit import __version__ as version
+            version = __version__
     return f"https://raw.githubusercontent.com/{url.split('github.com/', 1)[1]}/v{version}"
 
 
@@ -1430,8 +1429,6 @@ def add_bench_parser(sub) -> None:
 
 def bench_main(args) -> int:
     if getattr(args, "publish", False):
-        from wmkit.profiles import resolve_profile_name
-
         report = publish_report(resolve_profile_name(args.profile))
         print("\n".join(report["headline"]["text"]))
         return 0
@@ -1444,9 +1441,6 @@ def bench_main(args) -> int:
     if args.plan:
         return 0
     if args.ship:
-        from wmkit.profiles import resolve_profile_name
-        from wmkit.runs import default_runs_root
-
         profile = resolve_profile_name(args.profile)
         runs_root = Path(args.runs_dir) if args.runs_dir else default_runs_root() / profile
         ship_records(profile, runs_root, bench_seeds(profile, None, select_experiments(args.only)))

@@ -30,8 +30,10 @@ from wmkit.core.worldmodel import (
 )
 from wmkit.envs import ENVIRONMENTS, tokenizer_prompts
 from wmkit.envs.base import Transition
+from wmkit.envs.textgame import DIFFICULTIES
 from wmkit.profiles import Profile, check_profile, check_seed, check_sizes
 from wmkit.runs import make_folder, model_damage, warn
+from wmkit.stats import all_of, verdict
 
 DEFAULT_ENVS = ("textgame", "phone")
 
@@ -82,8 +84,6 @@ def make_splits(profile: Profile, envs: Sequence[str] = DEFAULT_ENVS, seed: int 
 
 def _check_difficulty(difficulty: str | None) -> str | None:
     """A difficulty name of the text game (None and "full": the full game, recorded as None)."""
-    from wmkit.envs.textgame import DIFFICULTIES
-
     if difficulty is None or difficulty == "full":
         return None
     if not isinstance(difficulty, str) or difficulty not in DIFFICULTIES:
@@ -252,8 +252,6 @@ def baseline_verdicts(evaluation: dict, env: str) -> dict[str, dict]:
     baselines on this test set, not whether training does so reliably (that needs seeds).
     Returns {measure: {"verdict", "reason", "model", "baselines", "differences"}}.
     """
-    from wmkit.stats import all_of, verdict
-
     entry = evaluation[env]
     out = {}
     for measure, items in (("changed", "changed_items"), ("partial_changed", "partial_changed_items")):

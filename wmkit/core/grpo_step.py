@@ -45,6 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from wmkit.runs import stop_printing_logs
+
 LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")
 """The loss aggregations this recorder supports (TRL's clipped-surrogate family)."""
 
@@ -102,6 +104,8 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
     values = _check(rewards, loss_type, scale_rewards, epsilon, learning_rate, max_completion_length)
     if not (math.isfinite(beta) and beta >= 0):
         raise ValueError(f"beta must be a number ≥ 0, not {beta}")
+    # Here, not at the top: the exercises import this module for its by-hand formulas, which need none of
+    # these (torch, TRL, datasets, transformers, and wmkit.core.models with torch: about 6 s).
     import torch
     import trl
     from datasets import Dataset
@@ -109,7 +113,6 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
     from trl import GRPOConfig, GRPOTrainer
 
     from wmkit.core.models import TinyModelConfig, build_tiny_model, mixed_precision_flags, train_tokenizer
-    from wmkit.runs import stop_printing_logs
 
     group_size = len(values)
     set_seed(seed)

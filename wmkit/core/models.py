@@ -97,6 +97,7 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int = 2048, split: str = "
     The result has the kit's chat template, `<|im_end|>` as end-of-sequence (the end of an
     assistant turn) and a dedicated padding token.
     """
+    # Here, not at the top, as everywhere in this module: transformers and peft take seconds to import.
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -131,7 +132,7 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int = 2048, split: str = "
 
 def build_tiny_model(tokenizer, config: TinyModelConfig | None = None, seed: int = 0):
     """A randomly initialised Llama decoder sized by `config`, matching `tokenizer`."""
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM  # here: transformers takes seconds to import
 
     config = config or TinyModelConfig()
     if config.hidden_size % config.num_heads:
@@ -267,7 +268,7 @@ def resolve_quantization(quantization: str = "auto") -> str | None:
 
 
 def _quantization_config(dtype):
-    from transformers import BitsAndBytesConfig
+    from transformers import BitsAndBytesConfig  # here: transformers takes seconds to import
 
     return BitsAndBytesConfig(
         load_in_4bit=True,
@@ -373,7 +374,7 @@ def load_model(name_or_path: str, quantization: str | None = None, dtype=None):
     with `build_tiny_model` (it needs a tokenizer trained on data) -- or load a saved tiny
     model by its folder.
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
+    from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast  # here: seconds
 
     if not isinstance(name_or_path, (str, Path)):
         raise TypeError(f"model must be a name or a path (str), not {type(name_or_path).__name__}")
@@ -438,7 +439,7 @@ def add_lora(model, r: int = 16, alpha: int = 32, dropout: float = 0.0, target_m
     adapters trained in an SFT warm start must be the ones GRPO goes on training. For GRPO the two
     ways are the same run (tests/test_peft_one_way.py: identical logged losses, rewards, KL and
     adapter weights with beta > 0, where TRL keeps a frozen copy of the fresh adapter as reference)."""
-    from peft import get_peft_model, prepare_model_for_kbit_training
+    from peft import get_peft_model, prepare_model_for_kbit_training  # here: peft takes seconds to import
 
     if quantized:
         model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=gradient_checkpointing)
@@ -450,7 +451,7 @@ def add_lora(model, r: int = 16, alpha: int = 32, dropout: float = 0.0, target_m
 
 def lora_config(r: int = 16, alpha: int = 32, dropout: float = 0.0, target_modules="all-linear"):
     """The `peft.LoraConfig` that `add_lora` applies."""
-    from peft import LoraConfig
+    from peft import LoraConfig  # here: peft takes seconds to import
 
     return LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, target_modules=target_modules,
                       task_type="CAUSAL_LM")
@@ -469,7 +470,7 @@ def nf4_linear(weight: torch.Tensor, bias: torch.Tensor | None, compute_dtype: t
     (the QLoRA recipe: 4-bit NormalFloat blocks of 64, their scales quantised again), on
     `weight`'s device. Quantising happens when the parameter is moved to its device, so the
     16-bit `weight` can be freed right after."""
-    import bitsandbytes as bnb
+    import bitsandbytes as bnb  # here: optional (the `gpu` extra), needed only for NF4 layers
 
     out_features, in_features = weight.shape
     layer = bnb.nn.Linear4bit(in_features, out_features, bias=bias is not None, compute_dtype=compute_dtype,
@@ -532,7 +533,7 @@ def merge_adapters(base, adapter_folder: str | Path, out_folder: str | Path | No
     `base` is a 16-bit (or fp32) model in memory -- not a 4-bit one: merging into NF4 weights would
     round the update away -- or a name / folder `load_model` takes, loaded here in `compute_dtype`.
     With `out_folder` the merged model (and `tokenizer`) is saved there. Returns the merged model."""
-    from peft import PeftModel
+    from peft import PeftModel  # here: peft takes seconds to import
 
     if isinstance(base, (str, Path)):
         base, loaded_tokenizer = load_model(str(base))

@@ -21,6 +21,8 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
+from wmkit.quiet import quiet_dependencies
+
 
 def threads_per_worker(workers: int) -> int:
     """Torch threads for each of `workers` processes: an equal share of this machine's cores."""
@@ -32,10 +34,8 @@ def _start_worker(threads: int) -> None:
     stderr lands in the notebook's output: no dependency progress bars or known warnings)."""
     import warnings
 
-    from wmkit.quiet import quiet_dependencies
-
     os.environ["OMP_NUM_THREADS"] = str(threads)
-    import torch
+    import torch  # here, once OMP_NUM_THREADS is set: torch reads it when imported
 
     torch.set_num_threads(threads)
     warnings.filterwarnings("ignore", message=r".*gradient_checkpointing` is deprecated", category=FutureWarning)

@@ -45,6 +45,7 @@ import torch
 
 from wmkit.core.worldmodel import prompt_text
 from wmkit.envs.base import Transition
+from wmkit.quiet import transient_bar
 from wmkit.runs import checkpoint_to_resume, run_identity, stop_printing_logs, train_or_resume
 
 
@@ -298,8 +299,6 @@ def train_completion_only(model, tokenizer, examples: Sequence[dict], config: Co
     device = next(model.parameters()).device
     bar = None
     if config.show_progress:
-        from wmkit.quiet import transient_bar
-
         bar = transient_bar(total=total, desc=config.progress_desc)
     model.train()
     losses: list[float] = []
@@ -326,7 +325,7 @@ def train_completion_only(model, tokenizer, examples: Sequence[dict], config: Co
 
 
 def _completion_only_trainer_class():
-    from transformers import Trainer
+    from transformers import Trainer  # here, not at the top: transformers takes seconds to import
 
     class CompletionOnlyTrainer(Trainer):
         """A Trainer whose loss computes logits only where labels are targets."""
@@ -358,7 +357,7 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
     sizes); None: the config's training settings and the data name it (`wmkit.runs.run_identity`).
     Checkpoints of another run in output_dir are refused (`wmkit.runs.checkpoint_to_resume`).
     """
-    from transformers import TrainingArguments
+    from transformers import TrainingArguments  # here, not at the top: transformers takes seconds to import
 
     train_examples, dropped = tokenize_sft_examples(tokenizer, train, config.max_length)
     val_examples, _ = tokenize_sft_examples(tokenizer, val, config.max_length)
@@ -407,7 +406,7 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
         dataloader_num_workers=0,
         prediction_loss_only=True,
     )
-    from datasets import Dataset
+    from datasets import Dataset  # here, not at the top: datasets takes a second to import
 
     trainer = _completion_only_trainer_class()(model=model, args=args, train_dataset=Dataset.from_list(train_examples),
                       eval_dataset=Dataset.from_list(val_examples) if val_examples else None,

@@ -33,6 +33,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from wmkit.core.grpo import GRPORunConfig, GRPOSettings, train_grpo, vllm_requested
 from wmkit.core.models import ADAPTER_FOLDER, is_nf4, merge_adapters, quantize_nf4
 from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
@@ -131,7 +133,7 @@ def rl_transitions(transitions: Sequence[Transition], unchanged_ratio: float = 0
 def rl_dataset(tokenizer, transitions: Sequence[Transition]):
     """A `datasets.Dataset` TRL can train on: a text `prompt` column (chat template applied)
     plus the columns the rewards read (env, state, next_state, diff)."""
-    from datasets import Dataset
+    from datasets import Dataset  # here, not at the top: datasets takes a second to import
 
     return Dataset.from_list([
         {"prompt": prompt_text(tokenizer, t.env, t.state, t.action), "env": t.env, "state": t.state,
@@ -191,8 +193,6 @@ class RLVRConfig(GRPORunConfig):
 
     def uses_qlora(self) -> bool:
         """Whether this run trains on NF4 base weights (`quantized`, None resolved)."""
-        import torch
-
         return bool(self.lora and torch.cuda.is_available()) if self.quantized is None else self.quantized
 
     def uses_gradient_checkpointing(self) -> bool:
@@ -255,7 +255,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
         raise ValueError("no transitions to train on")
     start = time.perf_counter()
     if prompt_rows is not None:
-        from datasets import Dataset
+        from datasets import Dataset  # here, not at the top: datasets takes a second to import
 
         dataset = Dataset.from_list(list(prompt_rows))
     else:

@@ -27,6 +27,7 @@ import torch
 
 from wmkit.envs import SYSTEM_PROMPTS, get_env_module, get_environment  # noqa: F401 (re-exported)
 from wmkit.envs.base import Transition
+from wmkit.quiet import transient_bar
 
 
 def prompt_messages(env: str, state: str, action: str) -> list[dict]:
@@ -72,7 +73,7 @@ def split_by_episode(transitions: Iterable[Transition], fractions=(0.8, 0.1, 0.1
 
 def to_dataset(transitions: Sequence[Transition]):
     """A `datasets.Dataset` with one row per transition (all Transition fields as columns)."""
-    from datasets import Dataset
+    from datasets import Dataset  # here, not at the top: datasets takes a second to import
 
     return Dataset.from_list([t.to_dict() for t in transitions])
 
@@ -112,8 +113,6 @@ def generate(model, tokenizer, prompts: Sequence[str], max_new_tokens: int, do_s
     device = next(model.parameters()).device
     starts = range(0, len(prompts), batch_size)
     if progress:
-        from wmkit.quiet import transient_bar
-
         starts = transient_bar(starts, desc="generate")
     outputs: list[list[str]] = []
     old_side = tokenizer.padding_side

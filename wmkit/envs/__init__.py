@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from types import ModuleType
 
+from wmkit.envs import phone, twx
 from wmkit.envs.base import MODULE_HELPERS, Environment, Transition
 
 ENVIRONMENTS: dict[str, Environment] = {}
@@ -108,7 +109,8 @@ def tokenizer_prompts(envs: Iterable[str]) -> list[str]:
 
 # --------------------------------------------------------------------------- the kit's own
 # Metric adapters import their reward on first use: wmkit.rewards.textgame imports
-# wmkit.envs.textgame, which would be a circular import here.
+# wmkit.envs.textgame, which would be a circular import here; the screen and ROUGE-L rewards stay off
+# `python -m wmkit --help`'s path, which imports this package (3 ms).
 
 def _textgame_task_specific(t: Transition, prediction: str) -> float:
     """RLVR-World's task-specific reward (0..1.3): items, score, all-correct bonus, changed properties."""
@@ -136,8 +138,6 @@ def _screen_f1(t: Transition, prediction: str) -> float:
 
 
 def _phone_reference(task) -> list[str]:
-    from wmkit.envs import phone
-
     return phone.reference_solution(task)
 
 
@@ -151,8 +151,6 @@ def _rouge_l(t: Transition, prediction: str) -> float:
 
 def _twx_reference() -> list[str]:
     """The gold actions of the game last reset."""
-    from wmkit.envs import twx
-
     return twx.gold_actions()
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from wmkit.core import world_model_rl as rl
 from wmkit.core.build import WorldModelRun, ensure_world_model, series_world_model
+from wmkit.core.models import merge_adapters
 from wmkit.core.parallel import run_jobs
 from wmkit.core.worldmodel import generate, is_exact, prompt_text
 from wmkit.envs.base import Transition
@@ -201,9 +202,7 @@ def checkpoint_model(run: WorldModelRun, out_dir: str | Path, step: int):
     checkpoint's full weights, or `run`'s model plus the checkpoint's LoRA adapters, merged."""
     import copy
 
-    from transformers import AutoModelForCausalLM
-
-    from wmkit.core.models import merge_adapters
+    from transformers import AutoModelForCausalLM  # here: transformers takes seconds to import
 
     folder = Path(out_dir) / "checkpoints" / f"checkpoint-{step}"
     if not folder.is_dir():

@@ -23,7 +23,7 @@ working level's, is built at its sizes (`Experiment.reads`)."""
 
 def working_level_world_model(profile: Profile, runs_root, sizes) -> None:
     """The MLE world model of notebook 02's working level (the regime experiments' start), built once."""
-    from wmkit.rlvr_world.regime import level_world_model
+    from wmkit.rlvr_world.regime import level_world_model  # here: it imports torch; --help reads this file
 
     level_world_model(profile, sizes.regime.levels[0], runs_root)
 

@@ -28,13 +28,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+import torch
+
 from wmkit.core import world_model_rl as rl
 from wmkit.core.build import series_world_model
 from wmkit.core.parallel import run_jobs
+from wmkit.core.sft import SFTConfig, train_sft
 from wmkit.core.worldmodel import generate
 from wmkit.envs.base import Transition
 from wmkit.profiles import Profile, RLVRSizes, RWMLSizes, RWMLTextGameSizes
+from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold
 from wmkit.runs import bench_work_dir
+from wmkit.rwml import policy as rwml_policy
 from wmkit.rwml.method import (
     _prompts,
     first_step_reward_share,
@@ -47,6 +52,7 @@ from wmkit.rwml.method import (
     twx_quality,
     twx_splits,
 )
+from wmkit.stats import differences, summarize, verdict
 
 
 def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path,
@@ -58,9 +64,6 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
     With `return_models` the result also holds "models": {"warm", "rwml", "sft"} (the trained
     models, e.g. to start policy RL from the RWML model: `wmkit.rwml.policy`); the figures are
     the same either way."""
-    from wmkit.core.sft import SFTConfig, train_sft
-    from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold
-
     out_dir = Path(out_dir)
     start = time.perf_counter()
     splits = twx_splits(sizes, seed)
@@ -183,11 +186,6 @@ def rwml_textgame_experiment(base_model, tokenizer, sizes: RWMLTextGameSizes, ou
     "seconds" (per stage and "total")}. `splits` reuses collected data (else collected here, data
     seed 0, so every seed sees the same held-out transitions). `measure_base=False` leaves the base
     model out of "quality" and "forgetting" (it is the same in every seed: measure it once)."""
-    import torch
-
-    from wmkit.core.sft import SFTConfig, train_sft
-    from wmkit.rewards.embedding import EmbeddingReward, choose_threshold
-
     out_dir = Path(out_dir)
     seconds: dict[str, float] = {}
     clock = time.perf_counter()
@@ -305,8 +303,6 @@ def summarize_rwml_seeds(per_seed: dict) -> dict:
     in mean accuracy on the forgetting sets (higher: RL kept more), "not measured" unless RL moved
     the model in every seed; plus summaries of τ, the first-step reward-1 share, the parameter and
     prediction change and the seconds per seed."""
-    from wmkit.stats import differences, summarize, verdict
-
     seeds = sorted(per_seed)
     results = [per_seed[s] for s in seeds]
 
@@ -384,8 +380,6 @@ def _mean_or_none(values: Sequence[float]) -> float | None:
 def parameter_change(before, after) -> float | None:
     """Relative L2 change ‖θ_after − θ_before‖ / ‖θ_before‖ over the parameters both models name
     (0.0: RL left the model exactly where it was; None: no parameter in common to compare)."""
-    import torch
-
     after_params = dict(after.named_parameters())
     num = den = 0.0
     matched = 0
@@ -410,8 +404,6 @@ def _shared_embedder():
     """One MiniLM embedder for every seed of a run (embeddings are deterministic; loading it costs seconds)."""
     global _embedder
     if _embedder is None:
-        from wmkit.rewards.embedding import Embedder
-
         _embedder = Embedder()
     return _embedder
 
@@ -422,8 +414,6 @@ def run_rwml(profile: Profile, seed: int, runs_root: Path, sizes: RWMLSizes,
     :func:`wmkit.rwml.policy.policy_rl_experiment`: the same policy RL from notebook 01's world model
     and from the RWML model it produced (under "policy"). Checkpoints go to `work_dir` (default:
     the benchmark's work folder)."""
-    from wmkit.rwml import policy as rwml_policy
-
     wm = series_world_model(profile, runs_root)
     wm_sizes, lora = sizes.world_model, rl.uses_lora(wm.info)
     forgetting = {env: rl.eval_set(wm.splits["test"], env, wm_sizes.forgetting_eval // 2,

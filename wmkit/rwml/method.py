@@ -15,6 +15,7 @@ import statistics
 from collections.abc import Sequence
 
 from wmkit.core.worldmodel import generate, is_exact, prompt_text, split_by_episode
+from wmkit.envs import textgame, twx
 from wmkit.envs.base import Transition
 from wmkit.profiles import RLVRSizes
 from wmkit.rewards.text_similarity import repeated_ngram_share, rouge_l_f1
@@ -22,8 +23,6 @@ from wmkit.rewards.text_similarity import repeated_ngram_share, rouge_l_f1
 
 def twx_splits(sizes: RLVRSizes, seed: int = 0) -> dict[str, list[Transition]]:
     """TextWorldExpress transitions (short next observations only), split by episode."""
-    from wmkit.envs import twx
-
     transitions = [t for t in twx.collect_transitions(sizes.twx_episodes, seed=seed)
                    if len(t.next_state) <= sizes.twx_max_chars]
     return split_by_episode(transitions)
@@ -106,8 +105,6 @@ def hard_sample_filter(predictor, tokenizer, transitions: Sequence[Transition], 
 
 def textgame_splits(difficulty: str, episodes: int, seed: int = 0) -> dict[str, list[Transition]]:
     """Text-game transitions of one `wmkit.envs.textgame.DIFFICULTIES` level, split by episode."""
-    from wmkit.envs import textgame
-
     return split_by_episode(textgame.collect_transitions(episodes, seed=seed, difficulty=difficulty))
 
 

@@ -222,6 +222,8 @@ def behaviour_cloning(model, tokenizer, states: Sequence[PolicyState], sizes: Po
     """A copy of `model` fine-tuned on (prompt, gold next action) by
     :func:`wmkit.core.sft.train_completion_only`: constant rate, no weight decay, no clipping,
     full batches from a reshuffled stream."""
+    # Here, not at the top, as the other wmkit.core imports of this module: they import torch (2 s),
+    # which the policy's environment side (states, rewards, prompts) does not need.
     from wmkit.core.sft import CompletionOnlyConfig, train_completion_only
 
     policy = copy.deepcopy(model)
@@ -238,7 +240,7 @@ def behaviour_cloning(model, tokenizer, states: Sequence[PolicyState], sizes: Po
 def train_policy(model, tokenizer, states: Sequence[PolicyState], sizes: PolicySizes, out_dir: str | Path,
                  seed: int = 0, lora: bool = False, show_progress: bool = False):
     """GRPO on the action reward from `model` (left untouched); returns (RLVRResult, ActionReward)."""
-    from wmkit.core import world_model_rl as rl
+    from wmkit.core import world_model_rl as rl  # here: it imports torch (see behaviour_cloning)
 
     reward = ActionReward()
     config = rl.RLVRConfig(output_dir=str(out_dir), num_generations=sizes.num_generations,
@@ -261,7 +263,7 @@ def evaluate_policy(model, tokenizer, sizes: PolicySizes, fold: str = "train", f
     lockstep: one batched generation per step, each episode restored by replay before it acts.
     After an invalid action the prompt shows the unchanged state's observation again, with the
     action marked invalid (see the module doc)."""
-    from wmkit.core.worldmodel import generate
+    from wmkit.core.worldmodel import generate  # here: it imports torch (see behaviour_cloning)
 
     episodes = []
     for i in range(sizes.eval_episodes):

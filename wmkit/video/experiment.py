@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from wmkit.profiles import Profile, VideoSizes
-from wmkit.runs import jsonable
+from wmkit.runs import bench_work_dir, jsonable
 from wmkit.stats import differences, summarize
 from wmkit.video import frames as fr
 from wmkit.video import model as vm
@@ -69,6 +69,7 @@ def mle_examples(tokenizer, codes: np.ndarray, actions: np.ndarray, context: int
 
 def build_model(tokenizer, sizes: VideoSizes, seed: int):
     """The tiny causal LM over frame codes, on the GPU where there is one."""
+    # Here, not at the top (torch, wmkit.core): --help imports this module (video/registry.py).
     import torch
 
     from wmkit.core.models import build_tiny_model
@@ -79,7 +80,7 @@ def build_model(tokenizer, sizes: VideoSizes, seed: int):
 
 def train_mle(model, tokenizer, codes, actions, sizes: VideoSizes, seed: int, show_progress: bool = False) -> list[float]:
     """MLE (teacher forcing) in place; the loss of every step."""
-    from wmkit.core.sft import CompletionOnlyConfig, train_completion_only
+    from wmkit.core.sft import CompletionOnlyConfig, train_completion_only  # here: torch; --help imports this
 
     config = CompletionOnlyConfig(epochs=sizes.mle_epochs, learning_rate=sizes.mle_learning_rate,
                                   batch_size=sizes.mle_batch_size, seed=seed, batching="shuffled_stream",
@@ -195,7 +196,7 @@ def train_rl(model, tokenizer, codebook, traj: fr.Trajectories, codes: np.ndarra
              seed: int, out_dir: str | Path, arm: str = "all", show_progress: bool = False, **overrides):
     """GRPO on the pixel reward of the decoded next frame, every parameter (the tiny model is smaller
     than a LoRA of a 1B model); returns (trained copy, RLVRResult). `model` is left as it was."""
-    from wmkit.core.world_model_rl import RLVRConfig, train_rlvr
+    from wmkit.core.world_model_rl import RLVRConfig, train_rlvr  # here: torch; --help imports this module
 
     items = rl_items(traj, codes, sizes, seed, arm)
     targets = np.stack([traj.frames[e, t] for e, t, _ in items])
@@ -239,7 +240,7 @@ def arm_plan(sizes: VideoSizes) -> list[tuple[str, str, VideoSizes]]:
 def prepare_mle(sizes: VideoSizes, seed: int, show_progress: bool = False):
     """The data, codebook, codes, vocabulary and the seed's MLE model (trained here), the MLE losses
     and the seconds each part took: the start every RL run of the seed shares."""
-    import torch
+    import torch  # here: --help imports this module (video/registry.py) and must not import torch
 
     torch.manual_seed(seed)
     timings = {}
@@ -306,7 +307,7 @@ def sizes_key(sizes: VideoSizes) -> str:
 
 def parameters_moved(before, after) -> float:
     """Relative L2 change of the parameters, ||θ_after − θ_before|| / ||θ_before|| (0: RL did nothing)."""
-    import torch
+    import torch  # here: --help imports this module (video/registry.py) and must not import torch
 
     num, den = 0.0, 0.0
     with torch.no_grad():
@@ -423,8 +424,6 @@ def relative_l1_gain(runs: Sequence[dict], arm: str = "all", scope: str = "rollo
 def run_rlvr_video(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
     """The benchmark's one-seed run: :func:`run_video_seed` without its pictures, plus the per-seed
     relative L1 gains the ``rlvr.video`` claim reads."""
-    from wmkit.runs import bench_work_dir
-
     result = run_video_seed(profile, seed, str(bench_work_dir(runs_root, "rlvr_video", seed)), sizes)
     result.pop("pictures")
     result["relative_l1_gain"] = {key: {scope: relative_l1_gain([result], key, scope)[0] for scope in L1_GAIN_SCOPES}

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from wmkit.rewards import extract_completion_text
+from wmkit.video.frames import agent_mask, agent_visible
 from wmkit.video.tokenizer import PatchCodebook, frame_text, parse_codes
 
 REWARD_NAMES = ("l1", "l1_ssim", "l1_agent", "l1_agent_cell", "l1_agent_present", "l1_lpips")
@@ -75,8 +76,6 @@ def agent_distance(pred: np.ndarray, target: np.ndarray) -> float:
     """1 - IoU of the agent's pixels in two uint8 frames (`wmkit.video.frames.agent_mask`): 0 when the
     prediction draws the agent on exactly its pixels, 1 when it leaves it out or draws it elsewhere.
     0 when neither frame shows an agent (nothing to get wrong)."""
-    from wmkit.video.frames import agent_mask
-
     p, t = agent_mask(pred), agent_mask(target)
     union = int((p | t).sum())
     return 0.0 if union == 0 else 1.0 - int((p & t).sum()) / union
@@ -84,8 +83,6 @@ def agent_distance(pred: np.ndarray, target: np.ndarray) -> float:
 
 def agent_missing(pred: np.ndarray, target: np.ndarray) -> float:
     """1.0 when the target frame shows the agent and the prediction does not, else 0.0."""
-    from wmkit.video.frames import agent_visible
-
     return float(bool(agent_visible(target)) and not bool(agent_visible(pred)))
 
 
@@ -109,7 +106,7 @@ class _LPIPS:
 
     @classmethod
     def distance(cls, pred: np.ndarray, target: np.ndarray) -> float:
-        import torch
+        import torch  # here: --help imports this module (via video/registry.py), not torch
 
         if cls._net is None:
             if not lpips_available():
@@ -178,7 +175,7 @@ def frame_metrics(preds: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarra
 def predict_codes(model, tokenizer, prompts: Sequence[str], n_codes: int, do_sample: bool = False,
                   num_samples: int = 1, seed: int = 0) -> np.ndarray:
     """int64 codes [len(prompts), samples, n_codes] of the predicted next frames (-1 where missing)."""
-    from wmkit.core.worldmodel import generate
+    from wmkit.core.worldmodel import generate  # here: it imports torch; --help imports this module
 
     texts = generate(model, tokenizer, list(prompts), n_codes + 1, do_sample=do_sample,
                      num_samples=num_samples if do_sample else 1, seed=seed)

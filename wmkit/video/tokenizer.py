@@ -148,7 +148,7 @@ def parse_codes(text: str, n_codes: int) -> np.ndarray:
 def build_vocabulary(codebook_size: int, max_length: int = 512):
     """A word-level `PreTrainedTokenizerFast`: codes, actions, markers, end-of-frame and padding."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast  # here: --help imports this module, not transformers
 
     words = [PAD, EOS, FRAME, ACT, NEXT] + [action_word(a) for a in range(len(ACTIONS))]
     words += [code_word(c) for c in range(codebook_size)] + ["<unk>"]

@@ -51,7 +51,9 @@ from typing import Any
 
 import torch
 
+from wmkit.core.worldmodel import predict_diffs
 from wmkit.envs import phone
+from wmkit.quiet import transient_bar
 
 __all__ = [
     "IMAGINED_NOTE",
@@ -430,8 +432,6 @@ class ScriptedSource(TransitionSource):
 
 def world_model_predictor(model, tokenizer, max_new_tokens: int, batch_size: int = 64):
     """Greedy screen-diff predictions of a world model from notebook 01, as (screen, action) -> diff."""
-    from wmkit.core.worldmodel import predict_diffs
-
     def predict(pairs):
         queries = [("phone", screen, action) for screen, action in pairs]
         return [o[0] for o in predict_diffs(model, tokenizer, queries, max_new_tokens, batch_size=batch_size)]
@@ -590,8 +590,6 @@ def run_episodes(policy: Policy, tasks: Sequence[phone.PhoneTask], source: Trans
     rounds = 0
     bar = None
     if progress:
-        from wmkit.quiet import transient_bar
-
         bar = transient_bar(total=len(episodes), desc=f"episodes ({source.kind})")
     while True:
         active = [i for i, e in enumerate(episodes) if not e.done]

@@ -17,6 +17,7 @@ from wmkit.envs import phone
 from wmkit.profiles import WMR1Sizes
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1.method import _make_source
+from wmkit.wm_r1.oracle import NoisyOracle
 
 
 def evaluate(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_model: ag.WorldModelSource | None,
@@ -158,8 +159,6 @@ def world_model_fidelity(world_model: ag.WorldModelSource, policy: ag.Policy, ta
 
     A :class:`~wmkit.wm_r1.oracle.NoisyOracle` needs the replayed episodes registered (``prime``)
     before it can answer stateless (screen, action) pairs; a learned model only sees the screen."""
-    from wmkit.wm_r1.oracle import NoisyOracle
-
     if isinstance(world_model, NoisyOracle):
         world_model.prime(episodes)
     error = world_model_error(world_model, episodes, limit=10_000)
@@ -189,8 +188,6 @@ def trained_policy_judging(world_model: ag.WorldModelSource, model, tokenizer, t
     with; GRPO moves the policy to where the model may err, and this measures it there: a model the
     policy exploits judges its episodes successes that fail in the simulator. Measured through a
     copy of the model's prediction cache (``detached``), so nothing after it changes."""
-    from wmkit.wm_r1.oracle import NoisyOracle
-
     out = {}
     for name, greedy in (("greedy", True), ("sampled", False)):
         policy = ag.Policy(model, tokenizer, max_turn_tokens=sizes.max_turn_tokens, greedy=greedy, temperature=1.0)
@@ -208,8 +205,6 @@ def _greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int) ->
     """Success in the real simulator, greedy and sampled at T=1 (RL can sharpen sampling without
     moving greedy decoding, so both are reported). Imagined calls are answered by the exact
     oracle for every policy, so all arms meet the same evaluation (greedy policies rarely call)."""
-    from wmkit.wm_r1.oracle import NoisyOracle
-
     out = {}
     for name, greedy in (("greedy", True), ("sampled", False)):
         r = evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=greedy,
@@ -234,8 +229,6 @@ def room_for_rl(model, tokenizer, tasks: Sequence[phone.PhoneTask], sizes: WMR1S
     `k` samples succeeds), in the real simulator. RL has room where pass@k is well above greedy:
     it can only reinforce what the policy sometimes does. Imagined calls are answered by the exact
     oracle, as in the ladder's evaluation."""
-    from wmkit.wm_r1.oracle import NoisyOracle
-
     def play(chosen, greedy):
         return evaluate(model, tokenizer, chosen, NoisyOracle(0.0), sizes.max_steps, greedy=greedy,
                         max_turn_tokens=sizes.max_turn_tokens, seed=seed, screen_view=sizes.screen_view)["episodes"]

@@ -38,10 +38,12 @@ import torch
 
 from wmkit import stats
 from wmkit.core import models
+from wmkit.core.build import series_world_model
+from wmkit.core.sft import CompletionOnlyConfig, train_completion_only
 from wmkit.envs import phone
 from wmkit.profiles import WM_R1_ARMS, Profile, WMR1Sizes
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
-from wmkit.runs import REPO, bench_work_dir
+from wmkit.runs import REPO, bench_work_dir, jsonable
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1.evaluation import evaluate, judge_agreement, reference_in_world_model, world_model_error
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
@@ -75,8 +77,6 @@ def train_policy_sft(model, tokenizer, examples: list[dict], epochs: float, lear
     """The policy warm start: :func:`wmkit.core.sft.train_completion_only` with its defaults (AdamW
     weight decay 0.01, warm-up + cosine, clipping at 1.0, length-grouped batches); returns the
     loss per step."""
-    from wmkit.core.sft import CompletionOnlyConfig, train_completion_only
-
     config = CompletionOnlyConfig(epochs=epochs, learning_rate=learning_rate, batch_size=batch_size, seed=seed,
                                   batching="length_grouped", weight_decay=0.01, schedule="warmup_cosine",
                                   max_grad_norm=1.0, show_progress=progress, progress_desc="policy SFT")
@@ -109,8 +109,6 @@ def build_policy(sizes: WMR1Sizes, train_tasks: Sequence[phone.PhoneTask], seed:
 def load_world_model_source(profile: Profile, runs_dir: str | Path, seed: int = 0,
                             max_new_tokens: int = 160) -> tuple[ag.WorldModelSource, dict]:
     """Notebook 01's world model (built at the profile's size when missing) as a transition source."""
-    from wmkit.core.build import series_world_model
-
     run = series_world_model(profile, runs_dir, seed=seed)
     run.model.eval()
     predictor = ag.world_model_predictor(run.model, run.tokenizer, max_new_tokens)
@@ -130,7 +128,7 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
                    log=print, sizes: WMR1Sizes | None = None) -> dict:
     """SFT warm start, then every arm's training and evaluation in the simulator, for one seed.
     `sizes` overrides the profile's sizes (the profile still names the world model to load)."""
-    from transformers import set_seed
+    from transformers import set_seed  # here, not at the top: transformers takes seconds to import
 
     sizes = sizes or profile.wm_r1
     # None: the profile's policy (tiny for smoke/cpu; gpu: a pretrained model with QLoRA, SmolLM2 offline)
@@ -319,8 +317,6 @@ def summarize_seeds(per_seed: dict[str, dict]) -> dict:
 
 
 def _jsonable(obj):
-    from wmkit.runs import jsonable
-
     return jsonable(obj)
 
 

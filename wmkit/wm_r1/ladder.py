@@ -20,6 +20,7 @@ from wmkit.profiles import Profile, WMR1Sizes
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.runs import REPO, bench_work_dir
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1 import learned
 from wmkit.wm_r1.evaluation import (
     _greedy_and_sampled,
     evaluate,
@@ -30,6 +31,7 @@ from wmkit.wm_r1.evaluation import (
 )
 from wmkit.wm_r1.experiment import _clone, build_policy, train_policy_sft
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
+from wmkit.wm_r1.oracle import NoisyOracle
 from wmkit.wm_r1.tasks import (
     SFT_TASK_SEED,
     TRAIN_EVAL_SEED,
@@ -95,7 +97,7 @@ def build_ladder_start(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None 
     :func:`unique_tasks`' skew made the start's success depend on the seed), for
     ``ladder.sft_epochs`` epochs. `model_name`: as in
     :func:`build_policy` (None: the from-scratch policy)."""
-    from transformers import set_seed as seed_everything
+    from transformers import set_seed as seed_everything  # here: transformers takes seconds to import
 
     sizes = sizes or profile.wm_r1
     if sizes.ladder is None:
@@ -129,9 +131,7 @@ def run_fidelity_ladder(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None
     which also records the model's judging of the *trained* policy (:func:`trained_policy_judging`).
     `start` = (model, tokenizer) skips the SFT (the model is copied, never changed).
     """
-    from transformers import set_seed as seed_everything
-
-    from wmkit.wm_r1.oracle import NoisyOracle
+    from transformers import set_seed as seed_everything  # here: transformers takes seconds to import
 
     sizes = sizes or profile.wm_r1
     ladder = sizes.ladder
@@ -253,8 +253,6 @@ def run_learned_world_model(profile: Profile, seed: int = 0, sizes: WMR1Sizes | 
     :mod:`wmkit.wm_r1.learned` for this seed (trained, or loaded from `out_dir`), its judging of the
     start's own sampled episodes and of the reference solutions, then :func:`run_fidelity_ladder`
     with the rungs p = 0 (the simulator) and ``"learned"`` (no simulator step in training)."""
-    from wmkit.wm_r1 import learned
-
     sizes = learned_world_sizes(sizes or profile.wm_r1)
     out_dir = Path(out_dir or REPO / "runs" / profile.name / "wm_r1_learned")
     model, tokenizer, info = learned.train_edit_world_model(sizes.learned, seed, ladder_world(sizes),

@@ -26,6 +26,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from wmkit.core import build, models
+from wmkit.core.sft import SFTConfig, train_sft
+from wmkit.core.worldmodel import split_by_episode
 from wmkit.envs import phone, phone_edit
 from wmkit.profiles import WMR1LearnedSizes
 from wmkit.wm_r1 import agent as ag
@@ -45,8 +48,6 @@ def edit_transitions(sizes: WMR1LearnedSizes, seed: int, templates: Sequence[str
     ``sizes.reference_neighbourhood`` tasks of `templates` on the status-bar phone, split by episode.
     Also returns how many transitions kept their plain diff (``encode_edit`` found no edit whose
     decoding gives the simulator's screen; 0 on every collection measured)."""
-    from wmkit.core.worldmodel import split_by_episode
-
     data = split_by_episode(phone.collect_transitions(sizes.episodes, COLLECTION_SEED + seed, templates,
                                                       status_bar=True))
     if sizes.reference_neighbourhood:
@@ -66,9 +67,6 @@ def train_edit_world_model(sizes: WMR1LearnedSizes, seed: int, templates: Sequen
     """(model, tokenizer, info): the settings world's edit world model for `seed`, saved in
     `out_dir` (loaded from there when a finished run is found). A from-scratch tokenizer and model
     of ``sizes.model``, trained by the kit's SFT on :func:`edit_transitions`."""
-    from wmkit.core import build, models
-    from wmkit.core.sft import SFTConfig, train_sft
-
     out_dir = Path(out_dir)
     if (out_dir / INFO).exists() and (out_dir / phone_edit.MARKER).exists():
         model, tokenizer, _ = build.load_world_model(out_dir)
