@@ -1,0 +1,86 @@
+"""Where the cpu benchmark's time goes, from the shipped records' own timings.
+
+For each experiment of the published table: the seeds it is judged on, the worker time of the
+newest record of each seed (its `wall_seconds`), and, for the WM-R1 experiments, the phases their
+results time (world-model training, each GRPO run, and the rest: the SFT start and the
+evaluations). Then the whole table's time on N workers (the sum over workers when the runs pack
+perfectly, a lower bound) against a budget.
+
+    PYTHONPATH=$PWD python research/bench_cost.py [--workers 2] [--budget-hours 2]
+
+It reads only `executed/cpu/bench/records/`; it runs nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from pathlib import Path
+
+RECORDS = Path(__file__).resolve().parent.parent / "executed" / "cpu" / "bench" / "records"
+
+
+def newest_records(records_dir: Path = RECORDS) -> dict[str, dict[int, dict]]:
+    """experiment -> seed -> the record of that seed that started last (any library version)."""
+    out: dict[str, dict[int, dict]] = defaultdict(dict)
+    for path in sorted(records_dir.glob("*/*.json")):
+        record = json.loads(path.read_text())
+        seeds = out[record["experiment"]]
+        if record["seed"] not in seeds or record["started"] > seeds[record["seed"]]["started"]:
+            seeds[record["seed"]] = record
+    return dict(out)
+
+
+def wm_r1_phases(result: dict) -> dict[str, float]:
+    """Seconds per phase of one WM-R1 record (the fields its result times); 'rest' is left for the caller."""
+    phases = {}
+    if "world_model_training" in result:
+        phases["learned world model SFT"] = result["world_model_training"].get("seconds", 0.0)
+    for rung, row in (result.get("rungs") or {}).items():
+        phases[f"rung {rung}: GRPO"] = row.get("train_seconds", 0.0)
+        phases[f"rung {rung}: evaluation"] = row.get("seconds", 0.0) - row.get("train_seconds", 0.0)
+    if "world_model" in result and isinstance(result["world_model"], dict):
+        phases["notebook 01 world model"] = result["world_model"].get("seconds", 0.0)
+    for arm, row in (result.get("training") or {}).items():
+        phases[f"{arm}: GRPO"] = row.get("seconds", 0.0)
+    for arm, row in (result.get("arms") or {}).items():
+        if isinstance(row, dict) and "eval_seconds" in row:
+            phases[f"{arm}: evaluation"] = row["eval_seconds"]
+    return phases
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--budget-hours", type=float, default=2.0)
+    args = parser.parse_args()
+    records = newest_records()
+    total = 0.0
+    print(f"{'experiment':24s} {'seeds':>5s} {'worker min':>10s} {'min/seed':>9s}  CPU(s)")
+    for name in sorted(records, key=lambda n: -sum(r["wall_seconds"] for r in records[n].values())):
+        seeds = records[name]
+        seconds = sum(r["wall_seconds"] for r in seeds.values())
+        total += seconds
+        cpus = sorted({(r.get("cpu") or {}).get("cpu_model") or "not recorded" for r in seeds.values()})
+        print(f"{name:24s} {len(seeds):5d} {seconds / 60:10.1f} {seconds / 60 / len(seeds):9.1f}  {', '.join(cpus)}")
+    print(f"{'all':24s} {'':5s} {total / 60:10.1f}   = {total / 3600:.1f} worker-hours; on {args.workers} workers "
+          f"at least {total / 3600 / args.workers:.1f} h against a budget of {args.budget_hours:g} h "
+          f"({total / 3600 / args.workers / args.budget_hours:.1f}x)")
+    for name in ("wm_r1_learned", "wm_r1_ladder", "wm_r1_small_world", "wm_r1"):
+        if name not in records:
+            continue
+        sums: dict[str, float] = defaultdict(float)
+        wall = 0.0
+        for record in records[name].values():
+            wall += record["wall_seconds"]
+            phases = wm_r1_phases(record["result"])
+            for phase, seconds in phases.items():
+                sums[phase] += seconds
+            sums["rest: SFT start, judging, other evaluation"] += record["wall_seconds"] - sum(phases.values())
+        print(f"\n{name}: {len(records[name])} seeds, {wall / len(records[name]) / 60:.1f} min per seed")
+        for phase, seconds in sorted(sums.items(), key=lambda kv: -kv[1]):
+            print(f"  {phase:46s} {seconds / len(records[name]) / 60:6.1f} min/seed  {seconds / wall:6.1%}")
+
+
+if __name__ == "__main__":
+    main()
