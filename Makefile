@@ -45,8 +45,10 @@ endif
 reproduce: $(STAMP)
 	$(PY) -m wmkit reproduce --profile $(PROFILE)
 
+# The tests run in one worker process per core (pytest-xdist), each torch op on one thread there
+# (tests/conftest.py): on 2 cores that is faster than one process whose ops use both.
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 lab: $(STAMP)
 	$(PY) -m pip install -q -c constraints.txt -e ".[lab]"

@@ -9,7 +9,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import pytest
 import torch
 
-torch.set_num_threads(2)
+# One thread per pytest-xdist worker (make test runs one worker per core); two in a single process.
+torch.set_num_threads(1 if os.environ.get("PYTEST_XDIST_WORKER") else 2)
 
 
 def pytest_collection_modifyitems(config, items):
