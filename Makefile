@@ -45,8 +45,8 @@ endif
 reproduce: $(STAMP)
 	$(PY) -m wmkit reproduce --profile $(PROFILE)
 
-# The tests run in one worker process per core (pytest-xdist), each torch op on one thread there
-# (tests/conftest.py): on 2 cores that is faster than one process whose ops use both.
+# The tests run in one worker process per core (pytest-xdist), one torch thread each
+# (tests/conftest.py), so the notebooks' smoke runs and the unit tests share the cores side by side.
 test: $(STAMP)
 	$(PY) -m pytest -q -n auto
 
