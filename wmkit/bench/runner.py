@@ -152,9 +152,13 @@ def _closure_dirty(key: SourceKey, repo: Path = REPO) -> bool | None:
 def experiment_sizes(experiment: Experiment, profile: Profile):
     """The sizes `experiment` runs at in `profile` (resolved): its section of the profile
     (``"bench.rlvr"``), or what its sizes function returns."""
-    if isinstance(experiment.sizes, str) and ":" not in experiment.sizes:
-        return profile.section(experiment.sizes)
-    return _resolve(experiment.sizes)(profile)
+    section = _sizes_section(experiment)
+    return profile.section(section) if section is not None else _resolve(experiment.sizes)(profile)
+
+
+def _sizes_section(experiment: Experiment) -> str | None:
+    """The profile section `experiment` runs at (``"bench.rlvr"``), None when a function gives its sizes."""
+    return experiment.sizes if isinstance(experiment.sizes, str) and ":" not in experiment.sizes else None
 
 
 def _plain(value):
@@ -191,8 +195,9 @@ class _ReadRecordingProfile(Profile):
 def keyed_parts(experiment: Experiment) -> set[str]:
     """The profile parts a record of `experiment` holds the values of: its sizes' part and its reads."""
     parts = set(experiment.reads)
-    if isinstance(experiment.sizes, str) and ":" not in experiment.sizes:
-        parts.add(experiment.sizes.split(".")[0])
+    section = _sizes_section(experiment)
+    if section is not None:
+        parts.add(section.split(".")[0])
     return parts
 
 
