@@ -58,16 +58,16 @@ from pathlib import Path
 from wmkit import __version__
 from wmkit.bench.claims import (
     CLAIM_KINDS,
-    declared_seeds,
     CLAIMS,
-    PAPER_CLAIM,
     EXPERIMENTS,
+    PAPER_CLAIM,
     PAPERS,
     Claim,
     Experiment,
     _check_registry,
     _resolve,
     claim_value,
+    declared_seeds,
     precondition_failure,
 )
 from wmkit.bench.source_key import (
@@ -81,7 +81,6 @@ from wmkit.bench.source_key import (
 from wmkit.profiles import Profile, get_profile, resolve_profile_name
 from wmkit.runs import REPO, cpu_model, default_runs_root, jsonable
 from wmkit.stats import VERDICTS, describe, summarize, verdict
-
 
 RECORD_VERSION = 1
 
