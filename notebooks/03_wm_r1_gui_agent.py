@@ -144,9 +144,8 @@ from wmkit.wm_r1 import tasks as wm_tasks
 from wmkit.wm_r1.oracle import corrupt_screen
 
 run = nb.start("03_wm_r1_gui_agent", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
-# One thread on CPU: the policy is tiny (~0.2M parameters), so a second thread gains little, and on
-# 2 cores shared with other work two threads made the start's SFT about 30 times slower (measured:
-# 3.5 s a step against 0.1 s with one thread, two other processes running).
+# One thread on CPU: the policy is tiny, so a second thread gains little (research/WORKER_PROCESSES.md),
+# and on cores shared with other work it can slow every step down many times over.
 if not torch.cuda.is_available():
     torch.set_num_threads(1)
 sizes = run.profile.wm_r1  # the profile's notebook 03 sizes (wmkit/profiles.py)

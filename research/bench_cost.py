@@ -17,6 +17,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from wmkit.bench.runner import cpu_kind
+
 RECORDS = Path(__file__).resolve().parent.parent / "executed" / "cpu" / "bench" / "records"
 
 
@@ -61,7 +63,7 @@ def main() -> None:
         seeds = records[name]
         seconds = sum(r["wall_seconds"] for r in seeds.values())
         total += seconds
-        cpus = sorted({(r.get("cpu") or {}).get("cpu_model") or "not recorded" for r in seeds.values()})
+        cpus = sorted({cpu_kind(r.get("cpu")) for r in seeds.values()})
         print(f"{name:24s} {len(seeds):5d} {seconds / 60:10.1f} {seconds / 60 / len(seeds):9.1f}  {', '.join(cpus)}")
     print(f"{'all':24s} {'':5s} {total / 60:10.1f}   = {total / 3600:.1f} worker-hours; on {args.workers} workers "
           f"at least {total / 3600 / args.workers:.1f} h against a budget of {args.budget_hours:g} h "

@@ -481,15 +481,22 @@ def test_the_plan_runs_nothing_and_estimates_from_the_records_timings(tmp_path, 
     assert lines[-1].startswith("about 5 min of work: about 2 min with 2 worker(s)")  # 300 s, 150 s
 
 
-def test_the_estimate_prefers_records_made_on_this_cpu_model(tmp_path):
+def test_the_estimate_prefers_records_made_on_this_cpu_kind(tmp_path):
     folder = tmp_path / "fake"
     folder.mkdir()
-    for i, (seconds, model) in enumerate([(100, "AMD EPYC"), (300, "AMD EPYC"), (50, "Intel Xeon"), (10, None)]):
-        record = {"wall_seconds": seconds, **({"cpu": {"cpu_model": model}} if model else {})}
-        (folder / f"seed{i}_v_c.json").write_text(json.dumps(record))
-    assert bench.seconds_per_seed(["fake", "none"], [tmp_path], "AMD EPYC") == {"fake": 200, "none": None}
-    assert bench.seconds_per_seed(["fake"], [tmp_path], "Intel Xeon") == {"fake": 50}
-    assert bench.seconds_per_seed(["fake"], [tmp_path], "another CPU") == {"fake": 75}  # no such record: all
+    cpus = [(100, "AMD EPYC", "AVX2"), (300, "AMD EPYC", "AVX2"), (40, "AMD EPYC", "AVX512"),
+            (50, "Intel Xeon", None), (10, None, None)]
+    for i, (seconds, model, kernels) in enumerate(cpus):
+        cpu = {"cpu_model": model, **({"torch_cpu_capability": kernels} if kernels else {})}
+        (folder / f"seed{i}_v_c.json").write_text(json.dumps({"wall_seconds": seconds,
+                                                              **({"cpu": cpu} if model else {})}))
+    assert bench.cpu_kind({"cpu_model": "AMD EPYC", "torch_cpu_capability": "AVX2"}) == "AMD EPYC (AVX2)"
+    assert bench.cpu_kind({"cpu_model": "Intel Xeon"}) == "Intel Xeon" and bench.cpu_kind(None) == "not recorded"
+    assert bench.seconds_per_seed(["fake", "none"], [tmp_path], "AMD EPYC (AVX2)") == {"fake": 200, "none": None}
+    assert bench.seconds_per_seed(["fake"], [tmp_path], "AMD EPYC (AVX512)") == {"fake": 40}
+    assert bench.seconds_per_seed(["fake"], [tmp_path], "AMD EPYC (AVX10)") == {"fake": 100}  # same model: 100, 300, 40
+    assert bench.seconds_per_seed(["fake"], [tmp_path], "Intel Xeon (AVX512)") == {"fake": 50}
+    assert bench.seconds_per_seed(["fake"], [tmp_path], "another CPU") == {"fake": 50}  # no such record: all
 
 
 def test_ship_replaces_the_published_records_of_the_seeds_it_ran_and_keeps_the_others(tmp_path, fresh):
@@ -533,9 +540,10 @@ def test_records_and_reports_name_the_cpu(tmp_path, fresh):
     assert len(records) == 2 and all(r["cpu"]["cpu_model"] for r in records)
     assert all(r["cpu"] == bench.cpu_model() for r in records)
     cpu = bench.cpu_model()["cpu_model"]
-    assert report["experiments"]["fake"]["cpus"] == [cpu] and report["machine"]["cpu_model"] == cpu
+    kind = bench.cpu_kind(bench.cpu_model())  # the model and torch's kernel set
+    assert report["experiments"]["fake"]["cpus"] == [kind] and report["machine"]["cpu_model"] == cpu
     text = (tmp_path / "report.md").read_text()
-    assert "| CPU |" in text and f"| {cpu} |" in text and f"machine: {report['machine']['platform']}, {cpu}" in text
+    assert "| CPU |" in text and f"| {kind} |" in text and f"machine: {report['machine']['platform']}, {cpu}" in text
     assert runs.machine_and_load()["cpu_model"] == cpu  # probes' results files name it the same way
 
 

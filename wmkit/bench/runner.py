@@ -720,8 +720,7 @@ def build_report(runs_root: Path, profile: str, seeds: SeedsArg, code: str | Non
                                "this_kit": (this_kit_label(list(records[name].values()), keys[name])
                                             if records.get(name) else None),
                                # a seed's floats depend on the CPU kind; older records did not keep it
-                               "cpus": sorted({(r.get("cpu") or {}).get("cpu_model") or "not recorded"
-                                               for r in records.get(name, {}).values()}),
+                               "cpus": sorted({cpu_kind(r.get("cpu")) for r in records.get(name, {}).values()}),
                                "wall_seconds": {str(s): r["wall_seconds"] for s, r in records.get(name, {}).items()}}
                         for name, e in experiments.items()},
         "counts": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
@@ -1048,26 +1047,38 @@ def bench_seeds(profile: str, seeds: int | None, names: Sequence[str]) -> dict[s
     return {name: list(range(seeds)) for name in names}
 
 
+def cpu_kind(cpu: dict | None) -> str:
+    """A record's CPU kind, as a report lists it: the model and torch's kernel set, e.g. "AMD EPYC
+    (AVX512)". The kernel set is part of the kind: one model name runs AVX2 kernels on one machine
+    and AVX512 on another, and a seed's floats (and its time) differ between the two. Older records
+    kept only the model, or nothing ("not recorded")."""
+    cpu = cpu or {}
+    model = cpu.get("cpu_model") or "not recorded"
+    return f"{model} ({cpu['torch_cpu_capability']})" if cpu.get("torch_cpu_capability") else model
+
+
 def seconds_per_seed(experiments: Sequence[str], folders: Sequence[Path],
                      cpu: str | None = None) -> dict[str, float | None]:
     """experiment -> median wall seconds of one seed over its records in `folders` (any version, any
     config: an estimate for the ETA and the plan), None where there is no record. With `cpu` (a
-    ``cpu_model``), the records made on that CPU where an experiment has any: a seed's time differs
-    between CPU kinds by a factor of two or more."""
+    :func:`cpu_kind`), the records made on that kind where an experiment has any, else those of the
+    same CPU model: a seed's time differs between CPU kinds by a factor of two or more."""
     import statistics
 
     out: dict[str, float | None] = {}
     for name in experiments:
-        times: list[tuple[float, str | None]] = []
+        times: list[tuple[float, str, str | None]] = []
         for folder in folders:
             for path in (Path(folder) / name).glob("seed*_*.json"):
                 try:
                     record = json.loads(path.read_text())
-                    times.append((float(record["wall_seconds"]), (record.get("cpu") or {}).get("cpu_model")))
+                    times.append((float(record["wall_seconds"]), cpu_kind(record.get("cpu")),
+                                  (record.get("cpu") or {}).get("cpu_model")))
                 except (OSError, ValueError, KeyError, TypeError, AttributeError):
                     continue
-        same = [t for t, model in times if cpu is not None and model == cpu]
-        chosen = same or [t for t, _ in times]
+        model = cpu.split(" (", 1)[0] if cpu is not None else None
+        chosen = ([t for t, kind, _ in times if kind == cpu] or [t for t, _, m in times if m == model]
+                  or [t for t, _, _ in times])
         out[name] = statistics.median(chosen) if chosen else None
     return out
 
@@ -1135,7 +1146,7 @@ def plan_bench(profile: str, seeds: dict[str, list[int]], runs_root: Path, worke
         to_run[name] = missing
     timing_dirs = [runs_root / "bench", published_dir(profile) / "bench" / "records"]
     return BenchPlan(profile, workers, seeds, to_run,
-                     seconds_per_seed(list(seeds), timing_dirs, cpu_model().get("cpu_model")), skipped)
+                     seconds_per_seed(list(seeds), timing_dirs, cpu_kind(cpu_model())), skipped)
 
 
 def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[str] | None = None,
