@@ -144,8 +144,8 @@ from wmkit.wm_r1 import tasks as wm_tasks
 from wmkit.wm_r1.oracle import corrupt_screen
 
 run = nb.start("03_wm_r1_gui_agent", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
-# One thread on CPU: the policy is tiny, so a second thread gains little (research/WORKER_PROCESSES.md),
-# and on cores shared with other work it can slow every step down many times over.
+# One thread on CPU: the policy is tiny, so its steps are chains of small matrix products that a
+# second thread barely splits, and on cores shared with other work it can slow every step down.
 if not torch.cuda.is_available():
     torch.set_num_threads(1)
 sizes = run.profile.wm_r1  # the profile's notebook 03 sizes (wmkit/profiles.py)

@@ -492,11 +492,14 @@ def test_the_estimate_prefers_records_made_on_this_cpu_kind(tmp_path):
                                                               **({"cpu": cpu} if model else {})}))
     assert bench.cpu_kind({"cpu_model": "AMD EPYC", "torch_cpu_capability": "AVX2"}) == "AMD EPYC (AVX2)"
     assert bench.cpu_kind({"cpu_model": "Intel Xeon"}) == "Intel Xeon" and bench.cpu_kind(None) == "not recorded"
-    assert bench.seconds_per_seed(["fake", "none"], [tmp_path], "AMD EPYC (AVX2)") == {"fake": 200, "none": None}
-    assert bench.seconds_per_seed(["fake"], [tmp_path], "AMD EPYC (AVX512)") == {"fake": 40}
-    assert bench.seconds_per_seed(["fake"], [tmp_path], "AMD EPYC (AVX10)") == {"fake": 100}  # same model: 100, 300, 40
-    assert bench.seconds_per_seed(["fake"], [tmp_path], "Intel Xeon (AVX512)") == {"fake": 50}
-    assert bench.seconds_per_seed(["fake"], [tmp_path], "another CPU") == {"fake": 50}  # no such record: all
+    def estimate(names, model, kernels=None):
+        return bench.seconds_per_seed(names, [tmp_path], {"cpu_model": model, "torch_cpu_capability": kernels})
+
+    assert estimate(["fake", "none"], "AMD EPYC", "AVX2") == {"fake": 200, "none": None}
+    assert estimate(["fake"], "AMD EPYC", "AVX512") == {"fake": 40}
+    assert estimate(["fake"], "AMD EPYC", "AVX10") == {"fake": 100}  # same model: 100, 300, 40
+    assert estimate(["fake"], "Intel Xeon", "AVX512") == {"fake": 50}
+    assert estimate(["fake"], "another CPU") == {"fake": 50}  # no such record: all
 
 
 def test_ship_replaces_the_published_records_of_the_seeds_it_ran_and_keeps_the_others(tmp_path, fresh):

@@ -1058,11 +1058,11 @@ def cpu_kind(cpu: dict | None) -> str:
 
 
 def seconds_per_seed(experiments: Sequence[str], folders: Sequence[Path],
-                     cpu: str | None = None) -> dict[str, float | None]:
+                     cpu: dict | None = None) -> dict[str, float | None]:
     """experiment -> median wall seconds of one seed over its records in `folders` (any version, any
-    config: an estimate for the ETA and the plan), None where there is no record. With `cpu` (a
-    :func:`cpu_kind`), the records made on that kind where an experiment has any, else those of the
-    same CPU model: a seed's time differs between CPU kinds by a factor of two or more."""
+    config: an estimate for the ETA and the plan), None where there is no record. With `cpu` (as
+    :func:`wmkit.runs.cpu_model` gives it), the records made on that CPU kind (:func:`cpu_kind`) where
+    an experiment has any, else those of the same CPU model: a seed's time differs between CPU kinds by a factor of two or more."""
     import statistics
 
     out: dict[str, float | None] = {}
@@ -1076,8 +1076,8 @@ def seconds_per_seed(experiments: Sequence[str], folders: Sequence[Path],
                                   (record.get("cpu") or {}).get("cpu_model")))
                 except (OSError, ValueError, KeyError, TypeError, AttributeError):
                     continue
-        model = cpu.split(" (", 1)[0] if cpu is not None else None
-        chosen = ([t for t, kind, _ in times if kind == cpu] or [t for t, _, m in times if m == model]
+        kind, model = (cpu_kind(cpu), cpu.get("cpu_model")) if cpu is not None else (None, None)
+        chosen = ([t for t, k, _ in times if k == kind] or [t for t, _, m in times if m == model]
                   or [t for t, _, _ in times])
         out[name] = statistics.median(chosen) if chosen else None
     return out
@@ -1146,7 +1146,7 @@ def plan_bench(profile: str, seeds: dict[str, list[int]], runs_root: Path, worke
         to_run[name] = missing
     timing_dirs = [runs_root / "bench", published_dir(profile) / "bench" / "records"]
     return BenchPlan(profile, workers, seeds, to_run,
-                     seconds_per_seed(list(seeds), timing_dirs, cpu_kind(cpu_model())), skipped)
+                     seconds_per_seed(list(seeds), timing_dirs, cpu_model()), skipped)
 
 
 def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[str] | None = None,
