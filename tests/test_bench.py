@@ -1082,3 +1082,32 @@ def test_the_published_cpu_report_reads_from_a_copy_of_the_tree_without_git(tmp_
     assert sum(r["kit"]["n"] > 0 for r in loaded["rows"]) >= 40
     per = saved["seeds_per_experiment"]
     assert len(per["wm_r1_learned"]) == 19 and len(per["wm_r1_small_world"]) == 8 and len(per["wm_r1"]) == 3
+
+
+def test_a_fresh_clone_reuses_the_records_shipped_at_this_version_and_reruns_on_request(tmp_path, fresh):
+    """`make bench` in a fresh clone (no runs/) copies the shipped records of this version instead of
+    rerunning them, runs only the seeds they lack, and reruns everything with --rerun-shipped."""
+    repo = published_fake(tmp_path, seeds=(0, 1))
+    shipped = repo / "executed" / "smoke" / "bench" / "records"
+    CALLS.clear()
+    lines: list[str] = []
+    fresh_runs = tmp_path / "fresh_clone_runs"
+    result = bench.run_bench("smoke", 3, runs_root=fresh_runs, experiments=FAKE, claims=FAKE_CLAIMS,
+                             log=lines.append, shipped_dir=shipped)
+    assert CALLS == [("fake", 2)]  # seeds 0 and 1 ship at this version
+    assert lines[0].endswith("2 recorded at this library version (2 of them shipped with the kit)")
+    assert sorted(result.cached) == ["fake/seed0", "fake/seed1"] and result.report["rows"][0]["seeds"] == [0, 1, 2]
+    assert {p.name for p in (fresh_runs / "bench" / "fake").glob("seed[01]_*.json")} == {
+        p.name for p in (shipped / "fake").iterdir()}
+    CALLS.clear()
+    bench.run_bench("smoke", 3, runs_root=tmp_path / "verify", experiments=FAKE, claims=FAKE_CLAIMS,
+                    log=lambda line: None, shipped_dir=False)
+    assert sorted(CALLS) == [("fake", 0), ("fake", 1), ("fake", 2)]
+    other = tmp_path / "other_version"  # a shipped record of another version is not reused
+    (other / "fake").mkdir(parents=True)
+    for path in (shipped / "fake").iterdir():
+        shutil.copy(path, other / "fake" / path.name.replace(path.name.split("_")[1], "0123456789ab"))
+    CALLS.clear()
+    bench.run_bench("smoke", 2, runs_root=tmp_path / "again", experiments=FAKE, claims=FAKE_CLAIMS,
+                    log=lambda line: None, shipped_dir=other)
+    assert sorted(CALLS) == [("fake", 0), ("fake", 1)]

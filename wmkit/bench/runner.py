@@ -1103,6 +1103,9 @@ class BenchPlan:
     to_run: dict[str, list[int]]
     seconds: dict[str, float | None]
     skipped: dict[str, str] = field(default_factory=dict)
+    shipped: dict[str, list[int]] = field(default_factory=dict)
+    """experiment -> seeds with no record under the runs folder whose record at this version ships with
+    the kit (``executed/<profile>/bench/records``): copied in, not rerun."""
 
     def estimate(self, jobs: Sequence[tuple[str, int]] | None = None) -> float:
         """Estimated worker-seconds of `jobs` (default: every run to do); an experiment without a
@@ -1115,8 +1118,10 @@ class BenchPlan:
     def lines(self) -> list[str]:
         total = sum(len(v) for v in self.seeds.values())
         todo = sum(len(v) for v in self.to_run.values())
+        shipped = sum(len(v) for v in self.shipped.values())
         out = [f"bench plan, profile {self.profile}: {todo} of {total} (experiment, seed) runs to do, "
-               f"{total - todo} recorded at this library version"]
+               f"{total - todo} recorded at this library version"
+               + (f" ({shipped} of them shipped with the kit)" if shipped else "")]
         for name, seeds in self.seeds.items():
             each = self.seconds.get(name)
             note = f"~{duration(each)} per seed" if each else "no timing on record"
@@ -1130,30 +1135,60 @@ class BenchPlan:
 
 
 def plan_bench(profile: str, seeds: dict[str, list[int]], runs_root: Path, workers: int,
-               experiments: dict[str, Experiment] | None = None) -> BenchPlan:
-    """The :class:`BenchPlan` of running `seeds` (experiment -> seeds) under `runs_root`."""
+               experiments: dict[str, Experiment] | None = None, shipped_dir: Path | None = None) -> BenchPlan:
+    """The :class:`BenchPlan` of running `seeds` (experiment -> seeds) under `runs_root`.
+
+    A seed with no record under `runs_root` whose record at this version is in `shipped_dir` (default
+    ``executed/<profile>/bench/records``; ``False``: look nowhere) is not run: the same code made it,
+    so a fresh clone's ``make bench`` runs only what the shipped table lacks."""
     experiments = EXPERIMENTS if experiments is None else experiments
+    if shipped_dir is None:
+        shipped_dir = published_dir(profile) / "bench" / "records"
     to_run: dict[str, list[int]] = {}
+    shipped: dict[str, list[int]] = {}
     skipped: dict[str, str] = {}
     for name, wanted in seeds.items():
         reason = unavailable_reason(experiments[name])
         key = experiment_key(experiments[name]).key
         missing = [s for s in wanted
                    if not current_record_path(runs_root / "bench", experiments[name], profile, s, key).exists()]
+        if shipped_dir:
+            shipped[name] = [s for s in missing if current_record_path(
+                Path(shipped_dir), experiments[name], profile, s, key).exists()]
+            missing = [s for s in missing if s not in shipped[name]]
         if reason and missing:  # a record made where it could run still counts
             skipped[name] = reason
             missing = []
         to_run[name] = missing
     timing_dirs = [runs_root / "bench", published_dir(profile) / "bench" / "records"]
     return BenchPlan(profile, workers, seeds, to_run,
-                     seconds_per_seed(list(seeds), timing_dirs, cpu_model()), skipped)
+                     seconds_per_seed(list(seeds), timing_dirs, cpu_model()), skipped,
+                     {n: v for n, v in shipped.items() if v})
+
+
+def copy_shipped_records(plan: BenchPlan, runs_root: Path, shipped_dir: Path,
+                         experiments: dict[str, Experiment]) -> list[Path]:
+    """Copy the shipped records `plan` reuses (:attr:`BenchPlan.shipped`) into ``<runs_root>/bench``,
+    where the report reads its records; returns the copies."""
+    import shutil
+
+    copied = []
+    for name, seeds in plan.shipped.items():
+        key = experiment_key(experiments[name]).key
+        for seed in seeds:
+            source = current_record_path(Path(shipped_dir), experiments[name], plan.profile, seed, key)
+            target = Path(runs_root) / "bench" / name / source.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+            copied.append(target)
+    return copied
 
 
 def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[str] | None = None,
               runs_root: Path | None = None, threads: int | None = None, report_only: bool = False,
               experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
               log: Callable[[str], None] = print, workers: int = 1, any_version: bool = False,
-              plan_only: bool = False) -> BenchResult:
+              plan_only: bool = False, shipped_dir: Path | bool | None = None) -> BenchResult:
     """Run every selected (experiment, seed) that has no record yet, then rebuild the report from
     all records of this library version (also those of experiments not selected this time).
 
@@ -1169,7 +1204,11 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
     each with an equal share of the cores (`wmkit.core.parallel.run_jobs`; one torch thread each on 2
     cores): the records are the same as one at a time, up to the last digits a thread count can
     change. One progress line per finished run gives the time left, from the records' own timings.
-    `plan_only`: print what would run and how long it should take (:class:`BenchPlan`), run nothing."""
+    `plan_only`: print what would run and how long it should take (:class:`BenchPlan`), run nothing.
+
+    `shipped_dir`: where the kit's shipped records are (default ``executed/<profile>/bench/records``);
+    a seed whose record at this version is there is copied into the runs folder instead of rerun.
+    ``False``: rerun every seed here, shipped or not (``--rerun-shipped``)."""
     if threads is not None and threads < 1:
         raise ValueError(f"--threads must be at least 1, not {threads}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -1193,11 +1232,17 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
     start = time.perf_counter()
     out = BenchResult(report={})
     if not report_only:
-        plan = plan_bench(profile, wanted, runs_root, workers, experiments)
+        if shipped_dir is None:
+            shipped_dir = published_dir(profile) / "bench" / "records"
+        plan = plan_bench(profile, wanted, runs_root, workers, experiments, shipped_dir)
         for line in plan.lines():
             log(line)
         if plan_only:
             return out
+        if plan.shipped:
+            copied = copy_shipped_records(plan, runs_root, shipped_dir, experiments)
+            log(f"bench: {len(copied)} record(s) at this version copied from {shipped_dir} (not rerun; "
+                "--rerun-shipped reruns them)")
         out.skipped.update(plan.skipped)
         for name in wanted:
             done = set(wanted[name]) - set(plan.to_run[name])
@@ -1432,6 +1477,9 @@ def add_bench_parser(sub) -> None:
                         "version made it (each experiment's version is listed in the report)")
     p.add_argument("--plan", action="store_true",
                    help="print what would run and its estimated time (from the records' timings); run nothing")
+    p.add_argument("--rerun-shipped", action="store_true",
+                   help="rerun the seeds whose records at this version ship with the kit "
+                        "(default: copy those records into the runs folder)")
     p.add_argument("--ship", action="store_true",
                    help="after the runs, copy this version's records of the declared seeds into "
                         "executed/<profile>/bench/records (replacing other versions' records of those seeds) "
@@ -1452,7 +1500,7 @@ def bench_main(args) -> int:
                          "or --any-version with it")
     result = run_bench(args.profile, args.seeds, args.only, Path(args.runs_dir) if args.runs_dir else None,
                        args.threads, args.report_only, workers=args.workers, any_version=args.any_version,
-                       plan_only=args.plan)
+                       plan_only=args.plan, shipped_dir=False if args.rerun_shipped else None)
     if args.plan:
         return 0
     if args.ship:
