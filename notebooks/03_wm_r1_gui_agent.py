@@ -500,7 +500,10 @@ for key, rung in this_seed["rungs"].items():
 # (*inconclusive*) or is below 0 (*contradicted*); one seed is *not measured*.
 
 # %%
-per_seed, source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_ladder", this_seed, range(3))
+# Below two seeds of this profile's records (a quick smoke pass), the kit's shipped cpu records are
+# shown instead, labelled so; `shown_profile` says which profile the numbers below were made at.
+per_seed, source, shown_profile = bench.seeds_here_or_published(run.runs_dir, run.profile.name, "wm_r1_ladder",
+                                                                this_seed, range(3))
 ladder_summary = wm_ladder.summarize_ladder(per_seed)
 print("source:", source)
 print(f"SFT start: greedy {stats.describe(ladder_summary['start']['greedy'])}, "
@@ -516,9 +519,9 @@ if len(per_seed) >= 2:
               for mode in ("greedy", "sampled")}
     band = {mode: interval(ladder_summary["start"][mode])[1:] for mode in ("greedy", "sampled")}
     learned_exact = (ladder_summary["learned_world_model"]["exact"]["mean"] if "learned_world_model" in ladder_summary
-                     else learned["exact"] if learned else None)
+                     else learned["exact"] if learned and shown_profile == run.profile.name else None)
     learned_x = 1 - learned_exact if learned_exact is not None else None
-    fig = ladder_figure(points, band, learned_x, f"fidelity ladder over {len(per_seed)} seeds ({run.profile.name})",
+    fig = ladder_figure(points, band, learned_x, f"fidelity ladder over {len(per_seed)} seeds ({shown_profile})",
                         "bars and bands: 95% t-interval over seeds")
     save(fig, "fidelity_ladder.png"); plt.show()
 else:
@@ -634,8 +637,8 @@ fig.tight_layout(); save(fig, "small_world_this_seed.png"); plt.show()
 # rung for seeds 0-7; the cell below reads those records and applies section 7's verdict rule.
 
 # %%
-small_per_seed, small_source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_small_world",
-                                                       small_seed)
+small_per_seed, small_source, small_profile = bench.seeds_here_or_published(run.runs_dir, run.profile.name,
+                                                                            "wm_r1_small_world", small_seed)
 small_summary = wm_ladder.summarize_ladder(small_per_seed)
 print("source:", small_source)
 
@@ -654,8 +657,8 @@ if len(small_per_seed) >= 2:
     points = {mode: [(mean_error(row), *interval(row[mode]), f"p={key}") for key, row in small_summary["rungs"].items()]
               for mode in ("greedy", "sampled")}
     band = {mode: interval(small_summary["start"][mode])[1:] for mode in ("greedy", "sampled")}
-    learned_x = 1 - small_learned["exact"] if small_learned else None
-    fig = ladder_figure(points, band, learned_x, f"settings world over {len(small_per_seed)} seeds ({run.profile.name})",
+    learned_x = 1 - small_learned["exact"] if small_learned and small_profile == run.profile.name else None
+    fig = ladder_figure(points, band, learned_x, f"settings world over {len(small_per_seed)} seeds ({small_profile})",
                         "bars and bands: 95% t-interval over seeds")
     save(fig, "small_world_ladder.png"); plt.show()
 
@@ -760,8 +763,8 @@ if train_learned_here:
     learned_seed = wm_ladder.run_learned_world_model(run.profile, run.seed, sizes=sizes,
                                                      out_dir=run.output_dir / "learned_world_model", progress=True)
     print(f"seed {run.seed}: world model, its judging and two GRPO runs in {time.perf_counter() - t0:.0f} s")
-learned_per_seed, learned_source = bench.seeds_or_this_run(run.runs_dir, run.profile.name, "wm_r1_learned",
-                                                           learned_seed, seeds=range(LEARNED_PLANNED_TESTS[-1][1][-1] + 1))
+learned_per_seed, learned_source, learned_profile = bench.seeds_here_or_published(
+    run.runs_dir, run.profile.name, "wm_r1_learned", learned_seed, seeds=range(LEARNED_PLANNED_TESTS[-1][1][-1] + 1))
 if not learned_per_seed:
     print(f"{learned_source}. Run  python -m wmkit bench --profile {run.profile.name} --seeds "
           f"{LEARNED_PLANNED_TESTS[-1][1][-1] + 1} --only wm_r1_learned  (or set LEARNED_WORLD_MODEL_HERE = True)")
@@ -811,7 +814,11 @@ else:
 # the evaluation tasks and keeps the best; an arm at its level has learned nothing of the instruction.
 
 # %%
-learned_eval_tasks = wm_ladder.ladder_eval_tasks(wm_ladder.learned_world_sizes(sizes))
+from wmkit.profiles import get_profile
+
+# the evaluation tasks of the profile whose records are shown above (the cpu ones on a smoke pass)
+learned_sizes = sizes if learned_profile == run.profile.name else get_profile(learned_profile).wm_r1
+learned_eval_tasks = wm_ladder.ladder_eval_tasks(wm_ladder.learned_world_sizes(learned_sizes))
 blind_success, blind_switch = max((wm_eval.fixed_sequence_success(learned_eval_tasks, k), k) for k in range(1, 8))
 print(f"best instruction-blind sequence on these {len(learned_eval_tasks)} tasks: open_app(settings) "
       f"tap({blind_switch}) finished() -> success {blind_success:.4f}")
@@ -849,7 +856,7 @@ if learned_per_seed:
     axes[0].axhline(blind_success, color="grey", ls="--", lw=0.8, label="best instruction-blind sequence")
     axes[0].set_xticks(range(3), arm_names, fontsize=8)
     axes[0].set(ylabel="success in the real simulator",
-                title=f"settings world, status-bar phone, {len(learned_per_seed)} seed(s)")
+                title=f"settings world, status-bar phone, {len(learned_per_seed)} seed(s) ({learned_profile})")
     axes[0].legend(fontsize=7)
     oracle_group = plots.GainGroup(
         "WM-R1 in the oracle world model (section 8), plain phone", len(small_per_seed),
@@ -981,9 +988,10 @@ for row in tput:
 summary_lines = [f"source of the verdicts: {source}",
                  f"SFT start greedy {start['greedy']['success']:.3f}, sampled {start['sampled']['success']:.3f} (seed {run.seed})"]
 summary_lines += [f"{claim}: {v}" for claim, v in verdicts.items()]
-summary_lines.append(f"settings world (source: {small_source}): start greedy {small_start['greedy']['success']:.3f}, "
+summary_lines.append(f"settings world, this notebook's seed {run.seed} ({run.profile.name}): start greedy "
+                     f"{small_start['greedy']['success']:.3f}, "
                      + ", ".join(f"p = {key} {r['greedy']['success']:.3f}" for key, r in small_seed["rungs"].items())
-                     + f" (seed {run.seed})")
+                     + f"; its verdicts over seeds above from {small_source}")
 if learned_per_seed:
     summary_lines.append(f"learned world model of the settings world (source: {learned_source}): "
                          + "; ".join(f"seed {r['seed']}: start {r['start']['greedy']['success']:.3f}, WM-R1 in it "

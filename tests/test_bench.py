@@ -311,6 +311,31 @@ def test_shipped_records_stand_in_for_missing_local_ones_and_name_their_version(
     assert per_seed == [{"seed": 0}] and "records ignored" in source
 
 
+def test_a_smoke_pass_shows_the_published_profiles_seeds_labelled_as_theirs(tmp_path, fresh, monkeypatch):
+    """Notebook 03 on a smoke pass: below two smoke records, the cpu profile's records (here made on
+    this machine under runs/cpu) are shown, labelled as the cpu profile's, and the third value says
+    so; two smoke records win; with none of either, or with WMKIT_RECORDS=none, the run's own seed."""
+    monkeypatch.delenv(bench.RECORDS_ENV, raising=False)
+    smoke_dir, mine, nowhere = tmp_path / "smoke", {"seed": 7, "after": 0.9}, tmp_path / "none"
+    per_seed, source, shown = bench.seeds_here_or_published(smoke_dir, "smoke", "fake", mine, experiments=FAKE,
+                                                            shipped_dir=nowhere, published_shipped_dir=nowhere)
+    assert (per_seed, shown) == ([mine], "smoke") and source.startswith("this notebook, seed 7")
+    bench.run_bench("cpu", 3, runs_root=tmp_path / "cpu", experiments=FAKE, claims=FAKE_CLAIMS, log=lambda line: None)
+    per_seed, source, shown = bench.seeds_here_or_published(smoke_dir, "smoke", "fake", mine, experiments=FAKE,
+                                                            shipped_dir=nowhere, published_shipped_dir=nowhere)
+    assert shown == "cpu" and len(per_seed) == 3
+    assert source.endswith("seeds 0-2; this smoke run's own seed is in the sections above")
+    assert source.startswith("the cpu profile's benchmark records of this library version") and "own seed" in source
+    run(smoke_dir, 2)
+    per_seed, source, shown = bench.seeds_here_or_published(smoke_dir, "smoke", "fake", mine, experiments=FAKE,
+                                                            shipped_dir=nowhere, published_shipped_dir=nowhere)
+    assert shown == "smoke" and len(per_seed) == 2 and source.startswith("benchmark records of this library version")
+    monkeypatch.setenv(bench.RECORDS_ENV, "none")
+    per_seed, source, shown = bench.seeds_here_or_published(smoke_dir, "smoke", "fake", mine, experiments=FAKE,
+                                                            shipped_dir=nowhere, published_shipped_dir=nowhere)
+    assert (per_seed, shown) == ([mine], "smoke") and "records ignored" in source
+
+
 @dataclass(frozen=True)
 class SizesWithAddedField:
     steps: int = 3

@@ -97,6 +97,9 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
         from wmkit.stats import VERDICTS
 
         assert results["verdicts"] and all(v.startswith(VERDICTS) for v in results["verdicts"].values())
+        # its sections over seeds show the cpu records shipped with the kit, labelled so, not one smoke seed
+        for key in ("verdict_source", "small_world_source", "learned_world_model_source"):
+            assert results[key].startswith("the cpu profile's records shipped with the kit, seeds "), results[key]
         assert [row["transitions"] for row in results["throughput"]] == ["simulator", "world_model"]
         for figure in ("fidelity_ladder_this_seed.png", "wm_calls_per_trajectory.png"):
             assert (out / path.stem / figure).exists()

@@ -543,6 +543,35 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
     return [], f"not measured ({'; '.join(notes)}; and not run here)"
 
 
+PUBLISHED_PROFILE = "cpu"
+"""The profile whose benchmark records and report the kit ships (``executed/cpu``)."""
+
+
+def seeds_here_or_published(runs_dir: Path, profile: str, experiment: str, this_run: dict | None,
+                            seeds: Sequence[int] = range(10), published: str = PUBLISHED_PROFILE,
+                            published_shipped_dir: Path | None = None, **kwargs) -> tuple[list[dict], str, str]:
+    """(per-seed results, where they come from, the profile they were made at) for a notebook's
+    "over seeds" section run at `profile`, whose own runs live in `runs_dir` (``runs/<profile>``).
+
+    :func:`seeds_or_this_run` at `profile`, except that where this profile has fewer than two seeds'
+    records and `published` is another profile, the `published` profile's records (this machine's
+    ``runs/<published>/bench``, else those shipped with the kit) are shown in place of the one seed
+    the notebook ran: a quick `smoke` pass then shows the kit's multi-seed evidence, labelled as
+    the other profile's, instead of a single seed with no interval. The caller must not mix them
+    with numbers of its own run (the third value says which profile they are). `kwargs` go to
+    :func:`seeds_or_this_run`; `published_shipped_dir` is the `published` profile's ``shipped_dir``."""
+    found, source = seeds_or_this_run(runs_dir, profile, experiment, None, seeds, **kwargs)
+    if found:
+        return found, source, profile
+    if published != profile:
+        other, other_source = seeds_or_this_run(Path(runs_dir).parent / published, published, experiment, None, seeds,
+                                                **{**kwargs, "shipped_dir": published_shipped_dir})
+        if other:
+            return other, (f"the {published} profile's {other_source}; this {profile} run's own seed is in the "
+                           "sections above"), published
+    return (*seeds_or_this_run(runs_dir, profile, experiment, this_run, seeds, **kwargs), profile)
+
+
 def _seed_list(records: dict[int, dict]) -> str:
     """'0-18' for a run of consecutive seeds, else '0, 2, 5'."""
     seeds = sorted(records)
