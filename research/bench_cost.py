@@ -7,6 +7,13 @@ evaluations). wm_r1's notebook-01 world model is built once for all its seeds, o
 times, and counted once. Then the whole table's time on N workers (the sum over workers when the
 runs pack perfectly, a lower bound) against a budget.
 
+Last, a planning figure, not a re-analysis: for each claim row that votes and that its seeds
+decided (reproduced or contradicted in the published report), the fewest seeds n at which the
+95% t-interval's expected half-width, t(n-1) * sd / sqrt(n) with the observed sd, stays clear of
+the line by the observed mean; per experiment the largest such n (at least 3), and what the table
+would cost at those seeds. Choosing seeds from the effects they measured is post hoc: a table
+that adopted these counts would have to declare them before a fresh run.
+
     PYTHONPATH=$PWD python research/bench_cost.py [--workers 2] [--budget-hours 2]
 
 It reads only `executed/cpu/bench/records/`; it runs nothing.
@@ -19,8 +26,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from wmkit.bench.runner import cpu_kind
+from wmkit.stats import t_quantile
 
 RECORDS = Path(__file__).resolve().parent.parent / "executed" / "cpu" / "bench" / "records"
+REPORT = RECORDS.parent.parent / "bench.json"
+FLOOR_SEEDS = 3
 
 
 def newest_records(records_dir: Path = RECORDS) -> dict[str, dict[int, dict]]:
@@ -93,6 +103,42 @@ def main() -> None:
         newest = max(records[name].values(), key=lambda r: r["started"])
         for phase, seconds in shared_phases(newest["result"]).items():
             print(f"  {phase}: {seconds / 60:.1f} min once")
+    seeds_needed_section(records, args.workers, args.budget_hours)
+
+
+def seeds_needed(mean: float, sd: float, line: float = 0.0, most: int = 200) -> int | None:
+    """Fewest seeds n >= 2 with t(n-1) * sd / sqrt(n) < |mean - line|; None past `most`."""
+    gap = abs(mean - line)
+    for n in range(2, most + 1):
+        if t_quantile(0.95, n - 1) * sd / n ** 0.5 < gap:
+            return n
+    return None
+
+
+def seeds_needed_section(records: dict[str, dict[int, dict]], workers: int, budget_hours: float) -> None:
+    rows = json.loads(REPORT.read_text())["rows"]
+    needed: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    print("\nseeds the observed effects need (voting rows its seeds decided; post hoc, for planning only)")
+    print(f"  {'claim':36s} {'kind':14s} {'verdict':12s} {'n':>3s} {'mean':>7s} {'sd':>6s} {'needs':>5s}")
+    for row in rows:
+        kit = row["kit"]
+        if row["measures"] or row["verdict"] not in ("reproduced", "contradicted"):
+            continue
+        n = seeds_needed(kit["mean"], kit["std"], row["threshold"] or 0.0)
+        needed[row["experiment"]].append((n, row["id"]))
+        print(f"  {row['id']:36s} {row['kind']:14s} {row['verdict']:12s} {kit['n']:3d} {kit['mean']:+7.3f} "
+              f"{kit['std']:6.3f} {n if n else '>200':>5}")
+    total = 0.0
+    print(f"\n  {'experiment':24s} {'declared':>8s} {'needs':>5s} {'worker min':>10s}  (at its records' min/seed)")
+    for name, seeds in sorted(records.items()):
+        per_seed = sum(r["wall_seconds"] for r in seeds.values()) / len(seeds)
+        n = max([FLOOR_SEEDS] + [k for k, _ in needed.get(name, []) if k])
+        newest = max(seeds.values(), key=lambda r: r["started"])
+        seconds = n * per_seed + sum(shared_phases(newest["result"]).values())  # built once, as above
+        total += seconds
+        print(f"  {name:24s} {len(seeds):8d} {n:5d} {seconds / 60:10.1f}")
+    print(f"  {'all':24s} {'':8s} {'':5s} {total / 60:10.1f}   on {workers} workers at least "
+          f"{total / 3600 / workers:.1f} h against {budget_hours:g} h ({total / 3600 / workers / budget_hours:.1f}x)")
 
 
 if __name__ == "__main__":
