@@ -68,6 +68,12 @@ def shared_phases(result: dict) -> dict[str, float]:
     return {}
 
 
+def shared_seconds(seeds: dict[int, dict]) -> float:
+    """What an experiment's seeds share, built once (:func:`shared_phases` of its newest record)."""
+    newest = max(seeds.values(), key=lambda r: r["started"])
+    return sum(shared_phases(newest["result"]).values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
@@ -78,8 +84,7 @@ def main() -> None:
     print(f"{'experiment':24s} {'seeds':>5s} {'worker min':>10s} {'min/seed':>9s}  CPU(s)")
     for name in sorted(records, key=lambda n: -sum(r["wall_seconds"] for r in records[n].values())):
         seeds = records[name]
-        newest = max(seeds.values(), key=lambda r: r["started"])
-        seconds = sum(r["wall_seconds"] for r in seeds.values()) + sum(shared_phases(newest["result"]).values())
+        seconds = sum(r["wall_seconds"] for r in seeds.values()) + shared_seconds(seeds)
         total += seconds
         cpus = sorted({cpu_kind(r.get("cpu")) for r in seeds.values()})
         print(f"{name:24s} {len(seeds):5d} {seconds / 60:10.1f} {seconds / 60 / len(seeds):9.1f}  {', '.join(cpus)}")
@@ -117,7 +122,7 @@ def seeds_needed(mean: float, sd: float, line: float = 0.0, most: int = 200) -> 
 
 def seeds_needed_section(records: dict[str, dict[int, dict]], workers: int, budget_hours: float) -> None:
     rows = json.loads(REPORT.read_text())["rows"]
-    needed: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    needed: dict[str, list[int]] = defaultdict(list)
     print("\nseeds the observed effects need (voting rows its seeds decided; post hoc, for planning only)")
     print(f"  {'claim':36s} {'kind':14s} {'verdict':12s} {'n':>3s} {'mean':>7s} {'sd':>6s} {'needs':>5s}")
     for row in rows:
@@ -125,16 +130,15 @@ def seeds_needed_section(records: dict[str, dict[int, dict]], workers: int, budg
         if row["measures"] or row["verdict"] not in ("reproduced", "contradicted"):
             continue
         n = seeds_needed(kit["mean"], kit["std"], row["threshold"] or 0.0)
-        needed[row["experiment"]].append((n, row["id"]))
+        needed[row["experiment"]].append(n)
         print(f"  {row['id']:36s} {row['kind']:14s} {row['verdict']:12s} {kit['n']:3d} {kit['mean']:+7.3f} "
               f"{kit['std']:6.3f} {n if n else '>200':>5}")
     total = 0.0
     print(f"\n  {'experiment':24s} {'declared':>8s} {'needs':>5s} {'worker min':>10s}  (at its records' min/seed)")
     for name, seeds in sorted(records.items()):
         per_seed = sum(r["wall_seconds"] for r in seeds.values()) / len(seeds)
-        n = max([FLOOR_SEEDS] + [k for k, _ in needed.get(name, []) if k])
-        newest = max(seeds.values(), key=lambda r: r["started"])
-        seconds = n * per_seed + sum(shared_phases(newest["result"]).values())  # built once, as above
+        n = max([FLOOR_SEEDS] + [k for k in needed.get(name, []) if k])
+        seconds = n * per_seed + shared_seconds(seeds)
         total += seconds
         print(f"  {name:24s} {len(seeds):8d} {n:5d} {seconds / 60:10.1f}")
     print(f"  {'all':24s} {'':8s} {'':5s} {total / 60:10.1f}   on {workers} workers at least "

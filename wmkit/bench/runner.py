@@ -560,16 +560,16 @@ def seeds_here_or_published(runs_dir: Path, profile: str, experiment: str, this_
     the other profile's, instead of a single seed with no interval. The caller must not mix them
     with numbers of its own run (the third value says which profile they are). `kwargs` go to
     :func:`seeds_or_this_run`; `published_shipped_dir` is the `published` profile's ``shipped_dir``."""
-    found, source = seeds_or_this_run(runs_dir, profile, experiment, None, seeds, **kwargs)
-    if found:
+    found, source = seeds_or_this_run(runs_dir, profile, experiment, this_run, seeds, **kwargs)
+    found_records = bool(found) and found[0] is not this_run
+    if found_records or published == profile:
         return found, source, profile
-    if published != profile:
-        other, other_source = seeds_or_this_run(Path(runs_dir).parent / published, published, experiment, None, seeds,
-                                                **{**kwargs, "shipped_dir": published_shipped_dir})
-        if other:
-            return other, (f"the {published} profile's {other_source}; this {profile} run's own seed is in the "
-                           "sections above"), published
-    return (*seeds_or_this_run(runs_dir, profile, experiment, this_run, seeds, **kwargs), profile)
+    other, other_source = seeds_or_this_run(Path(runs_dir).parent / published, published, experiment, None, seeds,
+                                            **{**kwargs, "shipped_dir": published_shipped_dir})
+    if other:
+        return other, (f"the {published} profile's {other_source}; this {profile} run's own seed is in the "
+                       "sections above"), published
+    return found, source, profile
 
 
 def _seed_list(records: dict[int, dict]) -> str:
@@ -1342,8 +1342,9 @@ def publish_command(profile: str) -> str:
     return shlex.join(["python", "-m", "wmkit", "bench", "--profile", profile, "--publish"])
 
 
-def publish_report(profile: str = "cpu", repo: Path = REPO, experiments: dict[str, Experiment] | None = None,
-                   claims: Sequence[Claim] = CLAIMS, log: Callable[[str], None] = print) -> dict:
+def publish_report(profile: str = PUBLISHED_PROFILE, repo: Path = REPO,
+                   experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
+                   log: Callable[[str], None] = print) -> dict:
     """The one published report, built from the shipped records and running nothing.
 
     Reads ``executed/<profile>/bench/records`` (per experiment, every seed with a record made with
@@ -1433,7 +1434,7 @@ def raw_base_url(version: str | None = None) -> str | None:
     return f"https://raw.githubusercontent.com/{url.split('github.com/', 1)[1]}/v{version}"
 
 
-def shipped_report(profile: str = "cpu", repo: Path = REPO, cache_dir: Path | None = None,
+def shipped_report(profile: str = PUBLISHED_PROFILE, repo: Path = REPO, cache_dir: Path | None = None,
                    base_url: str | None = None, log: Callable[[str], None] = print) -> tuple[Path | None, str]:
     """(path of the published ``executed/<profile>/bench.json``, where it came from), for notebook 05.
 
