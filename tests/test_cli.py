@@ -197,3 +197,40 @@ def test_a_failing_notebook_is_one_line_and_the_series_goes_on(tmp_path, monkeyp
     monkeypatch.setattr(cli, "reproduce", lambda *a, **k: (_ for _ in ()).throw(cli.NotebooksFailed(line)))
     assert cli.main(["reproduce", "--profile", "smoke"]) == 1
     assert "1 notebook(s) failed" in capsys.readouterr().err
+
+
+def test_default_outputs_go_under_the_working_folder_of_an_installed_kit(tmp_path, monkeypatch):
+    """A checkout writes runs/ beside its notebooks; an installed kit (the package in site-packages,
+    no notebooks/ beside it) writes ./runs of the working folder; WMKIT_RUNS overrides both."""
+    from wmkit import runs
+
+    monkeypatch.delenv(runs.RUNS_ENV, raising=False)
+    assert runs.checkout() == runs.REPO and runs.default_runs_root() == runs.REPO / "runs"
+    site_packages = tmp_path / "site-packages"
+    (site_packages / "wmkit").mkdir(parents=True)
+    monkeypatch.setattr(runs, "REPO", site_packages)
+    monkeypatch.chdir(tmp_path)
+    assert runs.checkout() is None and runs.default_runs_root() == tmp_path / "runs"
+    monkeypatch.setenv(runs.RUNS_ENV, str(tmp_path / "mine"))
+    assert runs.default_runs_root() == tmp_path / "mine"
+
+
+def test_reproduce_from_an_installed_kit_or_without_papermill_is_one_line(tmp_path, monkeypatch, capsys):
+    """`wmkit reproduce` of a kit without its repository ran 0 notebooks, wrote results.json into
+    site-packages and exited 0; without papermill (the dev extra) it died with a traceback."""
+    from wmkit import __main__ as cli
+    from wmkit import runs
+
+    real_repo = runs.REPO
+    monkeypatch.setattr(runs, "REPO", tmp_path / "site-packages")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["reproduce", "--profile", "smoke"]) == 2
+    assert "needs the repository's notebooks" in capsys.readouterr().err
+    assert not list(tmp_path.rglob("results.json"))
+    monkeypatch.setattr(runs, "REPO", real_repo)
+    monkeypatch.setitem(sys.modules, "papermill", None)  # as if not installed: importing it raises ImportError
+    monkeypatch.setattr(cli, "default_runs_root", lambda: tmp_path / "runs")  # should it get further
+    assert cli.main(["reproduce", "--profile", "smoke"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["wmkit: error: wmkit reproduce needs papermill, which the kit's 'dev' extra installs: "
+                   "pip install 'wmkit[dev]' (make setup installs it in a checkout)"]

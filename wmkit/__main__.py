@@ -30,7 +30,7 @@ from wmkit.experiments import COMMANDS, REGISTRY
 from wmkit.jobs import add_train_parser, train_main
 from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES as TIME_TARGETS_MINUTES
 from wmkit.profiles import PROFILES, check_seed, get_profile, resolve_profile_name
-from wmkit.runs import REPO, make_folder
+from wmkit.runs import checkout, default_runs_root, make_folder, needs_checkout, needs_module
 from wmkit.video.experiment import make_data
 from wmkit.video.frames import write_trajectories
 
@@ -66,7 +66,8 @@ def write_video_data(out: Path) -> list[Path]:
 
 
 def notebooks() -> list[Path]:
-    return sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    """The repository's notebooks, in order (a ValueError in one line for an installed kit, which has none)."""
+    return sorted((needs_checkout("wmkit reproduce") / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 @functools.cache
@@ -121,14 +122,14 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
     A notebook that fails is reported in one line and the series goes on; at the end
     :class:`NotebooksFailed` lists the failures (the command then exits non-zero). `parameters`:
     extra notebook parameters, given to every notebook that declares them."""
-    import papermill as pm
-
+    chosen = notebooks()
+    pm = needs_module("papermill", "wmkit reproduce")
+    needs_module("ipykernel", "wmkit reproduce")
     # Here, not at the top: papermill (with wmkit.reproduce_progress) takes about 2.5 s to import, and
     # `python -m wmkit --help` must not pay it.
     from wmkit.reproduce_progress import SeriesProgress, WatchedEngine
 
     name = resolve_profile_name(profile)
-    chosen = notebooks()
     if only is not None:
         names = ", ".join(nb.name[:2] for nb in chosen)
         if not only or any(not str(o).strip() for o in only):
@@ -137,7 +138,7 @@ def reproduce(profile: str, only: list[str] | None = None, out_root: Path | None
         if unknown:
             raise ValueError(f"--only {' '.join(unknown)}: no such notebook; choose among {names}")
         chosen = [nb for nb in chosen if any(nb.name.startswith(o) for o in only)]
-    out_root = Path(out_root) if out_root else REPO / "runs" / name
+    out_root = Path(out_root) if out_root else default_runs_root() / name
     out_root.mkdir(parents=True, exist_ok=True)
     combined_file = out_root / "results.json"
     # --only reruns some notebooks: the entries of the others stay (they are still on disk).
@@ -266,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="*", help="notebook name prefixes, e.g. 01 02")
     add_run_parser(sub)
     p = sub.add_parser("data", help="regenerate the shipped datasets in data/")
-    p.add_argument("--out", default=str(REPO / "data"))
+    p.add_argument("--out", default=str((checkout() or Path.cwd()) / "data"),
+                   help="default: the checkout's data/ (an installed kit: ./data)")
     p = sub.add_parser("world-model", help="build notebook 01's world model")
     p.add_argument("--profile", default="auto")
     p.add_argument("--seed", type=int, default=0)
@@ -301,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
             check_seed(args.seed, "--seed")
             profile = get_profile(args.profile)
             envs = checked_envs(args.envs, args.imports)
-            out = make_folder(args.out or REPO / "runs" / profile.name / "01_build_world_model" / "world_model",
+            out = make_folder(args.out or default_runs_root() / profile.name / "01_build_world_model" / "world_model",
                               "--out folder")
             run = build_world_model(profile, out, seed=args.seed, model=args.model,
                                     **({"envs": envs} if envs else {}))

@@ -53,7 +53,7 @@ from wmkit.core.sft import SFTConfig, train_sft
 from wmkit.core.worldmodel import collect_transitions
 from wmkit.profiles import Profile, get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
-from wmkit.runs import REPO, stop_printing_logs
+from wmkit.runs import default_runs_root, stop_printing_logs
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import experiment as wx
 from wmkit.wm_r1 import tasks as wm_tasks
@@ -528,7 +528,7 @@ def run_gpu_check(settings: GPUCheckSettings | None = None, out: str | Path | No
             profile_steps(profile, settings, work, record)
     report["seconds"] = round(time.perf_counter() - start, 1)
     default_name = "gpu_check.json" if cuda else "gpu_check_cpu_dry_run.json"
-    path = Path(out) if out else REPO / "runs" / "gpu_check" / default_name
+    path = Path(out) if out else default_runs_root() / "gpu_check" / default_name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=1))
     log(f"done in {report['seconds']:.0f} s; wrote {path}")

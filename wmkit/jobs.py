@@ -45,7 +45,7 @@ from typing import Any
 
 from wmkit.experiments import run_over_seeds
 from wmkit.profiles import check_seed, check_sizes, get_profile, resolve_profile_name
-from wmkit.runs import REPO, jsonable
+from wmkit.runs import default_runs_root, jsonable
 
 ACCELERATE_CONFIG_DIR = Path(__file__).resolve().parent / "configs" / "accelerate"
 
@@ -680,7 +680,7 @@ def run_world_model(config: WorldModelJob) -> dict:
         raise ValueError(f"world_model.batch_size {config.world_model.batch_size} is the global batch and must "
                          f"divide by the {processes} processes; use a multiple of {processes}")
     profile = replace(get_profile(config.profile), world_model=config.world_model)
-    out = Path(config.out) if config.out else REPO / "runs" / profile.name / "01_build_world_model" / "world_model"
+    out = Path(config.out) if config.out else default_runs_root() / profile.name / "01_build_world_model" / "world_model"
     run = build_world_model(profile, out, seed=config.seed, envs=config.envs, model=config.model,
                             show_progress=is_main_process())
     fingerprints = rank_fingerprints(run.model, run.tokenizer)
@@ -726,7 +726,7 @@ def run_wmrl(config: WMRLJob) -> dict:
     if config.check not in ("4", "5", "all"):
         raise ValueError(f"check must be 4, 5 or all, not {config.check!r}")
     profile = get_profile(config.profile)  # one clear line for an unknown profile
-    out = config.out or str(REPO / "runs" / profile.name / "wmrl_seeds.json")
+    out = config.out or str(default_runs_root() / profile.name / "wmrl_seeds.json")
     run_over_seeds("wmrl", profile, config.seeds, out, check=config.check)
     return {"job": "wmrl", "status": 0, "report": out}
 
@@ -782,14 +782,14 @@ def run_rlvr(config: RLVRJob) -> dict:
         raise ValueError(f"rlvr.prompts_per_step {config.rlvr.prompts_per_step} is the global count and must "
                          f"divide by the {processes} processes")
     wm_dir = Path(config.world_model) if config.world_model else (
-        REPO / "runs" / config.profile / "01_build_world_model" / "world_model")
+        default_runs_root() / config.profile / "01_build_world_model" / "world_model")
     if processes > 1 and not (wm_dir / FINAL / "wmkit_info.json").exists():
         raise ValueError(f"no world model in {wm_dir / FINAL}; build it first: wmkit train world-model "
                          f"--profile {config.profile} out={wm_dir}")
     run = ensure_world_model(profile, wm_dir, seed=0)
     train = [t for t in run.splits["train"] if t.env in config.envs]
     data = rl.rl_transitions(train, config.rlvr.unchanged_ratio, config.seed)
-    out = Path(config.out) if config.out else REPO / "runs" / config.profile / "02_rlvr_world_model" / "rlvr_job"
+    out = Path(config.out) if config.out else default_runs_root() / config.profile / "02_rlvr_world_model" / "rlvr_job"
     rl_config = replace(config.rlvr, output_dir=str(out), prompts_per_step=config.rlvr.prompts_per_step // processes,
                         show_progress=config.rlvr.show_progress and is_main_process())
     result = rl.train_rlvr(run.model, run.tokenizer, data, rl_config)

@@ -319,7 +319,11 @@ def bench_work_dir(runs_root: Path, experiment: str, seed: int) -> Path:
 
 
 REPO = Path(__file__).resolve().parent.parent
-"""The checkout (or site-packages when the kit is installed from a wheel): the one place that says where."""
+"""The checkout (or site-packages when the kit is installed from a wheel): the one place that says where.
+Write nothing under it: outputs go to :func:`default_runs_root`; :func:`checkout` says whether it is one."""
+
+RUNS_ENV = "WMKIT_RUNS"
+"""Environment variable naming the folder every command and notebook writes its runs into by default."""
 
 
 def make_folder(path: str | Path, what: str = "output folder") -> Path:
@@ -337,10 +341,39 @@ def make_folder(path: str | Path, what: str = "output folder") -> Path:
     return path
 
 
+def checkout() -> Path | None:
+    """The repository checkout this package runs from (its ``notebooks/`` and ``pyproject.toml``
+    beside ``wmkit/``), or None for a kit installed from a wheel (the package in site-packages)."""
+    return REPO if (REPO / "notebooks").is_dir() and (REPO / "pyproject.toml").is_file() else None
+
+
 def default_runs_root() -> Path:
-    """runs/ of the repository checkout, or of the working folder when the kit was installed
-    from a wheel (Colab), where the package sits in site-packages."""
-    return REPO / "runs" if (REPO / "notebooks").is_dir() else Path.cwd() / "runs"
+    """The folder every default output goes under (``<root>/<profile>/...``): ``$WMKIT_RUNS`` when
+    set, else ``runs/`` of the repository checkout, else ``runs/`` of the working folder (a kit
+    installed from a wheel, as in Colab: never under site-packages)."""
+    if os.environ.get(RUNS_ENV):
+        return Path(os.environ[RUNS_ENV]).expanduser()
+    return (checkout() or Path.cwd()) / "runs"
+
+
+def needs_checkout(what: str) -> Path:
+    """The checkout, or a ValueError in one line saying that `what` needs the repository's files."""
+    repo = checkout()
+    if repo is None:
+        raise ValueError(f"{what} needs the repository's notebooks, which an installed kit does not have: "
+                         f"clone the repository (pyproject.toml's [project.urls]) and run it there")
+    return repo
+
+
+def needs_module(module: str, what: str, extra: str = "dev"):
+    """Import `module`, or a ValueError in one line naming the extra that installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ValueError(f"{what} needs {module}, which the kit's {extra!r} extra installs: "
+                         f"pip install 'wmkit[{extra}]' (make setup installs it in a checkout)") from None
 
 
 def cpu_model() -> dict:

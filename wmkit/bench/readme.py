@@ -22,7 +22,7 @@ from pathlib import Path
 
 from wmkit.bench.claims import CLAIM_KINDS, PAPER_CLAIM
 from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES
-from wmkit.runs import REPO
+from wmkit.runs import REPO, needs_checkout
 
 BLOCKS = ("results", "notebook-times")
 """The generated blocks' names, in the marker comments ``<!-- generated:NAME -->`` … ``<!-- /generated:NAME -->``."""
@@ -170,7 +170,7 @@ def add_readme_parser(sub) -> None:
 
 
 def readme_main(args) -> int:
-    current = update_readme(check=args.check)
+    current = update_readme(check=args.check, repo=needs_checkout("wmkit readme"))
     if args.check:
         print("README.md: generated blocks up to date" if current else
               "README.md: generated blocks differ from the data (run: python -m wmkit readme)")

@@ -43,7 +43,7 @@ from wmkit.core.sft import CompletionOnlyConfig, train_completion_only
 from wmkit.envs import phone
 from wmkit.profiles import WM_R1_ARMS, Profile, WMR1Sizes
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
-from wmkit.runs import REPO, bench_work_dir, jsonable
+from wmkit.runs import bench_work_dir, default_runs_root, jsonable
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1.evaluation import evaluate, judge_agreement, reference_in_world_model, world_model_error
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
@@ -134,7 +134,7 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
     # None: the profile's policy (tiny for smoke/cpu; gpu: a pretrained model with QLoRA, SmolLM2 offline)
     model_name = models.resolve_model_name(model_name, profile.default_model)
     models.check_model(model_name)
-    runs_dir = Path(runs_dir) if runs_dir else REPO / "runs" / profile.name
+    runs_dir = Path(runs_dir) if runs_dir else default_runs_root() / profile.name
     out_dir = Path(out_dir) if out_dir else runs_dir / "03_wm_r1_gui_agent" / f"seed{seed}"
     out_dir.mkdir(parents=True, exist_ok=True)
     arms = tuple(arms or sizes.baselines)

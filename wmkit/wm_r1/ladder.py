@@ -18,7 +18,7 @@ from wmkit import stats
 from wmkit.envs import phone
 from wmkit.profiles import Profile, WMR1Sizes
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
-from wmkit.runs import REPO, bench_work_dir
+from wmkit.runs import bench_work_dir, default_runs_root
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import learned
 from wmkit.wm_r1.evaluation import (
@@ -168,7 +168,7 @@ def run_fidelity_ladder(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None
     def train_rung(name: str, source: ag.WorldModelSource, fidelity: dict, p: float | None, started: float) -> dict:
         """WM-R1 from the start inside `source`, evaluated in the simulator (`started`: when this
         rung's work began, its fidelity measurement included)."""
-        config = WMR1Config(output_dir=str(Path(out_dir or REPO / "runs" / profile.name / "wm_r1_ladder")
+        config = WMR1Config(output_dir=str(Path(out_dir or default_runs_root() / profile.name / "wm_r1_ladder")
                                            / f"{name}_seed{seed}"),
                             transitions="world_model", reward=WMR1RewardConfig(max_steps=sizes.max_steps),
                             max_steps=ladder.grpo_steps, num_generations=ladder.group_size,
@@ -254,7 +254,7 @@ def run_learned_world_model(profile: Profile, seed: int = 0, sizes: WMR1Sizes | 
     start's own sampled episodes and of the reference solutions, then :func:`run_fidelity_ladder`
     with the rungs p = 0 (the simulator) and ``"learned"`` (no simulator step in training)."""
     sizes = learned_world_sizes(sizes or profile.wm_r1)
-    out_dir = Path(out_dir or REPO / "runs" / profile.name / "wm_r1_learned")
+    out_dir = Path(out_dir or default_runs_root() / profile.name / "wm_r1_learned")
     model, tokenizer, info = learned.train_edit_world_model(sizes.learned, seed, ladder_world(sizes),
                                                             out_dir / f"world_model_seed{seed}", progress=progress)
     source = learned.edit_world_model_source(model, tokenizer, sizes.wm_max_new_tokens)
