@@ -714,8 +714,8 @@ print("wrote", results_path)
 #    transitions first give the wrong G?
 # 5. Run the working level with `reward="task_specific"` over the same seeds, from the same MLE model;
 #    keep what `regime.level_experiment` returns in `EXERCISE_5_RESULT`.
-#    Which rose: "sampled exact", "task reward", "both" or "neither"? Set `ANSWER_5`. Why can the
-#    second rise alone?
+#    Which rose: "sampled exact", "task reward", "both" or "neither"? Set `ANSWER_5`. Could partial
+#    credit rise while exact match does not?
 # 6. A right completion of 10 tokens and a wrong one of 30 (advantages +1 and −1): with
 #    `loss_type="grpo"`, how many times more gradient weight does a short-completion token get? Set `ANSWER_6`. What is the ratio with "dapo", and
 #    which lets a long wrong answer off more lightly?

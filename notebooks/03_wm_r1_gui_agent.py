@@ -1026,7 +1026,7 @@ print("wrote", results_path)
 # 3. Does a group in which all rollouts failed with the same length and no imagined calls give GRPO
 #    any signal? (`True` / `False`)
 # 4. Set `ANSWER_4` to the call term R_WM (n_max = 5) of an all-fail group whose rollouts made 2 and
-#    4 imagined calls. Which way does GRPO move the calls?
+#    4 imagined calls, and `ANSWER_4B` to the way GRPO moves the calls ("more", "fewer", "neither").
 # 5. From section 10's throughput table: at what device latency $L$ (seconds per batched simulator
 #    step) do simulator transitions take as long per agent step as world-model ones? Set `ANSWER_5`
 #    (negative if the world model is faster even on an instant device).
@@ -1058,6 +1058,7 @@ ANSWER_1 = None  # a list of three numbers
 ANSWER_2 = None  # "action", "imagine" or "invalid"
 ANSWER_3 = None  # True or False
 ANSWER_4 = None  # a list of two numbers
+ANSWER_4B = None  # "more", "fewer" or "neither"
 ANSWER_5 = None  # seconds per batched device step
 ANSWER_6 = None  # a verdict
 ANSWER_7A = None  # 4 numbers (a list or a numpy array)
@@ -1066,6 +1067,7 @@ exercises.check_group_rewards(ANSWER_1, [1, 0, 1], [4, 7, 6], [2, 0, 1], max_ste
 exercises.check_turn_kind(ANSWER_2, "Thought: maybe call_wm(action='tap(2)') first")
 exercises.check_no_signal(ANSWER_3)
 exercises.check_call_term(ANSWER_4, [0, 0], [2, 4], n_max=5)
+exercises.check_call_direction(ANSWER_4B, [0, 0], [2, 4], n_max=5)
 exercises.check_break_even_latency(ANSWER_5, tput)
 exercises.check_verdict_answer(ANSWER_6, [d for d in paired("0", top) if d is not None])
 exercises.check_grpo_advantages_by_hand(ANSWER_7A, GRPO_RECORD)

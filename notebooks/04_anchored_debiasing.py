@@ -749,8 +749,8 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # %% [markdown]
 # ## Exercises
 #
-# 1. Every reward of a group becomes $5r + 1$. By how much do its GRPO advantages change (ignore
-#    $\epsilon$)? Set `ANSWER_1`.
+# 1. Every reward of a group becomes $5r + 1$. By what factor is each GRPO advantage multiplied
+#    (ignore $\epsilon$)? Set `ANSWER_1`.
 # 2. $V_E = 0.02$, $V_{WM} = 0.06$: what is the variance of the fused estimate? Set `ANSWER_2`.
 # 3. A step has 8 anchor rollouts and 56 world-model rollouts; the two group means have variances
 #    $V_E = 0.01$ and $V_{WM} = 0.02$. By what weight $w$ must each anchor rollout's advantage be

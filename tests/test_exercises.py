@@ -73,7 +73,7 @@ CASES = {
     "group_advantage": (lambda a: exercises.check_group_advantage(a, [1, 0, 0, 1], 0), 0.866,
                         [(1.0, "population std"), (0.5, "centred reward")]),
     "max_unchanged_task_reward": (exercises.check_max_unchanged_task_reward, 0.3,
-                                  [(1.3, "changed"), (0.2, "bonus alone")]),
+                                  [(1.3, "*all* transitions"), (0.2, "one term alone")]),
     # shares 0, 0.2, 0.3, 0.5: mean signal share 0.31 at G = 2, 0.465 at G = 3, 0.554 at G = 4 (by
     # hand); the mean p = 0.25 alone would already reach one half at G = 3 (0.5625)
     "group_size_for_signal": (lambda a: exercises.check_group_size_for_signal(a, [0.0, 0.2, 0.3, 0.5]), 4,
@@ -93,12 +93,15 @@ CASES = {
     # all fail, n_max 5: budget 5, λ = -0.6, -0.2 -> min(0.9λ - 0.1, -0.1) = -0.64, -0.28
     "call_term": (lambda a: exercises.check_call_term(a, [0, 0], [2, 4], 5), [-0.64, -0.28],
                   [([0.8, 0.6], "these rollouts failed"), ([-0.55, -0.1], "budget is n_max")]),
+    # -0.28 > -0.64: the rollout with more calls gets the larger reward, so GRPO pushes calls up
+    "call_direction": (lambda a: exercises.check_call_direction(a, [0, 0], [2, 4], 5), "more",
+                       [("fewer", "even when both are negative"), ("neither", "differ")]),
     "break_even_latency": (lambda a: exercises.check_break_even_latency(a, THROUGHPUT), 0.4,
                            [(0.04, "per agent step"), (5.0, "ratio")]),
-    "affine": (exercises.check_affine_answer, 0, [(5, "std by 5"), (1, "mean by 1")]),
+    "affine": (exercises.check_affine_answer, 1, [(5, "std by 5"), (0, "factor of 0"), (0.2, "centred reward")]),
     "fused_variance": (lambda a: exercises.check_fused_variance(a, 0.02, 0.06), 0.015,
                        [(1 / 0.02 + 1 / 0.06, "precision"), (0.04, "average of the two variances"),
-                        (0.08, "variances add")]),
+                        (0.08, "variances add"), (0.02, "better estimate used alone"), (0.06, "noisier")]),
     "rollout_weight": (lambda a: exercises.check_rollout_weight(a, 8, 56, 0.01, 0.02), 14.0,
                        [(2.0, "group means' variances"), (2 / 7, "rollout counts are upside down")]),
     "strong_distortion": (lambda a: exercises.check_strong_distortion_answer(
@@ -120,7 +123,7 @@ CASES = {
     "red_pixel_l1": (exercises.check_red_pixel_l1, 1 / 48,
                      [(1 / 16, "one channel of three"), (255 / 48, "scaled"), (1 / 3, "every pixel")]),
     "completion_budget": (lambda a: exercises.check_completion_budget(a, 8), 65,
-                          [(64, "<|im_end|>"), (4096, "per *cell*")]),
+                          [(64, "able to stop"), (4096, "per *cell*")]),
     "zero_signal_share": (lambda a: exercises.check_zero_signal_share(a, [0.0, 0.5, 0.25]), 0.25,
                           [(0.75, "*with* a signal")]),
 }
@@ -207,7 +210,8 @@ def test_words_accept_case_and_separator_variants(capsys):
     assert exercises.check_missing_record_verdict("Not_Measured") is True
     assert exercises.check_turn_kind(" Imagined ", "Thought: maybe call_wm(action='tap(2)') first") is True
     assert exercises.check_no_signal("false") is True
-    assert exercises.check_affine_answer("0") is True
+    assert exercises.check_affine_answer("1") is True
+    assert exercises.check_call_direction(" Up ", [0, 0], [2, 4]) is True
 
 
 def test_group_size_answer_none_when_never_sampled_transitions_cap_the_share(capsys):
@@ -219,7 +223,7 @@ def test_group_size_answer_none_when_never_sampled_transitions_cap_the_share(cap
 def test_wrong_types_never_pass(capsys):
     assert exercises.check_seeds_needed(2.5, 0.1, 0.1) is False  # not a whole number, never rounded
     assert exercises.check_changed_hits(2.4, EVALUATION) is False
-    assert exercises.check_affine_answer(False) is False  # False == 0, but it is not a number
+    assert exercises.check_affine_answer(True) is False  # True == 1, but it is not a number
     assert exercises.check_no_signal(0) is False
     assert "cannot check" in capsys.readouterr().out
 
@@ -300,3 +304,27 @@ def test_zero_signal_share_takes_the_curve_as_a_numpy_array(capsys):
 
     assert exercises.check_zero_signal_share(0.5, np.array([0.75, 0.25])) is True  # `not array` raised
     assert exercises.check_zero_signal_share(0.5, np.array([])) is None
+
+
+def test_applied_screen_never_prints_a_line_of_the_answer(capsys):
+    """It printed the first missing line on each try: a student got the screen one line per try."""
+    partial = SCREEN_AFTER.split("\n")[0]
+    assert exercises.check_applied_screen(partial, SCREEN_BEFORE, SCREEN_DIFF) is False
+    out = capsys.readouterr().out
+    assert not [line for line in SCREEN_AFTER.split("\n")[1:] if line in out], out
+    assert "missing" in out  # the count stays
+
+
+def test_fused_variance_tells_the_anchors_alone_from_the_plain_average(capsys):
+    """With V_WM = 3·V_E, (V_E + V_WM)/4 = V_E: "just use the anchors" was called "the plain average"."""
+    assert exercises.check_fused_variance(0.02, 0.02, 0.06) is False
+    out = capsys.readouterr().out
+    assert "used alone" in out and "plain average" not in out
+
+
+def test_an_answer_rounded_to_three_decimals_passes_everywhere(capsys):
+    assert exercises.check_red_pixel_l1(0.021) is True  # 1/48 rounded; rejected at a 1e-4 tolerance before
+    assert exercises.check_red_pixel_l1(0.02) is False
+    assert exercises.check_group_spread(0.845, 0.6, 4) is True
+    assert exercises.check_token_weight_ratio(0.333, (30, 10), "grpo") is False
+    assert "inverted" in capsys.readouterr().out

@@ -88,6 +88,8 @@ INPUTS = {
     "check_group_rewards": [(([1, 0, 1], [4, 7, 6], [2, 0, 1]), {"max_steps": 7}),
                             (([0, 0, 0], [7, 7, 3], [0, 5, 1]), {"max_steps": 7})],
     "check_call_term": [(([0, 0], [2, 4]), {"n_max": 5}), (([1, 0, 1], [1, 0, 3]), {"n_max": 5})],
+    "check_call_direction": [(([0, 0], [2, 4]), {"n_max": 5}), (([1, 1, 0], [1, 3, 0]), {"n_max": 5}),
+                             (([0, 0], [3, 3]), {})],
     "check_turn_kind": [(("Thought: maybe call_wm(action='tap(2)') first",), {}),
                         (("Thought: go\nAction: tap(2)",), {}), (("no idea",), {})],
     "check_no_signal": [((), {})],
@@ -144,9 +146,188 @@ def test_answers_of_the_notebooks_fixed_questions():
     assert solutions.answer_group_advantage([1, 0, 0, 1], 0) == pytest.approx(0.866, abs=1e-3)
     assert solutions.answer_max_unchanged_task_reward() == pytest.approx(0.3)
     assert solutions.answer_call_term([0, 0], [2, 4], 5) == pytest.approx([-0.64, -0.28])
+    assert solutions.answer_call_direction([0, 0], [2, 4], 5) == "more"  # −0.28 > −0.64: calls pushed up
+    assert solutions.answer_call_direction([1, 1], [1, 3], 5) == "fewer"  # all succeed
+    assert solutions.answer_affine() == 1.0
     assert solutions.answer_rollout_weight(8, 56, 0.01, 0.02) == pytest.approx(14.0)
     assert solutions.answer_fused_variance(0.02, 0.06) == pytest.approx(0.015)
     assert solutions.answer_interval([0.10, 0.30, 0.20]) == pytest.approx((-0.0484, 0.4484), abs=1e-4)
     assert solutions.answer_seeds_needed(0.1, 0.1) == 7
     assert solutions.answer_completion_budget(8) == 65
     assert solutions.answer_turn_kind("Thought: maybe call_wm(action='tap(2)') first") == "imagine"
+
+
+# ------------------------------------------------------------------ the sweep: every checker, right, wrong, bad
+
+# checker -> plausible wrong answers to its first input case of INPUTS (the typical mistakes a class makes,
+# and near misses); each must fail without the checker printing the right answer
+WRONG = {
+    "check_no_change_on_changed": [1.0, 0.5, 0.3],
+    "check_changed_share": [0.4, 7 / 9, 60, 0.5, 1.0],  # unchanged share, every environment's, a percentage
+    "check_applied_screen": [SCREEN_BEFORE, phone.compute_diff(SCREEN_BEFORE, SCREEN_AFTER),
+                             "\n".join(reversed(SCREEN_AFTER.split("\n"))), SCREEN_AFTER.split("\n")[0]],
+    "check_changed_hits": [6, 7, 10, 2],
+    "check_group_advantage": [1.0, 0.5, -0.866, 0.0],
+    "check_max_unchanged_task_reward": [1.3, 0.2, 1.0, 0.1],
+    "check_group_spread": [0.4 ** 4, 1 - 0.4 ** 4, 0.6, 0.5],
+    "check_group_size_for_signal": [3, 5, 2, 64, "none"],
+    "check_which_reward_rose": ["both", "sampled exact", "neither"],
+    "check_token_weight_ratio": [1 / 3, 1.0, 2.0, 20],
+    "check_grpo_advantages_by_hand": [[1.0, -1.0, 0.5, -0.5], [0.5, -0.5, 0.0, -0.5], [0, 0, 0, 0]],
+    "check_grpo_clipped_loss_by_hand": [0.0, 1.0, -0.25, 0.123],
+    "check_group_rewards": [[1.0, 0.0, 1.0], [1.5, -0.5, 1.2], [0.9, -0.3, 0.8]],
+    "check_call_term": [[0.8, 0.6], [-0.55, -0.1], [-0.64, -0.64], [-0.28, -0.64]],
+    "check_call_direction": ["fewer", "neither"],
+    "check_turn_kind": ["action", "invalid"],
+    "check_no_signal": [True, "yes"],
+    "check_break_even_latency": [0.04, 2.5, 0.0, -0.4],
+    "check_affine_answer": [5, 0, 0.2, 6],
+    "check_fused_variance": [0.02, 0.06, 0.04, 0.08, 1 / 0.02 + 1 / 0.06],
+    "check_rollout_weight": [2.0, 0.5, 2 / 7, 7.0, 1.0],
+    "check_strong_distortion_answer": ["reproduced", "contradicted", "not measured"],
+    "check_sweep_crossing": [0.4, 0.1, 0.3, "none"],
+    "check_interval_answer": [(0.4484, -0.0484), (0.2 - 0.2029, 0.2 + 0.2029), (0.2 - 0.1132, 0.2 + 0.1132),
+                              (0.2 - 0.4303, 0.2 + 0.4303), (0.0, 0.4)],
+    "check_verdict_answer": ["reproduced", "contradicted", "not measured"],
+    "check_seeds_needed": [4, 6, 3, "none", 100],
+    "check_missing_record_verdict": ["inconclusive", "reproduced", "contradicted"],
+    "check_red_pixel_l1": [1 / 16, 255 / 48, 1 / 3, 0.02, 1.0],
+    "check_completion_budget": [64, 4096, 36, 37, 66],
+    "check_zero_signal_share": [0.75, 0.5, 0.0, 1.0],
+}
+
+BAD_ANSWERS = ("", "nonsense", [], {}, float("nan"), 1e308, 10 ** 400, float("-inf"), object(), b"0.5", 1j,
+               [None, None], ("0.1",), {"a": 1})
+"""What a student may type: text, empty containers, non-numbers, a number beyond float's range, wrong types."""
+
+BAD_STATE = (None, [], {}, "nonsense", 0, float("nan"))
+"""What a notebook may pass for a checker's inputs when its cells ran out of order or found nothing."""
+
+
+def _truth_strings(truth) -> list[str]:
+    """Ways the right answer could appear in a message (numbers: only those distinctive enough to search)."""
+    if isinstance(truth, str):
+        return [truth.lower()] if len(truth) > 3 else []
+    if isinstance(truth, (list, tuple)):
+        return [s for t in truth for s in _truth_strings(t)]
+    value = float(truth)
+    if value == int(value) and abs(value) < 10:  # 0, 1, 7: in every message as a count or a range
+        return []
+    return sorted({f"{value:.3f}", f"{value:.4f}", f"{value:g}", repr(value)} - {"0.000", "-0.000"})
+
+
+def _reveals(out: str, truth) -> list[str]:
+    import re
+
+    text = out.lower()
+    found = []
+    for s in _truth_strings(truth):
+        pattern = (r"\b" + re.escape(s) + r"\b") if s[0].isalpha() else (r"(?<![\d.])" + re.escape(s) + r"(?!\d)")
+        if re.search(pattern, text):
+            found.append(s)
+    return found
+
+
+def test_the_sweep_lists_every_checker():
+    assert sorted(WRONG) == CHECKERS, "give each checker its plausible wrong answers here"
+
+
+def _same(a, b) -> bool:
+    """The wrong answer is this case's right one (skipped there): equal words, or numbers within rounding."""
+    if isinstance(a, str) or isinstance(b, str):
+        return str(a).strip().lower() == str(b).strip().lower()
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b)
+                and all(_same(x, y) for x, y in zip(a, b)))
+    return isinstance(a, (int, float)) and not isinstance(a, bool) and abs(float(a) - float(b)) <= 5e-4
+
+
+@pytest.mark.parametrize("name, case", [(name, i) for name in CHECKERS for i in range(len(INPUTS[name]))])
+def test_sweep_wrong_answers_fail_without_the_answer(name, case, capsys):
+    """Every listed wrong answer (that is not this case's right one) fails with "not yet: expected ...";
+    no line prints the right answer: a number anywhere (beyond the inputs and the answer given), a
+    word in the diagnosis lines (the "expected" line may list every option)."""
+    args, kwargs = INPUTS[name][case]
+    truth = ANSWERS[name](*args, **kwargs)
+    for wrong in WRONG[name]:
+        if _same(wrong, truth):
+            continue
+        assert getattr(exercises, name)(wrong, *args, **kwargs) is False, f"{name} accepted {wrong!r}"
+        out = capsys.readouterr().out
+        if case and out.startswith("cannot check"):  # listed for the first case: another group size here
+            continue
+        assert "not yet: expected" in out, out
+        # printing the inputs (the sweep's fractions, a group's rewards) or the answer given is not revealing
+        shown = set(_truth_strings(wrong)) | {s for s in _truth_strings(truth) if s in repr((args, kwargs)).lower()}
+        searched = out.replace(repr(wrong), "")
+        if isinstance(truth, str):
+            searched = "\n".join(line for line in searched.splitlines() if not line.startswith("not yet: expected"))
+        revealed = [s for s in _reveals(searched, truth) if s not in shown]
+        assert not revealed, f"{name} printed the right answer ({revealed}) for {wrong!r}:\n{out}"
+
+
+def test_reveal_detector_finds_a_printed_answer():
+    assert _reveals("typical mistake — the answer is 0.866", 0.8660254) == ["0.866"]
+    assert _reveals("expected G = none", "none") == ["none"]
+    assert not _reveals("expected a whole number G ≤ 64", 0.8660254)
+    assert not _reveals("1.0866", 0.866)  # part of another number
+
+
+def test_group_size_expected_line_is_the_same_whatever_the_truth(capsys):
+    """It printed "expected G = none" exactly when the answer was "none"."""
+    exercises.check_group_size_for_signal(3, [0.0, 0.0, 0.4])  # the right answer: "none"
+    none_case = capsys.readouterr().out.splitlines()[0]
+    exercises.check_group_size_for_signal(3, [0.0, 0.2, 0.3, 0.5])  # the right answer: 4
+    number_case = capsys.readouterr().out.splitlines()[0]
+    assert none_case == number_case
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_sweep_bad_answers_get_a_message_never_an_exception(name, capsys):
+    args, kwargs = INPUTS[name][0]
+    assert getattr(exercises, name)(None, *args, **kwargs) is None
+    assert "not answered yet" in capsys.readouterr().out
+    for bad in BAD_ANSWERS:
+        assert getattr(exercises, name)(bad, *args, **kwargs) in (False, None), f"{name} accepted {bad!r}"
+        assert capsys.readouterr().out.strip(), f"{name} said nothing for {bad!r}"
+
+
+@pytest.mark.parametrize("name", [n for n in CHECKERS if INPUTS[n][0][0] or INPUTS[n][0][1]])
+def test_sweep_impossible_notebook_state_never_raises(name, capsys):
+    """Each input the checker reads from the notebook, replaced in turn by each of BAD_STATE, with the
+    right answer of the good inputs: a message and False/None, never an exception."""
+    args, kwargs = INPUTS[name][0]
+    right = ANSWERS[name](*args, **kwargs)
+    for i in range(len(args)):
+        for bad in BAD_STATE:
+            changed = list(args)
+            changed[i] = bad
+            assert getattr(exercises, name)(right, *changed, **kwargs) in (True, False, None)
+            assert capsys.readouterr().out.strip()
+    for key in kwargs:
+        for bad in BAD_STATE:
+            assert getattr(exercises, name)(right, *args, **{**kwargs, key: bad}) in (True, False, None)
+            assert capsys.readouterr().out.strip()
+
+
+def test_the_five_impossible_states_the_lecturer_found(capsys):
+    cases = [(exercises.check_changed_share, (0.5, [], "phone")),
+             (exercises.check_interval_answer, ((0.1, 0.3), [0.2])),
+             (exercises.check_zero_signal_share, (0.5, None)),
+             (exercises.check_sweep_crossing, (0.1, {}, (0.1, 0.2))),
+             (exercises.check_break_even_latency, (0.4, []))]
+    for checker, args in cases:
+        assert checker(*args) is None
+        assert "cannot check" in capsys.readouterr().out
+
+
+def test_sweep_counts(capsys):
+    """The sweep's size, printed (pytest -s): checkers, right answers, wrong answers, bad inputs."""
+    rights = sum(len(INPUTS[n]) for n in CHECKERS)
+    wrongs = sum(len(WRONG[n]) for n in CHECKERS)
+    bad = len(CHECKERS) * (len(BAD_ANSWERS) + 1)
+    state = sum(len(BAD_STATE) * (len(INPUTS[n][0][0]) + len(INPUTS[n][0][1])) for n in CHECKERS)
+    with capsys.disabled():
+        print(f"\nchecker sweep: {len(CHECKERS)} checkers, {rights} right answers, {wrongs} wrong answers, "
+              f"{bad} bad answers, {state} impossible notebook states")
+    assert wrongs >= 2 * len(CHECKERS) and rights >= len(CHECKERS)

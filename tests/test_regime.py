@@ -39,6 +39,30 @@ def test_group_spread_exercise_checks_the_formula():
     assert exercises.check_group_spread(None, p=0.1, group_size=8) is None
 
 
+def test_group_signal_unbiased_hand_computed():
+    # 1 right of 16, G = 8: every group of 8 without the right sample is all wrong, C(15, 8)/C(16, 8) = 1/2
+    # of them, none is all right: 0.5. The plug-in p = 1/16 gives 1 − (1/16)^8 − (15/16)^8 = 0.403.
+    assert regime.group_signal_unbiased(1, 16, 8) == pytest.approx(0.5)
+    assert regime.group_signal_probability(1 / 16, 8) == pytest.approx(0.4033, abs=1e-4)
+    # 2 right of 4, G = 2: of the 6 pairs, 4 hold one right and one wrong -> 2/3 (plug-in: 1/2)
+    assert regime.group_signal_unbiased(2, 4, 2) == pytest.approx(2 / 3)
+    assert regime.group_signal_unbiased(0, 16, 8) == 0.0 and regime.group_signal_unbiased(16, 16, 8) == 0.0
+    with pytest.raises(ValueError):
+        regime.group_signal_unbiased(1, 4, 5)  # no group of 5 from 4 samples
+
+
+def test_group_signal_unbiased_is_unbiased():
+    """Its mean over k ~ Binomial(n, p) is the true chance 1 − p^G − (1 − p)^G (exactly, by enumeration);
+    the plug-in's mean is below it."""
+    n, g = 16, 8
+    for p in (0.02, 1 / 16, 0.3, 0.9):
+        weights = [math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)]
+        unbiased = sum(w * regime.group_signal_unbiased(k, n, g) for k, w in enumerate(weights))
+        plug_in = sum(w * regime.group_signal_probability(k / n, g) for k, w in enumerate(weights))
+        assert unbiased == pytest.approx(regime.group_signal_probability(p, g), abs=1e-12)
+        assert plug_in < unbiased
+
+
 def test_difficulty_reaches_the_text_game_only():
     small = collect_transitions(("textgame", "phone"), 2, seed=0, difficulty="tiny")
     full = collect_transitions(("textgame", "phone"), 2, seed=0)

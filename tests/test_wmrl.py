@@ -318,7 +318,7 @@ def test_controlled_verdicts_over_seeds_use_the_one_rule():
 
 def test_exercise_checkers(capsys):
     assert exercises.check_affine_answer(None) is None
-    assert exercises.check_affine_answer(0) is True
+    assert exercises.check_affine_answer(1) is True
     assert exercises.check_fused_variance(0.015, 0.02, 0.06) is True
     assert exercises.check_fused_variance(0.04, 0.02, 0.06) is False
     assert exercises.check_rollout_weight(14, 8, 56, 0.01, 0.02) is True  # (56/8)·(0.02/0.01)

@@ -9,13 +9,17 @@ Every checker follows the same contract, so a student learns it once:
   NaN — a wrong *type* gets a message that says what form was expected and what was given;
 * a wrong answer gets "expected <what>, given <value>" and, when it matches one of the typical
   mistakes the checker knows, that mistake by name (e.g. "population std") — never the answer;
-* words are compared case- and separator-insensitively ("Reproduced", "not_measured").
+* words are compared case- and separator-insensitively ("Reproduced", "not_measured");
+* a number may be rounded to 3 decimals (:data:`DECIMALS`): 0.021 for 1/48 is right;
+* it never raises on the notebook's state it reads either (an empty split, one value where an
+  interval needs two, a table without its rows): it says it cannot check, and returns None.
 
 Open exercises have checkers too: they check the part that can be measured (a number read off
 the run, a count, a comparison) and leave the explanation to the student.
 """
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
@@ -48,7 +52,7 @@ def _number(answer: Any) -> float | None:
     else:
         try:
             value = float(answer)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float's range
             return None
     return value if math.isfinite(value) else None
 
@@ -131,9 +135,39 @@ def _close(a: float | None, b: float, tol: float) -> bool:
     return a is not None and abs(a - b) <= tol
 
 
+DECIMALS = 3
+"""A numeric answer may be rounded to this many decimals (every checker of a single number uses it)."""
+
+
+def _rounded(a: float | None, b: float) -> bool:
+    """`a` is `b` rounded to :data:`DECIMALS` decimals, or closer (the same rule for every checker)."""
+    return _close(a, b, 0.5 * 10 ** -DECIMALS + 1e-9)
+
+
+def _cannot_check(reason: str) -> None:
+    """The notebook's state the checker reads cannot be used: say so; None (it is not the answer's fault)."""
+    print(f"cannot check yet: {reason}")
+
+
+def _state_checked(checker: Callable[..., bool | None]) -> Callable[..., bool | None]:
+    """Wrap a checker so that notebook state it cannot read (a table without its rows, a record of
+    another shape) gets a message and None instead of an exception: the contract's last point."""
+
+    @functools.wraps(checker)
+    def checked(*args: Any, **kwargs: Any) -> bool | None:
+        try:
+            return checker(*args, **kwargs)
+        except Exception as err:  # noqa: BLE001 - any input a notebook can pass; the message names it
+            return _cannot_check(f"{checker.__name__} could not read the inputs it was given "
+                                 f"({type(err).__name__}: {str(err)[:80]}); run the cells above it first")
+
+    return checked
+
+
 # ---------------------------------------------------------------- notebook 01
 
 
+@_state_checked
 def check_no_change_on_changed(answer: Any) -> bool | None:
     """Exercise (01): the exact-match accuracy of 'predict no change' on changed transitions."""
     if answer is None:
@@ -147,6 +181,7 @@ def check_no_change_on_changed(answer: Any) -> bool | None:
                   "on a changed transition the true next state differs from the current one.")
 
 
+@_state_checked
 def check_changed_share(answer: Any, train: Sequence[Transition], env: str) -> bool | None:
     """Exercise (01): the share of changed transitions of `env` in the training split."""
     if answer is None:
@@ -155,16 +190,19 @@ def check_changed_share(answer: Any, train: Sequence[Transition], env: str) -> b
     if value is None:
         return _cannot_read(answer, "a number in [0, 1] (a share)")
     items = [t for t in train if t.env == env]
+    if not items:
+        return _cannot_check(f"the split given has no {env!r} transitions (is it splits['train']?)")
     truth = sum(t.changed for t in items) / len(items)
     all_envs = sum(t.changed for t in train) / len(train)
-    return _judge(_close(value, truth, 1e-3), answer, f"the share of changed transitions among {env}'s training transitions",
-                  [(_close(value, 1 - truth, 1e-3), "that is the share of *unchanged* transitions"),
-                   (_close(value, all_envs, 1e-3) and abs(all_envs - truth) > 1e-3,
+    return _judge(_rounded(value, truth), answer, f"the share of changed transitions among {env}'s training transitions",
+                  [(_rounded(value, 1 - truth), "that is the share of *unchanged* transitions"),
+                   (_rounded(value, all_envs) and not _rounded(all_envs, truth),
                     f"that counts every environment's transitions, not only {env}'s"),
                    (_close(value, 100 * truth, 0.1), "a percentage: give a fraction in [0, 1]")],
                   f"count t.changed over the transitions with t.env == {env!r}, divide by how many there are.")
 
 
+@_state_checked
 def check_applied_screen(answer: Any, before: str, diff: str) -> bool | None:
     """Exercise (01): apply a screen diff by hand (write the next screen as text)."""
     if answer is None:
@@ -183,12 +221,12 @@ def check_applied_screen(answer: Any, before: str, diff: str) -> bool | None:
                  (sorted(given_lines) == sorted(truth_lines),
                   "the right lines in the wrong order: the header first, then elements in id order")],
                 "remove deleted lines, replace updated ones, add new ones.")
-    if not ok and (missing or extra):
-        print(f"  {len(missing)} line(s) missing, {len(extra)} line(s) that should not be there"
-              + (f"; first missing: {missing[0]!r}" if missing else ""))
+    if not ok and (missing or extra):  # counts only: a missing line itself would be part of the answer
+        print(f"  {len(missing)} line(s) missing, {len(extra)} line(s) that should not be there")
     return ok
 
 
+@_state_checked
 def check_changed_hits(answer: Any, evaluation: Mapping[str, Any], env: str = "phone") -> bool | None:
     """Exercise (01): how many of `env`'s changed test transitions did the greedy model get exactly right?"""
     if answer is None:
@@ -209,6 +247,7 @@ def check_changed_hits(answer: Any, evaluation: Mapping[str, Any], env: str = "p
 # ---------------------------------------------------------------- notebook 02
 
 
+@_state_checked
 def check_group_advantage(answer: Any, rewards: Sequence[float], index: int = 0) -> bool | None:
     """Exercise (02): TRL's group-relative advantage of completion `index` (sample std, n − 1)."""
     if answer is None:
@@ -216,15 +255,18 @@ def check_group_advantage(answer: Any, rewards: Sequence[float], index: int = 0)
     value = _number(answer)
     if value is None:
         return _cannot_read(answer, "a number (an advantage)")
+    if len(rewards) < 2:
+        return _cannot_check("a group needs at least two rewards for a standard deviation")
     centred = rewards[index] - statistics.fmean(rewards)
     truth = centred / (statistics.stdev(rewards) + 1e-4)
-    return _judge(_close(value, truth, 1e-2), answer, f"the advantage of completion {index}",
-                  [(_close(value, centred / (statistics.pstdev(rewards) + 1e-4), 1e-2),
+    return _judge(_rounded(value, truth), answer, f"the advantage of completion {index}",
+                  [(_rounded(value, centred / (statistics.pstdev(rewards) + 1e-4)),
                     "population std (dividing by n): TRL's torch.std divides by n − 1"),
-                   (_close(value, centred, 1e-2), "the centred reward, not yet divided by the group's std")],
+                   (_rounded(value, centred), "the centred reward, not yet divided by the group's std")],
                   "subtract the group mean, divide by the group's standard deviation.")
 
 
+@_state_checked
 def check_max_unchanged_task_reward(answer: Any) -> bool | None:
     """Exercise (02): the largest task-specific reward on an unchanged transition."""
     if answer is None:
@@ -232,13 +274,14 @@ def check_max_unchanged_task_reward(answer: Any) -> bool | None:
     value = _number(answer)
     if value is None:
         return _cannot_read(answer, "a number (a reward)")
-    return _judge(_close(value, 0.3, 1e-9), answer, "the largest task-specific reward of an unchanged transition",
-                  [(_close(value, 1.3, 1e-9), ("1.3 is the largest reward of a *changed* transition; on an unchanged "
-                                             "one the changed-properties term is left out")),
-                   (_close(value, 0.2, 1e-9), "0.2 is the all-correct bonus alone; the item and score terms add to it")],
+    return _judge(_rounded(value, 0.3), answer, "the largest task-specific reward of an unchanged transition",
+                  [(_rounded(value, 1.3), ("that is the largest reward over *all* transitions; reread which of the "
+                                           "reward's terms exist when nothing changes (section 2)")),
+                   (_rounded(value, 0.2), "that is one term alone; every term that exists adds its largest value")],
                   "add the largest value of each term that exists when nothing changes.")
 
 
+@_state_checked
 def check_group_spread(answer: Any, p: float, group_size: int) -> bool | None:
     """Exercise (02): the chance that a group of `group_size` samples, each right with
     probability `p`, holds both a right and a wrong one (so a binary reward gives it a gradient)."""
@@ -250,9 +293,9 @@ def check_group_spread(answer: Any, p: float, group_size: int) -> bool | None:
     from wmkit.rlvr_world.regime import group_signal_probability  # here: it imports torch (2 s)
 
     truth = group_signal_probability(p, group_size)
-    return _judge(_close(value, truth, 1e-3), answer, "the probability that a group is mixed",
-                  [(_close(value, (1 - p) ** group_size, 1e-3), "that is the chance that all are wrong"),
-                   (_close(value, 1 - (1 - p) ** group_size, 1e-3),
+    return _judge(_rounded(value, truth), answer, "the probability that a group is mixed",
+                  [(_rounded(value, (1 - p) ** group_size), "that is the chance that all are wrong"),
+                   (_rounded(value, 1 - (1 - p) ** group_size),
                     "'at least one right' still counts the all-right groups, which teach nothing either")],
                   "a group teaches nothing when all G are right or all are wrong.")
 
@@ -268,6 +311,7 @@ def smallest_group_for_signal(shares: Sequence[float], target: float = 0.5, larg
     return None
 
 
+@_state_checked
 def check_group_size_for_signal(answer: Any, shares: Sequence[float], target: float = 0.5,
                                 largest: int = 64) -> bool | None:
     """Exercise (02): the smallest group size G ≤ `largest` that gives at least `target` of the
@@ -291,7 +335,8 @@ def check_group_size_for_signal(answer: Any, shares: Sequence[float], target: fl
         return _cannot_read(answer, f'a whole number G (2..{largest}) or "none"')
     mean_share = statistics.fmean(shares)
     from_mean = smallest_group_for_signal([mean_share], target, largest)
-    expected = f"G = {'none' if truth is None else 'a whole number'} (the average over transitions of 1 − p^G − (1 − p)^G)"
+    # the same words whatever the truth: "expected G = none" would give the answer away
+    expected = f'a whole number G ≤ {largest}, or "none" (the average over transitions of 1 − p^G − (1 − p)^G)'
     return _judge(value == truth, answer, expected,
                   [(value is not None and value == from_mean and from_mean != truth,
                     ("that G is right for the *average* p; the share of groups with signal is the average of "
@@ -301,6 +346,7 @@ def check_group_size_for_signal(answer: Any, shares: Sequence[float], target: fl
                   "evaluate the formula for each transition's p, average, and raise G until it reaches the target.")
 
 
+@_state_checked
 def check_which_reward_rose(answer: Any, result: Mapping[str, Any] | None) -> bool | None:
     """Exercise (02): after your run with reward="task_specific" (`result`, from
     regime.level_experiment), which rose over the MLE model: "sampled exact", "task reward",
@@ -330,6 +376,7 @@ def check_which_reward_rose(answer: Any, result: Mapping[str, Any] | None) -> bo
                   "read result['gain']['sampled'] and result['gain']['reward'].")
 
 
+@_state_checked
 def check_token_weight_ratio(answer: Any, lengths: Sequence[int] = (10, 30), loss_type: str = "grpo") -> bool | None:
     """Exercise (02): under `loss_type`, how many times more gradient weight does one token of the
     shorter completion get than one token of the longer one (same |advantage|)?"""
@@ -342,9 +389,10 @@ def check_token_weight_ratio(answer: Any, lengths: Sequence[int] = (10, 30), los
     # "grpo": each sequence's token losses are averaged over its own length, so a token weighs 1/|o_i|;
     # "dapo" (and "dr_grpo"): one normaliser for every token of the batch, so all tokens weigh the same.
     truth = long_ / short if loss_type == "grpo" else 1.0
-    return _judge(_close(value, truth, 1e-6), answer, f"the weight ratio under loss_type={loss_type!r}",
-                  [(_close(value, short / long_, 1e-6), "inverted: the shorter completion's tokens weigh more"),
-                   (loss_type == "grpo" and _close(value, 1.0, 1e-6),
+    return _judge(_rounded(value, truth), answer, f"the weight ratio under loss_type={loss_type!r}",
+                  [(_rounded(value, short / long_) and not _rounded(truth, short / long_),
+                    "inverted: the shorter completion's tokens weigh more"),
+                   (loss_type == "grpo" and _rounded(value, 1.0),
                     "that is 'dapo': 'grpo' averages each completion over its own length first")],
                   "write each token's weight in the loss: 1/|o_i| per sequence, or 1/Σ|o_i| for the batch.")
 
@@ -370,6 +418,7 @@ def _close_all(values: Sequence[float] | None, truth: Sequence[float], tol: floa
     return values is not None and len(values) == len(truth) and all(abs(v - t) <= tol for v, t in zip(values, truth))
 
 
+@_state_checked
 def check_grpo_advantages_by_hand(answer: Any, record: Any) -> bool | None:
     """Exercise (02, 03, 04, 06): the advantages of the recorded group, computed by hand from
     ``record["rewards"]`` (in that order), against those TRL logged (``record["advantages"]``)."""
@@ -397,6 +446,7 @@ def check_grpo_advantages_by_hand(answer: Any, record: Any) -> bool | None:
                   "subtract the group's mean reward; then divide by its standard deviation plus 1e-4.")
 
 
+@_state_checked
 def check_grpo_clipped_loss_by_hand(answer: Any, record: Any) -> bool | None:
     """Exercise (02, 03, 04, 06): the loss of the record's *second* pass (after one optimizer step, so the
     ratios are not 1), computed by hand from ``record["passes"][1]`` (its rewards, old and new
@@ -446,6 +496,7 @@ def check_grpo_clipped_loss_by_hand(answer: Any, record: Any) -> bool | None:
 # ---------------------------------------------------------------- notebook 03
 
 
+@_state_checked
 def check_group_rewards(answer: Any, successes: Sequence[float], lengths: Sequence[float],
                         calls: Sequence[float], max_steps: int) -> bool | None:
     """Exercise (03): the composite rewards of one group, computed by hand."""
@@ -468,6 +519,7 @@ def check_group_rewards(answer: Any, successes: Sequence[float], lengths: Sequen
                   "calls with n_max = 5.")
 
 
+@_state_checked
 def check_call_term(answer: Any, successes: Sequence[float], calls: Sequence[float], n_max: int = 5) -> bool | None:
     """Exercise (03): the world-model-call term R_WM of one group, computed by hand."""
     if answer is None:
@@ -494,31 +546,63 @@ def check_call_term(answer: Any, successes: Sequence[float], calls: Sequence[flo
                   "p = share of successes; budget = p·N_ref + (1 − p)·n_max; λ = (calls − budget)/budget.")
 
 
+DIRECTIONS = {"more": "more", "up": "more", "more calls": "more", "increase": "more", "higher": "more",
+              "fewer": "fewer", "less": "fewer", "down": "fewer", "fewer calls": "fewer", "decrease": "fewer",
+              "lower": "fewer", "neither": "neither", "none": "neither", "no change": "neither"}
+"""Words :func:`check_call_direction` reads, to one of "more", "fewer", "neither"."""
+
+
+@_state_checked
+def check_call_direction(answer: Any, successes: Sequence[float], calls: Sequence[float], n_max: int = 5) -> bool | None:
+    """Exercise (03): which way GRPO's call term moves the imagined calls of this group: "more",
+    "fewer" or "neither" (the rollout with the larger R_WM gets the larger advantage, other
+    terms equal)."""
+    if answer is None:
+        return _not_answered()
+    word = DIRECTIONS.get(_word(answer) or "")
+    if word is None:
+        return _cannot_read(answer, '"more", "fewer" or "neither"')
+    rewards = wm_call_rewards(successes, calls, n_max=n_max)
+    most, fewest = max(range(len(calls)), key=lambda i: calls[i]), min(range(len(calls)), key=lambda i: calls[i])
+    gap = rewards[most] - rewards[fewest]
+    truth = "more" if gap > 1e-12 else "fewer" if gap < -1e-12 else "neither"
+    return _judge(word == truth, answer, "the direction of the calls the group's R_WM rewards",
+                  [(word != truth and word != "neither",
+                    ("compare the R_WM of the rollout with the most calls with that of the one with the fewest: "
+                     "GRPO raises the probability of the rollout with the larger reward, even when both are negative")),
+                   (word == "neither", "the two rollouts' R_WM differ, so their advantages differ")],
+                  "GRPO pushes toward the rollout whose reward is larger.")
+
+
+@_state_checked
 def check_turn_kind(answer: Any, text: str) -> bool | None:
     """Exercise (03): what kind of turn a text is ('action', 'imagine' or 'invalid')."""
     from wmkit.wm_r1 import agent as ag  # here: it imports torch (2 s), this module does not
 
     if answer is None:
         return _not_answered()
+    if not isinstance(text, str):
+        return _cannot_check(f"`text` should be the turn's text (a string), not {_show(text)}")
     choices = ("action", "imagine", "invalid")
     word = _word(answer)
     word = {"imagined": "imagine", "imagination": "imagine", "final action": "action"}.get(word, word)
     if word not in choices:
         return _cannot_read(answer, f"one of {', '.join(map(repr, choices))}")
     truth = ag.parse_turn(text).kind
+    # (truth, given) -> why the given kind is wrong, without naming the right one
     diagnoses = {
-        ("imagine", "action"): "call_wm(...) inside a thought is not an Action: line; without one the turn is imagined",
-        ("imagine", "invalid"): "a thought that calls call_wm(...) with a valid action and no Action: line is "
-                                "an imagined turn, not a failure",
-        ("action", "imagine"): "an Action: line wins even when the thought also calls the world model",
-        ("invalid", "action"): "the Action: line's action does not parse as a phone action",
-        ("invalid", "imagine"): "the imagined action does not parse as a phone action",
+        ("imagine", "action"): "call_wm(...) inside a thought is not an Action: line",
+        ("imagine", "invalid"): "call_wm(...) with an action that parses is not a failure",
+        ("action", "imagine"): "reread the order in which parse_turn looks at a turn's lines",
+        ("invalid", "action"): "does the Action: line's action parse as a phone action?",
+        ("invalid", "imagine"): "does the action inside call_wm(...) parse as a phone action?",
     }
     return _judge(word == truth, answer, "the kind parse_turn gives this text",
                   [(True, diagnoses[(truth, word)])] if (truth, word) in diagnoses else [],
                   "an Action: line wins; call_wm(...) without one is imagined; anything else fails.")
 
 
+@_state_checked
 def check_no_signal(answer: Any) -> bool | None:
     """Exercise (03): does a group in which every rollout failed with the same length teach GRPO anything?"""
     if answer is None:
@@ -531,6 +615,7 @@ def check_no_signal(answer: Any) -> bool | None:
                                    "(r − mean)/(std + ε) is 0: the penalties are the same for all"))])
 
 
+@_state_checked
 def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]]) -> bool | None:
     """Exercise (03): the device latency (s per batched simulator step) at which world-model
     transitions and simulator transitions take the same time per agent step, from the throughput rows.
@@ -543,7 +628,10 @@ def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]
     value = _number(answer)
     if value is None:
         return _cannot_read(answer, "a number of seconds")
-    rows = {row["transitions"]: row for row in throughput}
+    rows = {row["transitions"]: row for row in throughput or [] if isinstance(row, Mapping)}
+    if not {"simulator", "world_model"} <= set(rows):
+        return _cannot_check("`throughput` should be section 10's table: one row of simulator and one of "
+                             f"world-model transitions; given {_show(throughput)}")
     sim, wm = rows["simulator"], rows["world_model"]
     if not sim["batched_step_calls"] or not sim["agent_steps"] or not wm["agent_steps"]:
         print("cannot be checked on this run: the simulator was never stepped (every action failed to parse, "
@@ -565,20 +653,25 @@ def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]
 # ---------------------------------------------------------------- notebook 04
 
 
+@_state_checked
 def check_affine_answer(answer: Any) -> bool | None:
-    """Exercise (04): how much do a group's GRPO advantages change if every reward becomes 5·r + 1?"""
+    """Exercise (04): every reward of a group becomes 5·r + 1; by what *factor* is each GRPO advantage
+    multiplied (ignoring ε)? Asked as a factor, so that "unchanged" has one number."""
     if answer is None:
         return _not_answered()
     value = _number(answer)
     if value is None:
-        return _cannot_read(answer, "a number (by how much each advantage changes)")
-    return _judge(_close(value, 0.0, 1e-3), answer, "the change of each advantage (ignoring ε)",
-                  [(_close(value, 5.0, 1e-3) or _close(value, 4.0, 1e-3),
-                    "the ×5 scales the std by 5 too, and the standardization divides it out"),
-                   (_close(value, 1.0, 1e-3), "the +1 moves the group mean by 1 too, and the standardization subtracts it")],
+        return _cannot_read(answer, "a number (the factor that multiplies each advantage)")
+    return _judge(_rounded(value, 1.0), answer, "the factor new advantage / old advantage (ignoring ε)",
+                  [(_rounded(value, 5.0) or _rounded(value, 6.0),
+                    "the ×5 scales the std by 5 too, and the standardization divides by the std"),
+                   (_rounded(value, 0.0), ("a factor of 0 would make every advantage 0: the question asks what "
+                                           "multiplies each advantage, not by how much it moves")),
+                   (_rounded(value, 0.2), "the ×5 scales the centred reward by 5 as well as the std")],
                   "write the new mean and the new std of the group in terms of the old ones.")
 
 
+@_state_checked
 def check_fused_variance(answer: Any, v_e: float, v_wm: float) -> bool | None:
     """Exercise (04): the variance of the inverse-variance fusion of two estimates."""
     if answer is None:
@@ -587,16 +680,23 @@ def check_fused_variance(answer: Any, v_e: float, v_wm: float) -> bool | None:
     if value is None:
         return _cannot_read(answer, "a number (a variance)")
     truth = fuse_estimates(0.0, v_e, 0.0, v_wm)[1]
-    return _judge(_close(value, truth, 1e-6), answer, "the variance of the fused estimate",
-                  [(_close(value, 1 / v_e + 1 / v_wm, 1e-6), "that is the fused *precision*; the variance is its inverse"),
-                   (_close(value, (v_e + v_wm) / 2, 1e-6), "the average of the two variances is no variance of any combination"),
-                   (_close(value, v_e + v_wm, 1e-6), ("variances add for a sum of independent estimates, not for their "
-                                                   "weighted mean")),
-                   (_close(value, (v_e + v_wm) / 4, 1e-6), ("that is the variance of the plain average of the two "
-                                                         "estimates, which weights them equally"))],
+    # checked first: with V_WM = 3·V_E the plain average's variance (V_E + V_WM)/4 *is* V_E, and
+    # "just use the anchors" must not be called "the plain average"
+    return _judge(_rounded(value, truth), answer, "the variance of the fused estimate",
+                  [(_rounded(value, min(v_e, v_wm)),
+                    ("that is the better estimate used alone; adding an independent unbiased estimate, however "
+                     "noisy, lowers the variance below either")),
+                   (_rounded(value, max(v_e, v_wm)), "that is the noisier estimate used alone"),
+                   (_rounded(value, 1 / v_e + 1 / v_wm), "that is the fused *precision*; the variance is its inverse"),
+                   (_rounded(value, (v_e + v_wm) / 2), "the average of the two variances is no variance of any combination"),
+                   (_rounded(value, v_e + v_wm), ("variances add for a sum of independent estimates, not for their "
+                                                  "weighted mean")),
+                   (_rounded(value, (v_e + v_wm) / 4), ("that is the variance of the plain average of the two "
+                                                        "estimates, which weights them equally"))],
                   "precisions (1/variance) add.")
 
 
+@_state_checked
 def check_rollout_weight(answer: Any, n_anchor: int, n_wm: int, v_e: float, v_wm: float) -> bool | None:
     """Exercise (04): the weight on each anchor rollout that makes the per-rollout sum the fused
     estimator, given the variances ``v_e``, ``v_wm`` of the two *group means*."""
@@ -606,7 +706,7 @@ def check_rollout_weight(answer: Any, n_anchor: int, n_wm: int, v_e: float, v_wm
     if value is None:
         return _cannot_read(answer, "a number (a weight)")
     truth = rollout_weight(n_anchor * v_e, n_wm * v_wm)  # per-rollout variances σ² = n·V
-    tol = 1e-3 * max(1.0, truth)
+    tol = max(0.5 * 10 ** -DECIMALS, 1e-3 * truth)
     return _judge(_close(value, truth, tol), answer, "the weight w on each anchor rollout",
                   [(_close(value, v_wm / v_e, tol), ("V_WM/V_E is the ratio of the group means' variances; per rollout "
                                                     "the weight is the ratio of one rollout's variances")),
@@ -631,6 +731,7 @@ def strong_distortion_differences(sizes: Any, seeds: Sequence[int] = (0, 1, 2, 3
     return differences
 
 
+@_state_checked
 def check_strong_distortion_answer(answer: Any, sizes: Any, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                                    differences: Sequence[float] | None = None) -> bool | None:
     """Exercise (04): with f(r) = r³, the verdict over `seeds` of the claim "debias only ends
@@ -645,8 +746,12 @@ def check_strong_distortion_answer(answer: Any, sizes: Any, seeds: Sequence[int]
         return _cannot_read(answer, f"one of the verdicts {', '.join(map(repr, VERDICTS))}")
     if differences is None:
         differences = strong_distortion_differences(sizes, seeds)
-    judged = verdict(list(differences), "higher", 0.0)
-    print("final J, debias only − no correction, per seed:", ", ".join(f"{d:+.4f}" for d in differences))
+    differences = [_number(d) for d in differences]
+    if sum(d is not None for d in differences) < 2:
+        return _cannot_check("a verdict over seeds needs the differences of at least two seeds")
+    judged = verdict(differences, "higher", 0.0)
+    print("final J, debias only − no correction, per seed:",
+          ", ".join("—" if d is None else f"{d:+.4f}" for d in differences))
     ok = _judge(word == judged.verdict, answer, "the verdict of these seeds by the kit's rule",
                   [(word == "reproduced" and judged.verdict == "inconclusive",
                     "some seeds favour debiasing, but the interval over seeds covers 0"),
@@ -659,17 +764,23 @@ def check_strong_distortion_answer(answer: Any, sizes: Any, seeds: Sequence[int]
     return ok
 
 
+@_state_checked
 def check_sweep_crossing(answer: Any, arms: Mapping[str, Any], fractions: Sequence[float]) -> bool | None:
     """Exercise (04): the smallest anchor fraction of check 4's sweep at which WMRL's mean final gap
     is below anchors-only's ("none" if there is none)."""
     if answer is None:
         return _not_answered()
+    value = None if _word(answer) == "none" else _number(answer)
+    if value is None and _word(answer) != "none":
+        return _cannot_read(answer, "one of the sweep's fractions or 'none'")
+    fractions = [float(f) for f in fractions]
+    missing = [f for f in fractions for arm in ("WMRL", "anchors only") if f"{arm} @{f:g}" not in (arms or {})]
+    if not fractions or missing:
+        return _cannot_check("`arms` should hold check 4's sweep (the arms 'WMRL @f' and 'anchors only @f' of "
+                             "every fraction f); run check 4 first")
     crossing = [f for f in fractions
                 if arms[f"WMRL @{f:g}"]["final_gap"]["mean"] < arms[f"anchors only @{f:g}"]["final_gap"]["mean"]]
     truth = min(crossing) if crossing else None
-    value = None if _word(answer) == "none" else _number(answer)
-    if value is None and _word(answer) != "none":
-        return _cannot_read(answer, f"one of the sweep's fractions {list(fractions)} or 'none'")
     ok = (truth is None and value is None) or (truth is not None and _close(value, truth, 1e-9))
     return _judge(ok, answer, f"a fraction of the sweep {list(fractions)}, or 'none'",
                   [(value is not None and truth is not None and value == max(crossing),
@@ -681,6 +792,7 @@ def check_sweep_crossing(answer: Any, arms: Mapping[str, Any], fractions: Sequen
 # ---------------------------------------------------------------- notebook 05
 
 
+@_state_checked
 def check_interval_answer(answer: Any, values: Sequence[float]) -> bool | None:
     """Exercise (05): the 95% t-interval of `values`, as (low, high)."""
     if answer is None:
@@ -688,14 +800,17 @@ def check_interval_answer(answer: Any, values: Sequence[float]) -> bool | None:
     pair = _numbers(answer, 2)
     if pair is None:
         return _cannot_read(answer, "two numbers: (low, high)")
+    values = [v for v in (_number(v) for v in (values or [])) if v is not None]
     s = summarize(values)
+    if s["ci_low"] is None or s["std"] == 0:
+        return _cannot_check("an interval needs at least two values that differ; one value has no spread")
     n, mean = len(values), statistics.fmean(values)
 
     def interval_is(half: float) -> bool:
-        return abs(min(pair) - (mean - half)) < 5e-3 and abs(max(pair) - (mean + half)) < 5e-3
+        return _rounded(min(pair), mean - half) and _rounded(max(pair), mean + half)
 
     t = t_quantile(0.95, n - 1)
-    ok = abs(pair[0] - s["ci_low"]) < 5e-3 and abs(pair[1] - s["ci_high"]) < 5e-3
+    ok = _rounded(pair[0], s["ci_low"]) and _rounded(pair[1], s["ci_high"])
     return _judge(ok, answer, "(low, high) of the 95% t-interval",
                   [(interval_is(t * s["std"] / math.sqrt(n)), "the numbers are right but in the wrong order: (low, high)"),
                    (interval_is(t * statistics.pstdev(values) / math.sqrt(n)),
@@ -706,6 +821,7 @@ def check_interval_answer(answer: Any, values: Sequence[float]) -> bool | None:
                   "mean ± t·s/√n with the sample std s and t(0.975, n − 1).")
 
 
+@_state_checked
 def check_verdict_answer(answer: Any, values: Sequence[float], direction: str = "higher",
                          threshold: float = 0.0) -> bool | None:
     """Exercise (05): the verdict of a claim whose per-seed values are `values`."""
@@ -741,6 +857,7 @@ def seeds_needed(mean: float, std: float, threshold: float = 0.0, quantile: Call
     return None
 
 
+@_state_checked
 def check_seeds_needed(answer: Any, mean: float, std: float, threshold: float = 0.0) -> bool | None:
     """Exercise (05): how many seeds would make an interval with this mean and std clear the line?"""
     if answer is None:
@@ -763,6 +880,7 @@ def check_seeds_needed(answer: Any, mean: float, std: float, threshold: float = 
                   "try n = 2, 3, ...: the half-width is t(0.975, n − 1)·s/√n; stop when it is below |mean − line|.")
 
 
+@_state_checked
 def check_missing_record_verdict(answer: Any) -> bool | None:
     """Exercise (05): the verdict of a row whose run record was deleted."""
     if answer is None:
@@ -780,6 +898,7 @@ def check_missing_record_verdict(answer: Any) -> bool | None:
 # ---------------------------------------------------------------- notebook 06
 
 
+@_state_checked
 def check_red_pixel_l1(answer: Any) -> bool | None:
     """Exercise (06): the L1 reward distance between a black 4x4 RGB frame and the same frame with one
     pixel pure red (255, 0, 0), pixels scaled to 0..1 (`wmkit.video.model.l1_distance`)."""
@@ -794,13 +913,14 @@ def check_red_pixel_l1(answer: Any) -> bool | None:
     red = black.copy()
     red[0, 0, 0] = 255
     right = l1_distance(black, red)
-    return _judge(_close(value, right, 1e-4), answer, "the mean over all 48 values (16 pixels x 3 channels)",
-                  [(_close(value, 1 / 16, 1e-4), "the pixel is wrong in one channel of three, not wholly wrong"),
+    return _judge(_rounded(value, right), answer, "the mean over all 48 values (16 pixels x 3 channels)",
+                  [(_rounded(value, 1 / 16), "the pixel is wrong in one channel of three, not wholly wrong"),
                    (_close(value, 255 * right, 1e-2), "the pixels were not scaled to 0..1 (divide by 255)"),
-                   (_close(value, 1 / 3, 1e-4), "that is the pixel's own error; the mean runs over every pixel")],
+                   (_rounded(value, 1 / 3), "that is the pixel's own error; the mean runs over every pixel")],
                   "count the values that differ and by how much, then divide by how many values there are.")
 
 
+@_state_checked
 def check_completion_budget(answer: Any, grid_cells: int = 8) -> bool | None:
     """Exercise (06): `max_completion_length` GRPO needs for a `grid_cells` x `grid_cells` MiniGrid frame
     with one code per cell (patch = tile size): every code plus the end-of-frame token."""
@@ -811,13 +931,14 @@ def check_completion_budget(answer: Any, grid_cells: int = 8) -> bool | None:
         return _cannot_read(answer, "a whole number of tokens")
     right = grid_cells * grid_cells + 1
     return _judge(value == right, answer, f"the tokens of one {grid_cells}x{grid_cells} frame's completion",
-                  [(value == right - 1, ("the completion also ends with <|im_end|>: without room for it every "
-                                         "sample is truncated and never stops")),
+                  [(value == right - 1, ("a completion must also be able to stop: look at what section 3's "
+                                         "example completion ends with")),
                    (value == grid_cells * grid_cells * 64 + 1 or value == grid_cells * 8 * grid_cells * 8,
                     "one code per *cell* (an 8x8 patch), not per pixel")],
                   "one code per grid cell, then the end-of-frame token.")
 
 
+@_state_checked
 def check_zero_signal_share(answer: Any, zero_std_share: Sequence[float]) -> bool | None:
     """Exercise (06, read off the run): the mean share of GRPO groups whose rewards were all equal
     (no advantage, no gradient) over the logged steps of one RL run (`zero_std_share`)."""
@@ -826,11 +947,13 @@ def check_zero_signal_share(answer: Any, zero_std_share: Sequence[float]) -> boo
     value = _number(answer)
     if value is None:
         return _cannot_read(answer, "a number in [0, 1] (a share of groups)")
+    if zero_std_share is None or isinstance(zero_std_share, (str, bytes, Mapping)):
+        return _cannot_check("`zero_std_share` should be the run's curve, runs[0]['arms']['all']['zero_std_share']")
     values = [float(v) for v in zero_std_share]  # a list or a numpy array (`not array` would raise)
     if not values:
         print("the run logged no steps: nothing to check against")
         return None
     right = statistics.fmean(values)
-    return _judge(_close(value, right, 0.01), answer, "the mean of the run's logged frac_reward_zero_std",
-                  [(_close(value, 1 - right, 0.01), "that is the share of groups *with* a signal")],
+    return _judge(_rounded(value, right), answer, "the mean of the run's logged frac_reward_zero_std",
+                  [(_rounded(value, 1 - right), "that is the share of groups *with* a signal")],
                   "the run's `zero_std_share` curve holds one value per logged step.")

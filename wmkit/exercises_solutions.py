@@ -95,8 +95,10 @@ def answer_group_size_for_signal(shares: Sequence[float], target: float = 0.5, l
 
 
 def answer_which_reward_rose(result: Mapping[str, Any]) -> str:
-    """Read the mean gains over seeds: a gain above 0 counts as rising. On the kit's runs typically
-    "task reward": partial credit rises while exact match does not."""
+    """Read the mean gains over seeds of *your* run: a gain above 0 counts as rising. Nothing is
+    typical here: in the kit's own runs with this reward (the ablation table of
+    ``tutorials/rlvr_and_rwml.md``) both rose; partial credit can also rise alone, since more
+    properties right is not the whole state right."""
     sampled = result["gain"]["sampled"]["mean"] > 0
     reward = result["gain"]["reward"]["mean"] > 0
     if sampled and reward:
@@ -177,9 +179,21 @@ def answer_group_rewards(successes: Sequence[float], lengths: Sequence[float], c
 
 def answer_call_term(successes: Sequence[float], calls: Sequence[float], n_max: int = 5) -> list[float]:
     """R_WM alone. With no success p = 0, so the budget is n_max (not the group's most calls):
-    for calls 2 and 4, λ = −0.6 and −0.2, R_WM = −0.64 and −0.28 — fewer calls are favoured."""
+    for calls 2 and 4, λ = −0.6 and −0.2, R_WM = −0.64 and −0.28. −0.28 > −0.64: the rollout with
+    *more* calls gets the larger reward, so GRPO pushes calls up (:func:`answer_call_direction`)."""
     flags = [bool(s) and float(s) > 0.5 for s in successes]
     return _budget_shape(flags, [float(v) for v in calls], n_max)
+
+
+def answer_call_direction(successes: Sequence[float], calls: Sequence[float], n_max: int = 5) -> str:
+    """Compare R_WM of the rollout with the most calls and of the one with the fewest: GRPO raises the
+    one with the larger reward. All-fail, calls 2 and 4: −0.28 > −0.64, so "more" (a failure that
+    imagines more is penalised less; among successes the sign turns, as notebook 03's table shows)."""
+    r = answer_call_term(successes, calls, n_max)
+    most = max(range(len(calls)), key=lambda i: calls[i])
+    fewest = min(range(len(calls)), key=lambda i: calls[i])
+    gap = r[most] - r[fewest]
+    return "more" if gap > 1e-12 else "fewer" if gap < -1e-12 else "neither"
 
 
 def answer_turn_kind(text: str) -> str:
@@ -211,8 +225,9 @@ def answer_break_even_latency(throughput: Sequence[Mapping[str, Any]]) -> float:
 
 
 def answer_affine() -> float:
-    """0: the +1 moves the mean by 1 and the ×5 scales the std by 5; standardizing removes both."""
-    return 0.0
+    """1 (the advantages are unchanged): the +1 moves the mean by 1 and the ×5 scales the centred
+    reward and the std by 5 alike; standardizing removes both."""
+    return 1.0
 
 
 def answer_fused_variance(v_e: float, v_wm: float) -> float:
