@@ -98,8 +98,8 @@ if "google.colab" in sys.modules:
 # %% [markdown]
 # ## Result card
 #
-# Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
-# once from the release tag), never typed: WM-R1's claims. The run below is this notebook's own.
+# Computed from the kit's published benchmark report (`executed/cpu/bench.json`, which an installed
+# kit carries inside the package), never typed: WM-R1's claims. The run below is this notebook's own.
 
 # %%
 from wmkit.bench.cards import result_card

@@ -95,8 +95,8 @@ if "google.colab" in sys.modules:
 # %% [markdown]
 # ## Result card
 #
-# Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
-# from the release tag), never typed: WMRL's claims. The run below is this notebook's own.
+# Computed from the kit's published benchmark report (`executed/cpu/bench.json`, which an installed
+# kit carries inside the package), never typed: WMRL's claims. The run below is this notebook's own.
 
 # %%
 from wmkit.bench.cards import result_card

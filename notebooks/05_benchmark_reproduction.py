@@ -28,7 +28,7 @@
 # ```
 #
 # The notebook **loads** `runs/<profile>/bench.json` when you have run it, else **the kit's published
-# report**, `executed/cpu/bench.json` (in Colab downloaded from the release tag). At `smoke` it also
+# report**, `executed/cpu/bench.json` (inside the package when installed, as in Colab). At `smoke` it also
 # runs the one-seed `smoke` benchmark, which proves the pipeline: its numbers mean nothing and every
 # verdict is *not measured*.
 #
@@ -41,7 +41,7 @@
 #    command that reproduces it;
 # 4. say which claims the kit cannot measure yet, and what scale the papers' absolute numbers need.
 #
-# **What it needs.** No GPU; no internet in a clone (Colab downloads the published report once).
+# **What it needs.** No GPU; no internet (the published report ships with the kit).
 # Running a benchmark needs Java 17 for the RWML rows on TextWorldExpress; without it those rows say
 # "not measured", with the reason. Time on 2 CPU cores:
 #
@@ -107,8 +107,9 @@ if "google.colab" in sys.modules:
 # %% [markdown]
 # ## Result card
 #
-# Computed from the kit's published benchmark report (`executed/cpu/bench.json`; in Colab downloaded
-# from the release tag), never typed: all four papers' claims. The run below is this notebook's own.
+# Computed from the kit's published benchmark report (`executed/cpu/bench.json`, which an installed
+# kit carries inside the package), never typed: all four papers' claims. The run below is this
+# notebook's own.
 
 # %%
 from wmkit.bench.cards import result_card
@@ -180,7 +181,7 @@ shipped = None  # the published cpu report, shown when this profile has no bench
 if bench_file.exists():
     source, bench_root = "loaded", run.runs_dir
 else:
-    # In a clone: executed/cpu/bench.json. Installed from a wheel (Colab): downloaded with its records.
+    # In a clone executed/cpu/bench.json; installed from a wheel (Colab), the package's copy of it.
     shipped_file, shipped_where = bench.shipped_report("cpu")
     print(f"no {bench_file}: the published cpu report — {shipped_where}")
     if shipped_file is not None:

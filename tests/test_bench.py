@@ -1067,26 +1067,27 @@ def test_a_published_report_reads_the_same_in_a_copy_without_git_and_drops_a_row
     assert row["verdict"] == "not measured" and "record missing" in row["reason"]
 
 
-def test_the_shipped_report_is_local_in_a_clone_and_downloaded_with_its_records_without_one(tmp_path, fresh):
+def test_the_shipped_report_is_found_in_a_clone_and_in_an_installed_kit_alike(tmp_path, fresh, monkeypatch):
+    """published_dir: the checkout's executed/<profile> in a clone; the package's own copy
+    (wmkit/executed/<profile>, package data of the wheel) in an installed kit, which has no checkout."""
     repo = published_fake(tmp_path)
     bench.publish_report("smoke", repo=repo, experiments=FAKE, claims=FAKE_CLAIMS, log=lambda line: None)
-    path, where = bench.shipped_report("smoke", repo=repo, log=lambda line: None)
+    path, where = bench.shipped_report("smoke", repo=repo)
     assert path == repo / "executed" / "smoke" / "bench.json" and where.startswith("shipped with the kit")
-    said = []
-    wheel = tmp_path / "site-packages"  # an install from a wheel: no executed/ beside the package
-    path, where = bench.shipped_report("smoke", repo=wheel, cache_dir=tmp_path / "cache",
-                                       base_url=repo.as_uri(), log=said.append)
-    assert path == tmp_path / "cache" / "bench.json" and where.startswith("downloaded from file://")
-    assert "downloading the published report and its run records" in said[0]
+    assert bench.published_dir("cpu") == runs.REPO / "executed" / "cpu"  # this checkout
+    site_packages = tmp_path / "site-packages"
+    shutil.copytree(repo / "executed", site_packages / "wmkit" / "executed")  # what the wheel holds
+    monkeypatch.setattr(runs, "REPO", site_packages)
+    monkeypatch.setattr(bench, "PACKAGED_EVIDENCE", site_packages / "wmkit" / "executed")
+    path, where = bench.shipped_report("smoke")
+    assert path == site_packages / "wmkit" / "executed" / "smoke" / "bench.json"
     loaded = bench.load_report(path)
     assert loaded["rows"][0]["kit"]["n"] == 3 and all(Path(p).is_file() for p in loaded["rows"][0]["records"])
-    missing, why = bench.shipped_report("smoke", repo=wheel, cache_dir=tmp_path / "other",
-                                        base_url=(tmp_path / "nowhere").as_uri(), log=lambda line: None)
-    assert missing is None and "failed" in why  # never raises: the notebook falls back to the smoke run
-
-
-def test_the_kit_knows_where_to_download_its_release_from():
-    assert bench.raw_base_url("9.9.9") == "https://raw.githubusercontent.com/wmkit/wmkit/v9.9.9"
+    assert bench.shipped_records_dir("smoke") == site_packages / "wmkit" / "executed" / "smoke" / "bench" / "records"
+    missing, why = bench.shipped_report("gpu")
+    assert missing is None and "ships no published gpu report" in why  # never raises
+    with pytest.raises(ValueError, match="publishing the report needs the repository"):
+        bench.publish_report("smoke", experiments=FAKE, claims=FAKE_CLAIMS, log=lambda line: None)
 
 
 def test_the_published_cpu_report_reads_from_a_copy_of_the_tree_without_git(tmp_path):

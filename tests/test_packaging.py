@@ -247,9 +247,22 @@ def test_the_research_check_finds_imports_and_paths_but_not_docstrings():
         "import research", "from research import", "path / 'research'", "'research/regime_results/a.json'"]
 
 
+def test_the_listed_packages_are_wmkits_folders_and_the_published_evidence():
+    """pyproject.toml lists its packages (the evidence is mapped from executed/): every package folder
+    of wmkit/ must be in the list, or the wheel would lack it."""
+    from setuptools import find_packages
+
+    setuptools_table = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = setuptools_table["packages"]
+    assert sorted(listed) == sorted([*find_packages(str(REPO), include=["wmkit*"]), "wmkit.executed"]), (
+        "add the new package to [tool.setuptools] packages in pyproject.toml")
+    assert setuptools_table["package-dir"] == {"wmkit.executed": "executed"}
+
+
 def test_research_is_not_in_the_built_wheel(tmp_path):
-    """Build the wheel from a copy of the package configuration, wmkit/ and a research/ folder:
-    only wmkit's files (and its declared package data) are in it, nothing of research/."""
+    """Build the wheel from a copy of the package configuration, wmkit/, the published evidence and a
+    research/ folder: only wmkit's files and its declared package data are in it, nothing of research/;
+    the evidence is (report, bench.json, figures, records) but not the executed notebooks."""
     import shutil
     import subprocess
     import sys
@@ -258,6 +271,7 @@ def test_research_is_not_in_the_built_wheel(tmp_path):
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(REPO / name, tmp_path / name)
     shutil.copytree(REPO / "wmkit", tmp_path / "wmkit", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "executed", tmp_path / "executed")
     (tmp_path / "research").mkdir()
     for name in ("README.md", "explore_rlvr_recipe.py"):
         shutil.copy(REPO / "research" / name, tmp_path / "research" / name)
@@ -269,3 +283,7 @@ def test_research_is_not_in_the_built_wheel(tmp_path):
     assert any(n == "wmkit/__init__.py" for n in names), names[:20]
     assert not [n for n in names if n.split("/")[0] == "research"], names
     assert all(n.startswith(("wmkit/", "wmkit-")) for n in names), [n for n in names if not n.startswith("wmkit")]
+    evidence = {n for n in names if n.startswith("wmkit/executed/")}
+    shipped = {"wmkit/" + p.relative_to(REPO).as_posix() for p in (REPO / "executed" / "cpu").rglob("*")
+               if p.is_file() and p.suffix != ".ipynb"}
+    assert "wmkit/executed/cpu/bench.json" in shipped and evidence == shipped

@@ -55,7 +55,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wmkit import __version__
 from wmkit.bench.claims import (
     CLAIM_KINDS,
     CLAIMS,
@@ -79,7 +78,7 @@ from wmkit.bench.source_key import (
     source_key,
 )
 from wmkit.profiles import Profile, get_profile, resolve_profile_name
-from wmkit.runs import REPO, cpu_model, default_runs_root, jsonable
+from wmkit.runs import REPO, checkout, cpu_model, default_runs_root, jsonable, needs_checkout
 from wmkit.stats import VERDICTS, describe, summarize, verdict
 
 RECORD_VERSION = 1
@@ -480,16 +479,14 @@ def load_records(runs_root: Path, profile: str, seeds: SeedsArg, code: str | dic
     return out
 
 
-SHIPPED_RECORDS = REPO / "executed"
-"""Where the kit's published benchmark records live: ``executed/<profile>/bench/records/<experiment>/``."""
-
 RECORDS_ENV = "WMKIT_RECORDS"
 """Set to ``none`` to make :func:`seeds_or_this_run` ignore every benchmark record (this machine's
 and the shipped ones), as in a fresh clone of a kit that ships none: the tests run the notebooks so."""
 
 
 def shipped_records_dir(profile: str) -> Path:
-    return SHIPPED_RECORDS / profile / "bench" / "records"
+    """The records shipped with the kit: ``executed/<profile>/bench/records/<experiment>/`` (:func:`published_dir`)."""
+    return published_dir(profile) / "bench" / "records"
 
 
 def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: dict | None,
@@ -1172,7 +1169,7 @@ def plan_bench(profile: str, seeds: dict[str, list[int]], runs_root: Path, worke
     so a fresh clone's ``make bench`` runs only what the shipped table lacks."""
     experiments = EXPERIMENTS if experiments is None else experiments
     if shipped_dir is None:
-        shipped_dir = published_dir(profile) / "bench" / "records"
+        shipped_dir = shipped_records_dir(profile)
     to_run: dict[str, list[int]] = {}
     shipped: dict[str, list[int]] = {}
     skipped: dict[str, str] = {}
@@ -1189,7 +1186,7 @@ def plan_bench(profile: str, seeds: dict[str, list[int]], runs_root: Path, worke
             skipped[name] = reason
             missing = []
         to_run[name] = missing
-    timing_dirs = [runs_root / "bench", published_dir(profile) / "bench" / "records"]
+    timing_dirs = [runs_root / "bench", shipped_records_dir(profile)]
     return BenchPlan(profile, workers, seeds, to_run,
                      seconds_per_seed(list(seeds), timing_dirs, cpu_model()), skipped,
                      {n: v for n, v in shipped.items() if v})
@@ -1262,7 +1259,7 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
     out = BenchResult(report={})
     if not report_only:
         if shipped_dir is None:
-            shipped_dir = published_dir(profile) / "bench" / "records"
+            shipped_dir = shipped_records_dir(profile)
         plan = plan_bench(profile, wanted, runs_root, workers, experiments, shipped_dir)
         for line in plan.lines():
             log(line)
@@ -1332,17 +1329,25 @@ PUBLISHED_REPORT = "benchmark_report.md"
 """The published report's name in ``executed/<profile>/`` (beside its bench.json)."""
 
 
-def published_dir(profile: str, repo: Path = REPO) -> Path:
+PACKAGED_EVIDENCE = Path(__file__).resolve().parent.parent / "executed"
+"""Where a kit installed from a wheel carries ``executed/<profile>/`` (report, bench.json, figures,
+records) as package data (pyproject.toml maps the checkout's ``executed/`` to ``wmkit/executed``)."""
+
+
+def published_dir(profile: str, repo: Path | None = None) -> Path:
     """``executed/<profile>``: the published report, its bench.json, figures (``bench/figures``) and
-    records (``bench/records``)."""
-    return Path(repo) / "executed" / profile
+    records (``bench/records``). The one place that says where they are: under `repo` when given, else
+    under the checkout, else (an installed kit, as in Colab) the copy inside the package
+    (:data:`PACKAGED_EVIDENCE`): a clone, a wheel and Colab read the same files, offline."""
+    repo = checkout() if repo is None else Path(repo)
+    return (repo / "executed" if repo is not None else PACKAGED_EVIDENCE) / profile
 
 
 def publish_command(profile: str) -> str:
     return shlex.join(["python", "-m", "wmkit", "bench", "--profile", profile, "--publish"])
 
 
-def publish_report(profile: str = PUBLISHED_PROFILE, repo: Path = REPO,
+def publish_report(profile: str = PUBLISHED_PROFILE, repo: Path | None = None,
                    experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
                    log: Callable[[str], None] = print) -> dict:
     """The one published report, built from the shipped records and running nothing.
@@ -1353,7 +1358,7 @@ def publish_report(profile: str = PUBLISHED_PROFILE, repo: Path = REPO,
     ``executed/<profile>/benchmark_report.md``, ``executed/<profile>/bench.json`` (paths relative to
     its folder) and one figure per paper in ``executed/<profile>/bench/figures/`` (the figures there
     before are removed). Each row's command runs that experiment's recorded seeds (``--seeds N``)."""
-    out = published_dir(profile, repo)
+    out = published_dir(profile, repo if repo is not None else needs_checkout("publishing the report"))
     records_dir = out / "bench" / "records"
     if not records_dir.is_dir():
         raise ValueError(f"no shipped records to publish: {records_dir} does not exist")
@@ -1367,7 +1372,7 @@ def publish_report(profile: str = PUBLISHED_PROFILE, repo: Path = REPO,
     return report
 
 
-def ship_records(profile: str, runs_root: Path, seeds: dict[str, list[int]], repo: Path = REPO,
+def ship_records(profile: str, runs_root: Path, seeds: dict[str, list[int]], repo: Path | None = None,
                  experiments: dict[str, Experiment] | None = None, log: Callable[[str], None] = print) -> list[Path]:
     """Copy the records of `seeds` (experiment -> seeds) made at this checkout's keys from
     ``<runs_root>/bench`` into ``executed/<profile>/bench/records``, and remove every other record of
@@ -1376,7 +1381,7 @@ def ship_records(profile: str, runs_root: Path, seeds: dict[str, list[int]], rep
     import shutil
 
     experiments = EXPERIMENTS if experiments is None else experiments
-    target = published_dir(profile, repo) / "bench" / "records"
+    target = published_dir(profile, repo if repo is not None else needs_checkout("shipping records")) / "bench" / "records"
     copied, missing = [], []
     for name, wanted in seeds.items():
         key = experiment_key(experiments[name]).key
@@ -1398,96 +1403,15 @@ def ship_records(profile: str, runs_root: Path, seeds: dict[str, list[int]], rep
     return copied
 
 
-def repository_url() -> str | None:
-    """The kit's repository (``[project.urls] Repository``), read from the installed package's metadata
-    (a wheel has no pyproject.toml) or, in a checkout, from pyproject.toml; None when neither says."""
-    import importlib.metadata
-
-    try:
-        for entry in importlib.metadata.metadata("wmkit").get_all("Project-URL") or []:
-            label, _, url = entry.partition(",")
-            if label.strip().lower() == "repository":
-                return url.strip().rstrip("/")
-    except importlib.metadata.PackageNotFoundError:
-        pass
-    pyproject = REPO / "pyproject.toml"
-    if pyproject.exists():
-        import tomllib
-
-        return tomllib.loads(pyproject.read_text())["project"].get("urls", {}).get("Repository", "").rstrip("/") or None
-    return None
-
-
-def raw_base_url(version: str | None = None) -> str | None:
-    """Where the files of this kit's release tag can be downloaded one by one:
-    ``https://raw.githubusercontent.com/<owner>/<name>/v<version>`` (None off GitHub)."""
-    import importlib.metadata
-
-    url = repository_url()
-    if not url or "github.com/" not in url:
-        return None
-    if version is None:
-        try:
-            version = importlib.metadata.version("wmkit")
-        except importlib.metadata.PackageNotFoundError:
-            version = __version__
-    return f"https://raw.githubusercontent.com/{url.split('github.com/', 1)[1]}/v{version}"
-
-
-def shipped_report(profile: str = PUBLISHED_PROFILE, repo: Path = REPO, cache_dir: Path | None = None,
-                   base_url: str | None = None, log: Callable[[str], None] = print) -> tuple[Path | None, str]:
-    """(path of the published ``executed/<profile>/bench.json``, where it came from), for notebook 05.
-
-    In a clone (with or without git) it is the file under the checkout. A kit installed from a wheel
-    (Colab) has no ``executed/``: the report *and the run records its rows name* are downloaded
-    once from the repository at this kit's release tag (:func:`raw_base_url`; `base_url` overrides
-    it) into `cache_dir` (default ``./wmkit_shipped/executed/<profile>``), keeping their relative
-    layout so :func:`load_report` checks every number against its record as in a clone. Why a
-    download and not a copy inside the package: the rows are only shown while their records exist,
-    and the records (MBs of JSON) do not belong in the wheel. (None, why) when neither works."""
-    import urllib.request
-
+def shipped_report(profile: str = PUBLISHED_PROFILE, repo: Path | None = None) -> tuple[Path | None, str]:
+    """(path of the published ``executed/<profile>/bench.json``, where it came from), for notebook 05
+    and the result cards: :func:`published_dir`'s, in a clone (with or without git) and in an
+    installed kit alike (package data; its paths are relative to its folder, so :func:`load_report`
+    checks every number against its record there too). (None, why) when it is not there."""
     local = published_dir(profile, repo) / "bench.json"
     if local.exists():
         return local, f"shipped with the kit: {local}"
-    base = base_url or raw_base_url()
-    if base is None:
-        return None, f"no {local} and no GitHub repository in the package metadata to download it from"
-    cache = Path(cache_dir) if cache_dir is not None else Path.cwd() / "wmkit_shipped" / "executed" / profile
-    target = cache / "bench.json"
-    remote = f"{base.rstrip('/')}/executed/{profile}"
-
-    def get(rel: str) -> None:
-        path = cache / rel
-        if path.exists():
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with urllib.request.urlopen(f"{remote}/{rel}", timeout=60) as response:
-            data = response.read()
-        _write_bytes_atomic(path, data)
-
-    try:
-        if not target.exists():
-            log(f"no {local} (a kit installed without its repository): downloading the published report "
-                f"and its run records from {remote}/ into {cache}")
-        with urllib.request.urlopen(f"{remote}/bench.json", timeout=60) as response:
-            text = response.read().decode()
-        report = json.loads(text)
-        needed = sorted({p for row in report["rows"] for p in row.get("records", [])} | set(report.get("figures", [])))
-        if any(Path(p).is_absolute() for p in needed):
-            return None, f"{remote}/bench.json names absolute paths (published before paths were relative)"
-        for rel in needed:
-            get(rel)
-        _write_bytes_atomic(target, text.encode())
-    except (OSError, ValueError) as err:
-        return None, f"no {local}, and downloading it from {remote} failed ({type(err).__name__}: {err})"
-    return target, f"downloaded from {remote} (no local copy) into {cache}"
-
-
-def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    return None, f"no {local}: this kit ships no published {profile} report"
 
 
 def add_bench_parser(sub) -> None:
