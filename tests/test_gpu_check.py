@@ -130,16 +130,46 @@ def test_random_policy_is_built_without_the_meta_device_and_trains(mode):
 # ============================================================================ precision
 
 
-def test_fp16_where_the_gpu_has_no_bf16(monkeypatch):
-    """A T4 has no bf16: the kit computes in fp16 there (AMP with a scaler), bf16 on newer GPUs."""
-    assert models.compute_dtype("cpu") == torch.float32
+def fake_gpu(monkeypatch, major: int, minor: int, name: str) -> None:
+    """torch.cuda as on a GPU of compute capability major.minor, down to what torch's own
+    is_bf16_supported reads (it is not mocked): the device properties, and a bf16 tensor that can be
+    made, as torch 2.13 can on a T4 by emulation."""
+    import types
+
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: False)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: name)
+    monkeypatch.setattr(torch.cuda, "get_device_properties",
+                        lambda *a: types.SimpleNamespace(major=major, minor=minor, name=name))
+    monkeypatch.setattr(torch.version, "hip", None)
+    monkeypatch.setattr(torch.cuda, "_check_bf16_tensor_supported", lambda device: True, raising=False)
+
+
+def test_fp16_where_the_gpu_has_no_bf16_hardware(monkeypatch):
+    """A T4 (compute capability 7.5) has no bf16 hardware, though torch's is_bf16_supported() says yes
+    there (emulation): the kit computes in fp16 (AMP with a scaler); bf16 from capability 8 on."""
+    assert models.compute_dtype("cpu") == torch.float32
+    fake_gpu(monkeypatch, 7, 5, "Tesla T4")
+    assert torch.cuda.is_bf16_supported(), "torch counts emulation: the case this test is about"
     assert models.compute_dtype() == torch.float16
     assert models.mixed_precision_flags() == {"bf16": False, "fp16": True}
-    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
+    fake_gpu(monkeypatch, 8, 0, "NVIDIA A100-SXM4-40GB")
     assert models.compute_dtype() == torch.bfloat16
     assert models.mixed_precision_flags() == {"bf16": True, "fp16": False}
+
+
+def test_auto_runs_the_cpu_profile_on_a_gpu_the_gpu_profile_was_never_timed_on(monkeypatch, capsys):
+    from wmkit import profiles
+
+    fake_gpu(monkeypatch, 7, 5, "Tesla T4")
+    monkeypatch.setattr(profiles, "_AUTO_NOTE_SHOWN", set())
+    assert profiles.GPU_PROFILE_MEASURED_ON == ()  # no measurement yet (the GPU check fills it)
+    assert profiles.resolve_profile_name("auto") == "cpu" and profiles.get_profile("auto").name == "cpu"
+    said = capsys.readouterr().out.strip().splitlines()
+    assert len(said) == 1 and "PROFILE='gpu' opts into it" in said[0] and "Tesla T4" in said[0]
+    assert profiles.resolve_profile_name("gpu") == "gpu"  # asked for by name, it is given
+    monkeypatch.setattr(profiles, "GPU_PROFILE_MEASURED_ON", ("T4",))
+    assert profiles.resolve_profile_name("auto") == "gpu"
 
 
 def test_grpo_config_takes_the_precision_flags(tmp_path, monkeypatch):
@@ -249,7 +279,7 @@ def test_gpu_profile_defaults_to_the_pretrained_model_and_smollm2_offline(monkey
     assert models.resolve_model_name(None, "tiny") == "tiny"
     assert models.resolve_model_name("some/model", models.PRETRAINED) == "some/model"  # MODEL overrides
     monkeypatch.setattr(models, "_cached_on_disk", lambda name: False)
-    monkeypatch.setattr(models, "_hub_reachable", lambda timeout=3.0: False)
+    monkeypatch.setattr(models, "_hub_reachable", lambda *a, **k: False)
     assert models.resolve_model_name(None, models.PRETRAINED) == "smollm2"
     assert "offline" in capsys.readouterr().out
     monkeypatch.setattr(models, "_cached_on_disk", lambda name: name == models.GPU_HUB_MODEL)

@@ -1,7 +1,8 @@
 """THE size table: named run sizes ``smoke`` (CI), ``cpu`` (a laptop, about an hour for the
 series) and ``gpu``, one `Profile` per name, one section per part of the kit.
 
-``auto`` picks ``gpu`` when CUDA is present, else ``cpu``. Every notebook, every command line
+``auto`` picks ``cpu``, and ``gpu`` only on a GPU of a kind the ``gpu`` profile has been timed on
+(:data:`GPU_PROFILE_MEASURED_ON`; none yet), with a printed line saying how to opt in. Every notebook, every command line
 and the benchmark read their sizes from here (``get_profile(name).rlvr`` ...), so one word in
 the `parameters` cell scales the whole series, and no other module holds a size table.
 
@@ -988,15 +989,33 @@ PROFILES: dict[str, Profile] = {
 # ============================================================================ look-ups
 
 
+GPU_PROFILE_MEASURED_ON: tuple[str, ...] = ()
+"""GPU names (as ``torch.cuda.get_device_name`` spells them, matched as substrings) on which the
+``gpu`` profile's notebooks have been run and timed. Empty: the profile has never run on a GPU, so
+``auto`` does not send anyone to it (hours of cells on a free Colab T4); ``PROFILE="gpu"`` opts in."""
+
+_AUTO_NOTE_SHOWN: set[str] = set()
+
+
 def resolve_profile_name(name: str = "auto") -> str:
-    """'auto' -> 'gpu' with CUDA else 'cpu'; other names are checked and returned."""
+    """'auto' -> 'gpu' on a GPU listed in :data:`GPU_PROFILE_MEASURED_ON`, else 'cpu' (on a GPU
+    with one printed line saying how to choose 'gpu'); other names are checked and returned."""
     if not isinstance(name, str):
         raise TypeError(f"PROFILE must be a string, not {type(name).__name__}")
     name = name.strip().lower()
     if name == "auto":
         import torch  # only here: looking sizes up needs no torch
 
-        return "gpu" if torch.cuda.is_available() else "cpu"
+        if not torch.cuda.is_available():
+            return "cpu"
+        gpu = torch.cuda.get_device_name(0)
+        if any(kind in gpu for kind in GPU_PROFILE_MEASURED_ON):
+            return "gpu"
+        if gpu not in _AUTO_NOTE_SHOWN:  # once per process: every notebook cell resolves it again
+            _AUTO_NOTE_SHOWN.add(gpu)
+            print(f"note: PROFILE='auto' runs the cpu profile on this {gpu}: the gpu profile has not been "
+                  "timed on any GPU yet (its sizes may take hours here); PROFILE='gpu' opts into it.")
+        return "cpu"
     if name not in PROFILES:
         raise ValueError(f"Unknown profile {name!r}: choose one of auto, {', '.join(PROFILE_NAMES)}")
     return name

@@ -216,8 +216,11 @@ def _cached_on_disk(model_id: str) -> bool:
 
 
 def compute_dtype(device: str | None = None) -> torch.dtype:
-    """The dtype the kit computes in on `device` (default: CUDA if present): bf16 on a GPU that
-    supports it (Ampere and newer), fp16 on one that does not (a T4, a V100), fp32 on a CPU.
+    """The dtype the kit computes in on `device` (default: CUDA if present): bf16 on a GPU whose
+    hardware has it (compute capability 8.0 and newer: Ampere, Hopper), fp16 on one that does not
+    (a T4 is 7.5, a V100 7.0), fp32 on a CPU. torch's plain ``is_bf16_supported()`` also says yes
+    where bf16 is only emulated (a T4 in torch 2.13), slower and without bf16 tensor cores, so it is
+    asked with ``including_emulation=False``.
 
     bf16 has fp32's exponent range, so it trains without loss scaling; fp16 does not, which is
     why the trainers get ``fp16=True`` (AMP with a gradient scaler) where bf16 is missing, and
@@ -226,7 +229,7 @@ def compute_dtype(device: str | None = None) -> torch.dtype:
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     if not str(device).startswith("cuda"):
         return torch.float32
-    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
 
 
 def mixed_precision_flags() -> dict:
