@@ -38,6 +38,54 @@ def test_offline_hub_id_fails_at_once_with_offline_choices(monkeypatch):
         models.load_model("Qwen/Qwen2.5-0.5B-Instruct")
 
 
+def test_hub_reachability_asks_the_configured_endpoint_and_honours_offline_mode():
+    """Through huggingface_hub, as a download would go: HF_ENDPOINT (a mirror; here one on this machine)
+    is asked for the model's config.json, not huggingface.co:443; HF_HUB_OFFLINE answers no without a
+    request; an endpoint that does not answer is unreachable."""
+    import http.server
+    import os
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    asked = []
+
+    class Mirror(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self):  # noqa: N802 -- http.server's name
+            asked.append(self.path)
+            self.send_response(200)
+            for name, value in (("X-Repo-Commit", "0" * 40), ("ETag", '"0"'), ("Content-Length", "2")):
+                self.send_header(name, value)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    def reachable(endpoint: str, offline: str) -> str:
+        code = "from wmkit.core import models; print(models._hub_reachable('owner/model', timeout=5))"
+        env = {**os.environ, "HF_ENDPOINT": endpoint, "HF_HUB_OFFLINE": offline, "NO_PROXY": "127.0.0.1,localhost"}
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                              check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip()
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Mirror)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        mirror = f"http://127.0.0.1:{server.server_address[1]}"
+        assert reachable(mirror, "0") == "True"
+        assert asked == ["/owner/model/resolve/main/config.json"]
+        assert reachable(mirror, "1") == "False" and len(asked) == 1
+    finally:
+        server.shutdown()
+        server.server_close()
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    assert reachable(f"http://127.0.0.1:{closed}", "0") == "False"
+
+
 def test_unknown_model_names_are_rejected_clearly():
     with pytest.raises(ValueError, match="Offline choices"):
         models.load_model("not-a-model")

@@ -42,3 +42,20 @@ def test_importing_the_kit_silences_bitsandbytes_before_anything_imports_it():
     assert done.returncode == 0, done.stderr
     assert "gemm_4bit_forward" not in done.stderr
     assert done.stdout.split()[-1] == "True"
+
+
+def test_the_kits_chatter_is_off_but_hub_downloads_keep_their_bars(monkeypatch):
+    """transformers' and datasets' internal bars are off; huggingface_hub's download bars (a multi-GB
+    model) stay on, unless HF_HUB_DISABLE_PROGRESS_BARS says otherwise."""
+    import datasets
+    import huggingface_hub.utils
+    import transformers
+
+    from wmkit.quiet import quiet_dependencies
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_DISABLE_PROGRESS_BARS", None)
+    quiet_dependencies()
+    assert not transformers.utils.logging.is_progress_bar_enabled()
+    assert not datasets.is_progress_bar_enabled()
+    assert not huggingface_hub.utils.are_progress_bars_disabled()
+    assert not huggingface_hub.utils.are_progress_bars_disabled("huggingface_hub.file_download")

@@ -3,9 +3,10 @@ bars and results, not red stderr bands.
 
 What is silenced, and why each is nothing a reader can act on:
 - transformers' internal progress bars ("Writing model shards" once per `save_pretrained`, the
-  weight-loading bars), datasets' map/filter bars and huggingface_hub's download bars: they
-  finish in milliseconds on the kit's small models. The Trainer's own training bar is not
-  one of them and stays.
+  weight-loading bars) and datasets' map/filter bars: they finish in milliseconds on the kit's
+  small models. The Trainer's own training bar is not one of them and stays, and so do
+  huggingface_hub's download bars: a hub model is a download of minutes (gigabytes), which a
+  reader wants to watch (``HF_HUB_DISABLE_PROGRESS_BARS=1`` hides them).
 - bitsandbytes' "Failed to load CPU gemm_4bit_forward from kernels-community" on CPUs with
   AVX512-BF16: the kit runs NF4 on a CPU only to exercise the QLoRA code path (never for
   figures), and the fix it suggests (`pip install kernels`, a download at run time) is one the
@@ -51,9 +52,9 @@ def quiet_dependencies() -> None:
     import huggingface_hub.utils
     import transformers
 
-    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.disable_progress_bar()  # this switches huggingface_hub's bars off too:
+    huggingface_hub.utils.enable_progress_bars()  # downloads keep theirs (unless the environment says no)
     datasets.disable_progress_bars()
-    huggingface_hub.utils.disable_progress_bars()
 
 
 TRANSIENT_DELAY_SECONDS = 2.0

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
@@ -195,14 +194,23 @@ def smollm2_gguf_path() -> Path | None:
     return None
 
 
-def _hub_reachable(timeout: float = 3.0) -> bool:
-    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False"):
+def _hub_reachable(model_id: str = GPU_HUB_MODEL, timeout: float = 3.0) -> bool:
+    """Whether the hub huggingface_hub is set up for answers for `model_id` (a HEAD of its
+    config.json): its endpoint (``HF_ENDPOINT``, a mirror), proxies and token as it would download;
+    False at once, with no request, under ``HF_HUB_OFFLINE``. A server that answers with an error
+    (a gated or missing model) counts as reachable: loading then says what is wrong."""
+    from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url
+    from huggingface_hub.errors import HfHubHTTPError
+
+    if constants.is_offline_mode() or os.environ.get("HF_HUB_OFFLINE", "0").lower() not in ("", "0", "false", "no"):
         return False
     try:
-        with socket.create_connection(("huggingface.co", 443), timeout=timeout):
-            return True
-    except OSError:
+        get_hf_file_metadata(hf_hub_url(model_id, "config.json"), timeout=timeout)
+    except HfHubHTTPError as err:
+        return getattr(err, "response", None) is not None
+    except Exception:  # noqa: BLE001 -- no connection, a timeout, offline mode: not reachable
         return False
+    return True
 
 
 def _cached_on_disk(model_id: str) -> bool:
@@ -362,7 +370,7 @@ def check_model(name_or_path: str | Path) -> None:
             f"Unknown model {name_or_path!r}: not a folder, not 'tiny' or 'smollm2', "
             "and not of the hub form 'owner/name'. " + OFFLINE_CHOICES
         )
-    if not cached and not _hub_reachable():
+    if not cached and not _hub_reachable(name_or_path):
         raise ModelUnavailableError(
             f"Model {name_or_path!r} is not in the local cache and the Hugging Face hub "
             "cannot be reached from here. " + OFFLINE_CHOICES
