@@ -10,7 +10,7 @@ STAMP := $(VENV)/.wmkit-installed
 # CUDA torch instead (created with --system-site-packages) and no torch is installed.
 HAS_CUDA := $(shell $(PYTHON) -c "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && echo yes)
 
-.PHONY: setup reproduce test lab data notebooks gpu-check bench bench-plan bench-report readme clean help
+.PHONY: setup reproduce test lab data notebooks gpu-check bench bench-plan bench-report bench-rekey readme clean help
 
 help:
 	@echo "make reproduce [PROFILE=auto|smoke|cpu|gpu]   run every notebook, outputs in runs/<profile>/"
@@ -22,6 +22,7 @@ help:
 	@echo "make bench [BENCH_PROFILE=cpu BENCH_WORKERS=<cores>] the whole benchmark at this version: runs what has no record, ships the records, publishes the report and README table"
 	@echo "make bench-plan [BENCH_PROFILE=cpu]           what make bench would run and its estimated time (runs nothing)"
 	@echo "make bench-report [BENCH_PROFILE=cpu]         the published benchmark report from the shipped records (runs nothing)"
+	@echo "make bench-rekey [BENCH_PROFILE=cpu ARGS=--plan] carry records to their experiments' new keys: from the source where it proves the code unchanged, else by rerunning one seed bit for bit"
 	@echo "make readme                                   rewrite README.md's generated blocks (results, notebook times)"
 
 setup: $(STAMP)
@@ -84,6 +85,14 @@ bench-plan: $(STAMP)
 
 bench-report: $(STAMP)
 	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --publish
+	$(PY) -m wmkit readme
+
+# After a change to an experiment's code: its records of the old key are carried to the new one where
+# the commit that made them proves the code the same up to docstrings, comments and formatting, or
+# where one seed rerun here gives the same result bit for bit (then every seed's record is carried);
+# an experiment whose result changed is named, and `make bench` reruns it. ARGS: --plan, --only, --no-run.
+bench-rekey: $(STAMP)
+	$(PY) -m wmkit bench-rekey --profile $(BENCH_PROFILE) $(ARGS)
 	$(PY) -m wmkit readme
 
 readme: $(STAMP)

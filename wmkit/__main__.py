@@ -8,6 +8,7 @@
     python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
     python -m wmkit bench --profile cpu --seeds 3 the papers' claims over seeds (notebook 05), resumable
     python -m wmkit bench --profile cpu --publish the published report from the shipped records (runs nothing)
+    python -m wmkit bench-rekey --profile cpu     carry records to their experiments' new keys, on evidence
     python -m wmkit readme [--check]              README.md's generated blocks (results, notebook times)
     python -m wmkit gpu-check [--cpu-dry-run]     GRPO speed and memory on one GPU (offline, minutes), as JSON
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from wmkit import experiments
 from wmkit.bench.readme import add_readme_parser, readme_main
+from wmkit.bench.rekey import add_rekey_parser, rekey_main
 from wmkit.bench.runner import add_bench_parser, bench_main
 from wmkit.envs import ENVIRONMENTS
 from wmkit.experiments import COMMANDS, REGISTRY
@@ -281,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
                         "registers your environment (tutorials/bring_your_own_env.md)")
     add_train_parser(sub)
     add_bench_parser(sub)
+    add_rekey_parser(sub)
     add_readme_parser(sub)
     add_gpu_check_parser(sub)
     args = parser.parse_args(argv)
@@ -312,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
             return train_main(args)
         elif args.command == "bench":
             return bench_main(args)
+        elif args.command == "bench-rekey":
+            return rekey_main(args)
         elif args.command == "readme":
             return readme_main(args)
         elif args.command == "gpu-check":

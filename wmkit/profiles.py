@@ -655,7 +655,7 @@ SECTIONS = ("world_model", "rlvr", "rwml", "wm_r1", "wmrl", "bench", "data", "vi
 """Every Profile has each of these."""
 
 
-# ============================================================================ the table
+# ============================================================================ values (not in record keys): the table
 
 # ---------------------------------------------------------------- notebook 01: the world model
 
@@ -984,6 +984,9 @@ PROFILES: dict[str, Profile] = {
                   wmrl=_WMRL[name], bench=_BENCH[name], data=_DATA, video=_VIDEO[name])
     for name in PROFILE_NAMES
 }
+
+
+# ============================================================================ end of values
 
 
 # ============================================================================ look-ups

@@ -13,10 +13,13 @@ Three parts:
   number.
 * **Runner.** :func:`run_bench` runs each (experiment, seed) once and caches it as a JSON record
   under ``runs/<profile>/bench/<experiment>/``, keyed by the experiment's source key
-  (:mod:`wmkit.bench.source_key`: the source of the ``wmkit`` modules the experiment can import, the
-  data it reads, the record format; an edit elsewhere in the kit keeps its records) and a hash of its
-  config (sizes, seed, profile). The record keeps the git commit it was made at as provenance, and
-  the (module, hash) pairs of its key. A record is written atomically when its run has finished, so
+  (:mod:`wmkit.bench.source_key`: the code, as syntax trees, of the ``wmkit`` modules the experiment
+  can import, the data it reads, the record format; an edit elsewhere in the kit, or a docstring,
+  comment or formatting edit anywhere, keeps its records) and a hash of its config (sizes, seed,
+  profile). The record keeps the git commit it was made at as provenance, the (module, hash) pairs
+  of its key, and its torch threads and package versions. ``bench-rekey``
+  (:mod:`wmkit.bench.rekey`) carries records to a new key where the evidence shows the code's
+  results unchanged. A record is written atomically when its run has finished, so
   an interrupted benchmark rerun with the same command redoes only what is missing. Records of the
   first rule, keyed by the git tree of all of ``wmkit/``, keep their names and are read by
   ``--any-version`` and by :func:`seeds_or_this_run`.
@@ -70,8 +73,10 @@ from wmkit.bench.claims import (
     precondition_failure,
 )
 from wmkit.bench.source_key import (
+    KEY_FORMAT,
     SourceKey,
     is_source_key,
+    key_format,
     module_differences,
     module_file,
     run_module,
@@ -290,7 +295,8 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)  # a run killed before this line leaves no record
 
 
-def machine() -> dict:
+def package_versions() -> dict[str, str | None]:
+    """The versions of Python and of the packages a run's floats depend on (None: not installed)."""
     import torch  # here: `python -m wmkit --help` imports this module and must not import torch (1.5 s)
 
     versions = {"python": platform.python_version(), "torch": torch.__version__}
@@ -299,10 +305,16 @@ def machine() -> dict:
             versions[name] = importlib.import_module(name).__version__
         except Exception:  # noqa: BLE001
             versions[name] = None
+    return versions
+
+
+def machine() -> dict:
+    import torch  # here: `python -m wmkit --help` imports this module and must not import torch (1.5 s)
+
     cuda = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
     return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
             **cpu_model(), "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "cuda": cuda,
-            "versions": versions}
+            "versions": package_versions()}
 
 
 def select_experiments(only: Sequence[str] | None, experiments: dict[str, Experiment] | None = None) -> list[str]:
@@ -370,6 +382,9 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
     sizes = experiment_sizes(experiment, resolved)
+    import torch  # here: --help imports this module and must not import torch
+
+    threads = torch.get_num_threads()  # a seed's last digits can depend on it (wmkit.core.parallel)
     result, read = _call_recording_reads(_resolve(experiment.run), resolved, seed, Path(runs_root), sizes)
     check_parts_read(experiment, read)
     seconds = time.perf_counter() - t0
@@ -377,9 +392,9 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
               "code": code, "commit": commit, "dirty": dirty, "config_hash": chash, "config": config,
               "command": command, "cpu": cpu_model(),
               "started": started.isoformat(timespec="seconds"), "wall_seconds": round(seconds, 2),
-              "result": jsonable(result)}
+              "torch_threads": threads, "versions": package_versions(), "result": jsonable(result)}
     if isinstance(key, SourceKey):
-        record.update({"key_format": int(code.partition("-")[0][3:]),
+        record.update({"key_format": key_format(code),
                        "modules": [list(p) for p in key.modules], "data": [list(p) for p in key.data]})
     _write_atomic(path, json.dumps(record, indent=1, sort_keys=True))
     log(f"{experiment.name} seed {seed}: done in {seconds:.1f} s -> {path.name}")
@@ -404,6 +419,10 @@ def this_kit_label(records: Sequence[dict], key: SourceKey) -> str:
     for record in records:
         diff = module_differences(record, key)
         if diff is None:
+            older = key_format(record.get("code", ""))
+            if older and older > 1 and record.get("modules"):
+                return (f"this kit: {short_version(key.key)} (the records are of key format {older}, whose module "
+                        f"hashes cannot be compared with format {KEY_FORMAT}'s: `make bench-rekey` carries them)")
             return (f"this kit: {short_version(key.key)} (the records, keyed by the git tree of wmkit/, "
                     "do not say which modules they ran)")
         differ.update(diff)
