@@ -141,12 +141,15 @@ def test_a_record_is_carried_from_its_commits_source_when_only_docstrings_commen
     profiles.write_text(profiles.read_text().replace("# ======== the table", "# ======== values (not in record keys)")
                         .replace("# ======== look-ups", "# ======== end of values"))
     assert rekey.static_check(record, today(), tiny_repo) is None  # key format 3 -> 4, same code
+    own, _ = rekey.source_key_of(record, tiny_repo)
+    assert own == today()  # the record's own code in today's format: what a record of changed code is rewritten under
     fake.write_text(fake.read_text().replace("One seed.", "One seed, reworded.") + "# a comment\n")
     profiles.write_text(profiles.read_text().replace("3}", "30}"))
     assert rekey.static_check(record, today(), tiny_repo) is None  # a docstring, a comment, a value
     fake.write_text(fake.read_text().replace("+ seed", "- seed"))
     assert rekey.static_check(record, today(), tiny_repo) == (
         f"code changed since commit {record['commit'][:12]} in wmkit.fake")
+    assert rekey.source_key_of(record, tiny_repo)[0] == own  # its own code stays what it was
     fake.write_text(fake.read_text().replace("- seed", "+ seed"))
     tampered = {**record, "modules": [[m, "0" * 64 if m == "wmkit.fake" else h] for m, h in record["modules"]]}
     assert "do not give its key" in rekey.static_check(tampered, today(), tiny_repo)
@@ -294,3 +297,17 @@ def test_the_comparison_leaves_out_measured_time_and_folders_only():
     assert rekey.result_differences(a, b) == (1, ["inner.y: 1 -> 1.0"])
     b["result"]["x"].append(2.0)
     assert rekey.result_differences(a, b)[1][1] == "x[2]: (absent) -> 2.0"
+
+
+def test_the_code_of_a_records_key_is_its_commits_or_the_commit_that_verified_its_carry():
+    made = {"code": "src4-b", "commit": "c1", "dirty": False}
+    assert rekey.made_by(made) == ("c1", {"src4-b"})
+    rewritten = {**made, "carried": [{"how": "key format", "from_code": "src3-a"}]}
+    assert rekey.made_by(rewritten) == ("c1", {"src4-b", "src3-a"})
+    verified = {**made, "code": "src4-c", "carried": [{"how": "key format", "from_code": "src3-a"},
+                                                      {"how": "rerun", "from_code": "src4-b",
+                                                       "verified_by": {"commit": "c2", "dirty": False}}]}
+    assert rekey.made_by(verified) == ("c2", {"src4-c"})
+    assert rekey.made_by({**made, "dirty": True})[0] is None
+    verified["carried"][-1]["verified_by"]["dirty"] = True
+    assert rekey.made_by(verified)[0] is None

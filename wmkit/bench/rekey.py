@@ -200,44 +200,71 @@ def commit_exists(repo: Path, commit: str) -> bool:
         return False
 
 
-def static_check(record: dict, key: SourceKey, repo: Path = REPO) -> str | None:
-    """None when `record` is provably made by the code of `key` (see the module docstring, 1), else
-    why not, in words."""
+def source_key_of(record: dict, repo: Path = REPO) -> tuple[SourceKey | None, str | None]:
+    """(the record's own code keyed by today's rule, None), read from the files of the commit that
+    made it after checking that they hash to its stored pairs under its own key format; or
+    (None, why not) when they cannot be read or do not."""
     old_format = record.get("key_format") or key_format(record.get("code", ""))
     pairs = [tuple(p) for p in record.get("modules") or []]
-    data = [tuple(p) for p in record.get("data") or []]
+    data = tuple(tuple(p) for p in record.get("data") or [])
     commit = record.get("commit") or ""
     if not pairs or old_format is None or old_format < 2:
-        return "the record stores no module hashes (keyed by the git tree of wmkit/)"
+        return None, "the record stores no module hashes (keyed by the git tree of wmkit/)"
     if record.get("dirty") is not False:
-        return "made with uncommitted changes in its modules (its commit does not hold its code)"
+        return None, "made with uncommitted changes in its modules (its commit does not hold its code)"
     if key_of(pairs, data, old_format) != record["code"]:
-        return "its stored module hashes do not give its key"
-    if [m for m, _ in pairs] != key.module_names():
-        return f"today's import closure differs ({len(pairs)} modules then, {len(key.modules)} now)"
-    if data != list(key.data):
-        return "its data files differ from today's"
+        return None, "its stored module hashes do not give its key"
     if not commit_exists(repo, commit):
-        return f"commit {commit[:12]} is not in this checkout's history"
-    wanted = [p for m, _ in pairs for p in _module_paths(m)]
-    files = git_files(repo, commit, wanted)
+        return None, f"commit {commit[:12]} is not in this checkout's history"
+    files = git_files(repo, commit, [p for m, _ in pairs for p in _module_paths(m)])
     new_pairs = []
     for module, stored in pairs:
         source = next((files[p] for p in _module_paths(module) if files.get(p) is not None), None)
         if source is None:
-            return f"commit {commit[:12]} has no file for {module}"
+            return None, f"commit {commit[:12]} has no file for {module}"
         try:
             if module_hash(module, source, old_format) != stored:
-                return f"{module} at commit {commit[:12]} does not hash to the record's pair"
+                return None, f"{module} at commit {commit[:12]} does not hash to the record's pair"
             new_pairs.append((module, module_hash_from(module, source, old_format)))
         except ValueError as err:
-            return str(err)
-    changed = [m for (m, h), (_, now) in zip(new_pairs, key.modules) if h != now]
+            return None, str(err)
+    return SourceKey(key_of(new_pairs, data), tuple(new_pairs), data), None
+
+
+def static_check(record: dict, key: SourceKey, repo: Path = REPO) -> str | None:
+    """None when `record` is provably made by the code of `key` (see the module docstring, 1), else
+    why not, in words."""
+    own, reason = source_key_of(record, repo)
+    return reason if own is None else same_code(own, key, record.get("commit") or "")
+
+
+def same_code(own: SourceKey, key: SourceKey, commit: str) -> str | None:
+    """None when a record's `own` key (:func:`source_key_of`) is today's `key`, else what differs."""
+    if own.module_names() != key.module_names():
+        return f"today's import closure differs ({len(own.modules)} modules then, {len(key.modules)} now)"
+    if own.data != key.data:
+        return "its data files differ from today's"
+    changed = [m for (m, h), (_, now) in zip(own.modules, key.modules) if h != now]
     if changed:
         return f"code changed since commit {commit[:12]} in {', '.join(changed)}"
-    if key_of(new_pairs, data) != key.key:  # same pairs, same key: a check of the two rules' agreement
-        return "the commit's code does not give today's key"
-    return None
+    return None if own.key == key.key else "the commit's code does not give today's key"
+
+
+def made_by(record: dict) -> tuple[str | None, set[str]]:
+    """(the commit whose code is the code of the record's key, None when no commit holds it; the keys
+    that commit's own runner may give it). A record made at a clean commit: that commit, and the
+    record's key and the keys it was carried from by the source (the same code under older rules).
+    A record carried by a rerun: the commit that verified it (its code is the new key's)."""
+    steps = record.get("carried", [])
+    last_rerun = max((i for i, step in enumerate(steps) if step.get("how") == "rerun"), default=None)
+    if last_rerun is None:
+        commit = record.get("commit") if record.get("dirty") is False else None
+        later = steps
+    else:
+        verified = steps[last_rerun].get("verified_by", {})
+        commit = verified.get("commit") if verified.get("dirty") is False else None
+        later = steps[last_rerun + 1:]
+    return commit, {record.get("code"), *(step.get("from_code") for step in later)}
 
 
 # ---------------------------------------------------------------------------- carrying
@@ -371,6 +398,9 @@ class Step:
     records: list[OldRecord]
     static: list[OldRecord] = field(default_factory=list)
     """The records carried from the source (module docstring, 1)."""
+    rewrite: list[tuple[OldRecord, SourceKey]] = field(default_factory=list)
+    """Records of an older key format not made by today's code, with their own code's key in today's
+    format (read from their commit): rewritten under it first, then verified by the rerun like the rest."""
     why_not_static: str | None = None
     seed: int | None = None
     """The seed rerun (2), None when nothing is left to rerun or it cannot be."""
@@ -404,21 +434,24 @@ def plan_rekey(profile: str, names: Sequence[str], folders: Sequence[Path], repo
     experiments = EXPERIMENTS if experiments is None else experiments
     here = cpu_kind(cpu_model())
     steps = []
-    checked: dict[tuple, str | None] = {}  # one check per (key, old key, commit, dirty): the same files
+    read: dict[tuple, tuple] = {}  # one reading per (old key, commit, dirty): the same files
     for name in names:
         key = experiment_key(experiments[name])
         for old_code, records in old_records(experiments[name], profile, key.key, folders).items():
             step = Step(name, old_code, sorted(records, key=lambda r: (r.seed, str(r.path))))
             reasons = {}
             for record in step.records:
-                once = (key.key, old_code, record.record.get("commit"), record.record.get("dirty"))
-                if once not in checked:
-                    checked[once] = static_check(record.record, key, repo)
-                reason = checked[once]
+                once = (old_code, record.record.get("commit"), record.record.get("dirty"))
+                if once not in read:
+                    read[once] = source_key_of(record.record, repo)
+                own, reason = read[once]
+                reason = reason if own is None else same_code(own, key, record.record["commit"])
                 if reason is None:
                     step.static.append(record)
-                else:
-                    reasons.setdefault(reason, record)
+                    continue
+                reasons.setdefault(reason, record)
+                if own is not None and own.key != old_code and (key_format(old_code) or 0) < KEY_FORMAT:
+                    step.rewrite.append((record, own))
             step.why_not_static = next(iter(reasons), None)
             rest = step.rest
             if rest:
@@ -427,11 +460,10 @@ def plan_rekey(profile: str, names: Sequence[str], folders: Sequence[Path], repo
                     step.compare_with = min(same_kind, key=lambda r: r.seed)
                     step.seed = step.compare_with.seed
                 else:
-                    clean = [r for r in rest if r.record.get("dirty") is False and r.record.get("commit")
-                             and commit_exists(repo, r.record["commit"])]
+                    clean = [r for r in rest if made_by(r.record)[0] and commit_exists(repo, made_by(r.record)[0])]
                     if clean:
                         chosen = min(clean, key=lambda r: r.seed)
-                        step.seed, step.commit = chosen.seed, chosen.record["commit"]
+                        step.seed, step.commit = chosen.seed, made_by(chosen.record)[0]
                     else:
                         step.blocked = (f"no record of this CPU kind ({here}), and no record's commit can make the "
                                         "reference here (made with uncommitted changes, or a commit not in this "
@@ -454,6 +486,9 @@ def plan_lines(steps: Sequence[Step], profile: str, seconds: dict[str, float | N
         head = f"  {s.experiment:24s} from {short_version(s.old_code)}:"
         if s.static:
             out.append(f"{head} {len(s.static)} record(s) carried from the source (no run)")
+        if s.rewrite:
+            out.append(f"{head} {len(s.rewrite)} record(s) rewritten in key format {KEY_FORMAT} under their own code's "
+                       f"key {short_version(s.rewrite[0][1].key)} (from the source; not today's code)")
         if s.rest:
             if s.seed is None:
                 out.append(f"{head} {len(s.rest)} record(s) cannot be verified here: {s.blocked}"
@@ -516,6 +551,22 @@ def rekey(profile: str = "cpu", only: Sequence[str] | None = None, runs_root: Pa
                                 "this key: the same code up to docstrings, comments, formatting and tables of values"}}
                 out.carried.append(carry(old, key, how, log))
             out.verdicts[step.experiment] = "carried from the source"
+        if step.rewrite:
+            log(f"{step.experiment}: {len(step.rewrite)} record(s) of {short_version(step.old_code)} rewritten in key "
+                f"format {KEY_FORMAT} under their own code's key {short_version(step.rewrite[0][1].key)}")
+            for old, own in step.rewrite:
+                how = {"how": "key format", "verified_by": {
+                    "commit": old.record["commit"],
+                    "evidence": f"the files of commit {old.record['commit'][:12]} hash to the record's module pairs "
+                                f"(key format {old.record.get('key_format')}); this key is the same files' under key "
+                                f"format {KEY_FORMAT} (the record's own code, not this checkout's)"}}
+                path = carry(old, own, how, log)
+                new = OldRecord(path, json.loads(path.read_text()))
+                step.records = [new if r is old else r for r in step.records]
+                if step.compare_with is old:
+                    step.compare_with = new
+            out.verdicts[step.experiment] = (f"rewritten in key format {KEY_FORMAT}, "
+                                             f"{len(step.rewrite)} record(s) left to verify by a rerun")
         if not step.rest:
             continue
         if step.seed is None:
@@ -552,7 +603,8 @@ def verify_and_carry(step: Step, experiment: Experiment, key: SourceKey, profile
         log(f"{step.experiment} seed {seed}: no record of this CPU kind ({here}); making the reference here with "
             f"commit {step.commit[:12]}'s code in a temporary git worktree (runs in {ref_root})")
         reference = run_at_commit(repo, step.commit, step.experiment, profile, seed, ref_root, threads, log)
-        if reference.get("code") != step.old_code:
+        known = {code for r in step.rest if made_by(r.record)[0] == step.commit for code in made_by(r.record)[1]}
+        if reference.get("code") not in known:  # the commit's runner keys by its own rule (maybe an older format)
             return (f"cannot verify: commit {step.commit[:12]}'s code keys {step.experiment} as "
                     f"{short_version(reference.get('code', '?'))}, not {short_version(step.old_code)}")
         source = f"a reference made here by commit {step.commit[:12]}'s code in a temporary git worktree"
