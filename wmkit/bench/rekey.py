@@ -425,6 +425,8 @@ class RekeyResult:
     verdicts: dict[str, str] = field(default_factory=dict)
     """experiment -> 'carried from source', 'verified (...)', 'changed: ...', 'cannot verify: ...'."""
     carried: list[Path] = field(default_factory=list)
+    rewritten: list[Path] = field(default_factory=list)
+    """Records rewritten in today's key format under their own code's key (not carried to today's)."""
     seconds: float = 0.0
 
 
@@ -561,6 +563,7 @@ def rekey(profile: str = "cpu", only: Sequence[str] | None = None, runs_root: Pa
                                 f"(key format {old.record.get('key_format')}); this key is the same files' under key "
                                 f"format {KEY_FORMAT} (the record's own code, not this checkout's)"}}
                 path = carry(old, own, how, log)
+                out.rewritten.append(path)
                 new = OldRecord(path, json.loads(path.read_text()))
                 step.records = [new if r is old else r for r in step.records]
                 if step.compare_with is old:
@@ -580,10 +583,12 @@ def rekey(profile: str = "cpu", only: Sequence[str] | None = None, runs_root: Pa
                                                          threads, repo, here, out, log)
     if publish is None:
         publish = shipped == published
-    if publish and any(p.is_relative_to(published) for p in out.carried):
+    if publish and any(p.is_relative_to(published) for p in out.carried + out.rewritten):
         publish_report(profile, repo, log=log)
     out.seconds = time.perf_counter() - start
-    log(f"bench-rekey: {len(out.carried)} record(s) carried in {duration(out.seconds)}")
+    log(f"bench-rekey: {len(out.carried)} record(s) carried to today's keys"
+        + (f", {len(out.rewritten)} rewritten in key format {KEY_FORMAT} under their own code's keys"
+           if out.rewritten else "") + f", in {duration(out.seconds)}")
     for name, verdict in out.verdicts.items():
         log(f"  {name:24s} {verdict}")
     return out
