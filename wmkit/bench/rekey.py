@@ -66,7 +66,7 @@ from wmkit.bench.runner import (
     _closure_dirty,
     _write_atomic,
 )
-from wmkit.bench.source_key import KEY_FORMAT, SourceKey, key_format, key_of, module_hash, module_hash_from
+from wmkit.bench.source_key import KEY_FORMAT, SourceKey, key_format, key_of, module_hash
 from wmkit.profiles import get_profile, resolve_profile_name
 from wmkit.runs import REPO, cpu_model, default_runs_root
 
@@ -225,7 +225,7 @@ def source_key_of(record: dict, repo: Path = REPO) -> tuple[SourceKey | None, st
         try:
             if module_hash(module, source, old_format) != stored:
                 return None, f"{module} at commit {commit[:12]} does not hash to the record's pair"
-            new_pairs.append((module, module_hash_from(module, source, old_format)))
+            new_pairs.append((module, module_hash(module, source)))
         except ValueError as err:
             return None, str(err)
     return SourceKey(key_of(new_pairs, data), tuple(new_pairs), data), None

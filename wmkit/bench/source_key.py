@@ -76,8 +76,9 @@ VALUES_END = re.compile(rb"^# =+ end of values[^\n]*$", re.M)
 module docstring)."""
 
 LEGACY_VALUE_TABLES = {"wmkit.profiles": (re.compile(rb"^# =+ the table$", re.M), re.compile(rb"^# =+ look-ups$", re.M))}
-"""Key format 3's one table of values: the lines of ``profiles.py`` between these markers (to check
-a format-3 record's module hashes against its commit's source)."""
+"""Key format 3's one table of values, ``profiles.py`` between these markers: key format 3 left it out
+of its hash, and format 4 leaves it out of a ``profiles.py`` that has no ``# ==== values`` markers yet
+(a file of a commit from before them), so an older commit's code hashes as today's would."""
 
 PACKAGE = "wmkit"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -165,6 +166,8 @@ def _value_regions(module: str, source: bytes) -> list[tuple[int, int]]:
     and in order, the region whole statements that are assignments (see the module docstring)."""
     starts = [m.start() for m in VALUES_START.finditer(source)]
     ends = [m.start() for m in VALUES_END.finditer(source)]
+    if not starts and not ends and module in LEGACY_VALUE_TABLES:  # a file from before these markers
+        starts, ends = ([m.start() for m in marker.finditer(source)][:1] for marker in LEGACY_VALUE_TABLES[module])
     problem = None
     if len(starts) != len(ends):
         problem = f"{len(starts)} '# ==== values (not in record keys)' line(s) and {len(ends)} '# ==== end of values'"
@@ -242,16 +245,6 @@ def module_hash(module: str, source: bytes, key_format: int = KEY_FORMAT) -> str
     if key_format == 2:
         return _sha(source)
     raise ValueError(f"no module hash of key format {key_format} (known: 2, 3, {KEY_FORMAT})")
-
-
-def module_hash_from(module: str, source: bytes, from_format: int) -> str:
-    """Today's hash (:func:`module_hash`) of `module`'s `source` as it stood in key format
-    `from_format`'s time: where the file has no ``# ==== values`` markers yet, its table of values
-    is the one that format's rule left out (format 3: ``profiles.py`` between ``the table`` and
-    ``look-ups``), so a file whose code is today's up to that table hashes to today's hash."""
-    if from_format == 3 and module in LEGACY_VALUE_TABLES and not VALUES_START.search(source):
-        source = _legacy_cut(module, source)
-    return module_hash(module, source)
 
 
 def key_of(modules: Iterable[tuple[str, str]], data: Iterable[tuple[str, str]] = (),
