@@ -45,6 +45,30 @@ def test_make_notebooks_would_change_nothing():
     assert not stale, f"run `make notebooks`: {stale}"
 
 
+def test_a_jupyterlab_edit_is_saved_into_the_py_source_too(tmp_path):
+    """The .ipynb carries the pairing its .py declares (ipynb,py:percent): jupytext's contents
+    manager, which JupyterLab uses where jupytext is installed, then writes the .py on every save, so
+    `make notebooks` (the .ipynb from the .py) keeps a student's edit instead of overwriting it."""
+    import shutil
+
+    from jupytext import TextFileContentsManager
+
+    spec = importlib.util.spec_from_file_location("notebooks_tool", REPO / "tools" / "notebooks.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    name = NOTEBOOKS[0].stem
+    for suffix in (".py", ".ipynb"):
+        shutil.copy(REPO / "notebooks" / f"{name}{suffix}", tmp_path / f"{name}{suffix}")
+    manager = TextFileContentsManager(root_dir=str(tmp_path))
+    model = manager.get(f"{name}.ipynb")
+    assert model["content"]["metadata"]["jupytext"]["formats"] == "ipynb,py:percent"
+    cell = next(c for c in model["content"]["cells"] if c["cell_type"] == "code" and "tags" not in c["metadata"])
+    cell["source"] += "\nstudent_edit = 1  # typed in JupyterLab"
+    manager.save(model, f"{name}.ipynb")
+    assert "student_edit = 1  # typed in JupyterLab" in (tmp_path / f"{name}.py").read_text()
+    assert "student_edit = 1" in tool.render(tmp_path / f"{name}.py")  # what make notebooks writes
+
+
 def test_notebook_sources_pass_ruff():
     """`ruff check notebooks` passes: the only lint that `make test` (and so CI) runs."""
     if importlib.util.find_spec("ruff") is None:

@@ -7,7 +7,8 @@
 The .py files are jupytext "percent" sources (`# %%` code cells, `# %% [markdown]` cells, the
 papermill parameters cell as `# %% tags=["parameters"]`): edit those, not the .ipynb. The
 .ipynb is written with empty outputs, cell ids cell-00, cell-01, ... (so a diff shows only the
-cells that changed) and fixed notebook metadata; of a cell's metadata only its tags are kept.
+cells that changed) and fixed notebook metadata, the jupytext pairing with the .py included; of a
+cell's metadata only its tags are kept.
 """
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ METADATA = {
     "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
     "language_info": {"name": "python"},
     "colab": {"provenance": []},
+    # The pairing the .py sources declare: in JupyterLab (jupytext's contents manager, installed with
+    # jupytext) saving a notebook writes its .py too, so `make notebooks` keeps a student's edits.
+    "jupytext": {"formats": "ipynb,py:percent"},
 }
 
 
