@@ -567,6 +567,14 @@ def test_records_and_reports_name_the_cpu(tmp_path, fresh):
     records = [json.loads(p.read_text()) for p in (tmp_path / "bench" / "fake").glob("*.json")]
     assert len(records) == 2 and all(r["cpu"]["cpu_model"] for r in records)
     assert all(r["cpu"] == bench.cpu_model() for r in records)
+    import torch
+    import transformers
+
+    # and the versions of the packages whose code made the numbers (provenance, not part of the key)
+    for record in records:
+        assert record["versions"]["torch"] == torch.__version__
+        assert record["versions"]["transformers"] == transformers.__version__
+        assert record["versions"]["trl"] and record["versions"]["peft"]
     cpu = bench.cpu_model()["cpu_model"]
     kind = bench.cpu_kind(bench.cpu_model())  # the model and torch's kernel set
     assert report["experiments"]["fake"]["cpus"] == [kind] and report["machine"]["cpu_model"] == cpu

@@ -40,8 +40,17 @@ def _setup_cell(path: Path) -> str:
 
 
 def test_every_notebook_has_the_same_setup_cell_naming_the_pyproject_repository():
+    import tomllib
+
+    import wmkit
+
     tool = _tool()
     repository, tag = tool.release()
+    # What can be checked offline: the one address is pyproject's [project.urls] Repository, and the
+    # tag is the version this package reports (that the tag exists on GitHub is checked only online).
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["urls"]["Repository"].rstrip("/") == f"https://github.com/{repository}"
+    assert tag == f"v{wmkit.__version__}" == f"v{project['version']}"
     cells = {_setup_cell(p) for p in NOTEBOOKS}
     assert cells == {tool.colab_setup_cell().rstrip("\n")}
     (cell,) = cells

@@ -324,6 +324,34 @@ def test_command_line_gpu_check_help_and_vllm_flag():
         assert len(done.stderr.strip().splitlines()) == 1
 
 
+def test_gpu_check_exits_non_zero_when_a_row_ends_in_an_error(monkeypatch, capsys):
+    """Out of memory and skipped rows are measurements (exit 0); a row that raised is not (exit 1,
+    one line naming the rows)."""
+    from wmkit import __main__ as cli
+    from wmkit import gpucheck
+
+    rows = {"policies": [{"name": "tiny-qwen2 lora", "status": "ok"}, {"name": "Qwen2.5-7B lora", "status": "OOM (at step)"}],
+            "profile_steps": [{"name": "gpu: SFT step", "status": "skipped: time budget (420 s) spent"}]}
+    monkeypatch.setattr(gpucheck, "run_gpu_check", lambda settings, out: rows)
+    assert cli.main(["gpu-check", "--cpu-dry-run"]) == 0
+    rows["profile_steps"].append({"name": "gpu: RLVR step", "status": "error: RuntimeError: boom"})
+    assert cli.main(["gpu-check", "--cpu-dry-run"]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "wmkit: gpu-check: 1 row(s) ended in an error: gpu: RLVR step"]
+
+
+def test_version_is_the_packages():
+    import tomllib
+
+    from wmkit import __main__ as cli
+    from wmkit import __version__
+
+    assert __version__ == tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+
+
 # ============================================================================ on a GPU
 
 

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from wmkit import experiments
+from wmkit import __version__, experiments
 from wmkit.bench.readme import add_readme_parser, readme_main
 from wmkit.bench.rekey import add_rekey_parser, rekey_main
 from wmkit.bench.runner import add_bench_parser, bench_main
@@ -263,6 +263,7 @@ def checked_envs(envs: list[str] | None, imports: list[str]) -> tuple[str, ...] 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wmkit", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"wmkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("reproduce", help="run every notebook with papermill")
     p.add_argument("--profile", default="auto")
@@ -363,7 +364,12 @@ def gpu_check_main(args) -> int:
                "modes": tuple(args.modes) if args.modes else None,
                "time_budget_s": args.time_budget, "profile_steps": False if args.no_profile_steps else None}
     settings = replace(settings, **{k: v for k, v in changes.items() if v is not None})
-    run_gpu_check(settings, args.out)
+    report = run_gpu_check(settings, args.out)
+    # An out-of-memory or skipped row is a measurement; an error is not: the command then fails.
+    errors = [row["name"] for row in report["policies"] + report["profile_steps"] if row["status"].startswith("error")]
+    if errors:
+        print(f"wmkit: gpu-check: {len(errors)} row(s) ended in an error: {', '.join(errors)}", file=sys.stderr)
+        return 1
     return 0
 
 
