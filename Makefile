@@ -20,7 +20,7 @@ INSTALL_TORCH := $(PY) -m pip install -q torch==2.13.0+cpu 2>/dev/null \
 	|| $(PY) -m pip install -q torch==2.13.0+cpu --extra-index-url $(TORCH_CPU_INDEX)
 endif
 
-.PHONY: setup reproduce test lab data notebooks gpu-check bench bench-plan bench-report bench-rekey readme clean help
+.PHONY: setup reproduce test lab data notebooks gpu-check bench bench-plan bench-verify bench-report bench-rekey readme clean help
 
 help:
 	@echo "make reproduce [PROFILE=auto|smoke|cpu|gpu]   run every notebook, outputs in runs/<profile>/"
@@ -31,6 +31,7 @@ help:
 	@echo "make gpu-check [ARGS=--cpu-dry-run]          GRPO speed and memory on this GPU (offline, <= 8 min) -> runs/gpu_check/"
 	@echo "make bench [BENCH_PROFILE=cpu BENCH_WORKERS=<cores>] the whole benchmark at this version: runs what has no record, ships the records, publishes the report and README table"
 	@echo "make bench-plan [BENCH_PROFILE=cpu]           what make bench would run and its estimated time (runs nothing)"
+	@echo "make bench-verify [BENCH_WORKERS=<cores>]     rerun one confirmatory seed per experiment, compare with its shipped record (<= 45 min on 2 cores)"
 	@echo "make bench-report [BENCH_PROFILE=cpu]         the published benchmark report from the shipped records (runs nothing)"
 	@echo "make bench-rekey [BENCH_PROFILE=cpu ARGS=--plan] carry records to their experiments' new keys: from the source where it proves the code unchanged, else by rerunning one seed bit for bit"
 	@echo "make readme                                   rewrite README.md's generated blocks (results, notebook times)"
@@ -82,8 +83,8 @@ gpu-check:
 BENCH_PROFILE ?= cpu
 BENCH_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 
-# The whole table at this library version: every experiment's declared seeds
-# (wmkit.bench.claims.BENCH_SEEDS), resumable (records in runs/<profile>/bench), longest runs first,
+# The confirmatory run at this library version: every experiment's declared confirmatory seeds
+# (wmkit.bench.confirmatory; make bench-plan lists them), resumable (records in runs/<profile>/bench), longest runs first,
 # one progress line per run with the time left; then the records are shipped into
 # executed/<profile>/bench/records and the report and the README's table are rebuilt from them.
 bench: $(STAMP)
@@ -92,6 +93,11 @@ bench: $(STAMP)
 
 bench-plan: $(STAMP)
 	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --workers $(BENCH_WORKERS) --plan
+
+# One confirmatory seed of each experiment (its cheapest) rerun and compared with the shipped record:
+# bit-identical on the same CPU kind, else each claim's difference beside its seed spread.
+bench-verify: $(STAMP)
+	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --workers $(BENCH_WORKERS) --verify
 
 bench-report: $(STAMP)
 	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --publish

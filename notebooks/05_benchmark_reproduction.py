@@ -27,16 +27,17 @@
 # python -m wmkit bench --profile cpu --seeds 3 --report-only --any-version  # each experiment's newest records
 # ```
 #
-# The notebook **loads** `runs/<profile>/bench.json` when you have run it, else **the kit's published
-# report**, `executed/cpu/bench.json` (inside the package when installed, as in Colab). At `smoke` it also
-# runs the one-seed `smoke` benchmark, which proves the pipeline: its numbers mean nothing and every
-# verdict is *not measured*.
+# The notebook **loads** `runs/<profile>/bench.json` when you have run the whole benchmark at this
+# library version (it covers every claim), else **the kit's published report**, `executed/cpu/bench.json`
+# (inside the package when installed, as in Colab), and says which local report it skipped and why. At
+# `smoke` it also runs the one-seed `smoke` benchmark, which proves the pipeline: its numbers mean
+# nothing and every verdict is *not measured*.
 #
 # **Learning objectives.** After this notebook you can
 #
 # 1. say what a 95% t-interval over 3 seeds is, and why one seed can never be "significant";
-# 2. read a verdict — *reproduced*, *inconclusive*, *contradicted*, *not measured* — and say what
-#    evidence would change it;
+# 2. read a verdict — *reproduced*, *contradicted*, *smaller than the paper's effect*, *inconclusive*,
+#    *not measured* — and say what evidence would change it, and why only confirmatory seeds count;
 # 3. trace any number in the table back to its run record (experiment, seed, commit, config) and the
 #    command that reproduces it;
 # 4. say which claims the kit cannot measure yet, and what scale the papers' absolute numbers need.
@@ -176,34 +177,31 @@ def describe_report(report, source):
         print(f"not run on this machine: {name} — {reason}")
 
 
-bench_file = run.runs_dir / "bench.json"
-shipped = None  # the published cpu report, shown when this profile has no bench.json of yours
-if bench_file.exists():
+# Yours only when it covers every claim at this library version (a `bench --only ...` run does not):
+# else the published report, and one line saying what was found and skipped.
+report_file, report_choice = bench.report_for_notebook(run.runs_dir, run.profile.name)
+print(report_choice)
+shipped = None  # the published cpu report, when that is the one shown
+if report_file is not None and report_file.parent == run.runs_dir:
     source, bench_root = "loaded", run.runs_dir
-else:
-    # In a clone executed/cpu/bench.json; installed from a wheel (Colab), the package's copy of it.
-    shipped_file, shipped_where = bench.shipped_report("cpu")
-    print(f"no {bench_file}: the published cpu report — {shipped_where}")
-    if shipped_file is not None:
-        shipped = bench.load_report(shipped_file)
-        describe_report(shipped, "shipped cpu")
-        source, bench_root = "shipped cpu", shipped_file.parent
-        if run.profile.name == "smoke":  # the sections below read the smoke run: the evidence is here
-            display(pd.DataFrame([{"paper": r["paper"], "kind": r["kind"], "claim": r["claim"],
-                                   "kit": bench.fmt_kit(r["kit"]), "verdict": r["verdict"]}
-                                  for r in shipped["rows"] if not r.get("measures")]))
-    if run.profile.name == "smoke" or shipped is None:
-        # The smoke benchmark (its own runs folder) is loaded or run: it proves the pipeline here.
-        bench_root = run.runs_dir if run.profile.name == "smoke" else run.runs_dir.parent / "smoke"
-        source = "loaded smoke" if (bench_root / "bench.json").exists() else "ran smoke"
-        if source == "ran smoke":
-            print(f"\nrunning the smoke benchmark, 1 seed, in {bench_root}")
-            print("(the cpu benchmark: python -m wmkit bench --profile cpu --seeds 3)")
-            bench.run_bench("smoke", 1, runs_root=bench_root, threads=1 if run.profile.name != "gpu" else None)
-report = shipped if source == "shipped cpu" else bench.load_report(bench_root / "bench.json")
-if source != "shipped cpu":
-    print()
-    describe_report(report, source)
+    report = bench.load_report(report_file)
+elif report_file is not None:
+    source, bench_root = "shipped cpu", report_file.parent
+    report = shipped = bench.load_report(report_file)
+    shipped_where = report_choice
+if report_file is None or run.profile.name == "smoke":
+    # The smoke benchmark (one seed, its own runs folder) proves the pipeline here; its numbers mean nothing.
+    smoke_root = run.runs_dir if run.profile.name == "smoke" else run.runs_dir.parent / "smoke"
+    ran = not (smoke_root / "bench.json").exists()
+    if ran:
+        print(f"\nrunning the smoke benchmark, 1 seed, in {smoke_root}")
+        bench.run_bench("smoke", 1, runs_root=smoke_root, threads=1 if run.profile.name != "gpu" else None)
+    smoke_report = bench.load_report(smoke_root / "bench.json")
+    if report_file is None:
+        source, bench_root, report = ("ran smoke" if ran else "loaded smoke"), smoke_root, smoke_report
+    else:
+        print(f"\nthe smoke benchmark ({smoke_root / 'bench.json'}): it ran; its verdicts mean nothing at one seed")
+describe_report(report, source)
 
 # %% [markdown]
 # ## 2. How a number is made
@@ -216,23 +214,47 @@ if source != "shipped cpu":
 # \bar v \pm t_{0.975,\,n-1}\,\frac{s}{\sqrt n}.$$
 #
 # With 3 seeds $t_{0.975,2} = 4.30$: the interval is wide, and only a consistent effect clears it.
-# One seed gives no interval. The verdict (`wmkit.stats.verdict`, the kit's one rule):
+# One seed gives no interval. The verdict (`wmkit.stats.verdict`, the kit's one rule), where the
+# paper's effect is the paper's figure converted to the kit's units (none where it does not convert):
 #
 # | verdict | means |
 # |---|---|
 # | reproduced | the whole 95% interval lies on the paper's side of the line (0 for a difference, 1 for a compute ratio) |
-# | inconclusive | the interval covers the line (touching it counts) |
 # | contradicted | the whole interval lies on the other side |
-# | not measured | no run record; no experiment yet; one seed; identical seeds (a zero-width interval is not evidence); or a failed precondition — e.g. "RL forgets less" when RL did not change the model |
+# | smaller than the paper's effect | the interval covers the line but stops short of the paper's effect: the paper's size is ruled out, a smaller effect is not |
+# | inconclusive | the interval covers the line and reaches the paper's effect (touching counts), or the claim has none: more seeds could decide it |
+# | not measured | no run record; the confirmatory run not made; one seed; identical seeds (a zero-width interval is not evidence); or the method did not act — e.g. "RL forgets less" when RL did not change the model |
+#
+# An interval wholly on the paper's side that stops short of the paper's effect still reads
+# *reproduced*: the kit checks directions with tiny models, and the reason says the size was smaller.
+#
+# **Confirmatory and exploratory.** Each claim's test was declared before it ran (`wmkit.bench.design`):
+# its precondition that the method acted, the paper's effect in the kit's units, the smallest effect of
+# interest, and a number of seeds from a power computation on *exploration* seeds — then run on its
+# own block of *confirmatory* seeds (from 1000) that no study, notebook or test has touched. The
+# headline counts the confirmatory records alone. Every other record, the seeds on which regimes and
+# seed counts were chosen, is the exploratory section: shown, never counted, since a verdict on the
+# seeds that chose its design has no error rate.
 
 # %%
 rows = report["rows"]
-table = pd.DataFrame([{
-    "paper": r["paper"], "claim": r["claim"], "paper figure": r["paper_figure"],
-    "kit measures": r["kit_label"] or "—", "kit": bench.fmt_kit(r["kit"]), "verdict": r["verdict"],
-    "why": r.get("verdict_reason") or r.get("reason", ""),
-} for r in rows])
-display(table)
+explored = (report.get("exploratory") or {}).get("rows", [])
+
+
+def verdict_table(section_rows):
+    return pd.DataFrame([{
+        "paper": r["paper"], "claim": r["claim"], "paper figure": r["paper_figure"],
+        "paper's effect": "—" if r.get("paper_effect") is None else f"{r['paper_effect']:+.3g}",
+        "kit measures": r["kit_label"] or "—", "kit": bench.fmt_kit(r["kit"]), "verdict": r["verdict"],
+        "why": r.get("verdict_reason") or r.get("reason", ""),
+    } for r in section_rows])
+
+
+print("confirmatory (counted):" if explored else "this report (no confirmatory section):")
+display(verdict_table(rows))
+if explored:
+    print("exploratory (not counted):")
+    display(verdict_table(explored))
 
 # %% [markdown]
 # ## 3. Plots
@@ -251,18 +273,23 @@ for path in map(Path, report.get("figures", [])):
         shutil.copy(path, run.output_dir / path.name)
         figures.append(path.name)
 
-# Where the verdicts fall, per paper.
+# Where the verdicts fall, per paper: the confirmatory section (counted) and, beside it, the exploratory one.
 papers = list(bench_claims.PAPERS)
-fig, ax = plt.subplots(figsize=(8, 3))
-left = [0] * len(papers)
+sections = [("confirmatory (counted)" if explored else bench.seeds_label(report), rows)]
+if explored:
+    sections.append(("exploratory (not counted)", explored))
+fig, axes = plt.subplots(1, len(sections), figsize=(6 * len(sections) + 2, 3), squeeze=False, sharey=True)
 colors = bench.VERDICT_COLORS
-for verdict_name in stats.VERDICTS:
-    counts = [sum(r["paper"] == p and r["verdict"] == verdict_name for r in rows) for p in papers]
-    ax.barh(papers, counts, left=left, color=colors[verdict_name], label=verdict_name)
-    left = [a + b for a, b in zip(left, counts)]
-ax.set_xlabel("claims", fontsize=10); ax.tick_params(labelsize=9); ax.invert_yaxis()
-ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1), title="verdict", title_fontsize=9)  # beside the bars
-ax.set_title(f"verdicts — profile {report['profile']}, {bench.seeds_label(report)}")
+for ax, (title, section_rows) in zip(axes[0], sections):
+    left = [0] * len(papers)
+    for verdict_name in stats.VERDICTS:
+        counts = [sum(r["paper"] == p and r["verdict"] == verdict_name for r in section_rows) for p in papers]
+        ax.barh(papers, counts, left=left, color=colors[verdict_name], label=verdict_name)
+        left = [a + b for a, b in zip(left, counts)]
+    ax.set_xlabel("claims (every row, sub-rows included)", fontsize=9); ax.tick_params(labelsize=9)
+    ax.set_title(f"{title} — profile {report['profile']}", fontsize=10)
+axes[0, 0].invert_yaxis()
+axes[0, -1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), title="verdict", title_fontsize=9)
 nb.save_figure(fig, run, "verdicts.png"); figures.append("verdicts.png"); plt.show()
 
 
@@ -285,6 +312,10 @@ def explain(r):
     text = f"{head} Kit ({r['kit_label']}): {bench.fmt_kit(k)}; the claim needs it {side} {line:g}. "
     if r["verdict"] == "reproduced":
         text += "The whole 95% interval is on the paper's side: the direction reproduces at this scale."
+    elif r["verdict"] == stats.SMALLER:
+        text += (f"The interval [{k['ci_low']:+.3f}, {k['ci_high']:+.3f}] covers the line but not the paper's effect "
+                 f"({r['paper_effect']:+.3g} in the kit's units): the paper's size is ruled out at this scale, a "
+                 "smaller effect is not.")
     elif r["verdict"] == "contradicted":
         text += (f"The whole 95% interval over {k['n']} seeds is on the other side: at this scale the kit sees the "
                  "opposite. A larger profile, more steps or a tuned learning rate may change that; the row says what "
@@ -295,6 +326,8 @@ def explain(r):
     return text + (f" Reproduce: `{r['command']}`." if r.get("command") else "")
 
 display(Markdown("\n\n".join(explain(r) for r in rows)))
+if explored:  # the same sentences for the exploratory section, which is shown and not counted
+    display(Markdown("**Exploratory (not counted).**\n\n" + "\n\n".join(explain(r) for r in explored)))
 
 # %% [markdown]
 # ## 5. What scale the papers' absolute numbers need
@@ -319,10 +352,12 @@ display(Markdown("\n\n".join(explain(r) for r in rows)))
 
 # %%
 results_path = nb.write_results(run, {
-    "source": source, "bench_file": str(bench_root / "bench.json"), "bench_profile": report["profile"],
+    "source": source, "report_choice": report_choice, "bench_file": str(bench_root / "bench.json"),
+    "bench_profile": report["profile"],
     "bench_seeds": report["seeds"], "bench_commit": report["commit"], "bench_code": report["code"],
     "bench_command": report["command"],
     "counts": report["counts"],
+    "exploratory_counts": (report.get("exploratory") or {}).get("counts"),
     "shipped": None if shipped is None else {  # the published cpu report, when it was shown
         "where": shipped_where, "created": shipped["created"], "commit": shipped["commit"],
         "headline": shipped["headline"]["text"], "counts": shipped["counts"],
@@ -339,11 +374,15 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # %% [markdown]
 # ## Summary
 #
-# * One command measures every claim over seeds: `python -m wmkit bench --profile cpu --seeds 3`.
+# * One command runs the confirmatory seeds of every claim: `make bench` (`make bench-plan` lists them
+#   with their estimated time; `make bench-verify` reruns one seed per experiment against its record).
 #   Each (experiment, seed) is a record keyed by the library's version and its config's hash; a rerun
 #   redoes only what is missing, and a number exists only while its record does.
 # * Verdicts come from a 95% t-interval over seeds: wide with 3 seeds (t = 4.30), so "reproduced"
-#   needs a consistent effect; one seed, or a failed precondition, is "not measured" whatever the sign.
+#   needs a consistent effect; an interval at zero that rules out the paper's effect is "smaller than
+#   the paper's effect"; one seed, or a method that did not act, is "not measured" whatever the sign.
+# * The headline counts only the confirmatory records, on seeds declared before they ran; the
+#   exploratory records, which chose the designs, are shown and not counted.
 # * The kit reproduces directions and mechanisms with tiny models; the papers' magnitudes need their
 #   scale. Claims the kit cannot run yet are "not measured" with the reason.
 
@@ -365,7 +404,7 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 def on_paper_side(r):
     return (r["kit"]["mean"] - r["threshold"]) * (1 if r["direction"] == "higher" else -1) > 0
 
-undecided = [r for r in rows if r["verdict"] == "inconclusive" and on_paper_side(r)]
+undecided = [r for r in rows + explored if r["verdict"] == "inconclusive" and on_paper_side(r)]
 if undecided:
     pick = undecided[0]
     exercise_3 = {"row": f"{pick['paper']}: {pick['claim']}", "mean": pick["kit"]["mean"], "std": pick["kit"]["std"],
@@ -377,7 +416,7 @@ print(f"exercise 3: {exercise_3['row']} — mean {exercise_3['mean']:+.4f}, std 
 
 # %%
 ANSWER_1 = None  # (low, high)
-ANSWER_2 = None  # "reproduced" | "inconclusive" | "contradicted" | "not measured"
+ANSWER_2 = None  # "reproduced" | "smaller than the paper's effect" | "inconclusive" | "contradicted" | "not measured"
 ANSWER_3 = None  # a whole number of seeds, or "none" if no number of seeds would do
 ANSWER_4 = None  # a verdict
 exercises.check_interval_answer(ANSWER_1, [0.10, 0.30, 0.20])

@@ -461,7 +461,7 @@ def test_a_report_written_under_the_old_rule_is_judged_again_on_load(tmp_path, f
 
 
 def test_without_seeds_each_experiment_runs_its_declared_seeds(tmp_path, fresh, monkeypatch):
-    monkeypatch.setitem(bench_claims.BENCH_SEEDS, "smoke", {"fake": 3})
+    monkeypatch.setitem(bench_claims.DEFAULT_BENCH_SEEDS, "smoke", 3)
     lines: list[str] = []
     result = bench.run_bench("smoke", None, runs_root=tmp_path, experiments=FAKE, claims=FAKE_CLAIMS,
                              log=lines.append)
@@ -471,9 +471,12 @@ def test_without_seeds_each_experiment_runs_its_declared_seeds(tmp_path, fresh, 
     # one progress line per finished run, with the time left
     done = [line for line in lines if line.startswith("bench: ") and "runs done" in line]
     assert [line.split()[1] for line in done] == ["1/3", "2/3", "3/3"] and done[-1].endswith("about 0 s left")
-    with pytest.raises(AssertionError):  # an undeclared experiment or one seed is refused
-        monkeypatch.setitem(bench_claims.BENCH_SEEDS, "cpu", {"no_such_experiment": 3})
-        bench_claims._check_registry()
+    with pytest.raises(AssertionError, match="overlaps"):  # confirmatory blocks never overlap
+        from wmkit.bench import design
+
+        design.check_blocks({**design.CONFIRMATORY_BLOCKS, "another": design.CONFIRMATORY_BLOCKS["wmrl_research"] + 50})
+    with pytest.raises(AssertionError, match="below 1000"):  # and start at the reserved seeds
+        design.check_blocks({"early": 999})
 
 
 def fake_prepare(profile, runs_root, sizes):
@@ -495,7 +498,7 @@ def test_the_plan_runs_nothing_and_estimates_from_the_records_timings(tmp_path, 
     for path in (tmp_path / "bench" / "fake").glob("*.json"):  # each seed took 100 s
         record = json.loads(path.read_text())
         path.write_text(json.dumps({**record, "wall_seconds": 100.0}))
-    monkeypatch.setitem(bench_claims.BENCH_SEEDS, "smoke", {"fake": 5})
+    monkeypatch.setitem(bench_claims.DEFAULT_BENCH_SEEDS, "smoke", 5)
     CALLS.clear()
     lines: list[str] = []
     out = bench.run_bench("smoke", None, runs_root=tmp_path, experiments=FAKE, claims=FAKE_CLAIMS,
@@ -985,14 +988,15 @@ def test_the_headline_counts_one_verdict_per_paper_claim_and_the_chance_false_po
         "reproduced", "inconclusive", "contradicted", "not measured"]
     assert rows["fake.a_other_way"]["group_verdict"] == "reproduced"  # the primary's
     head = report["headline"]
-    assert head["counts"]["paper claim"] == {"reproduced": 1, "inconclusive": 1, "contradicted": 0, "not measured": 1}
+    assert head["counts"]["paper claim"] == {"reproduced": 1, "smaller than the paper's effect": 0, "inconclusive": 1,
+                                             "contradicted": 0, "not measured": 1}
     assert head["counts"]["paper limitation"]["reproduced"] == 1 and head["counts"]["kit control"]["reproduced"] == 1
     assert head["paper_claims"] == 3 and head["paper_claims_judged"] == 2 and head["sub_rows"]["paper claim"] == 1
     assert head["expected_false_reproduced"] == pytest.approx(0.05)  # 0.025 x 2 judged paper claims
     assert report["counts"]["contradicted"] == 1  # every row, the sub-row included, is still counted apart
     text = (tmp_path / "report.md").read_text()
     assert ("* 3 paper claims (one verdict each; 1 more row(s) measure them other ways and do not vote): "
-            "reproduced 1, inconclusive 1, contradicted 0, not measured 1") in text
+            "reproduced 1, smaller than the paper's effect 0, inconclusive 1, contradicted 0, not measured 1") in text
     assert "about 0.05 false \"reproduced\" expected (0.025 x 2), against 1 found" in text
     table = [line for line in text.splitlines() if line.startswith("| WMRL")]
     assert "↳ the same, the other way round" in table[1] and "(sub-row, no vote) contradicted" in table[1]

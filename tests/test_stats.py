@@ -66,7 +66,55 @@ def test_verdict_accepts_a_summary_and_carries_it():
     v = stats.verdict(s)
     assert v.summary == s and str(v) == "inconclusive" and v.text.startswith("inconclusive: the 95% interval")
     assert v.to_dict()["verdict"] == "inconclusive" and set(stats.VERDICTS) == {
-        "reproduced", "inconclusive", "contradicted", "not measured"}
+        "reproduced", "smaller than the paper's effect", "inconclusive", "contradicted", "not measured"}
+
+
+# The paper's effect in the kit's units splits an interval that covers the line in two: clear of the
+# paper's effect on the line's side ("smaller"), or reaching it ("inconclusive"). Hand cases, T2 = 4.3027:
+# [0.01, 0.02, 0.03]: mean 0.02, s 0.01, half 0.02484 -> [-0.0048, +0.0448]
+# [0.0, 0.1, 0.2]:    mean 0.1,  s 0.1,  half 0.2484  -> [-0.148, +0.348]
+# [0.9, 1.0, 1.1]:    mean 1.0,  s 0.1                -> [+0.752, +1.248]
+@pytest.mark.parametrize("values, direction, paper_effect, expected", [
+    ([0.01, 0.02, 0.03], "higher", 0.10, "smaller than the paper's effect"),  # covers 0, below +0.10
+    ([0.01, 0.02, 0.03], "higher", 0.0448, "inconclusive"),  # the upper end touches the paper's effect
+    ([0.01, 0.02, 0.03], "higher", 0.046, "smaller than the paper's effect"),  # just clear of it
+    ([0.01, 0.02, 0.03], "higher", None, "inconclusive"),  # no paper effect: no "smaller"
+    ([0.0, 0.1, 0.2], "higher", 0.30, "inconclusive"),  # a wide interval reaches the paper's effect
+    ([-0.01, -0.02, -0.03], "lower", -0.387, "smaller than the paper's effect"),  # [-0.045, +0.005] above -0.387
+    ([0.9, 1.0, 1.1], "higher", 2.0, "reproduced"),  # the direction holds: the size only qualifies it
+    ([0.9, 1.0, 1.1], "higher", 0.5, "reproduced"),
+    ([-1.0, -1.1, -0.9], "higher", 0.5, "contradicted"),  # wholly on the other side: contradicted first
+])
+def test_smaller_than_the_papers_effect(values, direction, paper_effect, expected):
+    v = stats.verdict(values, direction, 0.0, paper_effect=paper_effect)
+    assert v.verdict == expected and v.paper_effect == paper_effect
+
+
+def test_reproduced_short_of_the_papers_size_says_so_and_a_paper_effect_on_the_wrong_side_is_refused():
+    v = stats.verdict([0.9, 1.0, 1.1], paper_effect=2.0)
+    assert v.verdict == "reproduced" and "smaller than the paper's +2.000" in v.reason
+    assert "smaller" not in stats.verdict([0.9, 1.0, 1.1], paper_effect=1.2).reason  # 1.248 reaches 1.2
+    with pytest.raises(ValueError, match="paper's side"):
+        stats.verdict([0.9, 1.0, 1.1], "lower", 0.0, paper_effect=0.3)
+    assert stats.verdict([0.3], paper_effect=1.0).verdict == "not measured"  # one seed, as before
+
+
+@pytest.mark.parametrize("effect_over_sd, seeds", [(0.5, 34), (0.8, 15), (1.0, 10)])
+def test_seeds_for_power_match_the_textbook_paired_t_values(effect_over_sd, seeds):
+    # two-sided 95% paired t, 80% power: the values of Cohen's tables (and G*Power)
+    assert stats.seeds_for_power(effect_over_sd * 0.2, 0.2) == seeds
+    assert stats.paired_t_power(effect_over_sd, 1.0, seeds) >= 0.8 > stats.paired_t_power(effect_over_sd, 1.0, seeds - 1)
+
+
+def test_power_grows_with_seeds_and_effect_and_the_minimum_holds():
+    assert stats.paired_t_power(1.0, 1.0, 5) < stats.paired_t_power(1.0, 1.0, 10) < stats.paired_t_power(1.0, 1.0, 20)
+    assert stats.paired_t_power(0.5, 1.0, 10) < stats.paired_t_power(1.0, 1.0, 10)
+    assert stats.paired_t_power(-1.0, 1.0, 10) == stats.paired_t_power(1.0, 1.0, 10)  # either direction
+    assert stats.seeds_for_power(10.0, 1.0) == 3  # a huge effect still needs the minimum of 3
+    # n = 3 at effect/sd 3: t(0.975, 2) = 4.303 against a shift of 3·√3 = 5.196 -> power about 0.6
+    assert 0.5 < stats.paired_t_power(3.0, 1.0, 3) < 0.8 and stats.seeds_for_power(3.0, 1.0) == 4
+    with pytest.raises(ValueError):
+        stats.seeds_for_power(0.0, 1.0)
 
 
 def test_verdict_rejects_unknown_direction():

@@ -3,19 +3,33 @@
 * :func:`summarize` — mean, sample std (n − 1, as TRL's ``torch.std``), n and a 95% t-interval
   over seeds. It is the kit's only mean ± std: every table and JSON summary uses its dict.
 * :func:`verdict` — the reproduction verdict of one claim from its per-seed values (or their
-  summary). Four outcomes a reader can tell apart:
+  summary). Five outcomes a reader can tell apart, checked in this order:
 
-  ============== ==============================================================================
-  reproduced     the whole 95% interval lies on the paper's side of the threshold
-  inconclusive   the interval covers the threshold (touching it counts as covering)
-  contradicted   the whole interval lies on the other side
-  not measured   no values; fewer than two (one seed has no interval); a zero-width interval
-                 (every seed gave the same value: that is not evidence); or a precondition
-                 failed (the caller says which, e.g. "RL did not change the model")
-  ============== ==============================================================================
+  =============================== ===============================================================
+  not measured                    no values; fewer than two (one seed has no interval); a
+                                  zero-width interval (every seed gave the same value: that is
+                                  not evidence); or a precondition failed (the caller says which,
+                                  e.g. "the method did not act: RL did not change the model")
+  reproduced                      the whole 95% interval lies on the paper's side of the line
+  contradicted                    the whole interval lies on the other side
+  smaller than the paper's effect the interval covers the line but lies wholly on the line's side
+                                  of the paper's effect (converted to the kit's units), clear of it:
+                                  whatever the kit measured is smaller than what the paper reports
+  inconclusive                    the interval covers the line and reaches the paper's effect (or
+                                  the claim has no paper effect in the kit's units)
+  =============================== ===============================================================
+
+  Touching a bound counts as covering it, as everywhere in the rule. An interval wholly on the
+  paper's side that stops short of the paper's effect is *reproduced*: the kit's claims are
+  directions (tiny models; the paper's effect in the kit's units is a conversion across scales), so
+  the paper's size qualifies a verdict (the reason says "smaller than the paper's +0.096") but never
+  overrides a direction the interval establishes. *Smaller* separates a tight interval around the
+  line that rules the paper's size out from a wide one that cannot say ("inconclusive").
 
   A paired claim (RL after − before in each seed, arm A − arm B in each seed) is judged with the
   same rule on the per-seed differences (:func:`differences`).
+* :func:`paired_t_power` and :func:`seeds_for_power` — the prospective power of that rule's 95% paired
+  t-interval at an effect of interest, and the seeds it needs (the benchmark's seed counts).
 """
 from __future__ import annotations
 
@@ -25,7 +39,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-VERDICTS = ("reproduced", "inconclusive", "contradicted", "not measured")
+SMALLER = "smaller than the paper's effect"
+"""The verdict of an interval that covers the line and excludes the paper's effect on the line's side."""
+
+VERDICTS = ("reproduced", SMALLER, "inconclusive", "contradicted", "not measured")
 
 ZERO_WIDTH = 1e-12
 """A sample std at most this (relative to max(1, |mean|)) is a zero-width interval: identical seeds
@@ -118,6 +135,7 @@ class Verdict:
     summary: dict[str, Any] = field(default_factory=dict)
     direction: str = "higher"
     threshold: float = 0.0
+    paper_effect: float | None = None
 
     def __str__(self) -> str:
         return self.verdict
@@ -132,17 +150,25 @@ class Verdict:
 
 
 def verdict(values: Sequence[float | None] | Mapping[str, Any], direction: str = "higher", threshold: float = 0.0,
-            *, not_measured: str | None = None, confidence: float = 0.95) -> Verdict:
+            *, not_measured: str | None = None, confidence: float = 0.95,
+            paper_effect: float | None = None) -> Verdict:
     """The reproduction verdict of one claim from its per-seed values (or a :func:`summarize` dict).
 
     The claim says the values lie above (`direction` "higher") or below ("lower") `threshold`
     (0 for a difference, 1 for a ratio). `not_measured`: the reason a precondition of the claim
     failed (None: every precondition holds); the verdict is then "not measured" whatever the values.
+    `paper_effect`: the paper's effect in the kit's units (on the paper's side of `threshold`), or
+    None where the paper gives none that converts; with it an interval that covers the line can read
+    :data:`SMALLER` (see the module's table).
     """
     if direction not in ("higher", "lower"):
         raise ValueError(f"direction must be 'higher' or 'lower', not {direction!r}")
+    sign = 1.0 if direction == "higher" else -1.0
+    if paper_effect is not None and not sign * (paper_effect - threshold) > 0:
+        raise ValueError(f"paper_effect {paper_effect:+g} must lie on the paper's side of the line {threshold:g} "
+                         f"(direction {direction!r})")
     summary = dict(values) if isinstance(values, Mapping) else summarize(values, confidence)
-    made = {"summary": summary, "direction": direction, "threshold": threshold}
+    made = {"summary": summary, "direction": direction, "threshold": threshold, "paper_effect": paper_effect}
     if not_measured:
         return Verdict("not measured", not_measured, **made)
     n = summary.get("n") or 0
@@ -160,14 +186,52 @@ def verdict(values: Sequence[float | None] | Mapping[str, Any], direction: str =
     line = f"{round(threshold, 6) + 0.0:g}"
     paper_side = "above" if direction == "higher" else "below"
     other_side = "below" if direction == "higher" else "above"
-    sign = 1.0 if direction == "higher" else -1.0
     near, far = (low, high) if direction == "higher" else (high, low)
+    short_of_paper = paper_effect is not None and sign * (far - paper_effect) < 0
+    paper = "" if paper_effect is None else f"the paper's {paper_effect:+.3f}"
     if sign * (near - threshold) > 0:
-        return Verdict("reproduced", f"{interval} lies {paper_side} {line}, the paper's side", **made)
+        size = f"; smaller than {paper} (the direction reproduces, not the size)" if short_of_paper else ""
+        return Verdict("reproduced", f"{interval} lies {paper_side} {line}, the paper's side{size}", **made)
     if sign * (far - threshold) < 0:
         return Verdict("contradicted", f"{interval} lies {other_side} {line}; the paper's side is "
                        f"{paper_side}", **made)
-    return Verdict("inconclusive", f"{interval} covers {line}", **made)
+    if short_of_paper:
+        return Verdict(SMALLER, f"{interval} covers {line} and lies {other_side} {paper}: the paper's effect is "
+                       "ruled out, a smaller one is not", **made)
+    reaches = f" and reaches {paper}" if paper else ""
+    return Verdict("inconclusive", f"{interval} covers {line}{reaches}", **made)
+
+
+def paired_t_power(effect: float, sd: float, n: int, confidence: float = 0.95) -> float:
+    """The probability that a two-sided `confidence` paired t-interval over `n` seeds excludes 0 when
+    the per-seed differences are normal with mean `effect` and standard deviation `sd` (the
+    non-central t: P(|T| > t_crit), T ~ t(n − 1, effect·√n / sd)). E.g. effect/sd = 0.5 at n = 34:
+    0.808; 1.0 at n = 10: 0.803 (the textbook values for a paired t-test)."""
+    from scipy import stats
+
+    if n < 2:
+        return 0.0
+    if sd <= 0:
+        raise ValueError(f"sd must be positive, not {sd!r}")
+    dof = n - 1
+    critical = stats.t.ppf(0.5 + confidence / 2, dof)
+    shift = abs(effect) * math.sqrt(n) / sd
+    return float(stats.nct.sf(critical, dof, shift) + stats.nct.cdf(-critical, dof, shift))
+
+
+def seeds_for_power(effect: float, sd: float, power: float = 0.8, confidence: float = 0.95,
+                    minimum: int = 3, maximum: int = 10_000) -> int:
+    """The fewest seeds (at least `minimum`) at which :func:`paired_t_power` reaches `power`: the
+    prospective seed count of a claim whose smallest effect of interest is `effect` and whose
+    per-seed spread (from exploration seeds) is `sd`. ValueError past `maximum`."""
+    if effect == 0:
+        raise ValueError("the effect of interest must not be 0")
+    n = max(2, minimum)
+    while paired_t_power(effect, sd, n, confidence) < power:
+        n += 1
+        if n > maximum:
+            raise ValueError(f"more than {maximum} seeds for effect {effect:g} at sd {sd:g}")
+    return n
 
 
 def all_of(verdicts: Sequence[Verdict]) -> tuple[str, str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from wmkit.bench.claims import EXPERIMENT_SCALE_NOTES, KIT_SCALE_NOTE, PAPER_CLAIM, PAPER_SCALE_NOTES
 from wmkit.bench.runner import (
     ANY_VERSION,
+    CONFIRMATORY_PENDING,
     NULL_REPRODUCED_RATE,
     UNITS,
     VERDICT_COLORS,
@@ -25,6 +26,7 @@ from wmkit.bench.runner import (
     load_report,
     shipped_report,
 )
+from wmkit.stats import SMALLER
 
 
 @dataclass
@@ -124,14 +126,37 @@ def result_card(papers: str | Iterable[str], report: dict | str | Path | None = 
         except (OSError, ValueError, KeyError) as err:
             return ResultCard([f"No result card: the benchmark report could not be read ({type(err).__name__}: {err})."])
     wanted = set(experiments) if experiments is not None else None
-    selected = copy.deepcopy([r for r in report["rows"] if r["paper"] in papers
-                              and (wanted is None or r.get("experiment") in wanted)
-                              and r.get("experiment") not in set(exclude_experiments)])
-    group_rows(selected)
-    rows = [r for r in selected if r.get("kind", PAPER_CLAIM) == PAPER_CLAIM and not r.get("measures")]
+    excluded = set(exclude_experiments)
+
+    def counted(section_rows: list[dict]) -> list[dict]:
+        selected = copy.deepcopy([r for r in section_rows if r["paper"] in papers
+                                  and (wanted is None or r.get("experiment") in wanted)
+                                  and r.get("experiment") not in excluded])
+        group_rows(selected)
+        return [r for r in selected if r.get("kind", PAPER_CLAIM) == PAPER_CLAIM and not r.get("measures")]
+
+    rows = counted(report["rows"])
     by_verdict = {v: [r["id"] for r in rows if r["verdict"] == v] for v in VERDICT_COLORS}
     named = " and ".join(papers) if len(papers) <= 2 else f"the {len(papers)} papers"
-    if not rows:
+    if len(papers) <= 2:
+        notes = [PAPER_SCALE_NOTES[p] for p in papers if p in PAPER_SCALE_NOTES]
+        measured_in = {r.get("experiment") for r in rows}
+        if len(measured_in) == 1 and measured_in <= set(EXPERIMENT_SCALE_NOTES):
+            notes = [EXPERIMENT_SCALE_NOTES[measured_in.pop()]]
+    else:
+        notes = [KIT_SCALE_NOTE]
+    scale = "; ".join(notes)[:1].upper() + "; ".join(notes)[1:] + "." if notes else ""
+    pending = [r for r in rows if r["verdict"] == "not measured"
+               and str(r.get("reason", "")).startswith((CONFIRMATORY_PENDING, "awaiting its confirmatory design"))]
+    if rows and len(pending) == len(rows):
+        explored = counted((report.get("exploratory") or {}).get("rows", []))
+        tally = ", ".join(f"{v} {sum(r['verdict'] == v for r in explored)}" for v in VERDICT_COLORS)
+        lines = [f"Reproduces: no confirmatory evidence yet for {named}: its {len(rows)} paper claims read "
+                 "\"not measured\" until the confirmatory run (make bench) is made at this library version.",
+                 "Does not reproduce: nothing judged yet.",
+                 "Why: " + " ".join(w for w in (scale, (f"Exploratory records, shown in notebook 05 and not counted: "
+                                                         f"{tally}." if explored else "")) if w)]
+    elif not rows:
         lines = [f"Reproduces: no paper claim of {named} is in this report.",
                  "Does not reproduce: nothing to judge.",
                  "Why: the report has no row for these claims."]
@@ -140,17 +165,13 @@ def result_card(papers: str | Iterable[str], report: dict | str | Path | None = 
         lines = [f"Reproduces: {len(reproduced)} of {len(rows)} paper claims of {named}"
                  + (f": {_names(reproduced)}." if reproduced else ".")]
         failed = [f"{v} {len(by_verdict[v])}" + (f" ({_names(by_verdict[v])})" if by_verdict[v] else "")
-                  for v in ("contradicted", "inconclusive", "not measured")
-                  if by_verdict[v] or v != "not measured"]
+                  for v in ("contradicted", SMALLER, "inconclusive", "not measured")
+                  if by_verdict[v] or v in ("contradicted", "inconclusive")]
         lines.append("Does not reproduce: " + "; ".join(failed) + ".")
-        measured_in = {r.get("experiment") for r in rows}
-        if len(measured_in) == 1 and measured_in <= set(EXPERIMENT_SCALE_NOTES):
-            notes = [EXPERIMENT_SCALE_NOTES[measured_in.pop()]]
-        elif len(papers) <= 2:
-            notes = [PAPER_SCALE_NOTES[p] for p in papers if p in PAPER_SCALE_NOTES]
-        else:
-            notes = [KIT_SCALE_NOTE]
-        why = ["; ".join(notes)[:1].upper() + "; ".join(notes)[1:] + "." if notes else ""]
+        why = [scale]
+        if by_verdict[SMALLER]:
+            why.append("Smaller than the paper's effect: each interval covers the line and rules out the paper's "
+                       "effect in the kit's units.")
         if by_verdict["inconclusive"]:
             why.append("Inconclusive: each 95% interval over its seeds covers the line it must clear.")
         detail = len(papers) <= 2  # one reason per claim fits a card of one or two papers
@@ -169,6 +190,10 @@ def result_card(papers: str | Iterable[str], report: dict | str | Path | None = 
     seed_text = (f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}") if seeds else "no"
     code = report.get("code", "?")
     code = "each experiment's newest records, of any library version" if code == ANY_VERSION else f"code version {code}"
+    if report.get("exploratory") is not None:
+        code = "confirmatory records at this library version (the exploratory ones are not counted)"
+    if rows and len(pending) == len(rows):
+        rows = []  # nothing to draw: every counted claim is still to be run
     footer = (f"Read from the benchmark report {where}: {code}, commit "
               f"{str(report.get('commit', '?'))[:12]}, created {report.get('created', '?')}, CPU "
               f"{machine.get('cpu_model', 'not recorded')} ({machine.get('cpu_count', '?')} cores), "

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from wmkit.bench.design import Design, check_blocks
 from wmkit.experiments import REGISTRY, Experiment
 
 PAPERS = ("RLVR-World", "RWML", "WM-R1", "WMRL")
@@ -65,6 +66,9 @@ class Claim:
     """The id of the claim this one measures another way (another decoding, world, metric or regime):
     a sub-row of that claim's group, with its own number and verdict but no vote (see
     :data:`CLAIM_TYPES`). None for the primary measure of a group and for a claim alone."""
+    design: Design | None = None
+    """The claim's confirmatory test, declared before its confirmatory run (:mod:`wmkit.bench.design`):
+    every claim that votes has one; a sub-row has none (it is judged on its primary's seeds)."""
 
 
 def _resolve(target: str | Any) -> Any:
@@ -147,33 +151,8 @@ defined beside each paper (``wmkit/<paper>/registry.py``)."""
 
 
 DEFAULT_BENCH_SEEDS = {"smoke": 2, "cpu": 3, "gpu": 3}
-"""Seeds 0..N-1 of every experiment of a profile's benchmark, unless :data:`BENCH_SEEDS` says more:
-a 95% t-interval needs at least two, and three is the least that gives a claim with a clear effect
-an interval that excludes zero."""
-
-BENCH_SEEDS: dict[str, dict[str, int]] = {
-    "cpu": {
-        # The video arms' per-seed gains scatter widely (standard deviations of 0.2-0.4 around
-        # means of 0.1-0.3); the planned tests of the changed arm's split ran on seeds 3-17, after
-        # seeds 0-2 suggested it (research/README.md, 'Video split confirmation').
-        "rlvr_video": 18,
-        # The positive control's planned test ran on seeds 4-7, after seeds 0-3 chose the regime.
-        "wm_r1_small_world": 8,
-        # The per-seed gain of WM-R1 inside the learned model has a standard deviation of about
-        # 0.15 around a mean of about 0.14: the interval excludes zero only from about a dozen seeds,
-        # and the pooled test of the research rounds ran on 19.
-        "wm_r1_learned": 19,
-    },
-}
-"""profile -> experiment -> how many seeds (0..N-1) its claims are judged on, where that is more
-than :data:`DEFAULT_BENCH_SEEDS`: ``python -m wmkit bench --profile cpu`` (no ``--seeds``) runs exactly
-these, and the published report reads them (one table, whatever invocations made the records)."""
-
-
-def declared_seeds(profile: str, experiment: str) -> list[int]:
-    """The seeds `experiment`'s claims are judged on in `profile` (:data:`BENCH_SEEDS`)."""
-    n = BENCH_SEEDS.get(profile, {}).get(experiment, DEFAULT_BENCH_SEEDS.get(profile, 3))
-    return list(range(n))
+"""Seeds 0..N-1 of every experiment of a profile's benchmark where the profile has no confirmatory
+design (:data:`wmkit.bench.confirmatory.DESIGN_PROFILE` has one): a 95% t-interval needs at least two."""
 
 
 def _rl(mode: str, part: str) -> tuple[str, str]:
@@ -543,9 +522,7 @@ def _check_registry() -> None:
         assert c.experiment is None or (c.experiment in EXPERIMENTS and c.value), c.id
         assert c.id in CLAIM_TYPES, f"{c.id}: give it a kind (and group) in CLAIM_TYPES"
     check_groups(CLAIMS)
-    for profile, declared in BENCH_SEEDS.items():
-        for name, n in declared.items():
-            assert name in EXPERIMENTS and n >= 2, f"BENCH_SEEDS[{profile!r}][{name!r}]"
+    check_blocks()
 
 
 PAPER_SCALE_NOTES = {

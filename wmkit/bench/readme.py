@@ -75,16 +75,37 @@ def provenance_line(report: dict) -> str:
             "which modules differ)")
 
 
+def confirmatory_line(report: dict) -> str:
+    """How many experiments of the confirmatory plan have their confirmatory records at this version."""
+    planned = {n: e for n, e in (report["confirmatory"].get("plan") or {}).get("experiments", {}).items() if e["seeds"]}
+    recorded = report["confirmatory"].get("experiments", {})
+    done = [n for n, e in planned.items() if sorted((recorded.get(n) or {}).get("seeds") or []) == sorted(e["seeds"])]
+    runs = sum(len(e["seeds"]) for e in planned.values())
+    return (f"confirmatory records at this library version: {len(done)} of the {len(planned)} experiments of the "
+            f"confirmatory run ({runs} (experiment, seed) runs declared; the design and its seeds are in the report)")
+
+
+def exploratory_line(report: dict) -> str:
+    """The exploratory section's paper-claim counts in one line, marked as not counted."""
+    counts = report["exploratory"]["headline"]["counts"][PAPER_CLAIM]
+    return ("exploratory records (the seeds the designs were chosen on; shown in the report, not counted): paper "
+            "claims " + ", ".join(f"{v} {n}" for v, n in counts.items()))
+
+
 def results_block(report: dict, report_link: str = f"executed/{PROFILE}/benchmark_report.md") -> str:
     """The results block's body: headline lines, the paper claims' table, the limitations and controls'
-    table, and where it comes from. `report`: a bench.json as saved (its primary rows, verdicts as stored)."""
+    table, and where it comes from. `report`: a bench.json as saved (its primary rows, verdicts as stored);
+    a report with a confirmatory section shows that section's rows and one line of exploratory counts."""
     rows = report["rows"]
     primaries = [r for r in rows if not r.get("measures")]
     subs = {r["id"]: sum(s.get("measures") == r["id"] for s in rows) for r in primaries}
-    lines = [f"The kit's benchmark at the `{report['profile']}` profile, each claim over its experiment's "
-             "recorded seeds (mean, 95% t-interval, number of seeds):", ""]
+    split = report.get("exploratory") is not None
+    lines = [f"The kit's benchmark at the `{report['profile']}` profile, each claim over "
+             + ("its experiment's declared confirmatory seeds" if split else "its experiment's recorded seeds")
+             + " (mean, 95% t-interval, number of seeds):", ""]
     lines += [f"* {t}" for t in report["headline"]["text"]]
-    lines += [f"* {provenance_line(report)}"]
+    lines += [f"* {confirmatory_line(report)}", f"* {exploratory_line(report)}"] if split else [
+        f"* {provenance_line(report)}"]
     lines += ["", "| paper | claim | paper's figure | kit (mean [95% CI], n seeds) | verdict |", "|---|---|---|---|---|"]
     for row in primaries:
         if row.get("kind", PAPER_CLAIM) == PAPER_CLAIM:

@@ -69,9 +69,10 @@ from wmkit.bench.claims import (
     _check_registry,
     _resolve,
     claim_value,
-    declared_seeds,
     precondition_failure,
 )
+from wmkit.bench.confirmatory import DESIGN_PROFILE, claim_plans, declared_seeds, experiment_plans, votes
+from wmkit.bench.design import EXPERIMENT_SECONDS, precondition_text
 from wmkit.bench.source_key import (
     KEY_FORMAT,
     SourceKey,
@@ -84,7 +85,7 @@ from wmkit.bench.source_key import (
 )
 from wmkit.profiles import Profile, get_profile, resolve_profile_name
 from wmkit.runs import REPO, checkout, cpu_model, default_runs_root, jsonable, needs_checkout
-from wmkit.stats import VERDICTS, describe, summarize, verdict
+from wmkit.stats import SMALLER, VERDICTS, describe, summarize, verdict
 
 RECORD_VERSION = 1
 
@@ -94,7 +95,8 @@ RECORD_VERSION = 1
 
 _check_registry()
 
-VERDICT_COLORS = {"reproduced": "tab:green", "inconclusive": "tab:olive", "contradicted": "tab:red",
+VERDICT_COLORS = {"reproduced": "tab:green", SMALLER: "tab:purple", "inconclusive": "tab:olive",
+                  "contradicted": "tab:red",
                   "not measured": "tab:gray"}
 """One colour per verdict (report figures and notebook 05)."""
 
@@ -596,6 +598,11 @@ def _seed_list(records: dict[int, dict]) -> str:
     return ", ".join(map(str, seeds))
 
 
+def paper_effect(claim: Claim) -> float | None:
+    """The paper's effect in the kit's units that `claim`'s verdict weighs (its design's), or None."""
+    return claim.design.paper_effect if claim.design is not None and not claim.design.pending else None
+
+
 def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int,
               experiments: dict[str, Experiment] | None = None, unavailable: str | None = None) -> dict:
     """One table row: computed only from `records` (seed -> record) of the claim's experiment.
@@ -604,19 +611,20 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
     row = {"id": claim.id, "paper": claim.paper, "claim": claim.text, "paper_figure": claim.paper_figure,
            "kind": claim.kind, "measures": claim.measures,
            "experiment": claim.experiment, "kit_label": claim.kit_label, "direction": claim.direction,
-           "threshold": claim.threshold, "fields": {"value": claim.value, "minus": claim.minus}}
+           "threshold": claim.threshold, "paper_effect": paper_effect(claim),
+           "fields": {"value": claim.value, "minus": claim.minus}}
     if claim.experiment is None:
         return {**row, "verdict": "not measured", "reason": claim.not_measured, "records": [], "seeds": [],
                 "kit": summarize([]), "command": None}
     paper = experiments[claim.experiment].paper
-    declared = list(range(n_seeds)) == declared_seeds(profile, claim.experiment)
+    declared = profile != DESIGN_PROFILE and list(range(n_seeds)) == declared_seeds(profile, claim.experiment)
     row["command"] = bench_command(profile, None if declared else n_seeds, [claim.experiment])
     if not records:
         reason = f"not run on this machine: {unavailable}" if unavailable else "no run record (run the command)"
         return {**row, "verdict": "not measured", "reason": reason, "records": [], "seeds": [], "kit": summarize([])}
     seeds = sorted(records)
     values = [claim_value(claim, records[s]["result"]) for s in seeds]
-    judged = verdict(values, claim.direction, claim.threshold,
+    judged = verdict(values, claim.direction, claim.threshold, paper_effect=row["paper_effect"],
                      not_measured=precondition_failure(claim, {s: records[s]["result"] for s in seeds}))
     stats = judged.summary
     row.update({"seeds": seeds, "records": [records[s]["_path"] for s in seeds], "kit": stats,
@@ -629,6 +637,52 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
     if 0 < stats["n"] < len(seeds):
         row["reason"] = "; ".join(filter(None, [row.get("reason"), f"defined in {stats['n']} of {len(seeds)} seeds"]))
     return row
+
+
+CONFIRMATORY_PENDING = "confirmatory run pending"
+"""The reason of a confirmatory row whose declared seeds have no record at this version yet."""
+
+
+def confirmatory_row(claim: Claim, records: dict[int, dict], seeds: Sequence[int], profile: str,
+                     experiments: dict[str, Experiment] | None = None, unavailable: str | None = None) -> dict:
+    """A claim's row on its experiment's confirmatory `seeds` (:func:`wmkit.bench.confirmatory.experiment_plans`):
+    judged only when every one of them has its record at this version (`records`, seed -> record);
+    else "not measured" saying why (its design is pending, the experiment runs no confirmatory seeds,
+    or the confirmatory run is pending, with how many of its seeds are recorded)."""
+    seeds = list(seeds)
+    row = claim_row(claim, {s: records[s] for s in seeds if s in records}, profile, len(seeds), experiments,
+                    unavailable)
+    row.update({"confirmatory_seeds": seeds, "design": design_summary(claim)})
+    if claim.experiment is None:
+        return row
+    row["command"] = bench_command(profile, None, [claim.experiment])
+    why = None
+    if claim.design is not None and claim.design.pending:
+        why = f"awaiting its confirmatory design ({claim.design.pending})"
+    elif votes(claim) and claim.design is None:
+        why = "awaiting its confirmatory design (none declared yet)"
+    elif not seeds:
+        why = "its experiment runs no confirmatory seeds (no claim that votes reads it)"
+    elif len([s for s in seeds if s in records]) < len(seeds):
+        done = len([s for s in seeds if s in records])
+        why = (f"{CONFIRMATORY_PENDING}" + (f" ({done} of {len(seeds)} seeds recorded at this version)" if done else
+                                             f" (seeds {_seed_list(dict.fromkeys(seeds))}, none recorded at this version)"))
+        if unavailable:
+            why += f"; not run on this machine: {unavailable}"
+    if why:
+        row.update({"verdict": "not measured", "reason": why, "verdict_reason": why})
+    return row
+
+
+def design_summary(claim: Claim) -> dict | None:
+    """What a row shows of its claim's design: the paper's effect and its conversion, the SESOI, the
+    exploration sd and its source, the precondition in words (None for a sub-row)."""
+    if claim.design is None:
+        return None
+    d = claim.design
+    return {"pending": d.pending or None, "paper_effect": d.paper_effect, "conversion": d.conversion,
+            "sesoi": d.sesoi, "sd": d.sd, "sd_seeds": d.sd_seeds, "sd_source": d.sd_source,
+            "budget_hours": d.budget_hours, "precondition": precondition_text(claim.precondition)}
 
 
 NULL_REPRODUCED_RATE = 0.025
@@ -651,39 +705,75 @@ def group_rows(rows: list[dict]) -> None:
         row["group_verdict"] = (primary or row)["verdict"]
 
 
-def headline(rows: list[dict]) -> dict:
-    """The report's headline: one verdict per group (its primary's; :func:`group_rows`), counted per
-    kind, paper claims apart from the paper's limitations and the kit's controls; and how many paper
-    claims would read "reproduced" by chance if none had any effect (:data:`NULL_REPRODUCED_RATE` x
-    the paper claims judged, i.e. not "not measured")."""
+CONFIRMATORY, EXPLORATORY = "confirmatory", "exploratory"
+"""A report's two sections: the records on each claim's declared confirmatory seeds at this version
+(counted), and every other record (shown, not counted)."""
+
+
+def headline(rows: list[dict], section: str | None = None) -> dict:
+    """The headline of a table of rows: one verdict per group (its primary's; :func:`group_rows`),
+    counted per kind, paper claims apart from the paper's limitations and the kit's controls.
+
+    `section` :data:`CONFIRMATORY`: the counts, led by a plain statement when no confirmatory record
+    exists yet, and the multiplicity of the confirmatory family stated once: the paper claims with a
+    declared design, each tested once, would read "reproduced" by chance with probability
+    :data:`NULL_REPRODUCED_RATE` each if none had any effect (the expected number, and the chance of
+    at least one). :data:`EXPLORATORY`: the counts, marked as not counted and carrying no error rate
+    (the designs were chosen on these seeds). None (a report without a confirmatory design, e.g. at
+    `smoke`): the counts, marked exploratory, with the same chance figure over the judged claims."""
     primaries = [r for r in rows if not r.get("measures")]
     counts = {kind: {v: sum(r.get("kind", PAPER_CLAIM) == kind and r["verdict"] == v for r in primaries)
                      for v in VERDICTS} for kind in CLAIM_KINDS}
     sub_rows = {kind: sum(r.get("kind", PAPER_CLAIM) == kind for r in rows if r.get("measures")) for kind in CLAIM_KINDS}
     claims = sum(counts[PAPER_CLAIM].values())
     judged = claims - counts[PAPER_CLAIM]["not measured"]
-    expected = NULL_REPRODUCED_RATE * judged
+    tested = sum(1 for r in primaries if r.get("kind", PAPER_CLAIM) == PAPER_CLAIM
+                 and (r.get("design") or {}).get("sesoi") is not None and not (r.get("design") or {}).get("pending"))
+    family = tested if section == CONFIRMATORY else judged
+    expected = NULL_REPRODUCED_RATE * family
+    any_chance = 1 - (1 - NULL_REPRODUCED_RATE) ** family
+    prefix = "Exploratory, not counted: " if section == EXPLORATORY else ""
 
     def line(kind: str, plural: str) -> str:
         n = sum(counts[kind].values())
         subs = (f"; {sub_rows[kind]} more row(s) measure them other ways and do not vote" if sub_rows[kind] else "")
-        return (f"{n} {plural} (one verdict each{subs}): "
+        return (f"{prefix}{n} {plural} (one verdict each{subs}): "
                 + ", ".join(f"{v} {counts[kind][v]}" for v in VERDICTS))
 
     by_id = {r["id"]: r for r in rows}
     disagree = sorted({r["measures"] for r in rows if r.get("measures") and r["verdict"] != "not measured"
                        and r["verdict"] != by_id[r["measures"]]["verdict"]})
-    text = [line(PAPER_CLAIM, "paper claims"), line(CLAIM_KINDS[1], "paper limitations, counted apart"),
-            line(CLAIM_KINDS[2], "kit controls (no paper figure), counted apart"),
-            (f"If none of the {judged} judged paper claims had any effect, each would still come out "
-             f"\"reproduced\" with probability about {NULL_REPRODUCED_RATE:g} (one direction checked with a "
-             f"two-sided 95% interval): about {expected:.2f} false \"reproduced\" expected "
-             f"({NULL_REPRODUCED_RATE:g} x {judged}), against {counts[PAPER_CLAIM]['reproduced']} found.")]
+    text = []
+    evidence = [r for r in rows if r.get("seeds")]
+    if section == CONFIRMATORY and not evidence:
+        text.append("No confirmatory evidence exists yet: no claim has a record on its declared confirmatory "
+                    "seeds at this library version, so every claim reads \"not measured: "
+                    f"{CONFIRMATORY_PENDING}\" (the run: make bench). The exploratory section below shows the "
+                    "records the designs were chosen on; they are not counted.")
+    text += [line(PAPER_CLAIM, "paper claims"), line(CLAIM_KINDS[1], "paper limitations, counted apart"),
+             line(CLAIM_KINDS[2], "kit controls (no paper figure), counted apart")]
+    if section == CONFIRMATORY:
+        text.append(f"Multiplicity: {tested} paper claims are tested, each once, on seeds declared before their "
+                    f"run. If none had any effect, each would still read \"reproduced\" with probability about "
+                    f"{NULL_REPRODUCED_RATE:g} (one direction of a two-sided 95% interval): about {expected:.2f} "
+                    f"false \"reproduced\" expected, and a {any_chance:.0%} chance of at least one; no correction "
+                    f"is applied. Found: {counts[PAPER_CLAIM]['reproduced']} reproduced of {judged} judged.")
+    elif section == EXPLORATORY:
+        text.append("Exploratory: regimes, measures and seed counts were chosen on these seeds, so these verdicts "
+                    "carry no error rate and are not counted.")
+    else:
+        text.append("No confirmatory section (seeds given on the command line, or a profile without a "
+                    "confirmatory design): every verdict here is exploratory. "
+                    f"If none of the {judged} judged paper claims had any effect, each would still come out "
+                    f"\"reproduced\" with probability about {NULL_REPRODUCED_RATE:g} (one direction checked with a "
+                    f"two-sided 95% interval): about {expected:.2f} false \"reproduced\" expected "
+                    f"({NULL_REPRODUCED_RATE:g} x {judged}), against {counts[PAPER_CLAIM]['reproduced']} found.")
     if disagree:
-        text.append(f"{len(disagree)} group(s) where another measure's verdict differs from the primary's (the "
-                    f"table shows both): {', '.join(disagree)}.")
-    return {"counts": counts, "sub_rows": sub_rows, "paper_claims": claims, "paper_claims_judged": judged,
-            "null_reproduced_rate": NULL_REPRODUCED_RATE, "expected_false_reproduced": expected,
+        text.append(f"{prefix}{len(disagree)} group(s) where another measure's verdict differs from the primary's "
+                    f"(the table shows both): {', '.join(disagree)}.")
+    return {"section": section, "counts": counts, "sub_rows": sub_rows, "paper_claims": claims,
+            "paper_claims_judged": judged, "paper_claims_tested": tested, "null_reproduced_rate": NULL_REPRODUCED_RATE,
+            "expected_false_reproduced": expected, "chance_of_any_false_reproduced": any_chance,
             "groups_that_disagree": disagree, "text": text}
 
 
@@ -716,24 +806,46 @@ def portable_paths(report: dict, folder: Path) -> dict:
         return path.relative_to(folder).as_posix() if path.is_relative_to(folder) else str(p)
 
     out = json.loads(json.dumps(jsonable(report)))
-    for row in out["rows"]:
+    for row in out["rows"] + (out.get("exploratory") or {}).get("rows", []):
         row["records"] = [rel(p) for p in row.get("records", [])]
     out["figures"] = [rel(p) for p in out.get("figures", [])]
     out["paths"] = "relative to this file's folder"
     return out
 
 
+def _experiments_info(records: dict[str, dict[int, dict]], keys: dict[str, SourceKey],
+                      experiments: dict[str, Experiment]) -> dict:
+    """Per experiment: its records' seeds, keys, CPUs and wall times, and how this checkout relates to them."""
+    return {name: {"paper": e.paper, "description": e.description,
+                   "seeds": sorted(records.get(name, {})),
+                   "codes": sorted({r["code"] for r in records.get(name, {}).values()}),
+                   "key": keys[name].key, "key_modules": len(keys[name].modules),
+                   "this_kit": (this_kit_label(list(records[name].values()), keys[name])
+                                if records.get(name) else None),
+                   # a seed's floats depend on the CPU kind; older records did not keep it
+                   "cpus": sorted({cpu_kind(r.get("cpu")) for r in records.get(name, {}).values()}),
+                   "wall_seconds": {str(s): r["wall_seconds"] for s, r in sorted(records.get(name, {}).items())}}
+            for name, e in experiments.items()}
+
+
 def build_report(runs_root: Path, profile: str, seeds: SeedsArg, code: str | None = None,
                  claims: Sequence[Claim] = CLAIMS, experiments: dict[str, Experiment] | None = None,
                  command: str = "", wall_seconds: float | None = None, plots: bool = True,
                  unavailable: dict[str, str] | None = None, records_dir: Path | None = None,
-                 report_name: str = "report.md") -> dict:
+                 report_name: str = "report.md", confirmatory: dict[str, list[int]] | None = None) -> dict:
     """Read the records from disk, compute every row, write ``<runs_root>/bench.json``,
     ``<runs_root>/<report_name>`` and the figures (``<runs_root>/bench/figures``).
     `code`: which records (:func:`load_records`; None: each experiment's key at this checkout).
     `seeds`: a list for every experiment, or experiment -> its seeds (:func:`recorded_seeds`).
     `records_dir`: where the records are (default ``<runs_root>/bench``).
     `unavailable`: experiment -> why it cannot run here (rows without records give that reason).
+
+    `confirmatory`: experiment -> its declared confirmatory seeds
+    (:func:`wmkit.bench.confirmatory.confirmatory_seeds`). Then the report has two sections: ``rows``
+    and ``headline`` are the confirmatory ones (each claim judged on its experiment's confirmatory
+    seeds, from their records at this checkout's keys, :func:`confirmatory_row`), and
+    ``exploratory`` holds the rows of every other seed of `seeds` (records of `code`), shown but not
+    counted. None: one table of `seeds`, which the headline calls exploratory (no design).
     bench.json names its records and figures relative to its own folder (:func:`portable_paths`);
     the returned dict keeps the paths as found."""
     experiments = EXPERIMENTS if experiments is None else experiments
@@ -741,8 +853,10 @@ def build_report(runs_root: Path, profile: str, seeds: SeedsArg, code: str | Non
     runs_root = Path(runs_root)
     code = CURRENT if code is None else code
     keys = {name: experiment_key(e) for name, e in experiments.items()}
-    records = load_records(runs_root, profile, seeds,
-                           {n: k.key for n, k in keys.items()} if code == CURRENT else code, experiments,
+    this_version = {n: k.key for n, k in keys.items()}
+    if confirmatory is not None:
+        seeds = {n: [s for s in seeds_of(seeds, n) if s not in confirmatory.get(n, [])] for n in experiments}
+    records = load_records(runs_root, profile, seeds, this_version if code == CURRENT else code, experiments,
                            records_dir)
     rows = [claim_row(c, records.get(c.experiment, {}) if c.experiment else {}, profile,
                       _n_seeds(seeds, c.experiment), experiments,
@@ -758,42 +872,71 @@ def build_report(runs_root: Path, profile: str, seeds: SeedsArg, code: str | Non
         or (code not in (ANY_VERSION, CURRENT) and "+" in code),
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "command": command,
         "wall_seconds": wall_seconds, "machine": machine(), "rows": rows,
-        "experiments": {name: {"paper": e.paper, "description": e.description,
-                               "seeds": sorted(records.get(name, {})),
-                               "codes": sorted({r["code"] for r in records.get(name, {}).values()}),
-                               "key": keys[name].key, "key_modules": len(keys[name].modules),
-                               "this_kit": (this_kit_label(list(records[name].values()), keys[name])
-                                            if records.get(name) else None),
-                               # a seed's floats depend on the CPU kind; older records did not keep it
-                               "cpus": sorted({cpu_kind(r.get("cpu")) for r in records.get(name, {}).values()}),
-                               "wall_seconds": {str(s): r["wall_seconds"] for s, r in records.get(name, {}).items()}}
-                        for name, e in experiments.items()},
+        "experiments": _experiments_info(records, keys, experiments),
         "counts": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
         "headline": headline(rows),
         "unavailable": dict(unavailable),
     }
+    if confirmatory is not None:
+        found = load_records(runs_root, profile, confirmatory, this_version, experiments, records_dir)
+        confirmed = [confirmatory_row(c, found.get(c.experiment, {}) if c.experiment else {},
+                                      confirmatory.get(c.experiment, []) if c.experiment else [], profile,
+                                      experiments, unavailable.get(c.experiment) if c.experiment else None)
+                     for c in claims]
+        group_rows(confirmed)
+        exploratory = {key: report[key] for key in ("rows", "seeds", "seeds_per_experiment", "code", "experiments",
+                                                    "counts")}
+        exploratory["headline"] = headline(rows, EXPLORATORY)
+        report.update({
+            "rows": confirmed, "headline": headline(confirmed, CONFIRMATORY),
+            "counts": {v: sum(r["verdict"] == v for r in confirmed) for v in VERDICTS},
+            "confirmatory": {"seeds_per_experiment": {n: list(v) for n, v in confirmatory.items()},
+                             "experiments": _experiments_info(found, keys, experiments),
+                             "plan": design_plan(claims, experiments, confirmatory)},
+            "exploratory": exploratory,
+            "dirty": report["dirty"] or any(r.get("dirty") is True for recs in found.values() for r in recs.values()),
+        })
     report["figures"] = plot_report(report, runs_root / "bench" / "figures") if plots else []
     _write_atomic(runs_root / "bench.json", json.dumps(portable_paths(report, runs_root), indent=1))
     _write_atomic(runs_root / report_name, report_markdown(report, runs_root))
     return report
 
 
-def check_report(report: dict, base: Path | None = None, experiments: dict[str, Experiment] | None = None) -> dict:
-    """A loaded bench.json with every row whose run records are gone turned into "not measured"
-    (a number is shown only while the record that made it exists), and every other row with a
-    number judged again by :func:`wmkit.stats.verdict` (a report written under an older rule gets
-    today's labels; the claim's precondition is checked on the records). Relative record and figure
-    paths are read from `base` (bench.json's folder) and come back absolute. Each experiment's
-    "this kit: ..." label is computed again against this checkout's source (:func:`this_kit_label`):
-    it says how the records relate to the code that reads them, not to the code that published them."""
+def design_plan(claims: Sequence[Claim] = CLAIMS, experiments: dict[str, Experiment] | None = None,
+                confirmatory: dict[str, list[int]] | None = None) -> dict:
+    """The confirmatory plan as the report shows it: per voting claim its design and seeds, per
+    experiment its confirmatory seeds (`confirmatory`, default the declared ones) and estimated worker
+    time (:func:`wmkit.bench.confirmatory.experiment_plans`)."""
     experiments = EXPERIMENTS if experiments is None else experiments
-    claims = {c.id: c for c in CLAIMS}
+    plans = claim_plans(claims)
+    if confirmatory is None:
+        confirmatory = {n: p.seeds for n, p in experiment_plans(claims, experiments).items()}
+    claim_rows = []
+    for claim in claims:
+        if not votes(claim) or claim.experiment not in experiments:
+            continue
+        entry = {"id": claim.id, "paper": claim.paper, "kind": claim.kind, "experiment": claim.experiment,
+                 "measure": claim.kit_label, "design": design_summary(claim)}
+        plan = plans.get(claim.id)
+        if plan is not None:
+            entry.update({"sd_planning": plan.sd_planning, "seeds_for_power": plan.seeds_for_power,
+                          "seeds_in_budget": plan.seeds_in_budget, "seeds": plan.seeds, "power": plan.power,
+                          "capped": plan.capped, "confirmatory_seeds": list(confirmatory.get(claim.experiment, []))})
+        claim_rows.append(entry)
+    timing = {n: (EXPERIMENT_SECONDS[n].seconds if n in EXPERIMENT_SECONDS else None) for n in experiments}
+    return {"claims": claim_rows,
+            "experiments": {n: {"seeds": list(confirmatory.get(n, [])), "seconds_per_seed": timing[n],
+                                "seconds_source": EXPERIMENT_SECONDS[n].source if n in EXPERIMENT_SECONDS else None,
+                                "worker_seconds": len(confirmatory.get(n, [])) * (timing[n] or 0.0)}
+                            for n in experiments}}
+
+
+def _check_rows(rows: list[dict], claims: dict[str, Claim], base: Path | None) -> None:
+    """:func:`check_report` on one section's rows, in place."""
     if base is not None:
-        base = Path(base)
-        for row in report["rows"]:
+        for row in rows:
             row["records"] = [str(base / p) if not Path(p).is_absolute() else p for p in row.get("records", [])]
-        report["figures"] = [str(base / p) if not Path(p).is_absolute() else p for p in report.get("figures", [])]
-    for row in report["rows"]:
+    for row in rows:
         missing = [p for p in row.get("records", []) if not Path(p).exists()]
         if missing and row["verdict"] != "not measured":
             row.update({"verdict": "not measured", "kit": summarize([]),
@@ -804,24 +947,51 @@ def check_report(report: dict, base: Path | None = None, experiments: dict[str, 
             if claim is not None and claim.precondition is not None:
                 failed = precondition_failure(claim, {s: json.loads(Path(p).read_text())["result"]
                                                       for s, p in zip(row["seeds"], row["records"])})
-            judged = verdict(row["kit"], row["direction"], row["threshold"], not_measured=failed)
+            if row.get("confirmatory_seeds") and len(row.get("seeds", [])) < len(row["confirmatory_seeds"]):
+                continue  # an incomplete confirmatory run stays "not measured" whatever its numbers
+            judged = verdict(row["kit"], row["direction"], row["threshold"], not_measured=failed,
+                             paper_effect=row.get("paper_effect"))
             row.update({"verdict": judged.verdict, "verdict_reason": judged.reason})
             if judged.verdict == "not measured":
                 row["reason"] = judged.reason
-    for row in report["rows"]:  # a report written before claims had kinds: today's kinds and groups
+    for row in rows:  # a report written before claims had kinds: today's kinds and groups
         claim = claims.get(row["id"])
         if "kind" not in row:
             row["kind"] = claim.kind if claim is not None else PAPER_CLAIM
             row["measures"] = claim.measures if claim is not None else None
-    for name, entry in report.get("experiments", {}).items():
-        paths = sorted({p for row in report["rows"] if row.get("experiment") == name
-                        for p in row.get("records", []) if Path(p).exists()})
-        if paths and name in experiments:
-            entry["this_kit"] = this_kit_label([json.loads(Path(p).read_text()) for p in paths],
-                                               experiment_key(experiments[name]))
-    group_rows(report["rows"])
-    report["counts"] = {v: sum(r["verdict"] == v for r in report["rows"]) for v in VERDICTS}
-    report["headline"] = headline(report["rows"])
+    group_rows(rows)
+
+
+def check_report(report: dict, base: Path | None = None, experiments: dict[str, Experiment] | None = None) -> dict:
+    """A loaded bench.json with every row whose run records are gone turned into "not measured"
+    (a number is shown only while the record that made it exists), and every other row with a
+    number judged again by :func:`wmkit.stats.verdict` (a report written under an older rule gets
+    today's labels; the claim's precondition is checked on the records), in both sections
+    (confirmatory ``rows`` and ``exploratory``). Relative record and figure paths are read from
+    `base` (bench.json's folder) and come back absolute. Each experiment's "this kit: ..." label is
+    computed again against this checkout's source (:func:`this_kit_label`): it says how the records
+    relate to the code that reads them, not to the code that published them."""
+    experiments = EXPERIMENTS if experiments is None else experiments
+    claims = {c.id: c for c in CLAIMS}
+    base = Path(base) if base is not None else None
+    if base is not None:
+        report["figures"] = [str(base / p) if not Path(p).is_absolute() else p for p in report.get("figures", [])]
+    sections = [(report, report.get("experiments", {}))]
+    if report.get("exploratory"):
+        sections.append((report["exploratory"], report["exploratory"].get("experiments", {})))
+    for section, entries in sections:
+        _check_rows(section["rows"], claims, base)
+        for name, entry in entries.items():
+            paths = sorted({p for row in section["rows"] if row.get("experiment") == name
+                            for p in row.get("records", []) if Path(p).exists()})
+            if paths and name in experiments:
+                entry["this_kit"] = this_kit_label([json.loads(Path(p).read_text()) for p in paths],
+                                                   experiment_key(experiments[name]))
+        section["counts"] = {v: sum(r["verdict"] == v for r in section["rows"]) for v in VERDICTS}
+    split = report.get("exploratory") is not None
+    report["headline"] = headline(report["rows"], CONFIRMATORY if split else None)
+    if split:
+        report["exploratory"]["headline"] = headline(report["exploratory"]["rows"], EXPLORATORY)
     return report
 
 
@@ -863,35 +1033,76 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
                        + ("; made by an older source: " + "; ".join(
                            f"`{n}` ({', '.join(short_version(c) for c in e['codes'])})" for n, e in stale.items())
                           if stale else ""))
-    lines = [
-        f"# wmkit benchmark — profile `{report['profile']}`, {seeds_label(report)}", "",
-        provenance,
-        f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
-        f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
-        else "* wall time: see per-experiment times below",
-        (f"* {'report built on (the records ran on the CPUs named in the Experiments table)' if any_version else 'machine'}: "
-         f"{m['platform']}, {m.get('cpu_model') or m['processor']}"
-         + (f" (torch CPU kernels: {m['torch_cpu_capability']})" if m.get("torch_cpu_capability") else "")
-         + f", {m['cpu_count']} CPUs, torch threads {m['torch_threads']}, GPU {m['cuda'] or 'none'}"),
-        "* versions: " + ", ".join(f"{k} {val}" for k, val in v.items() if val),
-        *[f"* {t}" for t in (report.get("headline") or headline(report["rows"]))["text"]],
-        "* every row, sub-rows included (not a count of claims): "
-        + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "",
-        ("Kit number: mean over seeds ± sample std [95% t-interval] of the per-seed value in the second "
-        "column (a paired difference where it says Δ / −). *reproduced*: the interval lies on the paper's "
-        "side of the line; *inconclusive*: the interval covers the line; *contradicted*: the interval lies "
-        "on the other side; *not measured* (reason given): no run record, the kit cannot run that "
-        "experiment yet, one seed (no interval), every seed gave the same value (a zero-width interval "
-        "is not evidence), or a precondition of the claim failed. The kit's models are tiny: "
-        "directions, not the papers' magnitudes."), "",
+    split = report.get("exploratory") is not None
+    explained = [
+        ("Kit number: mean over seeds ± sample std [95% t-interval] of the per-seed value in the kit-measures "
+         "column (a paired difference where it says Δ / −). *reproduced*: the interval lies on the paper's "
+         "side of the line; *contradicted*: it lies on the other side; *smaller than the paper's effect*: it "
+         "covers the line but lies on the line's side of the paper's effect in the kit's units, clear of it "
+         "(the paper's size is ruled out, a smaller effect is not); *inconclusive*: it covers the line and "
+         "reaches the paper's effect (or the claim has none in the kit's units); *not measured* (reason "
+         "given): no run record, the confirmatory run not made, one seed, every seed gave the same value (a "
+         "zero-width interval is not evidence), or the method did not act (its precondition failed). An "
+         "interval on the paper's side short of its effect is reproduced, and its reason says so: the kit's "
+         "claims are directions, its models tiny."), "",
         ("Kind: *paper claim* (the paper states it), *paper limitation* (the paper states it as a limit "
          "of its method), *kit control* (the kit's own check; no paper figure). A row marked ↳ measures "
          "the claim above it another way: its verdict is shown but the claim's verdict is the first "
-         "row's (the primary measure, chosen by design: `wmkit.bench.claims.CLAIM_TYPES`)."), "",
-        "| paper | kind | claim | paper figure | kit measures | kit (mean ± std [95% CI]) | verdict | command |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    rows = report["rows"]
+         "row's (the primary measure, chosen by design: `wmkit.bench.claims.CLAIM_TYPES`)."), ""]
+    machine_lines = [
+        f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
+        f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
+        else "* wall time: see per-experiment times below",
+        (f"* {'report built on (the records ran on the CPUs named in the Experiments tables)' if any_version or split else 'machine'}: "
+         f"{m['platform']}, {m.get('cpu_model') or m['processor']}"
+         + (f" (torch CPU kernels: {m['torch_cpu_capability']})" if m.get("torch_cpu_capability") else "")
+         + f", {m['cpu_count']} CPUs, torch threads {m['torch_threads']}, GPU {m['cuda'] or 'none'}"),
+        "* versions: " + ", ".join(f"{k} {val}" for k, val in v.items() if val)]
+    if not split:
+        lines = [f"# wmkit benchmark — profile `{report['profile']}`, {seeds_label(report)}", "", provenance,
+                 *machine_lines,
+                 *[f"* {t}" for t in (report.get("headline") or headline(report["rows"]))["text"]],
+                 "* every row, sub-rows included (not a count of claims): "
+                 + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "", *explained,
+                 *_rows_table(report["rows"]), *_experiments_table(report["experiments"], "## Experiments")]
+    else:
+        confirmed = report["confirmatory"]
+        exploratory = report["exploratory"]
+        lines = [f"# wmkit benchmark — profile `{report['profile']}`", "",
+                 "## Confirmatory evidence (counted)", "",
+                 f"* created {report['created']} at commit `{report['commit'][:12]}`; each claim judged on its "
+                 "experiment's declared confirmatory seeds, from their records at this checkout's source keys "
+                 "(the design is below; `wmkit.bench.design`)", *machine_lines,
+                 *[f"* {t}" for t in report["headline"]["text"]],
+                 "* every row, sub-rows included (not a count of claims): "
+                 + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "", *explained,
+                 *_rows_table(report["rows"], confirmatory=True), "",
+                 *_design_tables(confirmed.get("plan") or {}),
+                 *_experiments_table(confirmed["experiments"], "### Confirmatory records", only_recorded=True),
+                 "", "## Exploratory (not counted)", "",
+                 "Every other record shipped with the kit: the seeds the regimes, measures and seed counts were "
+                 "chosen on. Shown for what they teach; the headline above does not count them.", "",
+                 provenance,
+                 *[f"* {t}" for t in exploratory["headline"]["text"]], "",
+                 *_rows_table(exploratory["rows"]),
+                 *_experiments_table(exploratory["experiments"], "### Exploratory records")]
+    if report.get("figures"):
+        lines += ["", "## Figures", ""]
+        for fig in report["figures"]:
+            rel = os.path.relpath(fig, runs_root) if runs_root else fig
+            lines.append(f"![{Path(fig).stem}]({rel})")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value) -> str:
+    return str(value).replace("|", "/").replace("\n", " ")
+
+
+def _rows_table(rows: list[dict], confirmatory: bool = False) -> list[str]:
+    """The markdown table of one section's rows, each primary followed by its sub-rows."""
+    lines = ["| paper | kind | claim | paper figure | paper's effect (kit units) | kit measures | "
+             "kit (mean ± std [95% CI]) | verdict | " + ("confirmatory seeds | " if confirmatory else "") + "command |",
+             "|---|---|---|---|---|---|---|---|" + ("---|" if confirmatory else "") + "---|"]
     subs = {r["id"]: [s for s in rows if s.get("measures") == r["id"]] for r in rows}
     ordered = [x for r in rows if not r.get("measures") for x in (r, *subs[r["id"]])]
     ordered += [r for r in rows if r not in ordered]
@@ -905,12 +1116,68 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
         label = row["kit_label"] + (f" ({side} {row['threshold']:g})" if row["threshold"] not in (0, -1e-9) else "")
         cmd = f"`{row['command']}`" if row.get("command") else "—"
         claim_text = ("↳ " if row.get("measures") else "") + row["claim"]
-        cells = [row["paper"], row.get("kind", PAPER_CLAIM), claim_text, row["paper_figure"], label or "—",
-                 fmt_kit(row["kit"]), verdict_text, cmd]
-        lines.append("| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |")
-    lines += ["", "## Experiments", "", "| experiment | paper | what | seeds | wall s per seed | library version | "
-              "this kit | CPU |", "|---|---|---|---|---|---|---|---|"]
-    for name, e in report["experiments"].items():
+        effect = "—" if row.get("paper_effect") is None else f"{row['paper_effect']:+.3g}"
+        cells = [row["paper"], row.get("kind", PAPER_CLAIM), claim_text, row["paper_figure"], effect, label or "—",
+                 fmt_kit(row["kit"]), verdict_text]
+        if confirmatory:
+            cells.append(_seed_list(dict.fromkeys(row.get("confirmatory_seeds") or [])) or "—")
+        cells.append(cmd)
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return lines
+
+
+def _design_tables(plan: dict) -> list[str]:
+    """The confirmatory design as declared (:func:`design_plan`): per voting claim, per experiment."""
+    if not plan:
+        return []
+    lines = ["### Confirmatory design (declared before the run)", "",
+             "Per claim that votes: its primary measure; the precondition that the method acted (else "
+             "\"not measured: the method did not act\"); the paper's effect in the kit's units; the smallest "
+             "effect of interest (SESOI); the sd of its per-seed value on exploration seeds and the 80% upper "
+             "confidence limit the power computation uses; the seeds for 80% power at the SESOI (two-sided 95% "
+             "paired t) and the seeds its budget buys; the power at the seeds it gets. An experiment runs the "
+             "most seeds any of its claims needs, and every claim of it is judged on all of them.", "",
+             "| claim | kind | measure | precondition (the method acted) | paper's effect → kit units | SESOI | "
+             "exploration sd (n; source) | planning sd | seeds: power / budget / run | power at SESOI | "
+             "confirmatory seeds |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for entry in plan.get("claims", []):
+        design = entry.get("design") or {}
+        if not design or design.get("pending"):
+            why = design.get("pending") if design else "no design declared"
+            lines.append("| " + " | ".join(_cell(c) for c in (entry["id"], entry["kind"], entry["measure"],
+                                                                design.get("precondition", "—") if design else "—",
+                                                                f"pending: {why}", "—", "—", "—", "—", "—", "—")) + " |")
+            continue
+        effect = ("none: " if design["paper_effect"] is None else f"{design['paper_effect']:+.3g}: ") + design["conversion"]
+        lines.append("| " + " | ".join(_cell(c) for c in (
+            entry["id"], entry["kind"], entry["measure"], design["precondition"], effect, f"{design['sesoi']:.3g}",
+            f"{design['sd']:.3g} (n={design['sd_seeds']}; {design['sd_source']})", f"{entry['sd_planning']:.3g}",
+            f"{entry['seeds_for_power']} / {entry['seeds_in_budget']} ({design['budget_hours']:g} h) / "
+            f"{entry['seeds']}" + (" (capped by the budget)" if entry["capped"] else ""),
+            f"{entry['power']:.2f}", _seed_list(dict.fromkeys(entry["confirmatory_seeds"])) or "—")) + " |")
+    experiments = plan.get("experiments", {})
+    total = sum(e["worker_seconds"] for e in experiments.values())
+    lines += ["", "| experiment | confirmatory seeds | seconds per seed (one worker) | worker time | "
+              "on 2 workers |", "|---|---|---|---|---|"]
+    for name, e in experiments.items():
+        if not e["seeds"]:
+            continue
+        per_seed = "—" if e["seconds_per_seed"] is None else f"{e['seconds_per_seed']:.0f} ({e.get('seconds_source')})"
+        lines.append(f"| `{name}` | {_seed_list(dict.fromkeys(e['seeds']))} ({len(e['seeds'])}) | "
+                     f"{per_seed} | {duration(e['worker_seconds'])} | {duration(e['worker_seconds'] / 2)} |")
+    lines += [f"| all | {sum(len(e['seeds']) for e in experiments.values())} runs | | {duration(total)} | "
+              f"at least {duration(total / 2)} |", ""]
+    return lines
+
+
+def _experiments_table(entries: dict, title: str, only_recorded: bool = False) -> list[str]:
+    lines = ["", title, "", "| experiment | paper | what | seeds | wall s per seed | library version | "
+             "this kit | CPU |", "|---|---|---|---|---|---|---|---|"]
+    shown = 0
+    for name, e in entries.items():
+        if only_recorded and not e.get("seeds"):
+            continue
+        shown += 1
         secs = ", ".join(f"{s}: {t:.0f}" for s, t in e["wall_seconds"].items()) or "—"
         codes = ", ".join(f"`{short_version(c)}`" for c in e.get("codes", [])) or "—"
         cpus = ", ".join(e.get("cpus", [])) or "—"
@@ -921,12 +1188,9 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
             f"; {relation.removeprefix('this kit: ')}" if relation else "")
         lines.append(f"| `{name}` | {e['paper']} | {e['description']} | {e['seeds'] or '—'} | {secs} | {codes} | "
                      f"{here} | {cpus} |")
-    if report.get("figures"):
-        lines += ["", "## Figures", ""]
-        for fig in report["figures"]:
-            rel = os.path.relpath(fig, runs_root) if runs_root else fig
-            lines.append(f"![{Path(fig).stem}]({rel})")
-    return "\n".join(lines) + "\n"
+    if not shown:
+        lines = ["", title, "", "None yet."]
+    return lines
 
 
 UNITS = {
@@ -1052,23 +1316,32 @@ def forest_figure(rows: Sequence[dict], title: str):
 
 
 def plot_report(report: dict, out_dir: Path) -> list[str]:
-    """One figure per paper (:func:`forest_figure`), saved in `out_dir`; returns their paths."""
+    """One figure per paper (:func:`forest_figure`), saved in `out_dir`; returns their paths. A report
+    with a confirmatory design gets one per paper with a confirmatory number (``<paper>.png``) and one
+    per paper of its exploratory section (``exploratory_<paper>.png``); a paper with no number in a
+    section gets no figure there (an empty plot says nothing)."""
     import matplotlib  # here: --help must not import it, and "Agg" is chosen before pyplot is imported
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt  # here: after matplotlib.use (see above)
 
     out_dir.mkdir(parents=True, exist_ok=True)
+    split = report.get("exploratory") is not None
+    sections = [("", report["rows"], "confirmatory seeds" if split else seeds_label(report))]
+    if split:
+        sections.append(("exploratory_", report["exploratory"]["rows"],
+                         f"exploratory, not counted: {seeds_label(report['exploratory'])}"))
     paths = []
-    for paper in PAPERS:
-        rows = [r for r in report["rows"] if r["paper"] == paper]
-        if not rows:
-            continue
-        fig = forest_figure(rows, f"{paper} — profile {report['profile']}, {seeds_label(report)}")
-        path = out_dir / f"{paper.lower().replace('-', '_')}.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(str(path))
+    for prefix, section_rows, label in sections:
+        for paper in PAPERS:
+            rows = [r for r in section_rows if r["paper"] == paper]
+            if not rows or (split and not any(r["kit"].get("n") for r in rows)):
+                continue
+            fig = forest_figure(rows, f"{paper} — profile {report['profile']}, {label}")
+            path = out_dir / f"{prefix}{paper.lower().replace('-', '_')}.png"
+            fig.savefig(path, dpi=100)
+            plt.close(fig)
+            paths.append(str(path))
     return paths
 
 
@@ -1295,9 +1568,14 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
         out.ran += _run_planned(plan, experiments, runs_root, command, commit, workers, log)
     out.seconds = time.perf_counter() - start
     report_seeds = wanted if seeds is None else list(range(seeds))
+    confirmatory = None
+    if seeds is None and profile == DESIGN_PROFILE:  # make bench: the declared confirmatory seeds
+        confirmatory = {name: wanted.get(name) or declared_seeds(profile, name) for name in experiments}
+        local = recorded_seeds(runs_root / "bench", profile, experiments)
+        report_seeds = {name: sorted(set(local.get(name, [])) - set(confirmatory[name])) for name in experiments}
     out.report = build_report(runs_root, profile, report_seeds, ANY_VERSION if any_version else CURRENT,
                               claims, experiments, command,
-                              out.seconds, unavailable=out.skipped)
+                              out.seconds, unavailable=out.skipped, confirmatory=confirmatory)
     log(f"bench: {len(out.ran)} run, {len(out.cached)} cached, {out.seconds:.0f} s; "
         f"{runs_root / 'bench.json'}, {runs_root / 'report.md'}")
     return out
@@ -1368,7 +1646,7 @@ def publish_command(profile: str) -> str:
 
 def publish_report(profile: str = PUBLISHED_PROFILE, repo: Path | None = None,
                    experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
-                   log: Callable[[str], None] = print) -> dict:
+                   log: Callable[[str], None] = print, confirmatory: dict[str, list[int]] | None = None) -> dict:
     """The one published report, built from the shipped records and running nothing.
 
     Reads ``executed/<profile>/bench/records`` (per experiment, every seed with a record made with
@@ -1376,7 +1654,14 @@ def publish_report(profile: str = PUBLISHED_PROFILE, repo: Path | None = None,
     run again on another CPU counts once, by its newest run) and writes exactly
     ``executed/<profile>/benchmark_report.md``, ``executed/<profile>/bench.json`` (paths relative to
     its folder) and one figure per paper in ``executed/<profile>/bench/figures/`` (the figures there
-    before are removed). Each row's command runs that experiment's recorded seeds (``--seeds N``)."""
+    before are removed). Each row's command runs that experiment's recorded seeds (``--seeds N``).
+
+    At :data:`~wmkit.bench.confirmatory.DESIGN_PROFILE` the report is split (:func:`build_report`):
+    the headline counts the records on each experiment's confirmatory seeds at this checkout's keys
+    (`confirmatory`, default :func:`~wmkit.bench.confirmatory.confirmatory_seeds`), and every other
+    shipped record is the exploratory section."""
+    if confirmatory is None and profile == DESIGN_PROFILE and experiments is None:
+        confirmatory = {n: p.seeds for n, p in experiment_plans(claims).items()}
     out = published_dir(profile, repo if repo is not None else needs_checkout("publishing the report"))
     records_dir = out / "bench" / "records"
     if not records_dir.is_dir():
@@ -1386,7 +1671,7 @@ def publish_report(profile: str = PUBLISHED_PROFILE, repo: Path | None = None,
     for old in figures.glob("*.png") if figures.is_dir() else ():
         old.unlink()
     report = build_report(out, profile, seeds, ANY_VERSION, claims, experiments, publish_command(profile),
-                          None, records_dir=records_dir, report_name=PUBLISHED_REPORT)
+                          None, records_dir=records_dir, report_name=PUBLISHED_REPORT, confirmatory=confirmatory)
     log(f"published: {out / PUBLISHED_REPORT}, {out / 'bench.json'}, {len(report['figures'])} figure(s) in {figures}")
     return report
 
@@ -1433,12 +1718,70 @@ def shipped_report(profile: str = PUBLISHED_PROFILE, repo: Path | None = None) -
     return None, f"no {local}: this kit ships no published {profile} report"
 
 
+def report_coverage(report: dict, profile: str, experiments: dict[str, Experiment] | None = None,
+                    claims: Sequence[Claim] = CLAIMS) -> str | None:
+    """None when a (saved, unchecked) bench.json covers every claim at this library version: a row for
+    each claim, and for each experiment a claim reads, records of exactly its declared seeds
+    (:func:`~wmkit.bench.confirmatory.declared_seeds`) made by this checkout's source key; else
+    what it lacks, in one phrase ("3 of 14 experiments have their declared seeds at this version")."""
+    experiments = EXPERIMENTS if experiments is None else experiments
+    ids = {r["id"] for r in report.get("rows", [])}
+    missing = [c.id for c in claims if c.id not in ids]
+    if missing:
+        return f"no row for {len(missing)} of {len(claims)} claims"
+    entries = (report.get("confirmatory") or report).get("experiments", {})
+    needed = sorted({c.experiment for c in claims if c.experiment in experiments})
+    covered = []
+    for name in needed:
+        entry = entries.get(name) or {}
+        declared = declared_seeds(profile, name)
+        if (declared and sorted(entry.get("seeds") or []) == declared
+                and entry.get("codes") == [experiment_key(experiments[name]).key]):
+            covered.append(name)
+        elif not declared:
+            covered.append(name)  # an experiment with no declared seeds needs none
+    if len(covered) < len(needed):
+        return f"{len(covered)} of {len(needed)} experiments have their declared seeds recorded at this version"
+    return None
+
+
+def report_for_notebook(runs_dir: Path, profile: str, experiments: dict[str, Experiment] | None = None,
+                        shipped: Callable[[], tuple[Path | None, str]] | None = None,
+                        claims: Sequence[Claim] = CLAIMS) -> tuple[Path | None, str]:
+    """(the bench.json notebook 05 reads, one line saying which and why).
+
+    The local ``<runs_dir>/bench.json`` only when it covers every claim at this library version
+    (:func:`report_coverage`, at the report's own profile); otherwise the report shipped with the kit
+    (`shipped`, default :func:`shipped_report`), and the line names the local report it found and
+    skipped, and why: a ``bench --only ...`` run, or records of another version, must not stand in for
+    the whole table."""
+    local = Path(runs_dir) / "bench.json"
+    shipped = shipped or (lambda: shipped_report(PUBLISHED_PROFILE))
+    skipped = ""
+    if local.exists():
+        try:
+            report = json.loads(local.read_text())
+            lacks = report_coverage(report, report.get("profile", profile), experiments, claims)
+        except (OSError, ValueError, KeyError) as err:
+            lacks = f"unreadable ({type(err).__name__}: {err})"
+            report = {}
+        if lacks is None:
+            return local, f"your benchmark report {local}: it covers every claim at this library version"
+        made_by = report.get("command") or "an unknown command"
+        skipped = (f"found {local} (made by `{made_by}`; {lacks}): skipped, since it does not cover every claim "
+                   "at this library version; ")
+    path, where = shipped()
+    if path is None:
+        return None, f"{skipped}no published report either: {where}"
+    return path, f"{skipped}the published report — {where}"
+
+
 def add_bench_parser(sub) -> None:
     p = sub.add_parser("bench", help="notebook 05: measure the papers' claims over seeds, cached and resumable")
     p.add_argument("--profile", default="auto")
     p.add_argument("--seeds", type=int, default=None,
-                   help="seeds 0..N-1 of every experiment (default: each experiment's declared seeds, "
-                        "wmkit.bench.claims.BENCH_SEEDS)")
+                   help="seeds 0..N-1 of every experiment (default: each experiment's declared seeds: at cpu its "
+                        "confirmatory seeds, wmkit.bench.confirmatory; elsewhere 0..N-1)")
     p.add_argument("--only", nargs="*", help="papers (RLVR-World, RWML, WM-R1, WMRL) or experiment names")
     p.add_argument("--runs-dir", default=None, help="default runs/<profile>")
     p.add_argument("--threads", type=int, default=None, help="torch threads (1 on a small shared CPU)")
@@ -1457,6 +1800,11 @@ def add_bench_parser(sub) -> None:
                    help="after the runs, copy this version's records of the declared seeds into "
                         "executed/<profile>/bench/records (replacing other versions' records of those seeds) "
                         "and publish the report from them (make bench)")
+    p.add_argument("--verify", action="store_true",
+                   help="rerun the cheapest confirmatory seed of each experiment whose confirmatory records ship "
+                        "with the kit and compare it with its record (make bench-verify; with --plan: the plan only)")
+    p.add_argument("--budget-minutes", type=float, default=45.0,
+                   help="with --verify: leave out the longest experiments until the estimate fits (default 45)")
     p.add_argument("--publish", action="store_true",
                    help="run nothing: build the one published report from the shipped records "
                         "(executed/<profile>/bench/records, every recorded seed, any version) into "
@@ -1464,6 +1812,15 @@ def add_bench_parser(sub) -> None:
 
 
 def bench_main(args) -> int:
+    if getattr(args, "verify", False):
+        from wmkit.bench.verify import verify  # here: verify imports this module
+
+        if args.budget_minutes <= 0:
+            raise ValueError(f"--budget-minutes must be positive, not {args.budget_minutes}")
+        outcome = verify(resolve_profile_name(args.profile), args.workers, args.budget_minutes,
+                         select_experiments(args.only) if args.only else None,
+                         Path(args.runs_dir) if args.runs_dir else None, plan_only=args.plan)
+        return 0 if outcome["ok"] else 1
     if getattr(args, "publish", False):
         report = publish_report(resolve_profile_name(args.profile))
         print("\n".join(report["headline"]["text"]))
