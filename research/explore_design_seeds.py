@@ -7,7 +7,9 @@ come from a spread measured on seeds that will never judge it.
 
 Records go to runs/design_exploration/<profile>/bench (not shipped: exploration); the claims' values,
 the records' wall times and CPU to research/regime_results/design_seeds_<experiment>.json. Seeds
-outside 100-199 are refused: seeds from 1000 on are the confirmatory run's.
+outside 100-199 are refused: seeds from 1000 on are the confirmatory run's. With --values-only it
+runs nothing and rewrites the values from the records already there, whatever library version made
+them (a claim's definition changed, not the runs).
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import statistics
 from pathlib import Path
 
 from wmkit.bench.claims import CLAIMS, EXPERIMENTS, claim_value
-from wmkit.bench.runner import _run_planned, head_commit, load_records, plan_bench
+from wmkit.bench.runner import ANY_VERSION, _run_planned, head_commit, load_records, plan_bench
 from wmkit.runs import REPO, cpu_model
 
 EXPLORATION = range(100, 200)
@@ -51,13 +53,16 @@ def main() -> None:
     parser.add_argument("--seeds", required=True, type=seed_list)
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--values-only", action="store_true", help="run nothing; recompute the values")
     args = parser.parse_args()
     runs_root = REPO / "runs" / "design_exploration" / args.profile
     wanted = {name: list(args.seeds) for name in args.experiments}
-    plan = plan_bench(args.profile, wanted, runs_root, args.workers, shipped_dir=False)
-    print("\n".join(plan.lines()))
-    _run_planned(plan, EXPERIMENTS, runs_root, "research/explore_design_seeds.py", head_commit(), args.workers, print)
-    records = load_records(runs_root, args.profile, wanted)
+    if not args.values_only:
+        plan = plan_bench(args.profile, wanted, runs_root, args.workers, shipped_dir=False)
+        print("\n".join(plan.lines()))
+        _run_planned(plan, EXPERIMENTS, runs_root, "research/explore_design_seeds.py", head_commit(), args.workers,
+                     print)
+    records = load_records(runs_root, args.profile, wanted, ANY_VERSION if args.values_only else None)
     OUT.mkdir(exist_ok=True)
     for name in args.experiments:
         mine = records.get(name, {})

@@ -11,17 +11,20 @@ their cost, and the checks that keep those seeds unseen (:mod:`wmkit.bench.desig
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from wmkit.bench.claims import CLAIMS, DEFAULT_BENCH_SEEDS, EXPERIMENTS, Claim
+from wmkit.bench.claims import CLAIMS, DEFAULT_BENCH_SEEDS, EXPERIMENTS, Claim, claim_value
 from wmkit.bench.design import (
     CONFIRMATORY_BLOCKS,
     EXPERIMENT_SECONDS,
     ClaimPlan,
     plan_claim,
 )
+from wmkit.runs import REPO
 
 DESIGN_PROFILE = "cpu"
 """The profile the confirmatory design is for: the one whose records and report the kit ships."""
@@ -139,3 +142,23 @@ def confirmatory_collisions(mentioned: Iterable[int], plans: dict[str, Experimen
     plans = experiment_plans() if plans is None else plans
     reserved = {s for p in plans.values() for s in p.seeds}
     return sorted(set(mentioned) & reserved)
+
+
+def exploration_values(claim: Claim, repo: Path = REPO) -> dict[int, float | None]:
+    """seed -> `claim`'s value on the exploration seeds its design names (:attr:`Design.sd_source`):
+    from the shipped records (per seed the newest record of the claim's experiment, any version) or
+    from a values file of ``research/explore_design_seeds.py``."""
+    path_text, _, seeds_text = claim.design.sd_source.partition(" ")
+    seeds = sorted(seed_mentions(seeds_text))
+    path = Path(repo) / path_text
+    if path.suffix == ".json":
+        values = json.loads(path.read_text())["values"][claim.id]
+        return {s: values.get(str(s)) for s in seeds}
+    out: dict[int, float | None] = {}
+    for seed in seeds:
+        found = sorted((path / claim.experiment).glob(f"seed{seed}_*.json"))
+        records = [json.loads(p.read_text()) for p in found]
+        if records:
+            newest = max(records, key=lambda r: r.get("started", ""))
+            out[seed] = claim_value(claim, newest["result"])
+    return out

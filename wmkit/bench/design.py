@@ -82,7 +82,11 @@ class Design:
     sd_seeds: int = 0
     """How many exploration seeds gave :attr:`sd`."""
     sd_source: str = ""
-    """Which records gave :attr:`sd` (experiment, seeds, library version or config)."""
+    """Which records gave :attr:`sd`: a path under the repository, then its seeds, e.g.
+    ``"executed/cpu/bench/records seeds 0-17"`` (the shipped exploratory records of the claim's
+    experiment) or ``"research/regime_results/design_seeds_rlvr_regime.json seeds 100-104"`` (values
+    written by ``research/explore_design_seeds.py``); :func:`wmkit.bench.confirmatory.exploration_values`
+    reads them back, and a test checks :attr:`sd` against them."""
     budget_hours: float = DEFAULT_BUDGET_HOURS
     """Worker-hours the claim may spend on confirmatory seeds (a cap on the power computation)."""
     pending: str = ""
