@@ -1308,10 +1308,11 @@ def forest_figure(rows: Sequence[dict], title: str):
         ax.set_ylim(-0.6, len(panel_rows) - 0.4)
         ax.tick_params(axis="x", labelsize=9)
         ax.set_xlabel(UNITS[unit], fontsize=9)
-    axes[0, 0].set_title(f"{title}\nper seed (dots), mean (diamond), 95% interval (bar); each panel one unit",
+    axes[0, 0].set_title(textwrap.fill(title, 64) + "\nper seed (dots), mean (diamond), 95% interval (bar); each "
+                         "panel one unit",
                          fontsize=10)
-    fig.legend(handles=legend, loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.legend(handles=legend, loc="lower center", ncol=4, fontsize=8, frameon=False)  # two rows: 7 entries
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
 
 

@@ -3,7 +3,8 @@
 For each experiment whose confirmatory records at this library version ship with the kit, rerun its
 cheapest confirmatory seed (the shortest shipped wall time) and compare the result with the shipped
 record: on the same CPU kind (model and torch kernel set, :func:`wmkit.bench.runner.cpu_kind`) the
-two must be bit-identical, timings aside; on another kind a seed's floats differ, so each claim's
+two must be bit-identical, timings aside (:func:`wmkit.bench.rekey.result_differences`, the comparison
+``make bench-rekey`` carries records by); on another kind a seed's floats differ, so each claim's
 difference is printed beside that claim's spread over its confirmatory seeds, the scale on which a
 verdict moves. The plan packs the reruns onto the workers (longest first) and leaves out the longest
 experiments until the estimate fits the budget (45 minutes by default), naming each one left out
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from wmkit.bench.claims import CLAIMS, EXPERIMENTS, Claim, Experiment, claim_value
 from wmkit.bench.confirmatory import experiment_plans
+from wmkit.bench.rekey import result_differences
 from wmkit.bench.runner import (
     BenchPlan,
     _run_planned,
@@ -32,38 +34,6 @@ from wmkit.bench.runner import (
     published_dir,
 )
 from wmkit.runs import cpu_model, default_runs_root
-
-TIMING_KEYS = ("seconds", "timings", "build_costs", "folder")
-"""Result keys a rerun may differ in without a different computation: measured time (and any key
-ending in ``_seconds`` or ``_s``) and ``folder`` (where the run wrote a model)."""
-
-
-def _timing(key: str) -> bool:
-    return key in TIMING_KEYS or key.endswith(("_seconds", "_s"))
-
-
-def _leaves(value, path: str = "") -> dict[str, str]:
-    if isinstance(value, dict):
-        out = {}
-        for key, inner in value.items():
-            if not _timing(str(key)):
-                out.update(_leaves(inner, f"{path}/{key}" if path else str(key)))
-        return out
-    if isinstance(value, list):
-        out = {f"{path}[]": f"length {len(value)}"}
-        for i, inner in enumerate(value):
-            out.update(_leaves(inner, f"{path}/{i}"))
-        return out
-    return {path: json.dumps(value, sort_keys=True)}
-
-
-def result_differences(old: dict, new: dict, limit: int = 5) -> tuple[int, list[str]]:
-    """(how many result fields differ, the first `limit` as 'path: old -> new') between two records,
-    timings aside (:data:`TIMING_KEYS`); JSON text is compared, so NaN equals NaN and 1 differs from 1.0."""
-    a, b = _leaves(old.get("result")), _leaves(new.get("result"))
-    differ = [p for p in sorted(a.keys() | b.keys()) if a.get(p) != b.get(p)]
-    return len(differ), [f"{p}: {a.get(p, '(absent)')} -> {b.get(p, '(absent)')}" for p in differ[:limit]]
-
 
 @dataclass
 class VerifyPlan:
