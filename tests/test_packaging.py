@@ -278,6 +278,7 @@ def test_research_is_not_in_the_built_wheel(tmp_path):
     build = subprocess.run([sys.executable, "-c", "from setuptools import build_meta; build_meta.build_wheel('dist')"],
                            check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr[-2000:]
+    assert "importable package" not in build.stdout + build.stderr  # no 40-line warning per data folder
     (wheel,) = (tmp_path / "dist").glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n == "wmkit/__init__.py" for n in names), names[:20]
