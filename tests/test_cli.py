@@ -225,7 +225,8 @@ def test_reproduce_from_an_installed_kit_or_without_papermill_is_one_line(tmp_pa
     monkeypatch.setattr(runs, "REPO", tmp_path / "site-packages")
     monkeypatch.chdir(tmp_path)
     assert cli.main(["reproduce", "--profile", "smoke"]) == 2
-    assert "needs the repository's notebooks" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "wmkit reproduce needs the repository's files" in err and "clone https://github.com/" in err
     assert not list(tmp_path.rglob("results.json"))
     monkeypatch.setattr(runs, "REPO", real_repo)
     monkeypatch.setitem(sys.modules, "papermill", None)  # as if not installed: importing it raises ImportError

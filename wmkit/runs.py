@@ -357,11 +357,22 @@ def default_runs_root() -> Path:
 
 
 def needs_checkout(what: str) -> Path:
-    """The checkout, or a ValueError in one line saying that `what` needs the repository's files."""
+    """The checkout, or a ValueError in one line saying that `what` needs the repository's files
+    and where to clone them from (the installed package's ``Project-URL: Repository``)."""
+    import importlib.metadata
+
     repo = checkout()
     if repo is None:
-        raise ValueError(f"{what} needs the repository's notebooks, which an installed kit does not have: "
-                         f"clone the repository (pyproject.toml's [project.urls]) and run it there")
+        url = "the repository"
+        try:
+            for entry in importlib.metadata.metadata("wmkit").get_all("Project-URL") or []:
+                label, _, address = entry.partition(",")
+                if label.strip().lower() == "repository":
+                    url = address.strip()
+        except importlib.metadata.PackageNotFoundError:
+            pass
+        raise ValueError(f"{what} needs the repository's files (notebooks/, executed/), which an installed "
+                         f"kit does not have: clone {url} and run it there")
     return repo
 
 
