@@ -18,22 +18,34 @@ def stderr_outputs(executed: Path) -> list[str]:
             if o.get("output_type") == "stream" and o.get("name") == "stderr"]
 
 
+INSTALLED_RUN = ("03", "05")
+"""Notebooks whose smoke run is the one of tests/test_installed_wheel.py (the kit installed from its
+wheel, as in Colab), checked there by :func:`check_smoke_run`, and not run a second time here."""
+
+
 @pytest.mark.notebook
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if not p.name.startswith(INSTALLED_RUN)],
+                         ids=[p.stem for p in NOTEBOOKS if not p.name.startswith(INSTALLED_RUN)])
 def test_notebook_runs_in_smoke_profile(path, tmp_path):
     from wmkit.__main__ import reproduce
 
     out = reproduce("smoke", only=[path.name[:2]], out_root=tmp_path)
-    results = json.loads((out / path.stem / "results.json").read_text())
-    assert results["notebook"] == path.stem and results["profile"] == "smoke"
-    assert (out / path.name).exists()
-    # A reader sees progress and results, not red stderr bands: dependencies' warnings and bars are
-    # silenced (wmkit.quiet) and tqdm draws widgets (ipywidgets), so no cell writes to stderr.
-    noise = stderr_outputs(out / path.name)
-    assert not noise, f"{len(noise)} stderr outputs: {noise[:5]}"
+    check_smoke_run(path.stem, out, out / path.name)
     combined = json.loads((out / "results.json").read_text())
     assert path.stem in combined["notebooks"]
-    if path.stem.startswith("01"):
+
+
+def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
+    """What a smoke run of notebook `stem` must show: its results.json and figures in `out`/`stem`
+    (`out`: the profile's runs folder), the executed copy `executed` with no stderr output."""
+    results = json.loads((out / stem / "results.json").read_text())
+    assert results["notebook"] == stem and results["profile"] == "smoke"
+    assert executed.exists()
+    # A reader sees progress and results, not red stderr bands: dependencies' warnings and bars are
+    # silenced (wmkit.quiet) and tqdm draws widgets (ipywidgets), so no cell writes to stderr.
+    noise = stderr_outputs(executed)
+    assert not noise, f"{len(noise)} stderr outputs: {noise[:5]}"
+    if stem.startswith("01"):
         for env in ("textgame", "phone"):
             evaluation = results["evaluation"][env]
             for method in ("model_greedy", "model_sampled", "no_change", "most_frequent"):
@@ -42,8 +54,8 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
             assert evaluation["no_change"]["changed"] == 0.0  # true by construction
             assert len(evaluation["rollout"]["model"]) == 5
         assert set(results["verdicts"]) == {"textgame", "phone"}
-        assert any(p.suffix == ".png" for p in (out / path.stem).iterdir())
-    if path.stem.startswith("02"):
+        assert any(p.suffix == ".png" for p in (out / stem).iterdir())
+    if stem.startswith("02"):
         sizes = results["sizes"]["regime"]
         regime = results["regime"]
         assert set(regime["levels"]) == set(sizes["levels"])  # results.json sorts its keys
@@ -79,8 +91,8 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
         if not all(textgame_rwml["summary"]["moved"]):  # RL did not move the model: the precondition fails
             assert forgetting["verdict"] == "not measured" and "did not move" in forgetting["reason"]
         for figure in ("working_level.png", "regime_curve.png", "rwml_textgame.png"):
-            assert (out / path.stem / figure).exists()
-    if path.stem.startswith("03"):
+            assert (out / stem / figure).exists()
+    if stem.startswith("03"):
         ladder_sizes = results["sizes"]["ladder"]
         ladder = results["ladder"]
         rungs = ladder_sizes["notebook_error_rates"] or ladder_sizes["error_rates"]
@@ -102,8 +114,8 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
             assert results[key].startswith("the cpu profile's records shipped with the kit, seeds "), results[key]
         assert [row["transitions"] for row in results["throughput"]] == ["simulator", "world_model"]
         for figure in ("fidelity_ladder_this_seed.png", "wm_calls_per_trajectory.png"):
-            assert (out / path.stem / figure).exists()
-    if path.stem.startswith("06"):
+            assert (out / stem / figure).exists()
+    if stem.startswith("06"):
         from wmkit.stats import VERDICTS
 
         sizes = results["sizes"]
@@ -121,8 +133,8 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
         for v in results["verdicts"]:
             assert v["verdict"] in VERDICTS and v["reason"]
         for figure in ("metric_vs_horizon.png", "rollout_grid.png", "codebook.png"):
-            assert (out / path.stem / figure).exists()
-    if path.stem.startswith("05"):
+            assert (out / stem / figure).exists()
+    if stem.startswith("05"):
         from wmkit.bench.claims import CLAIMS
         from wmkit.stats import VERDICTS
 
@@ -139,7 +151,7 @@ def test_notebook_runs_in_smoke_profile(path, tmp_path):
             if row["kit"]["n"]:  # a number only with the run records that made it
                 assert row["records"] and all(Path(p).exists() for p in row["records"])
         assert results["measured"], "the smoke benchmark measured nothing"
-        assert (out / path.stem / "verdicts.png").exists()
+        assert (out / stem / "verdicts.png").exists()
 
 
 @pytest.mark.notebook
