@@ -392,7 +392,7 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # 1. Three seeds gave the paired differences 0.10, 0.30, 0.20. Compute the 95% t-interval by hand
 #    ($t_{0.975,2} = 4.303$) and set `ANSWER_1 = (low, high)`.
 # 2. With those three values, what is the verdict of a claim whose kit number must be above 0?
-#    Set `ANSWER_2` to one of the four verdicts.
+#    Set `ANSWER_2` to one of the five verdicts.
 # 3. The cell below picks a row that is "inconclusive" with its mean on the paper's side (or, if none,
 #    an example with mean 0.10 and std 0.10 against the line 0). With the same spread, how many seeds
 #    would make its interval clear the line? (The half-width is $t_{0.975,n-1}\,s/\sqrt n$, and $t$

@@ -735,7 +735,7 @@ def strong_distortion_differences(sizes: Any, seeds: Sequence[int] = (0, 1, 2, 3
 def check_strong_distortion_answer(answer: Any, sizes: Any, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                                    differences: Sequence[float] | None = None) -> bool | None:
     """Exercise (04): with f(r) = r³, the verdict over `seeds` of the claim "debias only ends
-    closer to J* than no correction" (one of the four verdicts).
+    closer to J* than no correction" (one of the verdicts of :data:`wmkit.stats.VERDICTS`).
 
     One seed's answer flips with the seed, so the question is asked over seeds: the checker runs
     both arms on each seed (or takes the per-seed `differences`) and applies the kit's rule."""
