@@ -190,6 +190,7 @@ def test_publish_executed_makes_paths_relative_and_gives_the_banner_an_id(tmp_pa
     nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"outputs -> {runs}/01_x\n")]
     nb.metadata["papermill"] = {"input_path": "/tmp/elsewhere/notebooks/01_x.ipynb", "output_path": f"{runs}/01_x.ipynb",
                                 "parameters": {"RUNS_DIR": runs}}
+    nb.metadata["jupytext"] = {"formats": "ipynb,py:percent"}  # the notebooks' pairing, not the copy's
     source = tmp_path / "runs" / "cpu"
     source.mkdir(parents=True)
     (source / "01_x.ipynb").write_text(nbformat.writes(nb))
@@ -201,6 +202,7 @@ def test_publish_executed_makes_paths_relative_and_gives_the_banner_an_id(tmp_pa
     nbformat.validate(published)
     assert published.cells[0].id == "published-banner"
     assert published.metadata["wmkit_published"]["cpu_model"]  # the CPU that ran it, for the README times
+    assert "jupytext" not in published.metadata
 
 
 def _research_references(text: str, label: str = "") -> list[str]:

@@ -82,6 +82,9 @@ def publish(profile: str, prefixes: list[str], source: Path | None = None) -> li
                   f"from `runs/{profile}/{path.name}` (stderr streams removed). Run it yourself with "
                   f"`make reproduce PROFILE={profile}`.*")
         nb.setdefault("metadata", {})["wmkit_published"] = {"commit": commit, **cpu}
+        # A published copy has no .py source to pair with (the notebooks' pairing would make JupyterLab
+        # write executed/<profile>/NN_*.py beside it on save).
+        nb["metadata"].pop("jupytext", None)
         nb["cells"].insert(0, {"cell_type": "markdown", "id": "published-banner", "metadata": {}, "source": banner})
         nb = checked(without_machine_paths(nb, profile))
         out = target / path.name
