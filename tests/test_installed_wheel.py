@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import sysconfig
@@ -90,13 +91,16 @@ def fresh_venv(folder: Path) -> tuple[Path, Path]:
     the .pth adds the folders as plain paths, so the editable install's finder is not loaded)."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=120)
     python = folder / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               check=True, capture_output=True, text=True).stdout.strip())
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    (site / "zz_dependencies_of_the_test_environment.pth").write_text("\n".join(sorted(ours)) + "\n")
-    (site / "wmkit_test_no_network.py").write_text(NO_NETWORK)
-    (site / "zz_no_network.pth").write_text("import wmkit_test_no_network\n")
-    return python, site
+    target = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                 check=True, capture_output=True, text=True).stdout.strip())
+    # This environment's site-packages, and the system's where this venv sees them (a CUDA machine's
+    # torch: make setup's venv there has --system-site-packages).
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
+            *(p for p in site.getsitepackages() if Path(p).is_dir())}
+    (target / "zz_dependencies_of_the_test_environment.pth").write_text("\n".join(sorted(ours)) + "\n")
+    (target / "wmkit_test_no_network.py").write_text(NO_NETWORK)
+    (target / "zz_no_network.pth").write_text("import wmkit_test_no_network\n")
+    return python, target
 
 
 @pytest.mark.notebook
