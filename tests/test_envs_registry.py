@@ -147,9 +147,14 @@ def test_a_metric_alone_is_also_the_task_reward():
     ({"metric_name": ""}, "metric_name"),
     ({"system_prompt": ""}, "system_prompt"),
     ({"system_prompt": " ", "metric": None}, "system_prompt .*; .*metric"),
-    ({"module": types.ModuleType("empty")}, "helpers state_text, compute_diff, apply_diff"),
+    ({"module": types.ModuleType("empty")}, "helpers compute_diff, apply_diff, action_type, collect_transitions"),
     ({"module": "wmkit.envs.no_such_env"}, "importable module"),
     ({"task_reward": "rouge"}, "task_reward as a function"),
+    ({"judge": 123}, r"judge as a function state -> \(reward, done\), not int 123 \(or None\)"),
+    ({"metric": lambda t: 1.0}, r"metric as a function \(transition, prediction\) -> float; <lambda>\(t\) cannot take 2"),
+    ({"binary_reward": lambda: 1.0}, "binary_reward as a function .* cannot take 2"),
+    ({"judge": lambda state, extra: (0.0, False)}, r"judge as a function state -> \(reward, done\); <lambda>\(state, extra\) cannot take 1"),
+    ({"reference_solution": "solve"}, "reference_solution as a function, not str"),
 ])
 def test_registration_without_what_the_kit_needs_fails_at_once(missing, words):
     with pytest.raises(ValueError, match=f"'counter' cannot be registered: it lacks .*{words}"):
@@ -162,12 +167,128 @@ def test_names_are_checked(counter):
         envs.register_environment(_counter())
     envs.register_environment(_counter(system_prompt="Predict the count."), replace=True)
     assert envs.SYSTEM_PROMPTS["counter"] == "Predict the count."
-    with pytest.raises(ValueError, match="'phone' is already registered$"):
-        envs.register_environment(_counter(name="phone"), replace=True)
+    for kit_name in ("phone", "Phone ", "TEXTGAME"):
+        with pytest.raises(ValueError, match="the name of the kit's own environment .*never replaced, not even "
+                                             r"with replace=True"):
+            envs.register_environment(_counter(name=kit_name), replace=True)
     with pytest.raises(ValueError, match="stays registered"):
         envs.unregister_environment("textgame")
     with pytest.raises(TypeError):
         envs.register_environment({"name": "x"})
+
+
+def test_names_compare_without_case_and_surrounding_spaces():
+    """'Counter' and 'counter ' are one environment, known by the spelling it was registered with."""
+    envs.register_environment(_counter(name=" Counter "))
+    try:
+        assert "Counter" in envs.ENVIRONMENTS and envs.get_environment("counter ").name == "Counter"
+        with pytest.raises(ValueError, match=r"'counter' is already registered as 'Counter' \(names compare"):
+            envs.register_environment(_counter())
+        # the module writes env="counter": its transitions carry the registered spelling
+        data = wmod.collect_transitions(["COUNTER"], 1, seed=0)
+        assert {t.env for t in data} == {"Counter"}
+        assert wmod.partial_credit(data[0], data[0].next_state) == ("off_by_one", 1.0)
+        assert envs.SYSTEM_PROMPTS["counter"] == "Predict the next count."
+        assert envs.tokenizer_prompts(["counter", "Counter"])[3:] == ["Predict the next count."]
+        envs.register_environment(_counter(name="counter", system_prompt="Count."), replace=True)
+        assert list(envs.ENVIRONMENTS)[3:] == ["counter"] and envs.SYSTEM_PROMPTS["COUNTER"] == "Count."
+    finally:
+        envs.unregister_environment("COUNTER")
+    assert envs.registered_name("counter") is None
+
+
+def test_an_environment_whose_data_carries_another_name_fails_when_collected():
+    envs.register_environment(_counter(name="tally"))  # the module writes Transition.env="counter"
+    try:
+        with pytest.raises(ValueError, match=r"environment 'tally': its collect_transitions wrote "
+                                             r"Transition.env='counter', not the name it is registered under"):
+            wmod.collect_transitions(["tally"], 1, seed=0)
+    finally:
+        envs.unregister_environment("tally")
+
+
+# ------------------------------------------------------------------ a user's function that raises
+
+def _strict_json(t: Transition, prediction: str) -> float:
+    """A metric that trusts its input: JSON or bust."""
+    return float(json.loads(prediction)["count"] == int(t.next_state))
+
+
+@pytest.fixture
+def strict():
+    """The counter world with a metric, task reward and judge that raise on anything but JSON."""
+    envs.reset_failed_calls()
+    env = envs.register_environment(_counter(
+        name="strict", metric=_strict_json, task_reward=_strict_json, binary_reward=lambda t, p: "yes",
+        judge=lambda state: (json.loads(state)["count"], False)))
+    try:
+        yield env
+    finally:
+        envs.unregister_environment("strict")
+        envs.reset_failed_calls()
+
+
+def _strict_data() -> list[Transition]:
+    return [Transition(**{**t.to_dict(), "env": "strict"}) for t in _counter_module().collect_transitions(2, 0)]
+
+
+def test_a_metric_that_raises_is_a_failed_prediction_with_one_warning(strict):
+    data = _strict_data()
+    junk = '{"count": 1, "cou' + "n" * 200
+    with pytest.warns(envs.EnvironmentFunctionWarning) as caught:
+        summary = wmod.summarize(data, [['{"count": %s}' % t.next_state, junk] for t in data])
+    assert summary.partial == 0.5 and summary.overall == 0.0  # the junk half scored 0, the run went on
+    assert len(caught) == 1  # one warning per function, not one per failure
+    message = str(caught[0].message)
+    assert message.startswith("environment 'strict': metric test_envs_registry._strict_json raised JSONDecodeError: ")
+    assert "on the prediction '{\"count\": 1, \"cou" in message and "(217 characters)" in message
+    assert envs.failed_calls() == {"strict: metric test_envs_registry._strict_json": len(data)}
+    # a judge that raises pays 0 and does not end the episode; a reward that returns no number scores 0
+    with pytest.warns(envs.EnvironmentFunctionWarning, match="judge .* on the state 'not json'"):
+        assert strict.judge_state("not json") == (0.0, False)
+    assert strict.judge_state('{"count": 2}') == (2.0, False)
+    with pytest.warns(envs.EnvironmentFunctionWarning, match=r"binary_reward .*TypeError: returned 'yes', not a number"):
+        assert strict.binary(data[0], "1") == 0.0
+
+
+def test_a_task_reward_that_raises_pays_zero_inside_the_reward_function_trl_calls(strict):
+    t = _strict_data()[0]
+    columns = {"env": ["strict"] * 3, "state": [t.state] * 3, "next_state": [t.next_state] * 3,
+               "diff": [t.diff] * 3, "changed": [t.changed] * 3}
+    with pytest.warns(envs.EnvironmentFunctionWarning, match="task_reward"):
+        rewards = rl.task_specific_reward(['{"count": %s}' % t.next_state, "{oops", "{"], **columns)
+    assert rewards == [1.0, 0.0, 0.0]
+    assert envs.failed_calls()["strict: task_reward test_envs_registry._strict_json"] == 2
+
+
+def test_the_kits_own_metrics_are_called_as_they_are(monkeypatch, small_splits):
+    """No guard around the kit's own rewards: they never raise on text (tests/test_fuzz_parsers.py),
+    and a bug in them must surface, not score 0."""
+    def broken(t, prediction):
+        raise RuntimeError("a bug in the kit")
+
+    monkeypatch.setitem(envs.ENVIRONMENTS, "phone", envs.get_environment("phone").__class__(
+        **{**envs.get_environment("phone").__dict__, "metric": broken}))
+    t = next(t for t in small_splits["train"] if t.env == "phone")
+    with pytest.raises(RuntimeError, match="a bug in the kit"):
+        wmod.partial_credit(t, "junk")
+
+
+def test_rewards_see_the_transition_as_collected(counter):
+    """TRL passes rl_dataset's columns to the rewards: a registered metric gets the real action,
+    episode and step, not blanks."""
+    seen = []
+    envs.register_environment(_counter(task_reward=lambda t, p: seen.append(t) or 0.0), replace=True)
+    t = wmod.collect_transitions(["counter"], 1, seed=3)[0]
+
+    class Template:
+        @staticmethod
+        def apply_chat_template(messages, tokenize, add_generation_prompt):
+            return str(messages)
+
+    row = rl.rl_dataset(Template(), [t]).to_list()[0]
+    rl.task_specific_reward(["4"], **{k: [v] for k, v in row.items() if k != "prompt"})
+    assert seen == [t]
 
 
 def test_an_unknown_environment_is_one_clear_error_everywhere():

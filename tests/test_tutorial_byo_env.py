@@ -127,3 +127,31 @@ def test_the_command_line_builds_the_world_model_of_an_environment_a_module_regi
     out = capsys.readouterr().out
     info = json.loads(out[out.index("{\n"):])  # the command prints the run's info as JSON last
     assert info["envs"] == ["cellar_key"] and (tutorial_folder / "wm" / "final").is_dir()
+
+
+def test_wmkit_train_imports_a_module_or_file_and_its_dry_run_checks_the_environment_names(tutorial_folder, capsys):
+    from wmkit.__main__ import main
+
+    (tutorial_folder / "cellar_key.py").write_text(MODULE_FILE.read_text())
+    sub = tutorial_folder / "mine"
+    sub.mkdir()
+    (sub / "register_cellar.py").write_text(
+        "import cellar_key\nfrom wmkit.envs import register_environment\nfrom wmkit.envs.base import Environment\n"
+        "register_environment(Environment(name='Cellar_Key', module=cellar_key, system_prompt='Predict.', "
+        "metric_name='fields_right', metric=cellar_key.fields_right), replace=True)\n")
+    sys.modules.pop("register_cellar", None)
+    try:
+        assert main(["train", "world-model", "--profile", "smoke", "--dry-run", "envs=cellar_key"]) == 2
+        assert ("envs cellar_key: not registered; registered: textgame, phone, twx (register yours in a module "
+                "and name it with --import MODULE_OR_PATH)") in capsys.readouterr().err
+        assert main(["train", "world-model", "--profile", "smoke", "--dry-run", "--import", "mine/nothing.py"]) == 2
+        assert "--import mine/nothing.py: no such file" in capsys.readouterr().err
+        # a path: its folder goes first on sys.path; names compare without case
+        assert main(["train", "world-model", "--profile", "smoke", "--import", "mine/register_cellar.py",
+                     "--dry-run", "envs=cellar_key,textgame"]) == 0
+        assert "envs:\n- cellar_key\n- textgame\n" in capsys.readouterr().out
+        assert main(["train", "world-model", "--profile", "smoke", "--import", "mine/register_cellar.py",
+                     "--dry-run", "envs=cellar_key,sokoban5"]) == 2
+        assert "envs sokoban5: not registered; registered: textgame, phone, twx, Cellar_Key" in capsys.readouterr().err
+    finally:
+        sys.modules.pop("register_cellar", None)

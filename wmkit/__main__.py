@@ -27,9 +27,9 @@ from wmkit import __version__, experiments
 from wmkit.bench.readme import add_readme_parser, readme_main
 from wmkit.bench.rekey import add_rekey_parser, rekey_main
 from wmkit.bench.runner import add_bench_parser, bench_main
-from wmkit.envs import ENVIRONMENTS
+from wmkit.envs import import_modules
 from wmkit.experiments import COMMANDS, REGISTRY
-from wmkit.jobs import add_train_parser, train_main
+from wmkit.jobs import add_train_parser, registered_envs, train_main
 from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES as TIME_TARGETS_MINUTES
 from wmkit.profiles import PROFILES, check_seed, get_profile, resolve_profile_name
 from wmkit.runs import checkout, default_runs_root, make_folder, needs_checkout, needs_module
@@ -238,26 +238,14 @@ def add_run_parser(sub) -> None:
 
 
 def checked_envs(envs: list[str] | None, imports: list[str]) -> tuple[str, ...] | None:
-    """Import each module of `imports` (one that registers an environment: ``--import my_envs``, the
-    current folder first on the path), then check that every name of `envs` is registered; a
-    ValueError names what is wrong. Returns `envs` (None: the command's default)."""
-    import importlib
-
-    if str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-    for module in imports:
-        try:
-            importlib.import_module(module)
-        except ImportError as err:
-            raise ValueError(f"--import {module}: cannot import it ({err}); run from the folder that holds "
-                             f"{module}.py or add that folder to PYTHONPATH") from None
+    """Import each module of `imports` (one that registers an environment: ``--import my_envs`` or
+    ``--import path/to/my_envs.py``; `wmkit.envs.import_modules`), then check that every name of
+    `envs` is registered; a ValueError names what is wrong. Returns `envs` as registered (None: the
+    command's default)."""
+    import_modules(imports)
     if envs is None:
         return None
-    unknown = [e for e in envs if e not in ENVIRONMENTS]
-    if unknown:
-        raise ValueError(f"--envs {' '.join(unknown)}: not registered; registered: {', '.join(ENVIRONMENTS)}"
-                         + ("" if imports else " (register yours in a module and name it with --import)"))
-    return tuple(envs)
+    return tuple(registered_envs(envs, "--envs", bool(imports)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -279,9 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", default=None)
     p.add_argument("--envs", nargs="+", default=None,
                    help="registered environments to collect and model (default: the kit's text game and phone)")
-    p.add_argument("--import", dest="imports", nargs="+", default=[], metavar="MODULE",
-                   help="modules to import first (from the current folder or the Python path): one that "
-                        "registers your environment (tutorials/bring_your_own_env.md)")
+    p.add_argument("--import", dest="imports", nargs="+", default=[], metavar="MODULE_OR_PATH",
+                   help="modules to import first (a module name, found from the current folder or the Python "
+                        "path, or a .py file): one that registers your environment "
+                        "(tutorials/bring_your_own_env.md)")
     add_train_parser(sub)
     add_bench_parser(sub)
     add_rekey_parser(sub)

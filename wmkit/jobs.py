@@ -3,6 +3,7 @@
     python -m wmkit train --list
     python -m wmkit train world-model --profile smoke world_model.epochs=0.5 seed=1
     python -m wmkit train world-model --profile gpu --config my.yaml --dry-run
+    python -m wmkit train world-model --profile smoke --import my_envs.py envs=sokoban5
     accelerate launch -m wmkit train world-model --profile gpu            # DDP, FSDP ... unchanged
     python -m wmkit train world-model --profile gpu --accelerate-config multi_gpu_ddp
 
@@ -43,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wmkit.envs import ENVIRONMENTS, import_modules, registered_name
 from wmkit.experiments import run_over_seeds
 from wmkit.profiles import check_seed, check_sizes, get_profile, resolve_profile_name
 from wmkit.runs import default_runs_root, jsonable
@@ -367,8 +369,9 @@ def build_config(job_or_name: Job | str, profile: str | None = None, config_file
 
 
 def validate_config(config: Any, prefix: str = "") -> None:
-    """Check a built config before anything runs: every seed in 0 .. 2**32 - 1 and every profile
-    size section (``world_model`` ...) by `wmkit.profiles.check_sizes`; one ValueError naming the key."""
+    """Check a built config before anything runs: every seed in 0 .. 2**32 - 1, every profile size
+    section (``world_model`` ...) by `wmkit.profiles.check_sizes` and every environment name of an
+    ``envs`` field registered; one ValueError naming the key."""
     for f in dataclasses.fields(config):
         value, key = getattr(config, f.name), prefix + f.name
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -378,6 +381,22 @@ def validate_config(config: Any, prefix: str = "") -> None:
                 validate_config(value, key + ".")
         elif f.name.endswith("seed") and value is not None:
             check_seed(value, key)
+        elif f.name == "envs" and value is not None:
+            registered_envs(value, key)
+
+
+def registered_envs(names: Sequence[str], key: str = "envs", imported: bool = False) -> list[str]:
+    """`names` as the environments are registered (`wmkit.envs.registered_name`); a ValueError names the
+    unknown ones and says how to register one from the command line (``--import``)."""
+    names = [names] if isinstance(names, str) else list(names)
+    if not names:
+        raise ValueError(f"{key}: name at least one environment; registered: {', '.join(ENVIRONMENTS)}")
+    unknown = [n for n in names if registered_name(n) is None]
+    if unknown:
+        raise ValueError(f"{key} {' '.join(map(str, unknown))}: not registered; registered: "
+                         f"{', '.join(ENVIRONMENTS)}" + ("" if imported else
+                         " (register yours in a module and name it with --import MODULE_OR_PATH)"))
+    return [registered_name(n) for n in names]
 
 
 def config_to_dict(config: Any) -> dict:
@@ -544,6 +563,10 @@ def add_train_parser(subparsers) -> None:
     p.add_argument("--profile", default=None, help="smoke | cpu | gpu | auto (default: the YAML's, else auto)")
     p.add_argument("--config", default=None, help="YAML file of config keys")
     p.add_argument("--dry-run", action="store_true", help="print the resolved config (YAML) and exit")
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_PATH",
+                   help="import a module first (a module name, found from the current folder or the Python "
+                        "path, or a .py file): one that registers your environment, so envs= can name it "
+                        "(tutorials/bring_your_own_env.md); repeat for several")
     p.add_argument("--accelerate-config", default=None, metavar="NAME",
                    help=f"relaunch under accelerate with a shipped config ({', '.join(accelerate_configs())}) "
                         "or a config file")
@@ -560,9 +583,12 @@ def train_main(args) -> int:
     if not args.job:
         raise ValueError("name a job (see: wmkit train --list)")
     entry = get_job(args.job)
+    imports = getattr(args, "imports", [])
+    if imports:
+        import_modules(imports)  # a module that registers an environment, before envs= is checked
     config = build_config(entry, args.profile, args.config, args.overrides)  # check before any launch
     if args.accelerate_config:
-        job_args = list(args.overrides)
+        job_args = list(args.overrides) + (["--import", *imports] if imports else [])
         for flag, value in (("--profile", args.profile), ("--config", args.config)):
             if value:
                 job_args += [flag, value]

@@ -28,7 +28,7 @@ from wmkit.core.worldmodel import (
     split_by_episode,
     summarize,
 )
-from wmkit.envs import ENVIRONMENTS, tokenizer_prompts
+from wmkit.envs import ENVIRONMENTS, get_environment, registered_name, tokenizer_prompts
 from wmkit.envs.base import Transition
 from wmkit.envs.textgame import DIFFICULTIES
 from wmkit.profiles import Profile, check_profile, check_seed, check_sizes
@@ -67,12 +67,14 @@ def tokenizer_corpus(transitions: Sequence[Transition]) -> list[str]:
 
 
 def _check_envs(envs: Sequence[str]) -> tuple[str, ...]:
+    """`envs` as the names they are registered under; a ValueError names the unknown ones."""
     if isinstance(envs, str):
         envs = (envs,)
-    unknown = [e for e in envs if e not in ENVIRONMENTS]
+    names = [registered_name(e) for e in envs]
+    unknown = [e for e, name in zip(envs, names) if name is None]
     if unknown or not envs:
         raise ValueError(f"Unknown environment(s) {unknown}: choose from {', '.join(ENVIRONMENTS)}")
-    return tuple(envs)
+    return tuple(names)
 
 
 def make_splits(profile: Profile, envs: Sequence[str] = DEFAULT_ENVS, seed: int = 0,
@@ -207,8 +209,9 @@ def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
     results: dict = {"protocol": {"max_new_tokens": wm.max_new_tokens, "sampled_temperature": 1.0,
                                   "sampled_n": wm.eval_samples, "seed": seed}}
     for env in envs:
-        test_env = [t for t in splits["test"] if t.env == env]
-        train_env = [t for t in splits["train"] if t.env == env]
+        name = get_environment(env).name  # as the transitions carry it
+        test_env = [t for t in splits["test"] if t.env == name]
+        train_env = [t for t in splits["train"] if t.env == name]
         chosen = select_eval_set(test_env, wm.eval_transitions, seed)
         queries = [(t.env, t.state, t.action) for t in chosen]
         greedy = predict_diffs(model, tokenizer, queries, wm.max_new_tokens, progress=True)

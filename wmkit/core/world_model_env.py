@@ -57,7 +57,7 @@ class WorldModelEnv:
             raise ValueError(f"max_new_tokens must be at least 1, got {max_new_tokens}")
         self.env, self.model, self.tokenizer = env, model, tokenizer
         self.max_new_tokens, self.temperature, self.seed = max_new_tokens, temperature, seed
-        self.judge = spec.judge
+        self.judge = spec.judge_state  # the registered judge; a user's judge that raises pays 0, not done
         self.state: str | None = None
         self.steps = 0
         """Steps since the last reset."""
@@ -83,5 +83,5 @@ class WorldModelEnv:
             self.state = applied
         self.steps += 1
         reward, done = self.judge(self.state)
-        return WorldModelStep(state=self.state, reward=float(reward), done=bool(done), parsed=applied is not None,
+        return WorldModelStep(state=self.state, reward=reward, done=done, parsed=applied is not None,
                               diff=diff)

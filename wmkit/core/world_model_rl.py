@@ -48,19 +48,18 @@ REWARD_NAMES = ("binary", "exact", "task_specific", "continuous", "continuous_re
 
 
 def _exact_reward(env: str, completion: str, state: str, next_state: str, diff: str = "",
-                  changed: bool | None = None) -> float:
+                  changed: bool | None = None, **fields: Any) -> float:
     """The environment's registered binary check (the text game's official one), else exact match."""
-    own = get_environment(env).binary_reward
-    if own is not None:
-        return float(own(scoring_transition(env, state, next_state, diff, changed), completion))
-    return float(is_exact(env, state, completion.strip(), next_state))
+    own = get_environment(env).binary(scoring_transition(env, state, next_state, diff, changed, **fields), completion)
+    return own if own is not None else float(is_exact(env, state, completion.strip(), next_state))
 
 
 def _task_reward(env: str, completion: str, state: str, next_state: str, diff: str,
-                 changed: bool | None = None) -> float:
+                 changed: bool | None = None, **fields: Any) -> float:
     """RLVR-World's reward of the task, as the environment registered it (`wmkit.envs`): task-specific
-    (text game), F1 (screens), ROUGE-L (free text, no structure to score part by part)."""
-    return get_environment(env).reward(scoring_transition(env, state, next_state, diff, changed), completion)
+    (text game), F1 (screens), ROUGE-L (free text, no structure to score part by part). A user's
+    reward that raises on the completion pays it 0, with one warning (`Environment.guarded`)."""
+    return get_environment(env).reward(scoring_transition(env, state, next_state, diff, changed, **fields), completion)
 
 
 def binary_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
@@ -68,9 +67,8 @@ def binary_reward(completions: Sequence[Any], env: Sequence[str], state: Sequenc
     """RLVR-World's binary reward: on the text game its official check (every property, `contains`
     list and score field; names and objects the prediction adds are not checked); elsewhere 1 iff
     the predicted next state is exactly the real one."""
-    diff, changed = _columns(len(completions), kwargs)
-    return [_exact_reward(e, extract_completion_text(c), s, n, d, ch)
-            for c, e, s, n, d, ch in zip(completions, env, state, next_state, diff, changed)]
+    return [_exact_reward(e, extract_completion_text(c), s, n, **row)
+            for c, e, s, n, row in zip(completions, env, state, next_state, _rows(len(completions), kwargs))]
 
 
 def exact_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
@@ -85,14 +83,21 @@ def exact_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence
 def task_specific_reward(completions: Sequence[Any], env: Sequence[str], state: Sequence[str],
                          next_state: Sequence[str], diff: Sequence[str], **kwargs: Any) -> list[float]:
     """The RLVR-World reward of each transition's task (text game 0..1.3, screens F1 0..1)."""
-    _, changed = _columns(len(completions), kwargs)
-    return [_task_reward(e, extract_completion_text(c), s, n, d, ch)
-            for c, e, s, n, d, ch in zip(completions, env, state, next_state, diff, changed)]
+    rows = _rows(len(completions), {**kwargs, "diff": diff})
+    return [_task_reward(e, extract_completion_text(c), s, n, **row)
+            for c, e, s, n, row in zip(completions, env, state, next_state, rows)]
 
 
-def _columns(n: int, kwargs: dict) -> tuple[Sequence[str], Sequence[bool | None]]:
-    """The optional `diff` and `changed` columns of an RL batch (absent: "" and None per row)."""
-    return kwargs.get("diff") or [""] * n, kwargs.get("changed") or [None] * n
+TRANSITION_COLUMNS = ("diff", "changed", "action", "action_type", "episode", "step", "task")
+"""The columns of an RL batch (`rl_dataset`) besides env, state and next_state that the rewards pass
+on: a registered metric sees the transition as it was collected."""
+
+
+def _rows(n: int, kwargs: dict) -> list[dict]:
+    """Per row of an RL batch, its TRANSITION_COLUMNS among `kwargs` (a column absent: not passed;
+    `scoring_transition` fills in "" and None)."""
+    columns = {name: kwargs[name] for name in TRANSITION_COLUMNS if kwargs.get(name) is not None}
+    return [{name: values[i] for name, values in columns.items()} for i in range(n)]
 
 
 def reward_functions(name: str, embedding_reward: Callable | None = None,
@@ -130,14 +135,22 @@ def rl_transitions(transitions: Sequence[Transition], unchanged_ratio: float = 0
     return chosen
 
 
+RUN_KEY_COLUMNS = ("prompt", "env", "state", "next_state", "diff", "changed")
+"""The columns of `rl_dataset` a run's checkpoints are claimed with (`train_rlvr`'s run key): the
+others (action, episode, ...) are implied by them, and leaving them out keeps older checkpoints
+resumable."""
+
+
 def rl_dataset(tokenizer, transitions: Sequence[Transition]):
-    """A `datasets.Dataset` TRL can train on: a text `prompt` column (chat template applied)
-    plus the columns the rewards read (env, state, next_state, diff)."""
+    """A `datasets.Dataset` TRL can train on: a text `prompt` column (chat template applied) plus the
+    transition's fields, which TRL passes to the rewards (env, state, next_state, diff, changed,
+    action, action_type, episode, step, task): a registered metric sees the whole transition."""
     from datasets import Dataset  # here, not at the top: datasets takes a second to import
 
     return Dataset.from_list([
         {"prompt": prompt_text(tokenizer, t.env, t.state, t.action), "env": t.env, "state": t.state,
-         "next_state": t.next_state, "diff": t.diff, "changed": t.changed}
+         "next_state": t.next_state, "diff": t.diff, "changed": t.changed, "action": t.action,
+         "action_type": t.action_type, "episode": t.episode, "step": t.step, "task": t.task}
         for t in transitions])
 
 
@@ -264,8 +277,8 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
     # Before the model is copied: checkpoints of another run (another seed's data sample, another
     # world model under LoRA) are refused here, in one line.
     if run_key is None:
-        run_key = run_identity(asdict(config), RLVR_NOT_IN_RUN_KEY, dataset.to_list(),
-                               lora_base=model if config.lora else None)
+        rows = dataset.to_list() if prompt_rows is not None else dataset.select_columns(list(RUN_KEY_COLUMNS)).to_list()
+        run_key = run_identity(asdict(config), RLVR_NOT_IN_RUN_KEY, rows, lora_base=model if config.lora else None)
     resume_from = checkpoint_to_resume(settings.output_dir, run_key, config.resume)
     qlora, checkpointing = config.uses_qlora(), config.uses_gradient_checkpointing()
     trl_config = settings.to_trl_config(save_steps=config.save_steps, logging_steps=config.logging_steps,

@@ -53,8 +53,10 @@ def collect_transitions(envs: Sequence[str], episodes: int, seed: int = 0,
     text game's world; the other environments have no such knob and ignore it."""
     transitions: list[Transition] = []
     for i, env in enumerate(envs):
-        extra = {"difficulty": difficulty} if env == "textgame" and difficulty is not None else {}
-        transitions += get_env_module(env).collect_transitions(episodes, seed=seed + 1000 * i, **extra)
+        spec = get_environment(env)
+        extra = {"difficulty": difficulty} if spec.name == "textgame" and difficulty is not None else {}
+        # checked there: each transition carries the name its environment is registered under
+        transitions += spec.collect_transitions(episodes, seed=seed + 1000 * i, **extra)
     return transitions
 
 
@@ -214,7 +216,8 @@ def _mean(values: Sequence[float]) -> float:
 def partial_credit(t: Transition, prediction: str) -> tuple[str, float]:
     """(metric name, value) of the environment's registered partial-credit metric: the RLVR-World
     reward of the transition's task (screen-diff F1 for the phone, the task-specific reward for the
-    text game, ROUGE-L for TextWorldExpress), partial credit where exact match gives 0."""
+    text game, ROUGE-L for TextWorldExpress), partial credit where exact match gives 0. A user's
+    metric that raises on the prediction scores it 0, with one warning (`Environment.guarded`)."""
     env = get_environment(t.env)
     return env.metric_name, env.partial_credit(t, prediction)
 

@@ -9,14 +9,20 @@ World models learn from *transitions*: (state text, action) -> next state text, 
 the prediction target written as a *diff* in the environment's own format. Each
 environment module therefore also provides
 
-    state_text(env) -> str                       text a world model conditions on
     compute_diff(before: str, after: str) -> str canonical target text
     apply_diff(before: str, diff: str) -> str | None   None when the diff does not parse
-    is_no_change(diff: str) -> bool
     action_type(action: str) -> str              e.g. "take", "tap", "open_app"
     collect_transitions(n_episodes, seed) -> list[Transition]
 
-Model output is untrusted text: apply_diff never raises, whatever it is given.
+and, by convention (the kit's own modules have them; the kit does not call them):
+
+    state_text(env) -> str                       text a world model conditions on
+    is_no_change(diff: str) -> bool
+
+Model output is untrusted text: apply_diff never raises, whatever it is given. The kit's own
+metrics and rewards never raise either (tested on junk); a metric, reward or judge of an
+environment registered by a user that raises on model text counts as a failed prediction
+(0, with one `EnvironmentFunctionWarning` per function): see `Environment.score`.
 
 What the rest of the kit needs of an environment beyond that module -- its name, the system
 prompt of its world-model prompts, its partial-credit metric, the task reward RLVR trains on,
@@ -25,15 +31,21 @@ its reference solution -- is declared once in an `Environment` record and regist
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import inspect
+import warnings
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from types import ModuleType
 from typing import Any
 
-MODULE_HELPERS = ("state_text", "compute_diff", "apply_diff", "is_no_change", "action_type",
-                  "collect_transitions")
+MODULE_HELPERS = ("compute_diff", "apply_diff", "action_type", "collect_transitions")
 """Module-level functions every environment module offers (see this module's docstring)."""
+
+KIT_ENVIRONMENTS = ("textgame", "phone", "twx")
+"""The kit's own environments, registered on import (`wmkit.envs`), in this order."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +137,8 @@ class Environment:
         return importlib.import_module(self.module) if isinstance(self.module, str) else self.module
 
     def collect_transitions(self, n_episodes: int, seed: int, **kwargs: Any) -> list[Transition]:
-        return self.helpers().collect_transitions(n_episodes, seed=seed, **kwargs)
+        """The module's transitions, checked to carry this environment's name (`checked_transitions`)."""
+        return checked_transitions(self.name, self.helpers().collect_transitions(n_episodes, seed=seed, **kwargs))
 
     def compute_diff(self, before: str, after: str) -> str:
         return self.helpers().compute_diff(before, after)
@@ -137,16 +150,141 @@ class Environment:
         return self.helpers().action_type(action)
 
     def partial_credit(self, t: Transition, prediction: str) -> float:
-        return float(self.metric(t, prediction))
+        """`metric` on a prediction (0 where a user's metric fails: `guarded`)."""
+        return self.guarded("metric", self.metric, _number, 0.0, prediction, t, prediction)
 
     def reward(self, t: Transition, prediction: str) -> float:
-        """The task-specific reward RLVR trains on (`task_reward`, else `metric`)."""
-        return float((self.task_reward or self.metric)(t, prediction))
+        """The task-specific reward RLVR trains on (`task_reward`, else `metric`; 0 where it fails)."""
+        if self.task_reward is None:
+            return self.partial_credit(t, prediction)
+        return self.guarded("task_reward", self.task_reward, _number, 0.0, prediction, t, prediction)
+
+    def binary(self, t: Transition, prediction: str) -> float | None:
+        """The environment's own binary check of a prediction (0 where it fails); None: it has none."""
+        if self.binary_reward is None:
+            return None
+        return self.guarded("binary_reward", self.binary_reward, _number, 0.0, prediction, t, prediction)
+
+    def judge_state(self, state: str) -> tuple[float, bool]:
+        """`judge` on a (predicted) state: (reward, done); (0, not done) where a user's judge fails."""
+        if self.judge is None:
+            raise ValueError(f"environment {self.name!r} declares no judge")
+        return self.guarded("judge", self.judge, _reward_and_done, (0.0, False), state, state)
+
+    def guarded(self, role: str, function: Callable, convert: Callable, failed: Any, shown: Any, *args: Any) -> Any:
+        """`convert(function(*args))`, or `failed` when an environment registered by a user raises there.
+
+        Model text is untrusted: a user's metric, reward or judge that raises on it (malformed JSON
+        sampled at a high temperature, say), or returns no number, must not end an evaluation or an
+        RLVR run. Such a call counts as a failed prediction (`failed`: 0), the first failure of each
+        function is one `EnvironmentFunctionWarning` naming the function and showing `shown` (its
+        input, truncated), and `failed_calls()` counts them all. The kit's own environments are
+        called as they are: their rewards never raise on any text (tests/test_fuzz_parsers.py), so
+        an exception there is a bug to see."""
+        if self.name in KIT_ENVIRONMENTS:
+            return convert(function(*args))
+        try:
+            return convert(function(*args))
+        except Exception as error:  # noqa: BLE001 -- a user's function on untrusted text: see above
+            _report_failure(self.name, role, function, error, shown)
+            return failed
 
 
-def scoring_transition(env: str, state: str, next_state: str, diff: str, changed: bool | None = None) -> Transition:
-    """A Transition holding what a reward sees (state, next state, diff), for a metric called
-    outside a dataset of transitions (RL reward columns). `changed` None: state != next_state."""
-    return Transition(env=env, episode="", step=0, state=state, action="", action_type="",
-                      next_state=next_state, diff=diff,
-                      changed=state != next_state if changed is None else bool(changed))
+def _number(value: Any) -> float:
+    """`value` as a float: a number (bool, numpy and one-element torch values included), not a string."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__float__"):
+        raise TypeError(f"returned {value!r}, not a number")
+    return float(value)
+
+
+def _reward_and_done(value: Any) -> tuple[float, bool]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"returned {value!r}, not a pair (reward, done)")
+    return _number(value[0]), bool(value[1])
+
+
+class EnvironmentFunctionWarning(UserWarning):
+    """A metric, reward or judge of an environment registered by a user raised on model text (or
+    returned no number); that call counted as a failed prediction. To debug the function, make the
+    warning an error: ``warnings.simplefilter("error", EnvironmentFunctionWarning)``."""
+
+
+_FAILED_CALLS: Counter = Counter()
+SHOWN_INPUT_CHARACTERS = 80
+"""How much of a failing call's input its warning shows."""
+
+
+def function_name(function: Callable) -> str:
+    """`module.qualname` of a function (its repr for other callables)."""
+    qualname = getattr(function, "__qualname__", None)
+    if qualname is None:
+        return repr(function)
+    module = getattr(function, "__module__", None)
+    return f"{module}.{qualname}" if module else qualname
+
+
+def _report_failure(env: str, role: str, function: Callable, error: Exception, shown: Any) -> None:
+    key = f"{env}: {role} {function_name(function)}"
+    _FAILED_CALLS[key] += 1
+    if _FAILED_CALLS[key] > 1:
+        return
+    text = repr(shown)
+    if len(text) > SHOWN_INPUT_CHARACTERS:
+        text = f"{text[:SHOWN_INPUT_CHARACTERS]}... ({len(str(shown))} characters)"
+    what = "state" if role == "judge" else "prediction"
+    warnings.warn(f"environment {env!r}: {role} {function_name(function)} raised {type(error).__name__}: "
+                  f"{error} on the {what} {text}; counted as a failed prediction "
+                  f"({'reward 0, not done' if role == 'judge' else 'score 0'}). Warned once per function; "
+                  "wmkit.envs.failed_calls() counts every failure", EnvironmentFunctionWarning, stacklevel=4)
+
+
+def failed_calls() -> dict[str, int]:
+    """How often each user function failed since the process started (or `reset_failed_calls`):
+    {"<env>: <role> <function>": count}. Each failed call counted as a failed prediction."""
+    return dict(_FAILED_CALLS)
+
+
+def reset_failed_calls() -> None:
+    """Forget the failures counted so far: the next failure of each function warns again."""
+    _FAILED_CALLS.clear()
+
+
+# --------------------------------------------------------------------------- names
+
+def env_key(name: str) -> str:
+    """How environment names compare: without case and surrounding whitespace, so "Sokoban5" and
+    "sokoban5 " are one environment (known by the spelling it was registered with, stripped)."""
+    return name.strip().casefold()
+
+
+def checked_transitions(name: str, transitions: Any) -> list[Transition]:
+    """`transitions` as collected for the environment registered as `name`, each checked to be a
+    `Transition` whose `env` is that name (a spelling that differs only in case or surrounding
+    whitespace is rewritten to it). The kit looks each transition's environment up by `env`, so
+    another name would fail later, far from its cause: a ValueError here names both."""
+    out = []
+    for t in transitions:
+        if not isinstance(t, Transition):
+            raise TypeError(f"environment {name!r}: collect_transitions returned a {type(t).__name__}, not a "
+                            "wmkit.envs.base.Transition")
+        if t.env != name:
+            if not isinstance(t.env, str) or env_key(t.env) != env_key(name):
+                raise ValueError(f"environment {name!r}: its collect_transitions wrote Transition.env={t.env!r}, "
+                                 f"not the name it is registered under ({name!r}). The kit finds a transition's "
+                                 f"environment by Transition.env: register it as {t.env!r}, or write "
+                                 f"env={name!r} in its transitions")
+            t = dataclasses.replace(t, env=name)
+        out.append(t)
+    return out
+
+
+def scoring_transition(env: str, state: str, next_state: str, diff: str, changed: bool | None = None,
+                       **fields: Any) -> Transition:
+    """A Transition holding what a reward sees, for a metric called outside a list of transitions
+    (the columns of an RL batch). `changed` None: state != next_state. `fields`: any other
+    Transition field the batch carries (action, action_type, episode, step, task); absent: empty."""
+    known = {f.name for f in dataclasses.fields(Transition)}
+    return Transition(**{"episode": "", "step": 0, "action": "", "action_type": "",
+                         **{k: v for k, v in fields.items() if k in known and v is not None},
+                         "env": env, "state": state, "next_state": next_state, "diff": diff,
+                         "changed": state != next_state if changed is None else bool(changed)})
