@@ -149,10 +149,6 @@ def apply_diff(before: str, diff: str) -> str | None:
     return format_state({**state, **changes}) if changes else None
 
 
-def is_no_change(diff: str) -> bool:
-    return isinstance(diff, str) and diff.strip() == NO_CHANGE
-
-
 def action_type(action: str) -> str:
     return action.split()[0] if isinstance(action, str) and action.split() else ""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 import re
 import sys
 from pathlib import Path
@@ -63,7 +64,7 @@ def tutorial_folder(tmp_path, monkeypatch):
 def test_the_tutorial_shows_the_environment_module_verbatim():
     module, steps = tutorial_blocks()
     assert module == MODULE_FILE.read_text()
-    assert len(steps) == 6  # check, register, build, evaluate, RLVR, agent
+    assert len(steps) == 9  # check, register, budget+build, evaluate, RLVR, re-evaluate, agent, replay, raise
 
 
 @pytest.mark.slow
@@ -75,14 +76,23 @@ def test_the_tutorial_runs_at_smoke(tutorial_folder):
     module, steps = tutorial_blocks()
     (tutorial_folder / "cellar_key.py").write_text(module)
     namespace: dict = {"__name__": "tutorial"}
-    for number, block in enumerate(steps, start=1):
-        exec(compile(block, f"{TUTORIAL.name} (Python block {number} after the module)", "exec"), namespace)
+    envs.reset_failed_calls()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for number, block in enumerate(steps, start=1):
+            exec(compile(block, f"{TUTORIAL.name} (Python block {number} after the module)", "exec"), namespace)
+    ours = [w for w in caught if issubclass(w.category, envs.EnvironmentFunctionWarning)]
 
     assert "cellar_key" in envs.ENVIRONMENTS
     # The kit claims registering changes no other environment's tokenizer (wmkit.envs.tokenizer_prompts).
     assert textgame_tokenizer() == textgame_before
 
-    run = namespace["run"]
+    # the token budget was counted before the build, with the tokenizer the build then trained
+    run, budget = namespace["run"], namespace["budget"]
+    assert budget.problems() == [] and 1 <= budget.longest_diff <= budget.max_new_tokens
+    assert budget.n == sum(map(len, run.splits.values()))
+    assert budget.longest_diff == max(len(run.tokenizer(t.diff, add_special_tokens=False)["input_ids"])
+                                      for split in run.splits.values() for t in split)
     assert run.info["envs"] == ["cellar_key"] and run.info["profile"] == "smoke"
     assert {t.env for split in run.splits.values() for t in split} == {"cellar_key"}
 
@@ -98,6 +108,10 @@ def test_the_tutorial_runs_at_smoke(tutorial_folder):
     assert any(not torch.equal(p, before[name]) for name, p in rlvr.model.named_parameters()), \
         "RLVR left every parameter as it was (all rewards in every group equal?)"
     assert namespace["moved"] > 0
+    # the RLVR model was evaluated on the same test transitions as the model before it
+    after = namespace["after_rlvr"]["cellar_key"]
+    assert after["model_greedy"]["n"] == scores["model_greedy"]["n"] > 0
+    assert [e["state"] for e in after["examples"]] == [e["state"] for e in scores["examples"]]
 
     episode, max_steps = namespace["episode"], namespace["max_steps"]
     assert 1 <= len(episode) <= max_steps
@@ -105,6 +119,35 @@ def test_the_tutorial_runs_at_smoke(tutorial_folder):
     assert all(not done for *_, done in episode[:-1])  # no step after the end
     imagined = namespace["imagined"]  # the generic world-model environment: it counted what it played
     assert imagined.steps == len(episode) and 0 <= imagined.unparsed <= imagined.steps
+
+    # imagined successes were replayed in the real puzzle: real ones are exactly those that get out
+    episodes, real = namespace["episodes"], namespace["real_successes"]
+    imagined_successes = namespace["imagined_successes"]
+    assert len(episodes) == 8 and len(real) <= len(imagined_successes) <= len(episodes)
+    cellar_key = sys.modules["cellar_key"]
+    for actions in imagined_successes:
+        state = dict(cellar_key.START)
+        for action in actions:
+            state = cellar_key.next_state(state, action) or state
+            if state["room"] == "outside":
+                break
+        assert (state["room"] == "outside") == (actions in real)
+    assert namespace["real_success"](cellar_key.CellarKeyEnv().reference_solution())
+    assert not namespace["real_success"](["go down", "take key"])
+
+    # a metric that raises on junk: evaluation and RLVR both finished, each function warned once
+    assert namespace["hot_run"].steps == namespace["hot"].max_steps
+    strict = namespace["strict"]["cellar_key"]
+    assert strict["model_greedy"]["partial_metric"] == "trusting_fields_right"
+    failed, metric = envs.failed_calls(), "cellar_key: metric tutorial.trusting_fields_right"
+    assert set(failed) <= {metric, "cellar_key: judge tutorial.<lambda>"}, failed
+    # junk sampled at T = 1.5 inside the reward function TRL called, then junk in the evaluation
+    assert 0 < namespace["during_rlvr"][metric] < failed[metric]
+    assert len(ours) == len(failed)  # one warning per function, however often it failed
+    line = str(ours[0].message)
+    assert line.startswith("environment 'cellar_key': metric tutorial.trusting_fields_right raised ValueError: ")
+    assert "counted as a failed prediction (score 0)" in line
+    print(warnings.formatwarning(ours[0].message, ours[0].category, ours[0].filename, ours[0].lineno, None))
 
 
 def test_the_command_line_builds_the_world_model_of_an_environment_a_module_registers(tutorial_folder, capsys):

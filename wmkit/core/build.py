@@ -22,6 +22,7 @@ from wmkit.core.worldmodel import (
     collect_transitions,
     model_predictor,
     predict_diffs,
+    prompt_text,
     rollout_accuracy,
     rollout_windows,
     select_eval_set,
@@ -92,6 +93,67 @@ def _check_difficulty(difficulty: str | None) -> str | None:
         raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)} (the text game's world size), "
                          f"not {difficulty!r}")
     return difficulty
+
+
+@dataclass
+class TokenBudget:
+    """How the transitions of a build fit its token limits (`token_budget`)."""
+
+    n: int
+    """Transitions counted (every split)."""
+    longest_diff: int
+    """Tokens of the longest target diff (what the world model must write; without the end-of-turn token)."""
+    diffs_over_max_new_tokens: int
+    """Transitions whose diff needs more than `max_new_tokens`: predictions of them are cut and rarely parse."""
+    longest_example: int
+    """Tokens of the longest prompt + diff + end-of-turn (what training sees)."""
+    examples_over_max_length: int
+    """Transitions longer than `max_length`: left out of training."""
+    max_new_tokens: int
+    max_length: int
+
+    def problems(self) -> list[str]:
+        """One sentence per limit that is too small, with the numbers to raise it to (empty: both fit)."""
+        out = []
+        if self.diffs_over_max_new_tokens:
+            out.append(f"max_new_tokens={self.max_new_tokens} is too small: the longest target diff has "
+                       f"{self.longest_diff} tokens and {self.diffs_over_max_new_tokens} of {self.n} diffs need "
+                       f"more than {self.max_new_tokens} (their predictions are cut off and rarely parse); "
+                       f"set max_new_tokens to at least {self.longest_diff + 1} (the diff and its end-of-turn token)")
+        if self.examples_over_max_length:
+            out.append(f"max_length={self.max_length} is too small: the longest prompt + diff has "
+                       f"{self.longest_example} tokens and {self.examples_over_max_length} of {self.n} transitions "
+                       f"are longer (left out of training); set max_length to at least {self.longest_example}")
+        return out
+
+    def __str__(self) -> str:
+        return "; ".join(self.problems()) or (
+            f"both limits fit: the longest diff has {self.longest_diff} tokens (max_new_tokens={self.max_new_tokens}), "
+            f"the longest prompt + diff {self.longest_example} (max_length={self.max_length})")
+
+
+def token_budget(profile: Profile, envs: Sequence[str] = DEFAULT_ENVS, seed: int = 0, tokenizer=None,
+                 difficulty: str | None = None) -> TokenBudget:
+    """Count, before a build, whether the profile's `max_new_tokens` and `max_length` fit the transitions
+    `build_world_model(profile, ..., envs, seed)` would collect: the tokens of each target diff and of each
+    prompt + diff, with `tokenizer`, or (None) the from-scratch tokenizer the build would train (on the same
+    training split, so the counts are the build's own). Seconds: no model is made."""
+    check_profile(profile)
+    wm = profile.world_model
+    splits = make_splits(profile, _check_envs(envs), seed, _check_difficulty(difficulty))
+    if tokenizer is None:
+        tokenizer = models.train_tokenizer(tokenizer_corpus(splits["train"]), wm.model.vocab_size)
+    transitions = [t for split in splits.values() for t in split]
+    if not transitions:
+        raise ValueError(f"no transitions collected for {', '.join(envs)} at profile {profile.name}")
+    diffs = [len(ids) for ids in tokenizer([t.diff for t in transitions], add_special_tokens=False)["input_ids"]]
+    prompts = tokenizer([prompt_text(tokenizer, t.env, t.state, t.action) for t in transitions],
+                        add_special_tokens=False)["input_ids"]
+    examples = [len(p) + d + 1 for p, d in zip(prompts, diffs)]  # + the end-of-turn token, as in training
+    return TokenBudget(n=len(transitions), longest_diff=max(diffs),
+                       diffs_over_max_new_tokens=sum(d > wm.max_new_tokens for d in diffs),
+                       longest_example=max(examples), examples_over_max_length=sum(e > wm.max_length for e in examples),
+                       max_new_tokens=wm.max_new_tokens, max_length=wm.max_length)
 
 
 def build_world_model(profile: Profile, out_dir: str | Path, seed: int = 0,

@@ -232,10 +232,17 @@ def _report_failure(env: str, role: str, function: Callable, error: Exception, s
     if len(text) > SHOWN_INPUT_CHARACTERS:
         text = f"{text[:SHOWN_INPUT_CHARACTERS]}... ({len(str(shown))} characters)"
     what = "state" if role == "judge" else "prediction"
-    warnings.warn(f"environment {env!r}: {role} {function_name(function)} raised {type(error).__name__}: "
-                  f"{error} on the {what} {text}; counted as a failed prediction "
-                  f"({'reward 0, not done' if role == 'judge' else 'score 0'}). Warned once per function; "
-                  "wmkit.envs.failed_calls() counts every failure", EnvironmentFunctionWarning, stacklevel=4)
+    message = (f"environment {env!r}: {role} {function_name(function)} raised {type(error).__name__}: {error} "
+               f"on the {what} {text}; counted as a failed prediction "
+               f"({'reward 0, not done' if role == 'judge' else 'score 0'}). Warned once per function; "
+               "wmkit.envs.failed_calls() counts every failure")
+    # Shown at the user's function (its file and first line), not at the kit's call of it.
+    code = getattr(function, "__code__", None)
+    if code is None:
+        warnings.warn(message, EnvironmentFunctionWarning, stacklevel=3)
+    else:
+        warnings.warn_explicit(message, EnvironmentFunctionWarning, code.co_filename, code.co_firstlineno,
+                               module=getattr(function, "__module__", None) or "", registry={})
 
 
 def failed_calls() -> dict[str, int]:
