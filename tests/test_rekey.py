@@ -15,9 +15,8 @@ import pytest
 import torch
 
 from wmkit.bench import claims as bench_claims
-from wmkit.bench import rekey
+from wmkit.bench import rekey, source_key
 from wmkit.bench import runner as bench
-from wmkit.bench import source_key
 from wmkit.bench.claims import Experiment
 from wmkit.bench.source_key import SourceKey
 from wmkit.runs import REPO, cpu_model

@@ -10,7 +10,9 @@ note) only on one of two kinds of evidence, tried in this order for each experim
    (so they are the code that made it, :func:`static_check`), and the same files, hashed by
    today's rule, give the experiment's key at this checkout, today's code is that code up to what
    the key leaves out (docstrings, comments, formatting, tables of values). This carries records
-   across a change of the key's rule (key format 3 to 4) and across an edit undone.
+   across a change of the key's rule (key format 3 to 4) and across an edit undone. A record of an
+   older key format whose code is not today's is still rewritten in today's format, under its own
+   code's key read from the same files (so its modules compare with today's), and goes on to 2.
 2. **By a rerun.** One seed of the old key is run with today's code on this machine, and its
    result is compared bit for bit with that seed's record of the old key, the fields of
    :data:`EXCLUDED_KEYS` aside (measured time and where the run wrote its files). A seed's floats
@@ -32,7 +34,6 @@ is rebuilt from them (runs nothing).
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 import os
@@ -48,6 +49,8 @@ from pathlib import Path
 from wmkit.bench.claims import Experiment, _resolve
 from wmkit.bench.runner import (
     EXPERIMENTS,
+    _closure_dirty,
+    _write_atomic,
     code_version,
     config_hashes,
     cpu_kind,
@@ -56,15 +59,13 @@ from wmkit.bench.runner import (
     experiment_key,
     experiment_sizes,
     head_commit,
-    published_dir,
     publish_report,
+    published_dir,
     record_path,
     run_one,
     seconds_per_seed,
     select_experiments,
     short_version,
-    _closure_dirty,
-    _write_atomic,
 )
 from wmkit.bench.source_key import KEY_FORMAT, SourceKey, key_format, key_of, module_hash
 from wmkit.profiles import get_profile, resolve_profile_name
@@ -195,7 +196,7 @@ def git_files(repo: Path, commit: str, paths: Sequence[str]) -> dict[str, bytes 
 def commit_exists(repo: Path, commit: str) -> bool:
     try:
         return subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=repo, capture_output=True,
-                              timeout=30).returncode == 0
+                              timeout=30, check=False).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -351,9 +352,9 @@ def run_at_commit(repo: Path, commit: str, experiment: str, profile: str, seed: 
     (removed after), its record written under `runs_root`; the record."""
     folder = Path(tempfile.mkdtemp(prefix="wmkit-rekey-"))
     worktree = folder / "checkout"
-    subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True, timeout=60)
+    subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True, timeout=60, check=False)
     made = subprocess.run(["git", "worktree", "add", "--detach", str(worktree), commit], cwd=repo,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     if made.returncode:
         shutil.rmtree(folder, ignore_errors=True)
         raise RekeyError(f"git worktree add {commit[:12]} failed: {made.stderr.strip()}")
@@ -376,7 +377,7 @@ def run_at_commit(repo: Path, commit: str, experiment: str, profile: str, seed: 
                                + "\n".join(tail))
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=repo, capture_output=True,
-                       timeout=120)
+                       timeout=120, check=False)
         shutil.rmtree(folder, ignore_errors=True)
     return json.loads(path.read_text())
 
@@ -481,9 +482,9 @@ def plan_lines(steps: Sequence[Step], profile: str, seconds: dict[str, float | N
     work = sum((seconds.get(s.experiment) or 0) * (1 if s.compare_with is not None else 2)
                for s in steps if s.seed is not None)
     unknown = sorted({s.experiment for s in steps if s.seed is not None and not seconds.get(s.experiment)})
-    out = [f"bench-rekey plan, profile {profile}, this CPU kind {here}: "
-           f"{sum(len(s.static) for s in steps)} record(s) to carry from the source, "
-           f"{sum(len(s.rest) for s in steps if s.seed is not None)} to verify by {runs} run(s)"]
+    out = [(f"bench-rekey plan, profile {profile}, this CPU kind {here}: "
+            f"{sum(len(s.static) for s in steps)} record(s) to carry from the source, "
+            f"{sum(len(s.rest) for s in steps if s.seed is not None)} to verify by {runs} run(s)")]
     for s in steps:
         head = f"  {s.experiment:24s} from {short_version(s.old_code)}:"
         if s.static:

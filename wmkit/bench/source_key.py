@@ -70,12 +70,12 @@ values). Bumped when the rule or the layout of a record changes: it is hashed in
 
 KEY_PREFIX = f"src{KEY_FORMAT}-"
 
-VALUES_START = re.compile(rb"^# =+ values \(not in record keys\)[^\n]*$", re.M)
-VALUES_END = re.compile(rb"^# =+ end of values[^\n]*$", re.M)
+VALUES_START = re.compile(rb"^# =+ values \(not in record keys\)[^\n]*$", re.MULTILINE)
+VALUES_END = re.compile(rb"^# =+ end of values[^\n]*$", re.MULTILINE)
 """The comment lines that open and close a table of values left out of a module's hash (see the
 module docstring)."""
 
-LEGACY_VALUE_TABLES = {"wmkit.profiles": (re.compile(rb"^# =+ the table$", re.M), re.compile(rb"^# =+ look-ups$", re.M))}
+LEGACY_VALUE_TABLES = {"wmkit.profiles": (re.compile(rb"^# =+ the table$", re.MULTILINE), re.compile(rb"^# =+ look-ups$", re.MULTILINE))}
 """Key format 3's one table of values, ``profiles.py`` between these markers: key format 3 left it out
 of its hash, and format 4 leaves it out of a ``profiles.py`` that has no ``# ==== values`` markers yet
 (a file of a commit from before them), so an older commit's code hashes as today's would."""
