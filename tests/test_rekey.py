@@ -267,7 +267,7 @@ def test_rekey_makes_the_reference_at_the_records_commit_when_no_record_is_of_th
     assert not any(p.exists() for p in old)
 
 
-def test_a_reference_run_in_a_worktree_of_head_equals_a_run_of_this_checkout(tmp_path):
+def test_a_reference_run_in_a_worktree_of_head_equals_a_run_of_this_checkout(tmp_path, monkeypatch):
     """The worktree path end to end, on the cheapest real experiment (WMRL's controlled loop at
     smoke): HEAD's code in a temporary git worktree and this checkout's code give the same record."""
     experiment = bench_claims.EXPERIMENTS["wmrl_controlled"]
@@ -275,10 +275,12 @@ def test_a_reference_run_in_a_worktree_of_head_equals_a_run_of_this_checkout(tmp
     if bench.head_commit() == "nogit" or bench._closure_dirty(key) is not False:
         pytest.skip("needs a git checkout whose wmrl_controlled modules are committed (HEAD is the code compared)")
     lines: list[str] = []
+    worktrees = tmp_path / "worktrees"
+    monkeypatch.setattr(rekey.tempfile, "mkdtemp", lambda prefix: str(worktrees.mkdir() or worktrees))
     reference = rekey.run_at_commit(REPO, bench.head_commit(), "wmrl_controlled", "smoke", 0, tmp_path / "ref", 1,
                                     lines.append)
     assert reference["code"] == key.key and reference["commit"] == bench.head_commit()
-    assert not (tmp_path / "ref" / "checkout").exists() and "checkout" not in _git(REPO, "worktree", "list")
+    assert not worktrees.exists() and str(worktrees) not in _git(REPO, "worktree", "list")  # removed after
     here = rekey.run_here(experiment, "smoke", 0, tmp_path / "here", key, 1, lines.append)
     assert rekey.result_differences(reference, here) == (0, [])
     changed = json.loads(json.dumps(here))
