@@ -159,6 +159,15 @@ def test_a_record_is_carried_from_its_commits_source_when_only_docstrings_commen
     assert "uncommitted" in rekey.static_check({**record, "dirty": True}, today(), tiny_repo)
     assert "not in this checkout" in rekey.static_check({**record, "commit": "f" * 40}, today(), tiny_repo)
     assert "no module hashes" in rekey.static_check({"code": "a" * 40}, today(), tiny_repo)
+    # a record carried by a rerun holds the code of the commit that verified it, not of the one that made it
+    fake.write_text(fake.read_text().replace("+ seed", "+ 2 * seed"))
+    _git(tiny_repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-am", "second")
+    verified = {**record, "code": today().key, "key_format": source_key.KEY_FORMAT,
+                "modules": [list(p) for p in today().modules],
+                "carried": [{"how": "rerun", "from_code": record["code"],
+                             "verified_by": {"commit": _git(tiny_repo, "rev-parse", "HEAD"), "dirty": False}}]}
+    assert rekey.static_check(verified, today(), tiny_repo) is None
+    assert "wmkit.fake at commit" in rekey.static_check({**verified, "carried": []}, today(), tiny_repo)
 
 
 # ---------------------------------------------------------------------------- 2. by a rerun

@@ -208,11 +208,11 @@ def source_key_of(record: dict, repo: Path = REPO) -> tuple[SourceKey | None, st
     old_format = record.get("key_format") or key_format(record.get("code", ""))
     pairs = [tuple(p) for p in record.get("modules") or []]
     data = tuple(tuple(p) for p in record.get("data") or [])
-    commit = record.get("commit") or ""
+    commit, _ = made_by(record)
     if not pairs or old_format is None or old_format < 2:
         return None, "the record stores no module hashes (keyed by the git tree of wmkit/)"
-    if record.get("dirty") is not False:
-        return None, "made with uncommitted changes in its modules (its commit does not hold its code)"
+    if commit is None:
+        return None, "made (or verified by a rerun) with uncommitted changes in its modules: no commit holds its code"
     if key_of(pairs, data, old_format) != record["code"]:
         return None, "its stored module hashes do not give its key"
     if not commit_exists(repo, commit):
@@ -236,7 +236,7 @@ def static_check(record: dict, key: SourceKey, repo: Path = REPO) -> str | None:
     """None when `record` is provably made by the code of `key` (see the module docstring, 1), else
     why not, in words."""
     own, reason = source_key_of(record, repo)
-    return reason if own is None else same_code(own, key, record.get("commit") or "")
+    return reason if own is None else same_code(own, key, made_by(record)[0])
 
 
 def same_code(own: SourceKey, key: SourceKey, commit: str) -> str | None:
@@ -448,7 +448,7 @@ def plan_rekey(profile: str, names: Sequence[str], folders: Sequence[Path], repo
                 if once not in read:
                     read[once] = source_key_of(record.record, repo)
                 own, reason = read[once]
-                reason = reason if own is None else same_code(own, key, record.record["commit"])
+                reason = reason if own is None else same_code(own, key, made_by(record.record)[0])
                 if reason is None:
                     step.static.append(record)
                     continue
@@ -547,9 +547,10 @@ def rekey(profile: str = "cpu", only: Sequence[str] | None = None, runs_root: Pa
             log(f"{step.experiment}: {len(step.static)} record(s) of {short_version(step.old_code)} carried from the "
                 "source")
             for old in step.static:
+                made = made_by(old.record)[0]
                 how = {"how": "source", "verified_by": {
-                    "commit": old.record["commit"],
-                    "evidence": f"the files of commit {old.record['commit'][:12]} hash to the record's module pairs "
+                    "commit": made,
+                    "evidence": f"the files of commit {made[:12]} hash to the record's module pairs "
                                 f"(key format {old.record.get('key_format')}) and, under key format {KEY_FORMAT}, to "
                                 "this key: the same code up to docstrings, comments, formatting and tables of values"}}
                 out.carried.append(carry(old, key, how, log))
@@ -558,9 +559,10 @@ def rekey(profile: str = "cpu", only: Sequence[str] | None = None, runs_root: Pa
             log(f"{step.experiment}: {len(step.rewrite)} record(s) of {short_version(step.old_code)} rewritten in key "
                 f"format {KEY_FORMAT} under their own code's key {short_version(step.rewrite[0][1].key)}")
             for old, own in step.rewrite:
+                made = made_by(old.record)[0]
                 how = {"how": "key format", "verified_by": {
-                    "commit": old.record["commit"],
-                    "evidence": f"the files of commit {old.record['commit'][:12]} hash to the record's module pairs "
+                    "commit": made,
+                    "evidence": f"the files of commit {made[:12]} hash to the record's module pairs "
                                 f"(key format {old.record.get('key_format')}); this key is the same files' under key "
                                 f"format {KEY_FORMAT} (the record's own code, not this checkout's)"}}
                 path = carry(old, own, how, log)
