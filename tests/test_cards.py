@@ -95,3 +95,34 @@ def test_each_unit_gets_its_own_panel():
     fig = cards.result_card("RLVR-World", _report(rows)).figure()
     assert len(fig.axes) == 2
     assert fig.axes[1].get_xlim()[1] > 7.0 > fig.axes[0].get_xlim()[1]
+
+
+def test_beside_the_records_shows_the_cards_verdict_and_your_seeds_without_a_verdict(tmp_path):
+    """One claim, one verdict (the report's); the notebook's run per seed beside the record of that seed."""
+    import json
+
+    record = tmp_path / "seed0.json"
+    record.write_text(json.dumps({"result": {"runs": [{"after": {"changed": {"sampled": 0.30}}}],
+                                             "before": {"changed": {"sampled": 0.10}}}}))
+    row = _row("rlvr.regime_changed", "reproduced", 0.15, 0.12, 0.18)
+    row.update(seeds=[0, 1], records=[str(record), str(tmp_path / "gone.json")],
+               kit={**row["kit"], "n": 2, "of": 2, "std": 0.02})
+    mine = {0: {"runs": [{"after": {"changed": {"sampled": 0.12}}}], "before": {"changed": {"sampled": 0.10}}},
+            7: {"runs": [{"after": {"changed": {"sampled": 0.05}}}], "before": {"changed": {"sampled": 0.10}}}}
+    beside = cards.beside_the_records(mine, ["rlvr.regime_changed"], "smoke", report=_report([row]))
+    text = str(beside)
+    assert "card (cpu records, seeds 0-1): reproduced" in text
+    assert "your run (smoke), seed 0: +0.020 | the record of seed 0 (cpu): +0.200" in text
+    assert "your run (smoke), seed 7: -0.050 | no cpu record of seed 7" in text
+    your_lines = [line for line in beside.lines if "your run" in line]
+    assert not any(v in line for line in your_lines for v in ("reproduced", "inconclusive", "contradicted"))
+    [shown] = beside.rows
+    assert shown["yours"] == {0: pytest.approx(0.02), 7: pytest.approx(-0.05)} and shown["records"] == {0: pytest.approx(0.2)}
+    assert shown["card"]["verdict"] == "reproduced"
+
+
+def test_beside_the_records_without_a_report_still_shows_the_run(tmp_path):
+    beside = cards.beside_the_records({0: {}}, ["rlvr.regime_changed"], "cpu", report=tmp_path / "missing.json")
+    assert "card: no row for this claim" in str(beside) and "your run (cpu), seed 0: —" in str(beside)
+    with pytest.raises(ValueError):
+        cards.beside_the_records({}, ["no.such.claim"], "cpu", report=_report([]))

@@ -8,6 +8,7 @@ numbers.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from wmkit.bench.runner import (
     load_report,
     shipped_report,
 )
-from wmkit.stats import SMALLER
+from wmkit.stats import SMALLER, describe
 
 
 @dataclass
@@ -199,3 +200,89 @@ def result_card(papers: str | Iterable[str], report: dict | str | Path | None = 
               f"{machine.get('cpu_model', 'not recorded')} ({machine.get('cpu_count', '?')} cores), "
               f"{seed_text} seeds per claim.")
     return ResultCard(lines, rows, footer, title=named if len(papers) <= 2 else "all papers")
+
+
+@dataclass
+class BesideRecords:
+    """A notebook's own run beside the published records, claim by claim (:func:`beside_the_records`):
+    the card's verdict, then the run's value per seed beside the record of that seed. The run never
+    gets a verdict of its own: one claim, one verdict, the report's."""
+
+    lines: list[str]
+    rows: list[dict] = field(default_factory=list)
+    """Per claim: id, label, card (verdict, kit summary, seeds, profile), yours {seed: value}, records {seed: value}."""
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines)
+
+    def show(self) -> None:
+        print(self)
+
+
+@functools.lru_cache(maxsize=4)
+def _published(profile: str) -> tuple[dict | None, str]:
+    """(the published report of `profile`, loaded and checked once per process; where it came from)."""
+    path, where = shipped_report(profile)
+    return (load_report(path) if path is not None else None), where
+
+
+def _signed(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.3f}"
+
+
+def beside_the_records(results_by_seed: dict[int, dict], claim_ids: Iterable[str], run_profile: str,
+                       report: dict | str | Path | None = None, profile: str = "cpu") -> BesideRecords:
+    """For each claim of `claim_ids`: the report's verdict and interval (its card), then "your run
+    (<run_profile>), seed S: <value>" for each seed of `results_by_seed` (seed -> a one-seed result
+    shaped like the claim's experiment result, e.g. a notebook's own run), beside "the record of seed
+    S" where the report ships one. Values are the claim's own measure (:func:`claims.claim_value`),
+    so a run at the report's profile and seed on the same CPU kind gives the record's number. Never
+    raises for a missing report: the lines say so and the run's values are still shown."""
+    import json
+
+    from wmkit.bench.claims import CLAIMS, claim_value
+
+    by_id = {c.id: c for c in CLAIMS}
+    rows_by_id: dict[str, dict] = {}
+    where = "the report given"
+    if not isinstance(report, dict):
+        try:
+            report, where = (load_report(Path(report)), str(report)) if report is not None else _published(profile)
+        except (OSError, ValueError, KeyError) as err:
+            where, report = f"unreadable ({type(err).__name__}: {err})", None
+    if report is not None:
+        rows_by_id = {r["id"]: r for r in report["rows"]}
+    lines, out = [], []
+    for claim_id in claim_ids:
+        claim = by_id.get(claim_id)
+        if claim is None:
+            raise ValueError(f"no claim {claim_id!r} in wmkit.bench.claims.CLAIMS")
+        row = rows_by_id.get(claim_id)
+        lines.append(f"{claim_id}: {claim.kit_label or claim.text} (paper: {claim.paper_figure})")
+        card = None
+        records: dict[int, float | None] = {}
+        if row is None:
+            lines.append(f"  card: no row for this claim in the published report ({where})")
+        else:
+            seeds = row.get("seeds") or []
+            span = f"seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}" if seeds else "no seeds"
+            card = {"verdict": row["verdict"], "kit": row.get("kit"), "seeds": seeds, "profile": profile}
+            lines.append(f"  card ({profile} records, {span}): {row['verdict']}, {describe(row.get('kit') or {})}"
+                         + (f" — {row.get('reason')}" if row["verdict"] == "not measured" and row.get("reason") else ""))
+            for seed, record_path in zip(seeds, row.get("records") or []):
+                if seed in results_by_seed:
+                    try:
+                        records[seed] = claim_value(claim, json.loads(Path(record_path).read_text())["result"])
+                    except (OSError, ValueError, KeyError):
+                        records[seed] = None
+        yours = {}
+        for seed, result in results_by_seed.items():
+            try:
+                yours[seed] = claim_value(claim, result)
+            except (KeyError, TypeError, ValueError, ZeroDivisionError):  # a run of another shape
+                yours[seed] = None
+            beside = (f" | the record of seed {seed} ({profile}): {_signed(records[seed])}" if seed in records
+                      else f" | no {profile} record of seed {seed}")
+            lines.append(f"  your run ({run_profile}), seed {seed}: {_signed(yours[seed])}{beside}")
+        out.append({"id": claim_id, "label": claim.kit_label, "card": card, "yours": yours, "records": records})
+    return BesideRecords(lines, out)

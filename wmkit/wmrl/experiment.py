@@ -757,6 +757,17 @@ def _merge_arms(per_seed: list[dict[str, dict]]) -> dict[str, dict]:
     return arms
 
 
+def seed_result(result: dict[str, Any], index: int) -> dict[str, Any]:
+    """Seed number `index` of a result over several seeds (:func:`controlled_experiment`,
+    :func:`research_experiment`) as a one-seed result, the shape of a benchmark record's (the inverse of
+    :func:`_merge_arms`): per-seed lists cut to that seed, summaries taken again over its value."""
+    arms = {}
+    for name, arm in result["arms"].items():
+        arms[name] = {key: summarize([value["values"][index]]) if isinstance(value, dict) and "values" in value
+                      else [value[index]] for key, value in arm.items()}
+    return {**result, "arms": arms, "seeds": [result["seeds"][index]]}
+
+
 def _brief(result: dict[str, Any]) -> dict[str, Any]:
     """A result without its per-step curves (for the command line's JSON)."""
     arms = {name: {k: v for k, v in arm.items() if k not in ("values", "total_compute", "total_compute_cpu_s",
