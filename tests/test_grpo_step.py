@@ -110,3 +110,36 @@ def test_beta_step_includes_the_k3_kl_term():
     assert with_kl - without > 1e-4  # the term is there and large enough to see
     assert with_kl == pytest.approx(second["loss"], abs=1e-5)
     assert without != pytest.approx(second["loss"], abs=1e-5)
+
+
+@pytest.mark.parametrize("scale_rewards", ["group", "none"])
+def test_keep_tensors_lets_plain_torch_redo_the_trainers_first_update(scale_rewards):
+    """What notebooks 02 and 03 do in "the algorithm in 30 lines": the recorded model, samples and mask
+    give TRL's loss and gradient in plain torch, and one clipped AdamW step gives its parameters."""
+    import torch
+
+    record = record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], scale_rewards=scale_rewards, seed=1, keep_tensors=True)
+    policy, first = record["initial_model"], record["passes"][0]
+    mask = torch.tensor(first["mask"], dtype=torch.float32)
+    r = torch.tensor(first["rewards"])
+    adv = (r - r.mean()) / (r.std() + 1e-4) if scale_rewards == "group" else r - r.mean()
+    ids = torch.cat([first["prompt_ids"], first["completion_ids"]], dim=1)
+    attention = torch.cat([first["prompt_mask"], mask.long()], dim=1)
+    logits = policy(input_ids=ids, attention_mask=attention).logits[:, first["prompt_ids"].shape[1] - 1:-1]
+    logp = torch.log_softmax(logits / record["temperature"], -1).gather(-1, first["completion_ids"][..., None])[..., 0]
+    ratio = torch.exp(logp - logp.detach())
+    loss = -(torch.min(ratio * adv[:, None], ratio.clamp(0.8, 1.2) * adv[:, None]) * mask).sum() / mask.sum()
+    loss.backward()
+    assert loss.item() == pytest.approx(first["loss"], abs=1e-6)
+    grads = dict(policy.named_parameters())
+    assert max((grads[n].grad - g).abs().max().item() for n, g in record["gradients"].items()) < 1e-6
+    opt = record["optimizer"]
+    torch.nn.utils.clip_grad_norm_(policy.parameters(), opt["max_grad_norm"])
+    torch.optim.AdamW(policy.parameters(), lr=opt["learning_rate"], betas=opt["betas"], eps=opt["eps"],
+                      weight_decay=opt["weight_decay"]).step()
+    moved = [(p.detach() - record["after_first_step"][n]).abs()[record["gradients"][n].abs() > 1e-6]
+             for n, p in policy.named_parameters() if n in record["gradients"]]
+    assert max(m.max().item() for m in moved if m.numel()) < 1e-4
+    # and a wrong aggregation would not pass: "grpo" (each completion's mean first) differs here
+    per_seq = (-(torch.min(ratio * adv[:, None], ratio.clamp(0.8, 1.2) * adv[:, None])) * mask).sum(1) / mask.sum(1)
+    assert abs(per_seq.mean().item() - first["loss"]) > 1e-4

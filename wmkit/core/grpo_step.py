@@ -37,6 +37,7 @@ and ``_compute_loss``), which the exercise checkers in :mod:`wmkit.exercises` fo
 """
 from __future__ import annotations
 
+import copy
 import math
 import tempfile
 import warnings
@@ -84,7 +85,8 @@ def _check(rewards: Sequence[float], loss_type: str, scale_rewards: str, epsilon
 
 def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type: str = "dapo",
                      scale_rewards: str = "group", epsilon: float = 0.2, learning_rate: float = 0.05,
-                     max_completion_length: int = 6, seed: int = 0, beta: float = 0.0) -> dict[str, Any]:
+                     max_completion_length: int = 6, seed: int = 0, beta: float = 0.0,
+                     keep_tensors: bool = False) -> dict[str, Any]:
     """Run TRL's GRPOTrainer for two passes over one group whose rewards are `rewards`; return
     what it used and logged (see the module docstring).
 
@@ -100,6 +102,13 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
     shuffles a generation batch before training on it), ``old_logps``, ``new_logps``, ``mask``
     (G × T, T the longest completion; masked positions hold 0) and ``loss`` (TRL's value for that
     pass), ``ref_logps`` when `beta` > 0, plus ``completions`` (the sampled texts) and ``trl_version``.
+
+    `keep_tensors`: also what it takes to redo the first update in plain torch (notebooks 02 and 03,
+    "the algorithm in 30 lines"): ``initial_model`` (a copy of the policy before any step),
+    ``gradients`` (name -> the gradient of the first pass's loss, before clipping and the optimizer),
+    ``after_first_step`` (name -> the parameters after TRL's first optimizer step), ``optimizer``
+    (AdamW's settings and ``max_grad_norm``), ``temperature``, and per pass ``prompt_ids``,
+    ``prompt_mask`` and ``completion_ids`` (torch tensors: not JSON).
     """
     values = _check(rewards, loss_type, scale_rewards, epsilon, learning_rate, max_completion_length)
     if not (math.isfinite(beta) and beta >= 0):
@@ -127,9 +136,19 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
         return list(values)
 
     passes: list[dict[str, Any]] = []
+    kept: dict[str, Any] = {"initial_model": copy.deepcopy(model)} if keep_tensors else {}
 
     class RecordingTrainer(GRPOTrainer):
         """GRPOTrainer that keeps, for every loss it computes, its inputs and its value."""
+
+        def training_step(self, model, inputs, *args, **kwargs):
+            if keep_tensors and len(passes) == 1:  # before the second pass: after the first optimizer step
+                kept["after_first_step"] = {n: p.detach().clone() for n, p in model.named_parameters()}
+            out = super().training_step(model, inputs, *args, **kwargs)
+            if keep_tensors and "gradients" not in kept:  # the first pass's gradient, before clipping and AdamW
+                kept["gradients"] = {n: p.grad.detach().clone() for n, p in model.named_parameters()
+                                     if p.grad is not None}
+            return out
 
         def _get_per_token_logps_and_entropies(self, *args, **kwargs):
             out = super()._get_per_token_logps_and_entropies(*args, **kwargs)
@@ -147,6 +166,9 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
                            "advantages": inputs["advantages"].detach().view(-1).tolist()})
             if "ref_per_token_logps" in inputs:
                 passes[-1]["ref_logps"] = (inputs["ref_per_token_logps"].detach() * mask).tolist()
+            if keep_tensors:
+                passes[-1].update({key: inputs[key].detach().clone()
+                                   for key in ("prompt_ids", "prompt_mask", "completion_ids")})
             return loss
 
     with tempfile.TemporaryDirectory() as out, warnings.catch_warnings():
@@ -190,9 +212,14 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
                 raise RuntimeError("TRL trained on an advantage it did not log")
             rows.append(match[0])
         p["rewards"] = rows
+    if keep_tensors:
+        kept.update(temperature=config.temperature,
+                    optimizer={"learning_rate": config.learning_rate, "betas": (config.adam_beta1, config.adam_beta2),
+                               "eps": config.adam_epsilon, "weight_decay": config.weight_decay,
+                               "max_grad_norm": config.max_grad_norm})
     return {"rewards": logged_rewards, "advantages": logged_advantages, "loss_type": loss_type,
             "scale_rewards": scale_rewards, "epsilon": epsilon, "max_completion_length": max_completion_length,
-            "beta": beta, "passes": passes, "completions": completions, "trl_version": trl.__version__}
+            "beta": beta, "passes": passes, "completions": completions, "trl_version": trl.__version__, **kept}
 
 
 # ------------------------------------------------------------------ the same, by hand (numpy)
