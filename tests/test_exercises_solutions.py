@@ -110,6 +110,7 @@ INPUTS = {
     "check_red_pixel_l1": [((), {})],
     "check_completion_budget": [((), {"grid_cells": 8}), ((), {"grid_cells": 5})],
     "check_zero_signal_share": [(([0.0, 0.5, 0.25],), {}), (([0.75, 0.5],), {})],
+    "check_concept": [((question,), {}) for question in exercises.CONCEPTS],
 }
 
 
@@ -194,6 +195,7 @@ WRONG = {
     "check_red_pixel_l1": [1 / 16, 255 / 48, 1 / 3, 0.02, 1.0],
     "check_completion_budget": [64, 4096, 36, 37, 66],
     "check_zero_signal_share": [0.75, 0.5, 0.0, 1.0],
+    "check_concept": ["a", "b", "c", "d"],  # the right letter of each question is skipped there
 }
 
 BAD_ANSWERS = ("", "nonsense", [], {}, float("nan"), 1e308, 10 ** 400, float("-inf"), object(), b"0.5", 1j,
@@ -331,3 +333,52 @@ def test_sweep_counts(capsys):
         print(f"\nchecker sweep: {len(CHECKERS)} checkers, {rights} right answers, {wrongs} wrong answers, "
               f"{bad} bad answers, {state} impossible notebook states")
     assert wrongs >= 2 * len(CHECKERS) and rights >= len(CHECKERS)
+
+
+def test_concept_diagnoses_never_name_the_right_choice(capsys):
+    for question, concept in exercises.CONCEPTS.items():
+        assert concept.answer in concept.choices and set(concept.why_not) == set(concept.choices) - {concept.answer}
+        for letter in concept.why_not:
+            assert exercises.check_concept(f"({letter.upper()})", question) is False
+            out = capsys.readouterr().out
+            assert concept.choices[concept.answer] not in out and f"({concept.answer})" not in out, (question, out)
+        assert exercises.check_concept(concept.answer, question) is True
+        capsys.readouterr()
+
+
+def test_each_notebook_asks_its_concept_questions_as_the_registry_words_them():
+    """Each question id a notebook checks is asked in the markdown cell just before, word for word,
+    with every choice; every notebook asks three to five."""
+    import re
+    from pathlib import Path
+
+    jupytext = pytest.importorskip("jupytext")
+    asked = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("0[1-46]_*.py")):
+        cells = jupytext.read(path, fmt="py:percent").cells
+        ids = []
+        for i, cell in enumerate(cells):
+            for question in re.findall(r'check_concept\(CONCEPT_\d+, "([\w.]+)"\)', cell.source):
+                concept = exercises.CONCEPTS[question]
+                text = " ".join(cells[i - 1].source.replace("#", " ").split())
+                assert cells[i - 1].cell_type == "markdown" and concept.question in text, (path.name, question)
+                assert all(f"({k}) {v}" in text for k, v in concept.choices.items()), (path.name, question)
+                ids.append(question)
+        assert 3 <= len(ids) <= 5, f"{path.name} asks {len(ids)} concept questions"
+        asked += ids
+    assert sorted(asked) == sorted(exercises.CONCEPTS), "a question no notebook asks, or one asked twice"
+
+
+def test_every_open_answer_is_of_an_exercise_that_exists():
+    """OPEN_ANSWERS keys name "<notebook>.<exercise number>" of a notebook's exercises."""
+    import re
+    from pathlib import Path
+
+    for key in solutions.OPEN_ANSWERS:
+        number, exercise = key.split(".")
+        source = next((Path(__file__).resolve().parents[1] / "notebooks").glob(f"{number}_*.py")).read_text()
+        exercises_text = source[source.index("## Exercises"):]
+        assert re.search(rf"^# {exercise}\. ", exercises_text, re.MULTILINE), key
+        assert len(solutions.open_answer(key).split()) >= 15
+    with pytest.raises(KeyError, match="there are"):
+        solutions.open_answer("09.1")

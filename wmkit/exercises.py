@@ -23,6 +23,7 @@ import functools
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from wmkit.core.grpo_step import LOSS_TYPES, advantages_by_hand, clipped_loss_by_hand
@@ -957,3 +958,164 @@ def check_zero_signal_share(answer: Any, zero_std_share: Sequence[float]) -> boo
     return _judge(_rounded(value, right), answer, "the mean of the run's logged frac_reward_zero_std",
                   [(_rounded(value, 1 - right), "that is the share of groups *with* a signal")],
                   "the run's `zero_std_share` curve holds one value per logged step.")
+
+
+# ---------------------------------------------------------------- concept questions (every notebook)
+
+
+@dataclass(frozen=True)
+class Concept:
+    """A multiple-choice question on one section's idea, written in the notebook's markdown as
+    ``question (a) … (b) …`` (tests/test_exercises_solutions.py checks the two agree)."""
+
+    question: str
+    choices: dict[str, str]
+    """letter -> the choice's text."""
+    answer: str
+    why_not: dict[str, str]
+    """wrong letter -> what is wrong with it, without naming the right one."""
+
+
+CONCEPTS: dict[str, Concept] = {
+    "01.split": Concept(
+        "Why is the data split by episode rather than by transition?",
+        {"a": "so that the test set is larger", "b": "because episodes differ in length",
+         "c": "transitions of one episode share states, so a transition split lets test states into training",
+         "d": "it makes training faster"},
+        "c", {"a": "the split's size can be the same either way",
+              "b": "length does not decide what the model may have seen",
+              "d": "the split changes what is tested, not how fast training runs"}),
+    "01.changed": Concept(
+        "A world model is exact on 85% of all test transitions. What do you look at first?",
+        {"a": "its training loss", "b": "its accuracy on changed transitions, beside 'no change'",
+         "c": "its sampled accuracy", "d": "its partial credit on unchanged transitions"},
+        "b", {"a": "a low loss can still come from copying the state",
+              "c": "sampling cannot tell you whether 85% is more than copying gives",
+              "d": "on unchanged transitions 'no change' is exact by construction"}),
+    "01.compound": Concept(
+        "Why does exactness fall with the rollout horizon k?",
+        {"a": "the prompt grows too long", "b": "sampling noise averages out over steps",
+         "c": "the model forgets the action", "d": "a state with one wrong field is fed back, and every later step starts from it"},
+        "d", {"a": "each step's prompt holds one state, not the history",
+              "b": "noise does not average out when each prediction is the next input",
+              "c": "the action is in every step's prompt"}),
+    "02.zero_group": Concept(
+        "A group's four rewards are all 0.3. What does GRPO's update do with it?",
+        {"a": "raises all four samples a little", "b": "lowers all four", "c": "nothing: every advantage is 0",
+         "d": "it depends on ε"},
+        "c", {"a": "the advantage is the reward minus the group's mean",
+              "b": "the advantage is the reward minus the group's mean",
+              "d": "the clip only acts on a non-zero advantage"}),
+    "02.signal": Concept(
+        "On the largest world RL barely moves the model, though the verifier is right. Why?",
+        {"a": "the model almost never samples the exact next state, so groups have no reward spread",
+         "b": "the learning rate is too small", "c": "the verifier is too lenient", "d": "the KL term pulls it back"},
+        "a", {"b": "a larger step on zero advantages is still zero",
+              "c": "this section's reward is exact match, the strictest",
+              "d": "the KL term only acts once something moves the model"}),
+    "02.sharpen": Concept(
+        "If RL only sharpens what the MLE model already samples, what happens to pass@k at large k?",
+        {"a": "it rises with pass@1", "b": "it becomes 1", "c": "it equals pass@1",
+         "d": "it stays at the MLE model's, or falls below it"},
+        "d", {"a": "many samples already found what RL makes more likely",
+              "b": "transitions the model never samples right stay wrong",
+              "c": "pass@k never falls below pass@1"}),
+    "02.verifier": Concept(
+        "RL with a lenient check (names not checked) gains on that check, not on exact match. What did it learn?",
+        {"a": "the game's dynamics", "b": "to copy the state", "c": "nothing",
+         "d": "predictions the check accepts and exact match rejects"},
+        "d", {"a": "learned dynamics would raise exact match too",
+              "b": "copying would lower the check's reward on changed transitions",
+              "c": "its reward on the check rose"}),
+    "03.judge": Concept(
+        "While WM-R1 trains, where does the success reward come from?",
+        {"a": "the real simulator", "b": "the world model's judgment of its own predicted final screen",
+         "c": "the SFT data", "d": "a human label"},
+        "b", {"a": "the simulator only evaluates the trained agent",
+              "c": "the reference episodes only make the start",
+              "d": "no label is asked for during training"}),
+    "03.ladder": Concept(
+        "Why train inside a noisy oracle whose error p is a dial?",
+        {"a": "it is faster than a learned world model",
+         "b": "to see how success depends on fidelity, apart from any one world model",
+         "c": "the paper does", "d": "notebook 01's model cannot predict screens"},
+        "b", {"a": "speed is not what the ladder measures",
+              "c": "the paper trains in a learned world model",
+              "d": "it can; how well is what the ladder puts on one axis"}),
+    "03.precision": Concept(
+        "A world model judges 95% of failures and all successes right, but 10% of episodes succeed. "
+        "Why are many judged successes false?",
+        {"a": "GRPO overfits", "b": "the model is biased towards success",
+         "c": "5% of the 90% failures is a large share of the judged successes",
+         "d": "precision does not depend on how often episodes succeed"},
+        "c", {"a": "the judging happens before any update",
+              "b": "95% and 100% right are nearly symmetric errors",
+              "d": "write precision as s·a / (s·a + (1 − s)(1 − b)) and vary s"}),
+    "04.affine": Concept(
+        "Why must a debiasing map be non-affine to change GRPO's update?",
+        {"a": "isotonic maps are non-affine", "b": "affine maps are not monotone",
+         "c": "anchors are affine", "d": "GRPO standardizes each group, which removes any positive scale and shift"},
+        "d", {"a": "that says what the map is, not why an affine one would not matter",
+              "b": "an affine map with a positive slope is monotone",
+              "c": "anchors are real executions, not a map"}),
+    "04.floor": Concept(
+        "Why does pure world-model RL have a floor that more steps do not lower?",
+        {"a": "the world model's bias is in every update, whatever the step",
+         "b": "the step size is too large", "c": "the policy is too small", "d": "there are too few seeds"},
+        "a", {"b": "a smaller step reaches the same floor, slower",
+              "c": "the controlled problem's optimum is in the policy's reach",
+              "d": "more seeds narrow the interval around the floor, not the floor"}),
+    "04.anchors_only": Concept(
+        "What does the 'anchors only' control tell you that real execution does not?",
+        {"a": "the world model's bias", "b": "whether the world-model groups add anything beyond the anchors' real gradient",
+         "c": "the cost of real execution", "d": "the optimum J*"},
+        "b", {"a": "anchors only uses no world model at all",
+              "c": "real execution's cost is measured in its own arm",
+              "d": "J* is known from the problem, not from an arm"}),
+    "06.codebook": Concept(
+        "Why does the tokenizer's error not count against the world model here?",
+        {"a": "the world model predicts pixels", "b": "L1 ignores it",
+         "c": "the codebook rebuilds MiniGrid's test frames exactly", "d": "it is subtracted from the reward"},
+        "c", {"a": "it predicts codes, decoded by the codebook",
+              "b": "L1 compares decoded pixels, error and all",
+              "d": "no term of the reward removes it"}),
+    "06.hack": Concept(
+        "Under −L1 alone, why is erasing the agent cheaper than drawing it in the wrong cell?",
+        {"a": "the agent is red", "b": "an erased agent is wrong in one cell, a misplaced one in two",
+         "c": "L1 ignores colour", "d": "erasing is never cheaper"},
+        "b", {"a": "its colour does not change how many values differ",
+              "c": "L1 averages every channel of every pixel",
+              "d": "count the cells that differ from the truth in each case"}),
+    "06.std": Concept(
+        "How can one garbage sample drown the differences between a group's good frames?",
+        {"a": "its reward is 0", "b": "the clip removes the others",
+         "c": "GRPO divides by the group's std, which the garbage inflates", "d": "the KL term"},
+        "c", {"a": "what matters is how far it is from the others, not its value",
+              "b": "the clip acts on ratios, not on rewards",
+              "d": "the video runs use β = 0"}),
+}
+"""The concept questions, by id "<notebook>.<name>" (:func:`check_concept`)."""
+
+
+def _letter(answer: Any) -> str | None:
+    """'b', 'B', '(b)', 'b)', 'b.' -> 'b'; anything else None."""
+    word = _word(answer)
+    if not word:
+        return None
+    word = word.strip("().: ")
+    return word if len(word) == 1 and word.isalpha() else None
+
+
+@_state_checked
+def check_concept(answer: Any, question: str) -> bool | None:
+    """A concept question of :data:`CONCEPTS`: the letter of the choice the student picks."""
+    if answer is None:
+        return _not_answered()
+    if question not in CONCEPTS:
+        return _cannot_check(f"no concept question {question!r}; there are {', '.join(CONCEPTS)}")
+    concept = CONCEPTS[question]
+    letter = _letter(answer)
+    if letter not in concept.choices:
+        return _cannot_read(answer, f"one letter of {', '.join(concept.choices)}")
+    return _judge(letter == concept.answer, answer, f"the letter of the choice that answers {question!r}",
+                  [(letter != concept.answer, concept.why_not.get(letter, "reread the section before the question"))])

@@ -315,6 +315,91 @@ def answer_zero_signal_share(zero_std_share: Sequence[float]) -> float:
     return sum(values) / len(values)
 
 
+# ---------------------------------------------------------------- concept questions
+
+
+def answer_concept(question: str) -> str:
+    """The letter of the right choice of :data:`wmkit.exercises.CONCEPTS` [`question`]. Why that one
+    and not the others: ``tutorials/course.md`` (model answers) and each wrong choice's diagnosis."""
+    return exercises.CONCEPTS[question].answer
+
+
+# ---------------------------------------------------------------- open questions: model answers
+
+OPEN_ANSWERS: dict[str, str] = {
+    "01.4": "The count of changed phone transitions predicted exactly grows with model size, data and steps, "
+            "but stays small: exact match needs every line of the next screen. The phone is the harder "
+            "environment: a screen hides what lies below it and what another app will show, so the next "
+            "screen is not a function of the screen the model sees (some changed transitions are ambiguous "
+            "even in the data). The text game's state lists every object, so its next state is determined "
+            "by what the model reads; its difficulty is copying names, uuids and contents exactly.",
+    "02.3": "P(signal) = 1 − p^G − (1 − p)^G is symmetric under p ↔ 1 − p and largest at p = 1/2: near p = 1 "
+            "almost every group is all right, as uninformative as all wrong. At p = 0.6 the smallest G with "
+            "P > 1/2 is 3 (G = 2: 0.48; G = 3: 0.72).",
+    "02.4": "f(p) = 1 − p^G − (1 − p)^G is concave (f'' = −G(G − 1)(p^(G−2) + (1 − p)^(G−2)) < 0), so the "
+            "mean of f over transitions is at most f of the mean p (Jensen): averaging first overstates the "
+            "share of groups with signal and gives too small a G. Transitions never sampled right add 0 at "
+            "every G, which caps the share below 1 whatever G.",
+    "02.5": "Yes: the task-specific reward pays per part (items, score, the share of changing properties "
+            "right), so RL can raise the share of properties right while the whole state, names and uuids "
+            "included, stays wrong; exact match rises only when a prediction gets every field.",
+    "02.6": "With 'grpo' a token of completion i weighs 1/|o_i|: 1/10 against 1/30, three times more for the "
+            "short one. With 'dapo' every token weighs 1/Σ|o_i|: ratio 1. Under 'grpo' each token of the "
+            "long wrong completion carries a third of the short one's weight, so long wrong answers are "
+            "penalised more lightly (Dr. GRPO's length bias).",
+    "02.7": "On the first pass ρ = 1, so each token's loss is −A_i; 'dapo' averages over all tokens, "
+            "−Σ_i |o_i|·A_i / Σ_i |o_i|, a length-weighted mean of advantages that sum to 0 only unweighted: "
+            "not 0 when completions differ in length. 'grpo' averages each completion first (−A_i) and then "
+            "over completions: −mean(A_i) = 0.",
+    "03.6": "Read section 7's ladder over seeds: WM-R1 stops beating its start where the gain's interval "
+            "reaches 0, at the measured error of that rung. Notebook 01's world model is exact on a small "
+            "share of transitions (section 9 prints it), so its error lies to the right of the rungs, where "
+            "the ladder predicts no gain: the wm_r1 arms trained inside it do not move.",
+    "03.7": "WM-R1's reward mixes success with small length and call terms (weights 0.5 and 0.1). In a group "
+            "where every rollout fails, only those small terms differ; dividing by the group's std would "
+            "blow them up to advantages as large as a success's, and the tie-breakers would drive training. "
+            "Centred rewards keep their size (the official code's scale_rewards='none').",
+    "03.8": "A test written before it runs: fresh seeds, the prediction (a judge with lower precision on the "
+            "start's episodes leaves a larger gap WM-R1 − GRPO on the simulator), the measure and rule (per "
+            "seed the gap and the precision; the kit's verdict on the paired differences). How good a judge "
+            "must be: precision = s·a / (s·a + (1 − s)(1 − b)) with s the start's real success, so at a low "
+            "s the share of failures judged right, b, must be very close to 1 for most rewarded episodes to "
+            "be real successes.",
+    "04.4": "With f(r) = r³ the bottom half of the real range maps to a sliver of scores near 0, where the "
+            "noise ξ is as large as the differences: check 2's picture shows the isotonic map can recover "
+            "E[r | x] only where x moves with r beyond the noise. A monotone map cannot separate configs the "
+            "noise mixes, so debiasing gains little there; whatever the verdict over the five seeds, its "
+            "interval is wide for that reason.",
+    "04.5": "World-model groups pay off where the anchors alone give a noisy gradient (few anchor groups per "
+            "step: the sweep's left end) and where the world model ranks configs well (a small non-affine "
+            "error). With many anchors, or a world model whose errors are tied to configs, anchors only does "
+            "as well or better: its gradient is real.",
+    "04.6": "TRL divides by the sample std (n − 1), WMRL's official code by the population std (n): the "
+            "advantages differ by the factor sqrt((G − 1)/G) = sqrt(3/4) for G = 4, TRL's being the smaller. "
+            "A constant factor rescales the gradient like a learning rate (and Adam almost removes it).",
+    "06.3": "With more samples per group, a group is less often all equal, so zero_std_share tends to fall "
+            "where samples vary; steps the model already predicts the same way in every sample (an unchanged "
+            "step copied right) stay without signal at any G. Whether the copy rate on changed steps falls "
+            "depends on whether the new signal is on changed steps: read both in the rerun.",
+    "06.4": "With the garbage in the group its reward dominates the std, so the right and the repeated frame "
+            "get nearly the same advantage (both above the mean) and the garbage a large negative one. In a "
+            "group of only those two, their difference is divided by their own tiny std: advantages near ±0.71 (1/√2), "
+            "as large as any. Std scaling inflates small differences when they are alone, and one bad sample "
+            "drowns them when it is in the group.",
+    "05.4": "A reproduction table must not show a number without the record that made it: a row whose record "
+            "is gone has nothing to recompute from and nothing to check, so 'not measured' is the only honest "
+            "verdict.",
+}
+"""Model answers of the exercises' open questions, by "<notebook>.<exercise>" (:func:`open_answer`)."""
+
+
+def open_answer(key: str) -> str:
+    """The model answer of an open question, e.g. ``open_answer("02.3")``; raises KeyError with the keys."""
+    if key not in OPEN_ANSWERS:
+        raise KeyError(f"no open question {key!r}; there are {', '.join(OPEN_ANSWERS)}")
+    return OPEN_ANSWERS[key]
+
+
 # ---------------------------------------------------------------- the index
 
 _ANSWER_OF = {  # checker name -> answer function, where the two names differ beyond the prefix
