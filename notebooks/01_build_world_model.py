@@ -34,7 +34,7 @@
 # |---|---|---|
 # | `smoke` | target 3 min on 2 CPU cores | a ~0.15M-parameter model, 60 episodes per environment (proves the code runs) |
 # | `cpu` | target 10 min on 2 CPU cores (the README's table has each executed copy's measured time) | a ~0.4M-parameter model, 300 episodes per environment |
-# | `gpu` | not measured | a ~17M-parameter model, 3000 episodes per environment |
+# | `gpu` | not measured | a pretrained model with QLoRA (Qwen2.5-1.5B-Instruct; SmolLM2-135M offline), 3000 episodes per environment |
 #
 # **Where it fits.** The first notebook. The world model it saves
 # (`runs/<profile>/01_build_world_model/world_model`) is where notebook 02 starts its RL and what
@@ -140,6 +140,13 @@ wm_sizes
 # not change: in the text game, the objects changed, the ones removed and the score; on the phone, the
 # screen items new, deleted or updated — RLVR-World's formats for its text-game and web-page tasks.
 
+# %%
+# The method's loop, drawn before any of its code (wmkit.diagrams)
+from wmkit import diagrams
+
+fig = diagrams.notebook_diagram("01")
+nb.save_figure(fig, run, "diagram.png"); plt.show()
+
 # %% [markdown]
 # ## 2. The environments
 #
@@ -204,6 +211,17 @@ print("\nprompt messages:", json.dumps(worldmodel.prompt_messages(example.env, e
 print("target:\n" + example.diff)
 
 # %% [markdown]
+# **Check your understanding.** Why is the data split by episode rather than by transition? (a) so
+# that the test set is larger (b) because episodes differ in length (c) transitions of one episode
+# share states, so a transition split lets test states into training (d) it makes training faster
+
+# %%
+from wmkit import exercises
+
+CONCEPT_1 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_1, "01.split")
+
+# %% [markdown]
 # ## 4. Train the world model (MLE)
 #
 # `build.build_world_model` trains a byte-level BPE tokenizer on the training text (any text encodes),
@@ -240,8 +258,8 @@ ax.legend(); nb.save_figure(fig, run, "loss_curves.png"); plt.show()
 # * **most frequent diff** — the diff seen most often in training for this action type.
 #
 # Beside all-or-nothing exact match we report the **partial credit** RLVR-World trains with: the text
-# game's *task-specific* reward (0..1.3) and the phone's screen-diff **F1**. They tell "learned
-# nothing" from "learned most of it but not every field".
+# game's *task-specific* reward (0..1.3) and the phone's screen-diff **F1**: "learned nothing" apart
+# from "learned most of it".
 
 # %%
 evaluation = build.evaluate_world_model(wm_run.model, wm_run.tokenizer, splits, run.profile, seed=run.seed)
@@ -258,7 +276,7 @@ for env in ("textgame", "phone"):
 # transitions of this one model (how sure this test set is, not how a retrained model would vary).
 
 # %%
-from wmkit import stats
+from wmkit import plots, stats
 
 methods = ["model_greedy", "model_sampled", "no_change", "most_frequent"]
 colors = ["tab:blue", "tab:cyan", "tab:gray", "tab:olive"]
@@ -274,7 +292,9 @@ for row, env in enumerate(("textgame", "phone")):
         bars = ax.bar(range(len(methods)), means, yerr=errors, capsize=3, color=colors)
         ax.bar_label(bars, [f"{m:.3f}" for m in means], fontsize=9, padding=2)
         ax.set_xticks(range(len(methods)), [m.replace("_", "\n") for m in methods], fontsize=9)
-        ax.set_ylim(0, 1.3 if metric == "task_specific" and col == 1 else 1.0)  # the measure's whole range
+        # from 0 to just above the highest bar and interval, within the measure's range
+        bound = 1.3 if metric == "task_specific" and col == 1 else 1.0
+        ax.set_ylim(*plots.bounded_limits([m + e for m, e in zip(means, errors[1])], 0, bound, 0.25, from_low=True))
         ax.set_title(f"{env}: {label}, changed (n = {summaries[0]['n']})", fontsize=10)
         ax.set_ylabel("mean over changed transitions", fontsize=9)
 fig.tight_layout(); nb.save_figure(fig, run, "changed_transitions_accuracy.png"); plt.show()
@@ -283,30 +303,29 @@ for env in ("textgame", "phone"):
     print(f"--- {env} example\naction: {ex['action']}\ngold:      {ex['gold']!r}\npredicted: {ex['predicted']!r}")
 
 # %% [markdown]
+# **Check your understanding.** A world model is exact on 85% of all test transitions. What do you
+# look at first? (a) its training loss (b) its accuracy on changed transitions, beside 'no change' (c)
+# its sampled accuracy (d) its partial credit on unchanged transitions
+
+# %%
+CONCEPT_2 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_2, "01.changed")
+
+# %% [markdown]
 # ## 6. Errors compound: k-step rollouts
 #
 # A world model used for planning or for training an agent (notebook 03) feeds its own predictions
-# back in, so a small one-step error rate grows with the horizon k. Each curve starts from a true
-# state and applies k predicted diffs open-loop; a window counts only while the predicted state is
-# *exactly* the true one.
-#
-# Compare the model with the **no-change baseline** at each horizon (the cell after the plot counts
-# where it is below, tied and above). "No change" stays exact through every step that changes
-# nothing, while the model is exact on few changed transitions *and* invents changes on some unchanged
-# ones. A wrong state is usually carried forward, so curves mostly fall with k; but a step that
-# rewrites the whole state (a new screen) can make a wrong state exact again, so a curve can rise or
-# two curves meet. A state with one wrong field is a wrong state: partial credit does not carry over.
-# This is the gap RL (notebook 02) and a stronger model have to close.
+# back in, so one-step errors compound with the horizon k. Each curve starts from a true state and
+# applies k predicted diffs open-loop; a window counts only while the predicted state is *exactly*
+# the true one. Compare the model with **no change** at each horizon (counted after the plot): "no
+# change" stays exact through every step that changes nothing. A wrong state is usually carried
+# forward, so curves mostly fall with k, but a step that rewrites the whole state (a new screen) can
+# make it exact again. One wrong field makes a wrong state: partial credit does not carry over.
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-for ax, env in zip(axes, ("textgame", "phone")):
-    curves = evaluation[env]["rollout"]
-    # distinct markers and dashes: where two curves coincide, both stay visible
-    for name, style, size in (("model", "o-", 8), ("no_change", "s--", 6), ("most_frequent", "^:", 5)):
-        ax.plot(range(1, len(curves[name]) + 1), curves[name], style, ms=size, label=name)
-    ax.set(title=f"{env} ({curves['n_windows']} windows)", xlabel="rollout horizon k", ylabel="exact state after k steps", ylim=(0, 1.05))
-    ax.set_xticks(range(1, len(curves["model"]) + 1))
+# distinct markers and dashes, so that coinciding curves stay visible; bands: 95% Wilson intervals
+plots.rollout_exactness(axes, evaluation)
 fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=9, frameon=False)
 fig.tight_layout(rect=(0, 0.08, 1, 1)); nb.save_figure(fig, run, "rollout_accuracy.png"); plt.show()
 for env in ("textgame", "phone"):
@@ -316,34 +335,40 @@ for env in ("textgame", "phone"):
     print(f"{env}: the model is below 'no change' at {side.count('below')} of {len(side)} horizons, tied at "
           f"{side.count('tied')}, above at {side.count('above')}: "
           + ", ".join(f"k = {k}: {m:.2f} vs {b:.2f} ({s})" for k, (m, b, s) in enumerate(zip(model_curve, no_change, side), 1)))
-    for name in ("model", "no_change"):
-        rises = [k for k in range(2, len(curves[name]) + 1) if curves[name][k - 1] > curves[name][k - 2] + 1e-9]
-        print(f"  {name}: {'rises again at k = ' + ', '.join(map(str, rises)) if rises else 'never rises with k'}")
+    for name in ("model", "no_change"):  # a rise in windows: one window of twenty is inside the band
+        rises = [f"k = {k} (+{round((curves[name][k - 1] - curves[name][k - 2]) * curves['n_windows'])} of "
+                 f"{curves['n_windows']} windows)" for k in range(2, len(curves[name]) + 1)
+                 if curves[name][k - 1] > curves[name][k - 2] + 1e-9]
+        print(f"  {name}: {'rises again at ' + ', '.join(rises) if rises else 'never rises with k'}")
     # A diff that does not parse keeps the state, as "no change" does: this share tells the two apart.
     print("  model diffs that did not parse: "
           + ", ".join(f"k = {k}: {u:.0%}" for k, u in enumerate(curves["model_unparsed"], 1)))
+
+# %% [markdown]
+# **Check your understanding.** Why does exactness fall with the rollout horizon k? (a) the prompt
+# grows too long (b) sampling noise averages out over steps (c) the model forgets the action (d) a
+# state with one wrong field is fed back, and every later step starts from it
+
+# %%
+CONCEPT_3 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_3, "01.compound")
 
 # %% [markdown]
 # ## 7. What the paper says, and what we see
 #
 # RLVR-World starts from exactly this model, an MLE world model, and argues that MLE is only a
 # *surrogate* for an exact next state or a high F1: training on such verifiable metrics with RL
-# (notebook 02) improves them further (text game +30.7 points accuracy, web page +15.1 F1 on their 1.5B models).
+# (notebook 02) improves them further (the paper reports text game +30.7% accuracy, web page +15.1% F1).
 #
-# The verdicts below use the kit's rule (`wmkit.stats.verdict`): does the greedy model beat **both**
-# baselines on *changed* test transitions, in exact match and in partial credit? On the paired
-# differences model − baseline, *reproduced* needs the whole 95% t-interval above 0 against each
-# baseline, *inconclusive* means it covers 0, *contradicted* means a baseline is better
-# (`build.baseline_verdicts`). At `smoke` expect nothing.
+# Below, the kit's rule (`wmkit.stats.verdict`) on this model: does it beat **both** baselines on
+# *changed* test transitions, in exact match and partial credit? The paired differences model −
+# baseline must have their 95% t-interval above 0 (`build.baseline_verdicts`). At `smoke` expect nothing.
 
 # %% [markdown]
-# What to look for at `cpu` size: the model learns the diff format, which object an action touches
-# and which property flips, so its partial credit should sit above both baselines (the text game has
-# fewer changed test transitions, so a wider interval). But it rarely gets *every* field right: it has
-# not learned to copy an object's uuid and contents from the state (an induction-like skill small
-# transformers acquire only late), and many next phone screens show content the current one hides.
-# So exact match on changed transitions stays near the baselines; the paper's numbers need bigger
-# models and more steps (`PROFILE="gpu"`).
+# What to look for at `cpu`: partial credit can rise above the baselines once the model knows which
+# object an action touches, while exact match also needs *every* field: an object's uuid and
+# contents copied from the state (an induction-like skill small transformers learn late), and phone
+# content the current screen hides.
 
 # %%
 verdicts = {env: build.baseline_verdicts(evaluation, env) for env in ("textgame", "phone")}
@@ -373,15 +398,13 @@ print("wrote", results_path)
 #
 # ## Exercises
 #
-# 1. What exact-match accuracy does *predict no change* get on **changed** transitions? Set
-#    `ANSWER_1` and run the checker.
+# 1. What exact-match accuracy does *predict no change* get on **changed** transitions? Set `ANSWER_1`.
 # 2. What share of the phone's training transitions are changed? Compute it from `splits["train"]`.
 # 3. Apply the screen diff of `example` to `example.state` by hand (as a string), then compare with
 #    `phone.apply_diff`.
 # 4. How many of the phone's **changed** test transitions did the greedy model get exactly right?
-#    Read it off the evaluation above and set `ANSWER_4`. Then (open) train with `PROFILE="smoke"`
-#    and with `"cpu"`: how does that count move with model size and data? Which environment is
-#    harder, and why (hint: what does a screen hide)?
+#    Set `ANSWER_4` from the evaluation above. Then (open): how does that count move from `smoke` to
+#    `cpu`? Which environment is harder, and why (hint: what does a screen hide)?
 
 # %%
 from wmkit import exercises

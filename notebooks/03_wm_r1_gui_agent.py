@@ -123,7 +123,6 @@ LEARNED_WORLD_MODEL_HERE: Optional[bool] = None  # train section 8's learned wor
                                # only, where it is quick; at cpu one seed takes longer than the notebook, and the records are read)
 
 # %%
-import json
 import math
 import time
 from collections import Counter
@@ -162,8 +161,7 @@ print(ladder)
 # ## 1. Background
 #
 # **Why not train on the phone?** One GRPO step plays many episodes, and each step waits for a
-# device. The paper's 7B agent trained in 11.2 h on one H200
-# *because* no device was in the loop.
+# device; the paper's 7B agent trained in 11.2 h on one H200 because none was in the loop.
 #
 # **World model as environment.** A language world model (notebook 01) reads a screen and an action
 # and writes the screen diff; the whole episode happens inside it, and success is judged on the
@@ -178,6 +176,13 @@ print(ladder)
 # **The policy here.** Instead of the paper's Qwen2.5-VL, a tiny Llama built from scratch,
 # **warm-started by SFT on reference trajectories** (the planner's shortest solutions), where a share
 # `imagine_rate` of the steps first imagine their action — so RL decides how often calling is worth it.
+
+# %%
+# The method's loop, drawn before any of its code (wmkit.diagrams)
+from wmkit import diagrams
+
+fig = diagrams.notebook_diagram("03")
+nb.save_figure(fig, run, "diagram.png"); plt.show()
 
 # %% [markdown]
 # ## 2. The reward
@@ -255,6 +260,58 @@ print("no-thinking ablation (gamma 0, n_max 0):",
       [round(x, 3) for x in composite_rewards([1, 0], [3, 6], [0, 0], max_steps=6, gamma=0.0, n_max=0)])
 
 # %% [markdown]
+# **Check your understanding.** While WM-R1 trains, where does the success reward come from? (a) the
+# real simulator (b) the world model's judgment of its own predicted final screen (c) the SFT data (d)
+# a human label
+
+# %%
+CONCEPT_1 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_1, "03.judge")
+
+# %% [markdown]
+# ### The algorithm in 30 lines
+#
+# One GRPO update with WM-R1's settings (`scale_rewards="none"`) on a toy group, in plain torch, checked against TRL's `GRPOTrainer` (the
+# trainer of the kit's RL runs) on the same tiny model and samples.
+
+# %%
+# One real trainer step to check against (a few seconds): its model before the step, its samples, its gradient
+import torch
+
+from wmkit.core import grpo_step
+
+record = grpo_step.record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], loss_type="dapo", scale_rewards="none",
+                                    seed=run.seed, keep_tensors=True)
+policy, first = record["initial_model"], record["passes"][0]        # the policy before the update, the trainer's pass
+prompt, completion = first["prompt_ids"], first["completion_ids"]     # (G, P) and (G, T) token ids
+mask = torch.tensor(first["mask"], dtype=torch.float32)              # 1 on completion tokens, 0 after end-of-text
+# 1. group-relative advantages: centre on the group mean only (WM-R1: no division by the std)
+r = torch.tensor(first["rewards"])
+adv = (r - r.mean()) / (r.std() + 1e-4) if record["scale_rewards"] == "group" else r - r.mean()
+# 2. the log-probability of each sampled token under the policy
+ids = torch.cat([prompt, completion], dim=1)
+attention = torch.cat([first["prompt_mask"], mask.long()], dim=1)
+logits = policy(input_ids=ids, attention_mask=attention).logits[:, prompt.shape[1] - 1:-1] / record["temperature"]
+logp = torch.log_softmax(logits, dim=-1).gather(-1, completion.unsqueeze(-1)).squeeze(-1)
+# 3. PPO's clipped surrogate per token; the sampling policy is this one, so ρ = 1 (its gradient is not 0)
+ratio, eps = torch.exp(logp - logp.detach()), record["epsilon"]
+per_token = -torch.min(ratio * adv[:, None], ratio.clamp(1 - eps, 1 + eps) * adv[:, None])
+loss = (per_token * mask).sum() / mask.sum()                          # "dapo": one weight per token of the batch
+loss.backward()
+grad_gap = max((p.grad - record["gradients"][n]).abs().max().item() for n, p in policy.named_parameters() if p.grad is not None)
+# 4. the step: clip the gradient's norm, then one AdamW step
+opt = record["optimizer"]
+torch.nn.utils.clip_grad_norm_(policy.parameters(), opt["max_grad_norm"])
+torch.optim.AdamW(policy.parameters(), lr=opt["learning_rate"], betas=opt["betas"], eps=opt["eps"],
+                  weight_decay=opt["weight_decay"]).step()
+# Adam moves every entry by about lr, so an entry whose gradient is float noise (< 1e-6) may go either way
+step_gap = max(((p.detach() - record["after_first_step"][n]).abs() * (record["gradients"][n].abs() > 1e-6)).max().item()
+               for n, p in policy.named_parameters() if n in record["gradients"])
+print(f"loss: plain torch {loss.item():+.6f}, TRL {first['loss']:+.6f}; largest gradient difference {grad_gap:.1e}; "
+      f"largest parameter difference after the step {step_gap:.1e} (lr {opt['learning_rate']:g})")
+assert abs(loss.item() - first["loss"]) < 1e-5 and grad_gap < 1e-5 and step_gap < 1e-4
+
+# %% [markdown]
 # ## 3. Two world models: notebook 01's, and a noisy oracle
 #
 # Notebook 01's world model is loaded from `RUNS_DIR` (or rebuilt at this profile's size). Here it
@@ -271,8 +328,8 @@ print("judge on the predicted screen:", phone.judge_screen(task, predicted_next)
       "| on the real one:", phone.judge_screen(task, real_next))
 
 # %% [markdown]
-# At the `cpu` size notebook 01's model rarely predicts the next screen exactly, and rarely judges an
-# episode a success (section 5 measures both). To separate the *method* from the *model*, the kit's
+# How often notebook 01's model predicts a next screen exactly, and judges an episode a success, is
+# printed in section 9 from the benchmark's records. To separate the *method* from the *model*, the kit's
 # `NoisyOracle` (`wmkit.wm_r1.oracle`) is the simulator with an error knob p: each shown next screen
 # is corrupted with probability p — a **wrong element** (another label at that id) or a **wrong
 # value** (a switch flipped, a text replaced) — and the final judgment is **flipped** with
@@ -313,6 +370,7 @@ for template in train_templates:
 
 # %%
 from wmkit.bench import runner as bench
+from wmkit.bench.cards import beside_the_records
 
 # At cpu the start and the ladder below cost longer than this notebook's time budget. The benchmark
 # runs exactly this seed's ladder at the full ladder's sizes (`python -m wmkit bench --only
@@ -450,6 +508,15 @@ fig = ladder_figure(points, band, 1 - learned["exact"] if learned else None,
 save(fig, "fidelity_ladder_this_seed.png"); plt.show()
 
 # %% [markdown]
+# **Check your understanding.** Why train inside a noisy oracle whose error p is a dial? (a) it is
+# faster than a learned world model (b) to see how success depends on fidelity, apart from any one
+# world model (c) the paper does (d) notebook 01's model cannot predict screens
+
+# %%
+CONCEPT_2 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_2, "03.ladder")
+
+# %% [markdown]
 # ## 6. Calls per trajectory over training
 #
 # Section 2 predicts the direction: calls fall where a group's successes used fewer calls than its
@@ -491,13 +558,12 @@ for key, rung in this_seed["rungs"].items():
 # share `imagine_rate` of its steps calls little to begin with.
 
 # %% [markdown]
-# ## 7. Over seeds: the paper beside the kit, with verdicts
+# ## 7. Over seeds: the paper beside the kit
 #
 # One seed is one sample of a noisy process. `python -m wmkit bench --profile cpu --seeds 3 --only
 # wm_r1_ladder` runs every rung for seeds 0, 1, 2, each from its own start; the cells below read its
-# records when they exist. Verdicts follow the kit's one rule (`wmkit.stats.verdict`): the 95%
-# t-interval over seeds of the paired difference is above 0 (*reproduced*), covers 0
-# (*inconclusive*) or is below 0 (*contradicted*); one seed is *not measured*.
+# records. Each claim's verdict is the report's (the card), printed with its interval; a seed trained
+# here stands beside the record of that seed.
 
 # %%
 # Below two seeds of this profile's records (a quick smoke pass), the kit's shipped cpu records are
@@ -510,16 +576,21 @@ print(f"SFT start: greedy {stats.describe(ladder_summary['start']['greedy'])}, "
       f"sampled {stats.describe(ladder_summary['start']['sampled'])}")
 for key, row in ladder_summary["rungs"].items():
     print(f"p = {key:4s} exact {stats.describe(row['exact'])} | greedy {stats.describe(row['greedy'])}, "
-          f"gain {stats.describe(row['greedy_gain'])} [{row['greedy_verdict']}] | sampled gain "
-          f"{stats.describe(row['sampled_gain'])} [{row['sampled_verdict']}]")
+          f"gain {stats.describe(row['greedy_gain'])} | sampled gain {stats.describe(row['sampled_gain'])}")
 
 # %%
+# Notebook 01's world model on the ladder's axis: its exactness measured on this ladder's transitions when it
+# trained here, else in the benchmark's wm_r1 records (section 9), which train WM-R1 inside it.
+wm_r1_per_seed, wm_r1_source, wm_r1_profile = bench.seeds_here_or_published(run.runs_dir, run.profile.name, "wm_r1",
+                                                                            None, range(3))
 if len(per_seed) >= 2:
     points = {mode: [(mean_error(row), *interval(row[mode]), f"p={k}") for k, row in ladder_summary["rungs"].items()]
               for mode in ("greedy", "sampled")}
     band = {mode: interval(ladder_summary["start"][mode])[1:] for mode in ("greedy", "sampled")}
     learned_exact = (ladder_summary["learned_world_model"]["exact"]["mean"] if "learned_world_model" in ladder_summary
-                     else learned["exact"] if learned and shown_profile == run.profile.name else None)
+                     else learned["exact"] if learned and shown_profile == run.profile.name
+                     else stats.summarize([r["world_model_error"]["exact"] for r in wm_r1_per_seed])["mean"]
+                     if wm_r1_per_seed and wm_r1_profile == shown_profile else None)
     learned_x = 1 - learned_exact if learned_exact is not None else None
     fig = ladder_figure(points, band, learned_x, f"fidelity ladder over {len(per_seed)} seeds ({shown_profile})",
                         "bars and bands: 95% t-interval over seeds")
@@ -537,40 +608,29 @@ def paired(after_key, before_key, mode="greedy", runs=None):
     return stats.differences([value(r, after_key) for r in runs], [value(r, before_key) for r in runs])
 
 
-top = max(this_seed["rungs"], key=float)
-paper_rows = [
-    ("WM-R1 in an exact world model (p = 0) beats its SFT start (positive control), greedy",
-     "— (the kit's positive control)", paired("0", "start")),
-    ("the same, sampled at T = 1", "—", paired("0", "start", "sampled")),
-    (f"fidelity matters: p = 0 beats p = {top} (greedy)", "limitation (no number)", paired("0", top)),
-]
-verdicts = {}
-print(f"{'claim':78s} {'paper':34s} {'kit (mean [95% CI])':>26s}  verdict")
-for claim, paper, diffs in paper_rows:
-    v = stats.verdict(diffs)
-    verdicts[claim] = v.text
-    print(f"{claim:78s} {paper:34s} {stats.describe(v.summary):>26s}  {v.text}")
-calls = [r["rungs"]["0"]["wm_calls_first_last_quarter"] for r in per_seed if "0" in r["rungs"]]
-calls_fall = stats.verdict([first - last for first, last in calls])
-verdicts["world-model calls per trajectory fall during training (p = 0)"] = calls_fall.text
-print(f"{'world-model calls per trajectory fall during training (p = 0)':78s} {'~4 → ~2.5 → ~1.8':34s} "
-      f"{stats.describe(calls_fall.summary):>26s}  {calls_fall.text}")
+top = max(per_seed[0]["rungs"], key=float)  # the records' top rung: the fidelity claim's p = 0.6 at cpu
+beside_rows = []
+
+
+def show_beside(results_by_seed, claim_ids):
+    """The report's verdict of each claim, this notebook's own seeds beside the records (no verdict of their own)."""
+    beside = beside_the_records(results_by_seed, claim_ids, run.profile.name)
+    beside.show()
+    beside_rows.extend(beside.rows)
+
+
+show_beside({run.seed: this_seed} if train_ladder_here else {}, ["wm_r1.positive_control", "wm_r1.fidelity"])
 
 # %% [markdown]
 # ## 8. Where the mechanism acts: a smaller world and a weaker start
 #
-# In sections 5 and 7 the start's only failures are list lookups (tap the item the instruction names,
-# on a different line in every world), which outcome reward does not teach this policy. RL carries to
-# new tasks only where the right action means the same thing in every world.
-#
-# The **settings world** is such a world: the four single-setting templates (`setting_on`,
-# `setting_off`, `setting_flip`, `setting_match`), whose toggles sit in a fixed order. The ladder's
-# start has mastered them, so here the start stops after **2 SFT epochs**: greedily it often picks
-# the wrong toggle, while some of 8 samples pick the right one. GRPO keeps the ladder's settings
-# (`sizes.small_world`) and plays a fresh world in every group.
-#
-# First the precondition: greedy, sampled (T = 1) and pass@8 (any of 8 samples succeeds) success of
-# the 2-epoch start. RL has room where pass@8 is well above greedy.
+# In sections 5 and 7 the start's failures are list lookups (tap the item the instruction names, on
+# a different line in every world), which outcome reward hardly teaches this policy: RL carries to
+# new tasks where the right action means the same thing in every world. The **settings world** is
+# one: the four single-setting templates, whose toggles sit in a fixed order. Its start stops after
+# **2 SFT epochs**, short of mastering them; GRPO keeps the ladder's settings (`sizes.small_world`)
+# and plays a fresh world in every group. First the precondition: greedy, sampled (T = 1) and
+# pass@8 success of the start; RL has room where pass@8 is well above greedy.
 
 # %%
 small_sizes = wm_ladder.small_world_sizes(sizes)
@@ -634,7 +694,7 @@ fig.tight_layout(); save(fig, "small_world_this_seed.png"); plt.show()
 
 # %% [markdown]
 # Over seeds: `python -m wmkit bench --profile cpu --seeds 8 --only wm_r1_small_world` trains every
-# rung for seeds 0-7; the cell below reads those records and applies section 7's verdict rule.
+# rung for seeds 0-7; the cell below reads those records, and puts this seed beside them.
 
 # %%
 small_per_seed, small_source, small_profile = bench.seeds_here_or_published(run.runs_dir, run.profile.name,
@@ -643,16 +703,8 @@ small_summary = wm_ladder.summarize_ladder(small_per_seed)
 print("source:", small_source)
 
 
-small_top = max(small_per_seed[0]["rungs"], key=float)
-small_rows = [
-    ("settings world: WM-R1 in the exact world model (p = 0) beats its start, greedy", paired("0", "start", runs=small_per_seed)),
-    ("settings world: the same, sampled at T = 1", paired("0", "start", "sampled", runs=small_per_seed)),
-    (f"settings world: fidelity matters, p = 0 beats p = {small_top} (greedy)", paired("0", small_top, runs=small_per_seed)),
-]
-for claim, diffs in small_rows:
-    v = stats.verdict(diffs)
-    verdicts[claim] = v.text
-    print(f"{claim:80s} {stats.describe(v.summary):>26s}  {v.text}")
+show_beside({run.seed: small_seed}, ["wm_r1.small_world_control", "wm_r1.small_world_control_sampled",
+                                     "wm_r1.small_world_fidelity", "wm_r1.small_world_reads_instruction"])
 if len(small_per_seed) >= 2:
     points = {mode: [(mean_error(row), *interval(row[mode]), f"p={key}") for key, row in small_summary["rungs"].items()]
               for mode in ("greedy", "sampled")}
@@ -736,17 +788,10 @@ print("\ndecoded and applied, the edit gives the simulator's next screen:",
 # the simulator (p = 0). At `cpu` the cells read the benchmark's records (`python -m wmkit bench
 # --profile cpu --seeds 19 --only wm_r1_learned`); `LEARNED_WORLD_MODEL_HERE` trains it here.
 #
-# Seed 0 is where this world model was built; the later seeds form tests planned before they ran
-# (`LEARNED_PLANNED_TESTS`). The cells print the verdict over every seed, then each planned test
-# alone: a verdict pooled after looking is weaker evidence than one fixed before.
+# Seed 0 is where this world model was built; the report's verdicts below are over every record.
 
 # %%
-# The planned tests (name, seeds, what WM-R1 is compared with): "blind" is the best
-# instruction-blind sequence, computed below.
-LEARNED_PLANNED_TESTS = (("first planned test", (1, 2, 3, 4), "start"),
-                         ("second planned test", (5, 6, 7, 8), "start"),
-                         ("third planned test", (9, 10, 11, 12), "blind"),
-                         ("fourth planned test", (13, 14, 15, 16, 17, 18), "blind"))
+LEARNED_SEEDS = range(19)  # the wm_r1_learned records' seeds
 
 
 def judged_precision(judging):
@@ -764,10 +809,10 @@ if train_learned_here:
                                                      out_dir=run.output_dir / "learned_world_model", progress=True)
     print(f"seed {run.seed}: world model, its judging and two GRPO runs in {time.perf_counter() - t0:.0f} s")
 learned_per_seed, learned_source, learned_profile = bench.seeds_here_or_published(
-    run.runs_dir, run.profile.name, "wm_r1_learned", learned_seed, seeds=range(LEARNED_PLANNED_TESTS[-1][1][-1] + 1))
+    run.runs_dir, run.profile.name, "wm_r1_learned", learned_seed, seeds=LEARNED_SEEDS)
 if not learned_per_seed:
     print(f"{learned_source}. Run  python -m wmkit bench --profile {run.profile.name} --seeds "
-          f"{LEARNED_PLANNED_TESTS[-1][1][-1] + 1} --only wm_r1_learned  (or set LEARNED_WORLD_MODEL_HERE = True)")
+          f"{len(LEARNED_SEEDS)} --only wm_r1_learned  (or set LEARNED_WORLD_MODEL_HERE = True)")
 else:
     print("source:", learned_source)
     print(f"{'seed':>4s} {'start':>13s} {'WM-R1 in it':>13s} {'GRPO on sim':>13s}   (greedy / sampled)  |"
@@ -780,25 +825,8 @@ else:
         print(f"{r['seed']:4d} {cells[0]:>13s} {cells[1]:>13s} {cells[2]:>13s}{'':22s}| {j['exact']:5.2f} "
               f"{j['success_judged_on_real_successes']:9.2f} {j['failure_judged_on_real_failures']:8.2f} "
               f"{j['reference']['imagined_success_of_reference']:9.2f}   | {judged_precision(j):9.2f}")
-    learned_rows = [
-        ("learned world model: WM-R1 inside it beats its start, greedy", paired("learned", "start", runs=learned_per_seed)),
-        ("learned world model: the same, sampled at T = 1", paired("learned", "start", "sampled", runs=learned_per_seed)),
-        ("learned world model: WM-R1 inside it − GRPO on the simulator, same updates (greedy)",
-         paired("learned", "0", runs=learned_per_seed)),
-        ("status-bar start: GRPO on the simulator beats its start, greedy", paired("0", "start", runs=learned_per_seed)),
-    ]
-    for claim, diffs in learned_rows:
-        v = stats.verdict(diffs)
-        verdicts[claim] = v.text
-        print(f"{claim:86s} {stats.describe(v.summary):>26s}  {v.text}")
-    # The planned tests against the start, each alone, where all their seeds have records.
-    for test_name, test_seeds, against in LEARNED_PLANNED_TESTS:
-        test_runs = [r for r in learned_per_seed if r["seed"] in test_seeds]
-        if against == "start" and len(test_runs) == len(test_seeds):
-            claim = f"learned world model, {test_name} (seeds {test_seeds[0]}-{test_seeds[-1]}): WM-R1 − start, greedy"
-            v = stats.verdict(paired("learned", "start", runs=test_runs))
-            verdicts[claim] = v.text
-            print(f"{claim:86s} {stats.describe(v.summary):>26s}  {v.text}")
+    show_beside({run.seed: learned_seed} if learned_seed else {}, ["wm_r1.learned_world_model",
+                "wm_r1.learned_vs_simulator", "wm_r1.learned_reads_instruction"])
     # What the reward saw against what was real: success as the world model judged it in training,
     # and sampled success in the simulator before and after. Judged up while real falls is GRPO
     # exploiting the model's errors.
@@ -825,17 +853,8 @@ print(f"best instruction-blind sequence on these {len(learned_eval_tasks)} tasks
 if learned_per_seed:
     for label, arm in (("SFT start", None), ("WM-R1 in the learned model", "learned"), ("GRPO on the simulator", "0")):
         values = [(r["start"] if arm is None else r["rungs"][arm])["greedy"]["success"] for r in learned_per_seed]
-        v = stats.verdict([x - blind_success for x in values])
-        print(f"{label:28s} − blind, greedy: {stats.describe(v.summary):>26s}   above it on "
-              f"{sum(x > blind_success for x in values)} of {len(values)} seeds")
-    for test_name, test_seeds, against in LEARNED_PLANNED_TESTS:
-        test_runs = [r for r in learned_per_seed if r["seed"] in test_seeds]
-        if against == "blind" and len(test_runs) == len(test_seeds):
-            claim = (f"learned world model, {test_name} (seeds {test_seeds[0]}-{test_seeds[-1]}): "
-                     "WM-R1 − best instruction-blind sequence, greedy")
-            v = stats.verdict([r["rungs"]["learned"]["greedy"]["success"] - blind_success for r in test_runs])
-            verdicts[claim] = v.text
-            print(f"{claim}: {stats.describe(v.summary)}  {v.text}")
+        print(f"{label:28s} − blind, greedy: {stats.describe(stats.summarize([x - blind_success for x in values])):>26s}"
+              f"   above it on {sum(x > blind_success for x in values)} of {len(values)} seeds")
 
 # %% [markdown]
 # Left: success per arm with 95% intervals over seeds. Middle and right: each world model's gain over
@@ -871,11 +890,10 @@ if learned_per_seed:
 
 # %% [markdown]
 # **Reading it.** The judging columns say whether the learned model can reward the right episodes
-# at all, each against the 0.90 the kit aims for; the verdicts say whether WM-R1 inside it lifts the
-# agent over its start, and how far it stays from GRPO on the simulator. A model with holes (a wrong
-# tap it judges right) is exploited by GRPO: the last table shows it where judged success rose while
-# real success fell. Its judging errors are one-sided (it misses few successes, accepts some
-# failures), unlike the oracle's symmetric flips, so its gain need not match an oracle rung's.
+# at all, each against the 0.90 the kit aims for; the cards say whether WM-R1 inside it lifts the
+# agent over its start, and how far it stays from GRPO on the simulator. GRPO exploits a model's holes
+# (a wrong tap it judges right): the last table shows it where judged success rose while real
+# success fell. Unlike the oracle's symmetric flips, its errors need not be symmetric.
 
 # %% [markdown]
 # **Why 0.90 per class is not enough from a weak start.** GRPO's reward is the judgment, so what
@@ -910,35 +928,46 @@ if learned_per_seed:
 # read the per-seed lines (sorted by precision), and see exercise 8.
 
 # %% [markdown]
-# ## 9. WM-R1 with notebook 01's world model, over seeds
-#
-# `python -m wmkit run wm-r1 --profile cpu --seeds 3` trains every arm of the paper's comparison from
-# one start per seed — WM-R1 inside notebook 01's world model, GRPO on the simulator, best-of-K
-# inference-time simulation, the no-imagine and no-length ablations — and writes
-# `runs/<profile>/wm_r1_seeds.json`, which the figure below reads when it exists. Section 5 placed
-# that world model on the ladder's axis: the ladder says what to expect from training inside it.
+# **Check your understanding.** A world model judges 95% of failures and all successes right, but 10%
+# of episodes succeed. Why are many judged successes false? (a) GRPO overfits (b) the model is biased
+# towards success (c) 5% of the 90% failures is a large share of the judged successes (d) precision
+# does not depend on how often episodes succeed
 
 # %%
-seeds_file = run.runs_dir / "wm_r1_seeds.json"
-if seeds_file.exists():
-    over_seeds = json.loads(seeds_file.read_text())
-    summary = over_seeds["summary"]
-    names = list(summary)
-    fig, ax = plt.subplots(figsize=(8, 3.6))
-    for offset, split in ((-0.2, "heldout"), (0.2, "train_templates")):
-        means = [summary[a][split]["mean"] for a in names]
-        lows = [m - (summary[a][split]["ci_low"] if summary[a][split]["ci_low"] is not None else m) for a, m in zip(names, means)]
-        highs = [(summary[a][split]["ci_high"] if summary[a][split]["ci_high"] is not None else m) - m for a, m in zip(names, means)]
-        ax.bar([i + offset for i in range(len(names))], means, width=0.4, yerr=[lows, highs], capsize=3,
-               label=split.replace("_", " "))
-    ax.set_xticks(range(len(names)), names, rotation=20, fontsize=8)
-    ax.set(ylabel="success in the real simulator", title=f"arms over seeds {over_seeds['seeds']} (95% t-intervals)")
+CONCEPT_3 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_3, "03.precision")
+
+# %% [markdown]
+# ## 9. WM-R1 with notebook 01's world model, over seeds
+#
+# The benchmark's `wm_r1` experiment trains every arm of the paper's comparison from one start per
+# seed: WM-R1 inside notebook 01's world model, GRPO on the simulator, best-of-K inference-time
+# simulation, and the no-imagine and no-length ablations. Below: its records (section 7's ladder
+# figure marks this world model's error), then each claim's card.
+
+# %%
+print("source:", wm_r1_source)
+ARMS = {"sft": "SFT start", "wm_r1": "WM-R1\n(in the WM)", "grpo_real": "GRPO on\nthe simulator",
+        "best_of_k": "best-of-K\nwith the WM", "wm_r1_no_imagine": "WM-R1 without\ncall_wm", "wm_r1_no_length": "WM-R1\nwithout R_L"}
+if wm_r1_per_seed:
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    tops = []
+    for offset, split, marker, label in ((-0.12, "heldout", "o", "held-out templates"),
+                                         (0.12, "train_templates", "s", "train templates")):
+        rates = [stats.summarize([r["arms"][arm][split]["success"] for r in wm_r1_per_seed], bounds=(0, 1)) for arm in ARMS]
+        plots.interval_points(ax, [i + offset for i in range(len(ARMS))], rates, fmt=marker, label=label)
+        tops += [x["ci_high"] if x["ci_high"] is not None else x["mean"] for x in rates]
+    ax.set_xticks(range(len(ARMS)), list(ARMS.values()), fontsize=8)
+    ax.set_ylim(*plots.bounded_limits(tops, from_low=True))
+    ax.set(ylabel="success in the real simulator",
+           title=f"the paper's arms, {len(wm_r1_per_seed)} seeds ({wm_r1_profile}): mean, 95% t-interval")
     ax.legend(fontsize=7); save(fig, "arms_over_seeds.png"); plt.show()
-    for arm, row in summary.items():
-        print(f"{arm:18s} held-out {stats.describe(row['heldout'])} | train templates {stats.describe(row['train_templates'])}"
-              f"  {row.get('verdict_wm_r1_vs_this_heldout', '')}")
-else:
-    print(f"no {seeds_file.name} yet: run  python -m wmkit run wm-r1 --profile {run.profile.name} --seeds 3")
+    wm_error = stats.summarize([r["world_model_error"]["exact"] for r in wm_r1_per_seed], bounds=(0, 1))
+    agreement = stats.summarize([r["judge_agreement"]["train_templates"]["agreement"] for r in wm_r1_per_seed], bounds=(0, 1))
+    print(f"notebook 01's world model in these runs: next screens exact {stats.describe(wm_error)}, judge agrees with "
+          f"the simulator on {stats.describe(agreement)} of the start's episodes")
+show_beside({}, ["wm_r1.vs_zero_shot", "wm_r1.vs_real_grpo", "wm_r1.vs_simulation", "wm_r1.imagined_calls",
+                 "wm_r1.length_reward", "wm_r1.calls_fall"])
 
 # %% [markdown]
 # ## 10. Throughput: world-model vs simulator transitions
@@ -971,27 +1000,24 @@ for row in tput:
 #   for fewer among its successes.
 # * RL needs a fit start: one that succeeds sometimes on every template, whatever the seed
 #   (template-balanced reference data).
-# * The fidelity ladder separates the method from the model. On the full phone GRPO did not raise
-#   success even inside the exact simulator: the start's failures are list lookups, which outcome
-#   reward does not teach a 0.2M-parameter policy.
-# * Where the right taps carry from task to task (the settings world, a weaker start), GRPO inside
-#   the exact world model gains, and success falls as the oracle's error grows.
-# * A learned world model that writes structured edits and is trained around the reference paths
-#   judges the start's episodes well enough for WM-R1 trained only inside it to end above its start
-#   (section 8 prints the verdicts over seeds).
-# * Against GRPO on the simulator it falls short where the policy leaves the states the model was
-#   trained on and finds its blind spots; section 8 prints that verdict too.
+# * The fidelity ladder separates the method from the model: GRPO inside the exact simulator (the
+#   positive control) says whether the method can act on this policy at all. Where the start's
+#   failures are list lookups, outcome reward has little to reinforce.
+# * The settings world (taps that carry from task to task, a weaker start) and a learned world model
+#   that writes structured edits ask where the mechanism acts; the cell below prints each claim's
+#   card verdict.
 # * Beating the start is not yet reading the instruction: section 8 compares both arms with the best
 #   instruction-blind sequence. How these findings were reached: [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder).
 
 # %%
-summary_lines = [f"source of the verdicts: {source}",
+summary_lines = [f"source of the ladder over seeds: {source}",
                  f"SFT start greedy {start['greedy']['success']:.3f}, sampled {start['sampled']['success']:.3f} (seed {run.seed})"]
-summary_lines += [f"{claim}: {v}" for claim, v in verdicts.items()]
+summary_lines += [f"{row['id']}: the card says {row['card']['verdict'] if row['card'] else 'nothing (no report)'}"
+                  for row in beside_rows]
 summary_lines.append(f"settings world, this notebook's seed {run.seed} ({run.profile.name}): start greedy "
                      f"{small_start['greedy']['success']:.3f}, "
                      + ", ".join(f"p = {key} {r['greedy']['success']:.3f}" for key, r in small_seed["rungs"].items())
-                     + f"; its verdicts over seeds above from {small_source}")
+                     + f"; its records over seeds above from {small_source}")
 if learned_per_seed:
     summary_lines.append(f"learned world model of the settings world (source: {learned_source}): "
                          + "; ".join(f"seed {r['seed']}: start {r['start']['greedy']['success']:.3f}, WM-R1 in it "
@@ -1010,7 +1036,7 @@ results_path = nb.write_results(run, {
     "small_world_seconds": round(small_seconds, 1),
     "learned_world_model": learned_seed, "learned_world_model_source": learned_source,
     "learned_world_model_summary": wm_ladder.summarize_ladder(learned_per_seed) if learned_per_seed else None,
-    "pool_counts": {name: dict(c) for name, c in counts.items()}, "verdicts": verdicts, "throughput": tput,
+    "pool_counts": {name: dict(c) for name, c in counts.items()}, "beside_records": beside_rows, "throughput": tput,
     "figures": figures, "summary": summary_lines, "paper": wm_r1.PAPER, "world_model": wm_info,
     "notebook_seconds": round(time.perf_counter() - notebook_start, 1),
 })
@@ -1019,8 +1045,8 @@ print("wrote", results_path)
 # %% [markdown]
 # ## Exercises
 #
-# 1. Compute by hand the composite rewards of the group successes `[1, 0, 1]`, lengths `[4, 7, 6]`,
-#    calls `[2, 0, 1]` with max_steps 7. Set `ANSWER_1` to the list of three rewards.
+# 1. By hand, the composite rewards of the group with successes `[1, 0, 1]`, lengths `[4, 7, 6]`,
+#    calls `[2, 0, 1]`, max_steps 7: set `ANSWER_1` to the three rewards.
 # 2. What kind of turn is `"Thought: maybe call_wm(action='tap(2)') first"`? (`"action"`,
 #    `"imagine"` or `"invalid"`.)
 # 3. Does a group in which all rollouts failed with the same length and no imagined calls give GRPO
@@ -1033,14 +1059,10 @@ print("wrote", results_path)
 # 6. Apply the kit's verdict rule yourself to `paired("0", top)` (section 7's fidelity claim); set
 #    `ANSWER_6` to the verdict. Then (open): at which measured error does WM-R1 stop beating its
 #    start, and where is notebook 01's world model on that axis?
-# 7. **GRPO by hand, checked against TRL.** `GRPO_RECORD` is a real TRL GRPO run on a tiny model: 4
-#    completions rewarded [1, 0, 0.5, 0], trained twice on the same samples (`num_iterations=2`),
-#    `scale_rewards="none"`. In numpy:
-#    (a) the advantages from `GRPO_RECORD["rewards"]`: set `ANSWER_7A`; (b) the loss of the second
-#    pass, `p = GRPO_RECORD["passes"][1]`: advantages from `p["rewards"]`,
-#    ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the clipped loss
-#    −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`, aggregated as
-#    `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set `ANSWER_7B`. Why
+# 7. **GRPO by hand, checked against TRL.** `GRPO_RECORD` is a real TRL run as in section 2's 30
+#    lines (rewards [1, 0, 0.5, 0], `scale_rewards="none"`), trained twice on the same samples. In
+#    numpy, as in notebook 02's exercise 7: (a) the advantages from `GRPO_RECORD["rewards"]`: set
+#    `ANSWER_7A`; (b) the loss of the second pass, `GRPO_RECORD["passes"][1]`: set `ANSWER_7B`. Why
 #    does WM-R1 not divide by the group's std?
 # 8. (Open.) Does low judging precision explain why WM-R1 inside the learned world model falls behind
 #    GRPO on the simulator? Make a worse judge on purpose (for example

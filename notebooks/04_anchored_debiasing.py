@@ -114,14 +114,16 @@ OUTPUT_DIR: Optional[str] = None  # None: runs/<profile>/04_anchored_debiasing
 RUNS_DIR: Optional[str] = None  # None: runs/<profile>
 
 # %%
+import math
 import time
 
 import matplotlib.pyplot as plt
 import matplotlib.ticker as mticker
 import numpy as np
 
-from wmkit import exercises, plots
+from wmkit import exercises, plots, stats
 from wmkit import notebook as nb
+from wmkit.bench.cards import beside_the_records
 from wmkit.envs import research
 from wmkit.wmrl import experiment as wmrl
 from wmkit.wmrl import method as wmrl_method
@@ -157,6 +159,13 @@ sizes
 #   inverse-variance weights, implemented as an up-weight *w* on the anchor groups' advantages.
 #
 # The paper reports *higher* scores than real-execution GRPO with 3.1-3.4× less training compute.
+
+# %%
+# The method's loop, drawn before any of its code (wmkit.diagrams)
+from wmkit import diagrams
+
+fig = diagrams.notebook_diagram("04")
+nb.save_figure(fig, run, "diagram.png"); plt.show()
 
 # %% [markdown]
 # ## 2. Key equations
@@ -280,6 +289,15 @@ ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the 
 save(fig, "check1_affine_invariance.png")
 
 # %% [markdown]
+# **Check your understanding.** Why must a debiasing map be non-affine to change GRPO's update? (a)
+# isotonic maps are non-affine (b) affine maps are not monotone (c) anchors are affine (d) GRPO
+# standardizes each group, which removes any positive scale and shift
+
+# %%
+CONCEPT_1 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_1, "04.affine")
+
+# %% [markdown]
 # ## 5. Check 2 — isotonic debiasing recovers a known monotone distortion
 #
 # **Setup.** Real scores $r\sim U(0,1)$; the world model reports $x = r^2 + \mathcal N(0, 0.05^2)$.
@@ -393,8 +411,9 @@ for name in ("real", "pure WM", "WMRL", "anchors only", "no correction", "denois
     a = A[name]
     print(f"{name:16s} {wmrl.fmt(a['final_gap'], 4):>20s} {np.mean(a['total_executions']):11.0f} "
           f"{wmrl.fmt(wmrl.summarize(a['executions_to_target']), 0):>22s}")
-print(f"compute to target (J0 + {sizes.bandit_target_fraction:g}·(J* − J0)): real / WMRL = {wmrl.fmt(controlled['ratio_real_over_wmrl'], 2)}; "
-      f"anchors only / WMRL = {wmrl.fmt(controlled['ratio_anchors_over_wmrl'], 2)}")
+print(f"compute to target (J0 + {sizes.bandit_target_fraction:g}·(J* − J0)), per seed where both arms reached it:\n"
+      f"  real / WMRL = {plots.ratio_text(plots.geometric_of(controlled['ratio_real_over_wmrl']))}\n"
+      f"  anchors only / WMRL = {plots.ratio_text(plots.geometric_of(controlled['ratio_anchors_over_wmrl']))}")
 print("first isotonic refits of WMRL (seed 0):", *[f"step {r['step']}: {r['n_pairs_used']} pairs, residual "
       f"{r['residual_before']:.4f} -> {r['residual_after']:.4f}" for r in controlled["refit_example"]], sep="\n  ")
 
@@ -420,12 +439,12 @@ axes[0].set(xscale="log", xlabel="real executions + 1", title="Check 4: gap vs r
 axes[1].set(xlabel="step", title="gap vs step (Th. 3: floor; Th. 4: contracts)")
 fractions = list(sizes.anchor_sweep)
 for label, style in (("WMRL", "bo-"), ("anchors only", "gs--")):
-    gaps = [A[f"{label} @{f:g}"]["final_gap"] for f in fractions]
-    axes[2].errorbar(fractions, [g["mean"] for g in gaps], yerr=[g["std"] for g in gaps], fmt=style, capsize=3,
-                     label=f"{label} (sweep, mean ± std)")
+    # a gap to the optimum is never negative: the 95% t-interval over seeds is clipped at 0
+    gaps = [stats.summarize(A[f"{label} @{f:g}"]["final_gap"]["values"], bounds=(0.0, math.inf)) for f in fractions]
+    plots.interval_points(axes[2], fractions, gaps, fmt=style, label=f"{label} (sweep, mean, 95% interval)")
 axes[2].axhline(A["real"]["final_gap"]["mean"], color="k", lw=0.8, label="real (all groups), final gap")
 axes[2].axhline(floor, color="r", ls=":")
-axes[2].set(xlabel="anchor fraction α", ylabel="final gap J* − J (mean ± std)", title="anchor-fraction sweep")
+axes[2].set(xlabel="anchor fraction α", ylabel="final gap J* − J", title="anchor-fraction sweep (95% intervals)")
 # one legend for the three panels, under them: inside, it covered the curves
 handles = {}
 for ax in axes:
@@ -444,55 +463,68 @@ for f in fractions:
 # %%
 cells = list(wmrl.ABLATION)
 names = {"no correction": "no correction", "denoise only": "denoise only", "debias only": "debias only", "both": "WMRL"}
-finals = [A[names[c]]["final"] for c in cells]
-# Points with error bars, not bars: the differences are a few hundredths on a scale of 0.7, so the
-# axis must be zoomed, and a bar on a zoomed axis draws a length that means nothing.
+# Paired, as the claims are judged: each arm's final J minus the same seed's "no correction" (the arms of a
+# seed share its problem instance), seeds as dots, the mean with its 95% t-interval.
+base = A["no correction"]["final"]["values"]
 fig, ax = plt.subplots(figsize=(7.5, 3.6))
-ax.errorbar(range(len(cells)), [f["mean"] for f in finals], yerr=[f["std"] for f in finals], fmt="o", capsize=4,
-            color="tab:blue", label="final J (mean ± std over seeds)")
-for i, f in enumerate(finals):
-    ax.scatter([i] * len(f["values"]), f["values"], s=10, color="tab:blue", alpha=0.35)
-ax.axhline(np.mean(controlled["optimum"]), color="k", lw=0.8, label="J* (mean over instances)")
-ax.axhline(np.mean(controlled["optimum"]) - floor, color="r", ls=":", label="predicted pure-WM level")
+for i, c in enumerate(cells):
+    diffs = stats.differences(A[names[c]]["final"]["values"], base)
+    ax.scatter([i] * len(diffs), diffs, s=10, color="tab:blue", alpha=0.35)
+    plots.interval_points(ax, [i + 0.12], [stats.summarize(diffs)], color="tab:blue",
+                          label="mean, 95% t-interval" if i == 0 else None)
+ax.axhline(0, color="grey", lw=0.8)
 ax.set_xticks(range(len(cells)), cells, fontsize=9)
-ax.set(ylabel="final J (zoomed axis)", title=f"Check 4: the four-way ablation ({len(controlled['seeds'])} seed(s); dots: seeds)")
+ax.set(ylabel="final J − no correction's, same seed",
+       title=f"Check 4: the four-way ablation, paired ({len(controlled['seeds'])} seed(s); dots: seeds)")
 ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
 save(fig, "check4_ablation.png")
+pure = stats.summarize(A["pure WM"]["final_gap"]["values"], bounds=(0.0, math.inf))
+side = ("above" if pure["ci_low"] > floor else "below" if pure["ci_high"] < floor else "around") \
+    if pure["ci_low"] is not None else "beside"
+print(f"pure WM's final gap {stats.describe(pure, 4)} lies {side} the predicted floor {floor:.4f}")
 order = sorted(cells, key=lambda c: A[names[c]]["final"]["mean"])
-check4_verdicts = wmrl.controlled_verdicts(controlled)
-for claim, v in check4_verdicts.items():
-    print(f"{v['verdict']:13s} {claim} — {v['reason']}")
-print("ablation order of means measured (worst → best):", " < ".join(order))
+print("ablation order of this run's means (worst → best):", " < ".join(order))
+# One verdict per claim, the report's (its records and design); this run's seeds beside the records' seeds.
+check4_beside = beside_the_records({s: wmrl.seed_result(controlled, i) for i, s in enumerate(controlled["seeds"])},
+                                   ["wmrl.error_floor", "wmrl.closes_gap", "wmrl.compute_controlled",
+                                    "wmrl.ablation_controlled"], run.profile.name)
+check4_beside.show()
 
 # %% [markdown]
-# How to read this. The verdicts apply the kit's rule (`wmkit.stats.verdict`, as in notebook 05) to
-# the 95% t-interval over seeds (compute ratios on the log scale). If the theory carries over:
+# How to read this. Each verdict is the card's (printed above, beside this run's seeds). If the
+# theory carries over:
 #
-# * **pure WM** stops near the predicted floor: it optimizes $\mathbb E[\hat r]$, which favours the
-#   risky options and whatever configs $e_c$ flatters;
+# * **pure WM** heads for the predicted floor (the line above prints where it ended): it optimizes
+#   $\mathbb E[\hat r]$, which favours the risky options and whatever configs $e_c$ flatters;
 # * **debias only** should remove most of the convex distortion's effect, **denoise only** cannot,
 #   and neither removes $e_c$ — only the anchors' real gradient counteracts it;
 # * **anchors only** is real-execution GRPO with a small batch, which costs gradient *noise*, not
-#   speed: the world-model groups can pay off only where anchors alone are too noisy (the sweep's left end).
-#
-# Exercise 4 turns the distortion up to $r^3$, squeezing the bottom half of the real range into a
-# sliver of scores where $\xi$ drowns it.
+#   speed: world-model groups can pay off only where anchors alone are too noisy (the sweep's left end).
+
+# %% [markdown]
+# **Check your understanding.** Why does pure world-model RL have a floor that more steps do not
+# lower? (a) the world model's bias is in every update, whatever the step (b) the step size is too
+# large (c) the policy is too small (d) there are too few seeds
+
+# %%
+CONCEPT_2 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_2, "04.floor")
 
 # %% [markdown]
 # ## 8. Research tasks with real execution
 #
 # `wmkit.envs.research`: a task is a scikit-learn dataset (digits, breast_cancer, wine; iris only
 # feeds the learned world model). The agent writes an experiment as **JSON text**, which real
-# execution parses, checks and runs in a **sandbox**: one forked child per experiment under a CPU-time
-# and memory limit, building only whitelisted estimators. Agent text is never run as code. The grader is WMRL's: 0.0 invalid,
+# execution parses, checks and runs in a **sandbox** (a forked child under CPU-time and memory limits,
+# whitelisted estimators only; agent text never runs as code). The grader is WMRL's: 0.0 invalid,
 # 0.1 runtime error, 0.2 no valid result, $0.5 + 0.5\cdot$percentile of the test accuracy among a
 # reference pool of configs.
 
 # %% [markdown]
 # **Counting compute.** Every execution is charged its measured CPU seconds (also when served from the
 # cache, which saves this notebook's time, not the agent's bill) and one **work unit**; a world-model
-# query its CPU time and a thousandth of a unit (the measured ratio is printed below). Work units are a
-# count, the same on every machine, but treat a slow forest fit and a fast nearest-neighbour fit alike. The tables show both; claims are judged on work units.
+# query its CPU time and a thousandth of a unit (the measured ratio is printed below). Work units are
+# the same on every machine but treat a slow fit and a fast one alike; the tables show both.
 
 # %%
 setup_start = time.perf_counter()
@@ -537,13 +569,13 @@ print(f"reference pools (shared by every arm, not charged to one): {env.setup_le
 #   $\operatorname{std}(\xi) = 0.1$. It peeks at the real grade to construct its error (uncharged);
 #   each prediction is charged the learned model's per-query cost.
 #
-# Below: each model's predictions against the real grade, with its bias, systematic error (and its
-# non-affine part, all GRPO sees), noise, rank correlation, and grade lost trusting its favourite.
+# Below: each model's predictions against the real grade, and its error split into parts (the
+# non-affine part is all GRPO sees).
 
 # %%
 print(f"{'world model':12s} {'task':14s} {'bias':>7s} {'error std':>9s} {'non-affine':>10s} {'noise':>7s} {'spearman':>8s} {'floor gap':>9s} {'µs/query':>9s}")
-for wm_name, stats in setup["stats"].items():
-    for t, s in stats.items():
+for wm_name, wm_stats in setup["stats"].items():
+    for t, s in wm_stats.items():
         print(f"{wm_name:12s} {t:14s} {s['bias']:+7.3f} {s['error_std']:9.3f} {s['nonaffine_std']:10.3f} {s['noise_std']:7.3f} "
               f"{s['spearman']:8.2f} {s['floor_gap']:9.3f} {1e6 * s['cost_per_query']:9.1f}")
 learned = setup["world_models"]["learned"]
@@ -555,8 +587,8 @@ print(f"a real execution costs {np.median(np.concatenate(list(costs.values()))) 
       f"a prediction in measured CPU s (median execution / mean prediction); in work units {1 / research.PREDICTION_WORK:.0f}×")
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-for ax, (wm_name, stats) in zip(axes, setup["stats"].items()):
-    for t, s in stats.items():
+for ax, (wm_name, wm_stats) in zip(axes, setup["stats"].items()):
+    for t, s in wm_stats.items():
         ax.scatter(s["real"], s["predicted_mean"], s=12, alpha=0.6, label=f"{t} (ρ = {s['spearman']:.2f})")
     ax.plot([0, 1], [0, 1], "k-", lw=0.8, label="perfect")
     ax.set(xlabel="real grade", title=f"{wm_name} world model", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
@@ -590,21 +622,26 @@ for name, a in R.items():
     print(f"{name:26s} {wmrl.fmt(a['final']):>16s} {wmrl.fmt(wmrl.summarize(a['compute_to_target']), 0):>20s} "
           f"{wmrl.fmt(wmrl.summarize(a['compute_to_target_cpu_s']), 1):>20s} {np.mean(a['total_executions']):10.0f} "
           f"{np.mean(a['total_cost']):6.0f} {np.mean(a['total_cost_cpu_s']):6.1f} {np.mean(a['refits']):6.0f}")
-for wm_name, stats in setup["stats"].items():
-    predicted = research_run["optimum"] - np.mean([s["floor_gap"] for s in stats.values()])
-    print(f"pure WM ({wm_name}): predicted level {predicted:.3f} (the real grade of its favourite configs), "
-          f"measured {wmrl.fmt(R[f'pure WM ({wm_name})']['final'])}")
+for wm_name, wm_stats in setup["stats"].items():
+    predicted = research_run["optimum"] - np.mean([s["floor_gap"] for s in wm_stats.values()])
+    final = R[f"pure WM ({wm_name})"]["final"]
+    side = ("above" if final["ci_low"] > predicted else "below" if final["ci_high"] < predicted else "around") \
+        if final["ci_low"] is not None else "beside"
+    print(f"pure WM ({wm_name}): final real score {stats.describe(final)}, {side} the predicted level {predicted:.3f} "
+          "(the real grade of the world model's favourite configs; above it: the policy has not settled on them)")
 for wm_name in setup["world_models"]:
     r, rn, rs = (research_run[k][wm_name] for k in ("ratios", "ratios_no_build", "ratios_cpu_s"))
-    print(f"{wm_name}: compute to target real/WMRL = {wmrl.fmt(r['real_over_wmrl'], 2)} in work units "
-          f"(without the world model's build: {wmrl.fmt(rn['real_over_wmrl'], 2)}; in measured CPU s: "
-          f"{wmrl.fmt(rs['real_over_wmrl'], 2)}); anchors-only/WMRL = {wmrl.fmt(r['anchors_over_wmrl'], 2)} "
-          f"(CPU s: {wmrl.fmt(rs['anchors_over_wmrl'], 2)})")
+    print(f"{wm_name}: compute to target, geometric mean over seeds of the per-seed ratios, real/WMRL = "
+          f"{plots.ratio_cell(plots.geometric_of(r['real_over_wmrl']))} in work units (without the world model's build: "
+          f"{plots.ratio_cell(plots.geometric_of(rn['real_over_wmrl']))}; in measured CPU s: "
+          f"{plots.ratio_cell(plots.geometric_of(rs['real_over_wmrl']))}); anchors-only/WMRL = "
+          f"{plots.ratio_cell(plots.geometric_of(r['anchors_over_wmrl']))} (CPU s: "
+          f"{plots.ratio_cell(plots.geometric_of(rs['anchors_over_wmrl']))}); (n/N): seeds where both arms reached it")
 
 # %%
 # Prediction: GRPO on world-model scores settles on the world model's favourite config of each task.
-predicted_wm_level = {w: research_run["optimum"] - np.mean([s["floor_gap"] for s in stats.values()])
-                      for w, stats in setup["stats"].items()}
+predicted_wm_level = {w: research_run["optimum"] - np.mean([s["floor_gap"] for s in wm_stats.values()])
+                      for w, wm_stats in setup["stats"].items()}
 # Colour: the arm; line style and marker: the world model (solid: none); reference levels named beside their lines.
 fig = plots.check5_figure(R, list(setup["world_models"]), list(wmrl.ABLATION), research_run["target"],
                           research_run["optimum"], predicted_wm_level)
@@ -612,14 +649,17 @@ save(fig, "check5_research_tasks.png")
 
 levels = (0.5, 0.6, 0.7, 0.8, 0.9)
 fig, ax = plt.subplots(figsize=(6, 3.6))
+curves, styles = {}, {}
 for wm_name, (line, marker) in zip(setup["world_models"], (("-", "o"), (":", "s"))):
     for numerator, color in (("real", "k"), ("anchors only", "g")):
-        curve = wmrl.ratio_at_levels(R, numerator, f"WMRL ({wm_name})", research_run["initial"], research_run["optimum"], levels)
-        ax.plot(levels, [curve[q]["mean"] if curve[q]["mean"] else np.nan for q in levels], linestyle=line, marker=marker,
-                color=color, label=f"{numerator} / WMRL ({wm_name})")
-ax.axhline(1, color="gray", lw=0.8)
-ax.set(yscale="log", xlabel="target level q in J0 + q·(J* − J0)", ylabel="compute-to-target ratio (work units)",
-       title="how the ratio depends on the bar (mean over seeds)")
+        label = f"{numerator} / WMRL ({wm_name})"
+        curves[label] = wmrl.ratio_at_levels(R, numerator, f"WMRL ({wm_name})", research_run["initial"],
+                                             research_run["optimum"], levels)
+        styles[label] = (color, line, marker)
+# geometric mean over the seeds where both arms reached the level; hollow "n/N": some seeds never did
+plots.ratio_vs_target(ax, curves, styles)
+ax.set(xlabel="target level q in J0 + q·(J* − J0)", ylabel="compute-to-target ratio (work units)",
+       title="how the ratio depends on the bar\n(geometric mean over seeds; hollow n/N: censored seeds left out)")
 ax.set_yticks([0.1, 0.2, 0.5, 1, 2, 5, 10, 20])
 ax.yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))  # 2, not 2×10⁰
 ax.yaxis.set_minor_formatter(mticker.NullFormatter())
@@ -631,9 +671,8 @@ save(fig, "check5_ratio_vs_target.png")
 # ### Why: where the world model helps, where it hurts
 #
 # First, the **isotonic map** of a WMRL run with the learned world model: where high world-model
-# scores do not go with higher real grades, PAV merges those bins into one flat piece, so only the
-# anchors still rank good configs. Second, a
-# **step-size sweep**: the compute-to-target ratio is not a property of the method alone.
+# scores do not go with higher real grades, PAV merges those bins into one flat piece. Second, a
+# **step-size sweep**: is the compute-to-target ratio a property of the method alone?
 
 # %%
 from dataclasses import replace
@@ -657,39 +696,49 @@ if debiaser.fitted:
 
 sweep_seeds = [run.seed + s for s in range(min(3, sizes.research_seeds))]
 sweep = wmrl.learning_rate_sweep(sizes, setup, sizes.learning_rates, sweep_seeds, progress=print)
-print(f"\n{'lr':>5s} {'real final':>15s} {'anchors final':>15s} {'WMRL(L) final':>15s} {'real/WMRL(L)':>15s} {'anchors/WMRL(L)':>16s} {'real/WMRL(H)':>15s}")
+print("\nfinal real score: mean ± std over seeds; compute ratios: geometric mean over the seeds where both arms "
+      "reached the target ((n/N) where some did not)")
+print(f"{'lr':>5s} {'real final':>15s} {'anchors final':>15s} {'WMRL(L) final':>15s} {'real/WMRL(L)':>15s} {'anchors/WMRL(L)':>16s} {'real/WMRL(H)':>15s}")
 for lr, row in sweep["by_lr"].items():
     print(f"{lr:5g} {wmrl.fmt(row['final']['real']):>15s} {wmrl.fmt(row['final']['anchors only']):>15s} "
-          f"{wmrl.fmt(row['final']['WMRL (learned)']):>15s} {wmrl.fmt(row['ratio_real_over_wmrl']['learned'], 2):>15s} "
-          f"{wmrl.fmt(row['ratio_anchors_over_wmrl']['learned'], 2):>16s} {wmrl.fmt(row['ratio_real_over_wmrl']['handmade'], 2):>15s}")
+          f"{wmrl.fmt(row['final']['WMRL (learned)']):>15s} "
+          f"{plots.ratio_cell(plots.geometric_of(row['ratio_real_over_wmrl']['learned'])):>15s} "
+          f"{plots.ratio_cell(plots.geometric_of(row['ratio_anchors_over_wmrl']['learned'])):>16s} "
+          f"{plots.ratio_cell(plots.geometric_of(row['ratio_real_over_wmrl']['handmade'])):>15s}")
 lrs = sweep["learning_rates"]
 for name, style in (("real", "k-o"), ("anchors only", "g-s"), ("WMRL (learned)", "b--o"), ("WMRL (handmade)", "b:s")):
-    axes[1].errorbar(lrs, [sweep["by_lr"][lr]["final"][name]["mean"] for lr in lrs],
-                     yerr=[sweep["by_lr"][lr]["final"][name]["std"] for lr in lrs], fmt=style, capsize=3, label=name)
-axes[1].set(xscale="log", xlabel="learning rate γ", ylabel="final real score", title=f"step-size sweep ({len(sweep_seeds)} seed(s))")
+    plots.interval_points(axes[1], lrs, [sweep["by_lr"][lr]["final"][name] for lr in lrs], fmt=style, label=name)
+axes[1].set(xscale="log", xlabel="learning rate γ", ylabel="final real score (mean, 95% t-interval)",
+            title=f"step-size sweep ({len(sweep_seeds)} seed(s))")
 axes[1].set_xticks(lrs, [f"{lr:g}" for lr in lrs])
 axes[1].minorticks_off()
 axes[1].legend(fontsize=9, loc="upper left", bbox_to_anchor=(0, -0.15), ncol=2, frameon=False)
 save(fig, "check5_diagnosis.png")
 
 # %% [markdown]
+# **Check your understanding.** What does the 'anchors only' control tell you that real execution does
+# not? (a) the world model's bias (b) whether the world-model groups add anything beyond the anchors'
+# real gradient (c) the cost of real execution (d) the optimum J*
+
+# %%
+CONCEPT_3 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_3, "04.anchors_only")
+
+# %% [markdown]
 # ## 10. The paper's numbers beside the kit's
 #
 # The kit reproduces *directions and mechanisms*, not the paper's absolute numbers (MLE-Dojo with 4B
-# models on GPUs). By check 4's rule, "reproduced" means the 95% interval over seeds lies on the paper's
-# side: the direction, not the magnitude.
+# models on GPUs): a card's "reproduced" means the 95% interval over the records' seeds lies on the
+# paper's side, the direction, not the magnitude. Each research-task claim, with the paper's figure:
 
 # %%
-table = {wm_name: wmrl.claim_table(research_run, wm_name) for wm_name in setup["world_models"]}
-for wm_name, rows in table.items():
-    print(f"--- world model: {wm_name}")
-    for row in rows:
-        print(f"* {row['claim']}\n    paper: {row['paper']}\n    kit:   {row['kit']}\n"
-              f"    verdict: {row['verdict']} — {row['reason']}")
-print(f"\n--- controlled problem (check 4, {len(controlled['seeds'])} seeds)")
-for claim, v in check4_verdicts.items():
-    print(f"* {claim}: {v['verdict']} — {v['reason']}")
-print("\n--- why (computed from this run)")
+check5_beside = beside_the_records({s: wmrl.seed_result(research_run, i) for i, s in enumerate(research_run["seeds"])},
+                                   ["wmrl.compute_research", "wmrl.final_score", "wmrl.ablation_both",
+                                    "wmrl.ablation_debias", "wmrl.ablation_denoise", "wmrl.vs_anchors_only"],
+                                   run.profile.name)
+check5_beside.show()
+print(f"\n(check 4, the controlled problem: section 7 printed its claims beside this run's "
+      f"{len(controlled['seeds'])} seeds)\n--- why (computed from this run)")
 for line in wmrl.research_findings(research_run, setup, "learned"):
     print("*", line)
 
@@ -712,9 +761,9 @@ results_path = nb.write_results(run, {
     "check4": {"seeds": controlled["seeds"], "optimum": controlled["optimum"],
                "predicted_wm_floor": controlled["predicted_wm_floor"], "arms": arm_table(A),
                "ratio_real_over_wmrl": controlled["ratio_real_over_wmrl"],
-               "ratio_anchors_over_wmrl": controlled["ratio_anchors_over_wmrl"], "verdicts": check4_verdicts},
-    "world_models": {wm: {t: {k: v for k, v in s.items() if k not in ("real", "predicted_mean")} for t, s in stats.items()}
-                     for wm, stats in setup["stats"].items()},
+               "ratio_anchors_over_wmrl": controlled["ratio_anchors_over_wmrl"], "beside_records": check4_beside.rows},
+    "world_models": {wm: {t: {k: v for k, v in s.items() if k not in ("real", "predicted_mean")} for t, s in wm_stats.items()}
+                     for wm, wm_stats in setup["stats"].items()},
     "costs": {"execution_cpu_s": {t: {"median": float(np.median(c)), "max": float(max(c)), "sum": float(sum(c))} for t, c in costs.items()},
               "reference_pools_cpu_s": env.setup_ledger.execution_s, "world_model_build": setup["build_costs"],
               "setup_wall_s": setup_seconds},
@@ -723,7 +772,7 @@ results_path = nb.write_results(run, {
                "ratios_no_build": research_run["ratios_no_build"], "ratios_cpu_s": research_run["ratios_cpu_s"],
                "compute_unit": "work units: 1 per real execution, research.PREDICTION_WORK per world-model query",
                "refits_logged": sum("isotonic refit" in line for line in refit_lines),
-               "lr_sweep": sweep["by_lr"], "verdicts": table,
+               "lr_sweep": sweep["by_lr"], "beside_records": check5_beside.rows,
                "findings": wmrl.research_findings(research_run, setup, "learned")},
     "figures": figures,
     "wall_seconds": time.perf_counter() - notebook_start,
@@ -741,10 +790,9 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #   model cannot rank, it flattens the map instead.
 # * **Inverse-variance fusion** has variance $(1/V_E + 1/V_{WM})^{-1}$ (check 3); applied per anchor
 #   rollout, the weight is the *per-rollout* variance ratio $\sigma_{WM}^2/\sigma_E^2$, not $V_{WM}/V_E$.
-# * With a known optimum, pure-WM GRPO settles near the predicted floor (Theorem 3); check 4's
-#   verdicts say whether WMRL does better, and better than the anchors alone.
-# * On real tasks, count all compute, the world model's construction included, and compare with
-#   **anchors only**: do the world-model groups earn their keep?
+# * Pure-WM GRPO is predicted to settle at a floor (Theorem 3); the cards say whether WMRL does
+#   better, and better than the anchors alone.
+# * On real tasks, count all compute, the world model's construction included.
 
 # %% [markdown]
 # ## Exercises
@@ -756,9 +804,8 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #    $V_E = 0.01$ and $V_{WM} = 0.02$. By what weight $w$ must each anchor rollout's advantage be
 #    multiplied so that the per-rollout sum is the inverse-variance fused estimator? Set `ANSWER_3`.
 # 4. With $f(r) = r^3$ instead of $r^2$, does "debias only" end closer to $J^*$ than "no correction"?
-#    Over seeds 0-4, guess the kit's verdict on that claim (`"reproduced"`,
-#    `"inconclusive"`, `"contradicted"` or `"not measured"`), set `ANSWER_4`, and let the checker run
-#    the five seeds. Explain what you see with check 2's picture.
+#    Guess the kit's verdict over seeds 0-4 (one of `stats.VERDICTS`), set `ANSWER_4`, and let the
+#    checker run them. Explain what you see with check 2's picture.
 # 5. In check 4's anchor-fraction sweep, what is the smallest anchor fraction at which WMRL's mean
 #    final gap is below *anchors only*'s (`"none"` if there is none)? Set `ANSWER_5`. Then (open) on
 #    the research tasks, vary the anchor fraction (`replace(sizes.research, anchor_fraction=0.3)`)
@@ -768,17 +815,11 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # ### A longer exercise: GRPO by hand, checked against TRL
 #
 # 6. This notebook trains with the kit's numpy GRPO (`wmrl_method.run_grpo`); notebooks 02 and 03 use
-#    TRL's `GRPOTrainer`. `GRPO_RECORD` (made below by `grpo_step.record_grpo_step`) is one real TRL
-#    GRPO run on a tiny model: one prompt, 4 completions with rewards fixed to [1, 0, 0.5, 0], trained
-#    twice on the same samples (`num_iterations=2`). In numpy:
-#    (a) the group's advantages as TRL forms them, from `GRPO_RECORD["rewards"]` in that order: set
-#    `ANSWER_6A`;
-#    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
-#    `p["rewards"]`, ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the clipped per-token
-#    loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`, aggregated as
-#    `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set `ANSWER_6B`.
-#    Then compare (a) with `wmrl_method.grpo_advantages([GRPO_RECORD["rewards"]], [False])`, the
-#    official WMRL code's standardization: by what factor do they differ, and why?
+#    TRL's `GRPOTrainer`. `GRPO_RECORD` is one real TRL run (rewards [1, 0, 0.5, 0], trained twice on
+#    the same samples). In numpy, as in notebook 02's exercise 7: (a) the advantages as TRL forms
+#    them: set `ANSWER_6A`; (b) the loss of the second pass, `GRPO_RECORD["passes"][1]`: set
+#    `ANSWER_6B`. Then compare (a) with `wmrl_method.grpo_advantages([GRPO_RECORD["rewards"]], [False])`,
+#    the official WMRL code's: by what factor do they differ, and why?
 
 # %%
 ANSWER_1 = None  # a number

@@ -332,7 +332,7 @@ if explored:  # the same sentences for the exploratory section, which is shown a
 # %% [markdown]
 # ## 5. What scale the papers' absolute numbers need
 #
-# The kit's models (under a million parameters at smoke/cpu, a few million at gpu) show
+# The kit's models (under a million parameters at smoke/cpu; QLoRA-tuned pretrained at gpu) show
 # **directions and mechanisms**; the papers' absolute numbers need their models, data and compute.
 #
 # * **RLVR-World**: the +44.8 / +9.6 points (unchanged / changed) are for a 1.5B model on the text

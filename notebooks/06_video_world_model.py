@@ -125,10 +125,10 @@ from dataclasses import asdict
 import matplotlib.pyplot as plt
 import numpy as np
 
-from wmkit import exercises
+from wmkit import exercises, plots
 from wmkit import notebook as nb
 from wmkit.core.parallel import run_jobs
-from wmkit.stats import describe, summarize, verdict
+from wmkit.stats import describe, summarize
 from wmkit.video import experiment as vx
 from wmkit.video import frames as fr
 from wmkit.video import model as vm
@@ -145,6 +145,13 @@ def save(fig, name):
     figures.append(name)
     plt.show()
 
+
+# %%
+# The method's loop, drawn before any of its code (wmkit.diagrams)
+from wmkit import diagrams
+
+fig = diagrams.notebook_diagram("06")
+nb.save_figure(fig, run, "diagram.png"); plt.show()
 
 # %% [markdown]
 # ## 1. Frames from a real environment
@@ -205,6 +212,15 @@ save(fig, "codebook.png")
 # MiniGrid's flat colours take only a few looks per cell, so the codebook holds *every* training patch
 # and rebuilds test frames without error: the error measured below is the world model's alone.
 # (Natural video needs a learned VQ-VAE, which loses detail.)
+
+# %% [markdown]
+# **Check your understanding.** Why does the tokenizer's error not count against the world model here?
+# (a) the world model predicts pixels (b) L1 ignores it (c) the codebook rebuilds MiniGrid's test
+# frames exactly (d) it is subtracted from the reward
+
+# %%
+CONCEPT_1 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_1, "06.codebook")
 
 # %% [markdown]
 # ## 3. The world model is a sequence model
@@ -295,6 +311,15 @@ assert vm.frame_reward(erased, truth, "l1_agent_present") == -(2 / 768 + 0.25)
 assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misplaced, truth, "l1_agent_present")
 
 # %% [markdown]
+# **Check your understanding.** Under −L1 alone, why is erasing the agent cheaper than drawing it in
+# the wrong cell? (a) the agent is red (b) an erased agent is wrong in one cell, a misplaced one in
+# two (c) L1 ignores colour (d) erasing is never cheaper
+
+# %%
+CONCEPT_2 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_2, "06.hack")
+
+# %% [markdown]
 # ## 5. MLE vs RLVR over seeds
 #
 # Each seed trains its own MLE model (`mle_epochs` passes), then GRPO copies of it (every parameter,
@@ -314,8 +339,8 @@ assert vm.frame_reward(erased, truth, "l1_agent_present") < vm.frame_reward(misp
 # **The settings.** The reward and the GRPO learning rate were chosen on *validation* episodes by a
 # rule fixed in advance: the highest rollout L1 gain among settings that kept the agent.
 # `l1_agent_present` at lr 3e-4 won; `l1` gained most by erasing the agent
-# ([research: Video settings](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-settings);
-# raw rows printed below when `research/regime_results/video_selection_cpu.json` is here). MLE epochs likewise ([research: Video MLE epochs](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-mle-epochs)).
+# ([research: Video settings](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-settings),
+# raw rows below in a clone). MLE epochs likewise ([research: Video MLE epochs](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-mle-epochs)).
 
 # %%
 from wmkit.runs import REPO
@@ -361,10 +386,13 @@ ARM_REWARD = {key: arm_sizes.reward for key, _, arm_sizes in vx.arm_plan(sizes)}
 tables = {key: vx.paired_table(runs, key) for key in ARM_KEYS}
 print("RL arms and their rewards:", ", ".join(f"{key} ({reward})" for key, reward in ARM_REWARD.items()))
 print(f"{'metric':36s} {'MLE':>10s} | " + " | ".join(f"RLVR {key} − MLE (95% CI)".ljust(36) for key in ARM_KEYS))
+SHARES = {"copy_rate_changed", "exact_changed", "agent_missing", "rollout_agent_missing"}  # in [0, 1]
 for label, key in ROWS:
     mle_mean = tables["all"][key]["mle"]["mean"]
-    print(f"{label:36s} {mle_mean:10.4f} | "
-          + " | ".join(describe(tables[arm][key]["difference"], 4).ljust(36) for arm in ARM_KEYS))
+    # a difference of two shares lies in [−1, 1]: its interval is clipped there, and says so
+    cells = [describe(summarize(tables[arm][key]["difference"]["values"], bounds=(-1, 1)) if key in SHARES
+                      else tables[arm][key]["difference"], 4).ljust(36) for arm in ARM_KEYS]
+    print(f"{label:36s} {mle_mean:10.4f} | " + " | ".join(cells))
 
 # %% [markdown]
 # Lower is better for L1, MSE, the copy rate and the agent-missing share; higher for SSIM and exact
@@ -381,19 +409,20 @@ for metric, ax in zip(("l1", "ssim", "agent_missing"), axes):
     for name, getter, style in (("MLE", lambda r: r["mle"], "k-o"),
                                 *((f"RLVR {key} ({ARM_REWARD[key]})", lambda r, k=key: r["arms"][k], f"C{i}-{m}")
                                   for i, (key, m) in enumerate(zip(ARM_KEYS, "s^vD")))):
-        curves = np.array([getter(r)["rollout"]["curves"][metric] for r in runs])
-        mean = curves.mean(0)
-        spread = curves.std(0, ddof=1) if len(runs) > 1 else np.zeros_like(mean)
-        # every metric here lies in [0, 1]: a bar of mean ± std is drawn clipped to it
-        yerr = np.array([mean - np.clip(mean - spread, 0, 1), np.clip(mean + spread, 0, 1) - mean])
-        ax.errorbar(steps_axis, mean, yerr=yerr if len(runs) > 1 else None,
-                    fmt=style, capsize=3, label=name, markersize=4)
+        # the seeds' mean (thick) and each seed (thin): a share that splits the seeds into two groups
+        # shows as two groups of lines, where mean ± std would span the axis
+        plots.seed_curves(ax, steps_axis, [getter(r)["rollout"]["curves"][metric] for r in runs], style, name)
+    ax.set_xticks(steps_axis)
+    if metric == "agent_missing":  # a share: the axis follows the seeds' lines, within [0, 1]
+        ax.set_ylim(*plots.bounded_limits([v for r in runs for v in r["mle"]["rollout"]["curves"][metric]]
+                                          + [v for r in runs for a in r["arms"].values()
+                                             for v in a["rollout"]["curves"][metric]], -0.03, 1.03))
     ax.set_xlabel("frames predicted ahead (each fed back as context)")
     ax.set_ylabel("share of frames without the agent" if metric == "agent_missing" else metric.upper())
     ax.grid(alpha=0.3)
 # One legend for the three panels, below them, so that no curve hides behind it.
 fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=9, frameon=False)
-fig.suptitle(f"greedy rollouts on held-out episodes: mean ± std over {len(runs)} seeds (bars clipped to [0, 1])",
+fig.suptitle(f"greedy rollouts on held-out episodes: the mean of {len(runs)} seeds (thick) and each seed (thin)",
              fontsize=10)
 fig.tight_layout(rect=(0, 0.09, 1, 0.95))
 save(fig, "metric_vs_horizon.png")
@@ -426,8 +455,8 @@ save(fig, "rollout_grid.png")
 # right gives $G$ identical rewards: no gradient. On a changed step, the favourite mistake — repeating
 # the last frame — costs only the two cells where the agent was and went. A cheaper mistake still is
 # to **leave the agent out**: wrong in one cell, where a misplaced agent is wrong in two. So when the
-# model is unsure where the agent went, $-L_1$ prefers no agent at all. That is reward hacking: the
-# `changed_l1` arm shows it, and the repetition verdicts do not count a copy rate that fell that way.
+# model is unsure where the agent went, $-L_1$ prefers no agent at all: reward hacking, which the
+# `changed_l1` arm tests; the repetition claims do not count a copy rate that fell that way.
 # With `l1_agent_present` an erased agent costs one cell *plus* $w$, more than a misplaced one, so the
 # cheapest guess is to draw the agent somewhere. Its weight is one cell, not 1: at weight 1 the term
 # dwarfs the frame's L1 and the advantages become nearly all the agent's. The numbers of this run:
@@ -512,6 +541,15 @@ for r in runs:
           f"unchanged steps exact {before_after('exact_unchanged', r)} (MLE -> RL on changed)")
 
 # %% [markdown]
+# **Check your understanding.** How can one garbage sample drown the differences between a group's
+# good frames? (a) its reward is 0 (b) the clip removes the others (c) GRPO divides by the group's
+# std, which the garbage inflates (d) the KL term
+
+# %%
+CONCEPT_3 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_3, "06.std")
+
+# %% [markdown]
 # Three seeds are too few to judge a regime alone, so the kit tested it on fresh seeds with the test
 # written down before they ran (the benchmark's `rlvr_video` records;
 # [research: Video split confirmation](https://github.com/wmkit/wmkit/blob/main/research/README.md#video-split-confirmation)).
@@ -522,48 +560,23 @@ for r in runs:
 # ## 8. The paper's numbers beside the kit's
 
 # %%
+from wmkit.bench.cards import beside_the_records
+
+
 def relative(arm, scope="rollout"):
     return vx.relative_l1_gain(runs, arm, scope)
 
 
-claims = [
-    ("rlvr.video: RLVR improves the video world model (rollouts, RL on all transitions)",
-     "LPIPS +9.2% relative", relative("all"), "higher", "relative L1 gain"),
-    ("RLVR improves it, RL on changed transitions + 25% unchanged", "—", relative("changed"), "higher",
-     "relative L1 gain"),
-    ("RLVR improves one-step prediction (RL on all transitions)", "—", relative("all", "one_step"), "higher",
-     "relative L1 gain"),
-    ("rlvr.repetition: RLVR reduces repetition (RL on all transitions)", "48.6% → 9.9%",
-     [r["arms"]["all"]["one_step"]["copy_rate_changed"] - r["mle"]["one_step"]["copy_rate_changed"] for r in runs],
-     "lower", "Δ copy rate", vx.agent_kept(runs, "all")),
-    ("RLVR reduces repetition (RL on changed transitions + 25% unchanged)", "—",
-     [r["arms"]["changed"]["one_step"]["copy_rate_changed"] - r["mle"]["one_step"]["copy_rate_changed"] for r in runs],
-     "lower", "Δ copy rate", vx.agent_kept(runs, "changed")),
-    ("RLVR predicts more changing frames exactly (RL on changed transitions + 25% unchanged)", "—",
-     [r["arms"]["changed"]["one_step"]["exact_changed"] - r["mle"]["one_step"]["exact_changed"] for r in runs],
-     "higher", "Δ exact share", None),
-    (f"the reward's agent term keeps the agent ({sizes.reward}, RL on changed transitions + 25% unchanged)", "—",
-     [r["arms"]["changed"]["one_step"]["agent_missing"] - r["mle"]["one_step"]["agent_missing"] for r in runs],
-     "lower", f"Δ share of predictions without the agent (≤ {vx.AGENT_TOLERANCE} kept)", None, vx.AGENT_TOLERANCE),
-]
-CONTRAST = vx.contrast_key(sizes)
-if CONTRAST:
-    claims += [
-        (f"a pixel-only reward ({sizes.contrast_reward}) erases the agent (RL on changed transitions)", "—",
-         [r["arms"][CONTRAST]["one_step"]["agent_missing"] - r["mle"]["one_step"]["agent_missing"] for r in runs],
-         "higher", f"Δ share of predictions without the agent (> {vx.AGENT_TOLERANCE} erased)", None,
-         vx.AGENT_TOLERANCE),
-        (f"RLVR improves it with {sizes.contrast_reward} (RL on changed transitions; counts the erased agent)", "—",
-         relative(CONTRAST), "higher", "relative L1 gain", vx.agent_kept(runs, CONTRAST)),
-    ]
-verdicts = []
-for claim, paper, values, direction, unit, *extra in claims:
-    precondition = extra[0] if extra else None
-    threshold = extra[1] if len(extra) > 1 else 0.0
-    v = verdict(values, direction, threshold, not_measured=precondition)
-    verdicts.append({"claim": claim, "paper": paper, "kit": v.summary, "unit": unit, "verdict": v.verdict,
-                     "reason": v.reason, "source": f"notebook 06, {run.profile.name}, {len(values)} seed(s)"})
-    print(f"* {claim}\n    paper {paper} | kit {unit} {describe(v.summary, 3)} → {v.verdict}: {v.reason}")
+# One verdict per claim: the report's (the card); each of this run's seeds beside the record of that seed,
+# with the per-seed relative L1 gains its claims read (as the benchmark's rlvr_video record holds them)
+seed_results = {r["seed"]: {**r, "relative_l1_gain": {arm: {scope: vx.relative_l1_gain([r], arm, scope)[0]
+                                                            for scope in vx.L1_GAIN_SCOPES} for arm in r["arms"]}}
+                for r in runs}
+beside = beside_the_records(seed_results, ["rlvr.video", "rlvr.video_changed", "rlvr.video_one_step",
+                                           "rlvr.repetition", "rlvr.repetition_changed", "rlvr.video_exact_changed",
+                                           "rlvr.video_changed_steps", "rlvr.video_unchanged_cost",
+                                           "rlvr.video_agent_kept", "rlvr.video_pixel_hacking"], run.profile.name)
+beside.show()
 
 # %%
 results_path = nb.write_results(run, {
@@ -574,7 +587,7 @@ results_path = nb.write_results(run, {
     "runs": [{k: v for k, v in r.items() if k != "pictures"} for r in runs],
     "tables": tables,
     "relative_l1_gain": {arm: summarize(relative(arm)) for arm in ARM_KEYS},
-    "verdicts": verdicts,
+    "beside_records": beside.rows,
     "figures": figures,
     "comparison_seconds": comparison_seconds,
     "wall_seconds": time.perf_counter() - notebook_start,
@@ -586,20 +599,15 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #
 # * Once frames are tokens (a patch codebook, lossless on MiniGrid), a video world model is a
 #   sequence model: a tiny causal LM predicts the next frame's codes.
-# * MLE with teacher forcing often *copies* the context frame even where the picture changes: the
-#   frozen-video repetition RLVR-World reports.
-# * GRPO on a reward computed from the decoded frame needs no pretrained weights; a truncated frame
-#   decodes black where codes are missing.
+# * MLE with teacher forcing can *copy* the context frame where the picture changes: the frozen-video
+#   repetition RLVR-World reports.
+# * GRPO on a reward computed from the decoded frame needs no pretrained weights.
 # * A pixel reward can be gamed: erasing an object the model cannot place costs less L1 than placing
-#   it wrong, and under $-L_1$ alone GRPO learns exactly that.
-# * The kit's fix, `l1_agent_present` (**not the paper's**), makes erasing the costliest mistake.
-#   RL on changed steps then pushes *towards the right move*; mean pixel error does not fall, as
-#   unchanged steps get worse.
-# * Where RL acts depends on the start: it removes repetition only from a *copying* MLE model, not
-#   from one that already moves the agent.
-# * A reward's terms are balanced by their spread *within a group*, since GRPO normalises by it.
-# * At this size the kit reproduces *directions and mechanisms*, not the paper's numbers: L1 plus the
-#   kit's agent term stands in for L1 + LPIPS, MiniGrid for RT-1, a tiny model for iVideoGPT.
+#   it wrong. The kit's `l1_agent_present` (**not the paper's**) makes erasing the costliest mistake.
+# * Where RL can act depends on the start (a copying or a moving MLE model); a reward's terms are
+#   balanced by their spread *within a group*, since GRPO normalises by it.
+# * The cards (section 8) say what reproduces at this size: directions and mechanisms, not the
+#   paper's numbers (L1 plus an agent term for L1 + LPIPS, MiniGrid for RT-1, a tiny model for iVideoGPT).
 
 # %% [markdown]
 # ## Exercises
@@ -616,21 +624,15 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 # %% [markdown]
 # ### A longer exercise: GRPO by hand, checked against TRL
 #
-# 4. `GROUP` (made below) is a group of four predictions of one changed test step — the right frame,
-#    the last frame repeated, its first 12 codes only, and text that is no frame — and `GROUP_REWARDS`
-#    their rewards under this notebook's reward. `GRPO_RECORD` (made by `grpo_step.record_grpo_step`,
-#    as in notebooks 02-04) is one real TRL GRPO run whose 4 completions (from those notebooks' tiny
-#    text model: the arithmetic is the same) get exactly these rewards, trained twice on the same
-#    samples (`num_iterations=2`) with this notebook's loss type. In numpy:
-#    (a) the group's advantages, from `GRPO_RECORD["rewards"]` in that order: set `ANSWER_4A`;
-#    (b) the loss of the *second* pass, from `p = GRPO_RECORD["passes"][1]`: advantages from
-#    `p["rewards"]` (its rows' order), ρ = exp(`p["new_logps"]` − `p["old_logps"]`) per token, the
-#    clipped per-token loss −min(ρ·A, clip(ρ, 1 − ε, 1 + ε)·A) with ε = `GRPO_RECORD["epsilon"]`,
-#    aggregated as `GRPO_RECORD["loss_type"]` does over the tokens where `p["mask"]` is 1: set
-#    `ANSWER_4B`. Then: the right and the repeated frame differ in reward by thousandths, the garbage
-#    by a quarter. How far apart are the advantages of the first two here, and in a group
-#    of only those two? What does dividing by the group's std do to a pixel reward's small
-#    differences, and when does one bad sample drown them?
+# 4. `GROUP` (made below) holds four predictions of one changed test step — the right frame, the last
+#    frame repeated, its first 12 codes only, and text that is no frame — and `GROUP_REWARDS` their
+#    rewards. `GRPO_RECORD` is one real TRL run (as in notebooks 02-04, on their tiny text model:
+#    the arithmetic is the same) with exactly these rewards, trained twice on the same samples. In
+#    numpy, as in notebook 02's exercise 7: (a) the advantages from `GRPO_RECORD["rewards"]`: set
+#    `ANSWER_4A`; (b) the loss of the second pass, `GRPO_RECORD["passes"][1]`: set `ANSWER_4B`. Then:
+#    the right and the repeated frame differ in reward by thousandths, the garbage by a quarter. How
+#    far apart are the first two's advantages here, and in a group of only those two? When does one
+#    bad sample drown a pixel reward's small differences?
 
 # %%
 from wmkit.core import grpo_step

@@ -208,3 +208,21 @@ def test_typed_results_catches_a_typed_result(tmp_path):
     kinds = {line.split(" '")[0] for line in typed_results(source)}
     assert kinds == {"a before → after", "a count of seeds or cases", "a signed gain", "an interval", "a timing",
                      "a measured figure"}
+
+
+# ------------------------------------------------------------------ one result, shown once
+
+# A claim has one verdict, the benchmark report's (the card); a notebook shows its own run as numbers
+# per seed beside the records (wmkit.bench.cards.beside_the_records), never a verdict of its own.
+SECOND_VERDICT = r"\b(?:stats\.)?verdict\(|\bcontrolled_verdicts\(|\bclaim_table\(|\[['\"]\w*_verdict['\"]\]"
+
+
+@pytest.mark.parametrize("path", [p for p in SOURCES if not p.name.startswith("05")], ids=lambda p: p.stem)
+def test_notebook_computes_no_second_verdict(path):
+    """Notebook 05 is the report itself; the others show its verdicts and their own numbers."""
+    import re
+
+    code = [c.source for c in jupytext.read(path, fmt="py:percent").cells if c.cell_type == "code"]
+    found = [line.strip() for text in code for line in text.splitlines()
+             if re.search(SECOND_VERDICT, line) and not line.lstrip().startswith(("exercises.", "#"))]
+    assert not found, f"{path.name} computes verdicts of its own: {found}"

@@ -81,15 +81,9 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
         else:
             assert 0 < twx["threshold"]["tau"] <= 1
             assert set(twx["quality"]) == set(twx["forgetting"])
-        from wmkit.stats import VERDICTS
-
-        for v in results["verdicts"]:
-            assert v["verdict"] in VERDICTS and v["reason"]
-            if v["source"].endswith((", 1 RL seed(s)", ", 1 RL seed", ", 1 seed", ", 1 seed(s)")):
-                assert v["verdict"] == "not measured"  # one seed: no interval, never a reproduction
-        forgetting = next(v for v in results["verdicts"] if v["claim"].startswith("RL forgets less"))
-        if not all(textgame_rwml["summary"]["moved"]):  # RL did not move the model: the precondition fails
-            assert forgetting["verdict"] == "not measured" and "did not move" in forgetting["reason"]
+        _assert_beside_records(results["beside_records"], {"rlvr.regime_changed", "rwml.vs_sft", "rlvr.web_f1"})
+        regime_row = next(r for r in results["beside_records"] if r["id"] == "rlvr.regime_changed")
+        assert set(regime_row["yours"]) == {str(r["seed"]) for r in regime["levels"][regime["working_level"]]["runs"]}
         for figure in ("working_level.png", "regime_curve.png", "rwml_textgame.png"):
             assert (out / stem / figure).exists()
     if stem.startswith("03"):
@@ -106,9 +100,8 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
         assert exact["agreement"] == 1.0 and (exact["transitions"] == 0 or exact["exact"] == 1.0)
         assert "learned_world_model" in ladder  # notebook 01's model, measured on the same axis
         assert set(results["pool_counts"]) == {"unique prompts", "template-balanced", "evaluation"}
-        from wmkit.stats import VERDICTS
-
-        assert results["verdicts"] and all(v.startswith(VERDICTS) for v in results["verdicts"].values())
+        _assert_beside_records(results["beside_records"], {"wm_r1.positive_control", "wm_r1.small_world_control",
+                                                            "wm_r1.vs_zero_shot"})
         # its sections over seeds show the cpu records shipped with the kit, labelled so, not one smoke seed
         for key in ("verdict_source", "small_world_source", "learned_world_model_source"):
             assert results[key].startswith("the cpu profile's records shipped with the kit, seeds "), results[key]
@@ -116,7 +109,6 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
         for figure in ("fidelity_ladder_this_seed.png", "wm_calls_per_trajectory.png"):
             assert (out / stem / figure).exists()
     if stem.startswith("06"):
-        from wmkit.stats import VERDICTS
 
         sizes = results["sizes"]
         assert len(results["runs"]) == sizes["seeds"] and results["reconstruction"]["l1"] == 0.0
@@ -130,8 +122,8 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
                 assert len(measured["rollout"]["curves"]["l1"]) == min(sizes["horizon"], sizes["steps"])
             for arm in seed_run["arms"].values():
                 assert arm["rl_steps"] == sizes["rl_steps"] and len(arm["reward_curve"]) == sizes["rl_steps"]
-        for v in results["verdicts"]:
-            assert v["verdict"] in VERDICTS and v["reason"]
+        _assert_beside_records(results["beside_records"], {"rlvr.video", "rlvr.video_pixel_hacking"})
+        assert {int(s) for s in results["beside_records"][0]["yours"]} == set(results["seeds"])
         for figure in ("metric_vs_horizon.png", "rollout_grid.png", "codebook.png"):
             assert (out / stem / figure).exists()
     if stem.startswith("05"):
@@ -154,6 +146,16 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
         assert (out / stem / "verdicts.png").exists()
 
 
+def _assert_beside_records(rows: list[dict], some_ids: set[str]) -> None:
+    """A notebook's claims: the card's verdict (the published report's) and this run's values, no verdict of its own."""
+    from wmkit.stats import VERDICTS
+
+    assert some_ids <= {r["id"] for r in rows}
+    for row in rows:
+        assert row["card"] is None or row["card"]["verdict"] in VERDICTS
+        assert all(v is None or isinstance(v, float) for v in row["yours"].values())
+
+
 @pytest.mark.notebook
 @pytest.mark.slow
 def test_notebook_02_runs_without_java(tmp_path, monkeypatch):
@@ -172,8 +174,8 @@ def test_notebook_02_runs_without_java(tmp_path, monkeypatch):
     results = json.loads((out / stem / "results.json").read_text())
     reason = results["rwml_twx"]["skipped"]
     assert "Java 17" in reason and "openjdk-17-jre-headless" in reason
-    twx_claim = next(v for v in results["verdicts"] if "TextWorldExpress" in v["claim"])
-    assert twx_claim["verdict"] == "not measured" and "did not run here" in twx_claim["reason"] and "Java 17" in twx_claim["reason"]
+    twx_claim = next(r for r in results["beside_records"] if r["id"] == "rwml.twx_vs_base")
+    assert twx_claim["yours"] == {}  # nothing of its own to put beside the records
     # The rest ran: the regime experiment, the phone run and RWML on the kit's text game.
     assert results["regime"]["levels"] and results["phone"]["after"] and results["rwml_textgame"]["per_seed"]
     cells = json.loads((out / f"{stem}.ipynb").read_text())["cells"]
