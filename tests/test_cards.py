@@ -111,7 +111,7 @@ def test_beside_the_records_shows_the_cards_verdict_and_your_seeds_without_a_ver
             7: {"runs": [{"after": {"changed": {"sampled": 0.05}}}], "before": {"changed": {"sampled": 0.10}}}}
     beside = cards.beside_the_records(mine, ["rlvr.regime_changed"], "smoke", report=_report([row]))
     text = str(beside)
-    assert "card (cpu records, seeds 0-1): reproduced" in text
+    assert "card (cpu, seeds 0-1): reproduced" in text
     assert "your run (smoke), seed 0: +0.020 | the record of seed 0 (cpu): +0.200" in text
     assert "your run (smoke), seed 7: -0.050 | no cpu record of seed 7" in text
     your_lines = [line for line in beside.lines if "your run" in line]
@@ -126,3 +126,25 @@ def test_beside_the_records_without_a_report_still_shows_the_run(tmp_path):
     assert "card: no row for this claim" in str(beside) and "your run (cpu), seed 0: —" in str(beside)
     with pytest.raises(ValueError):
         cards.beside_the_records({}, ["no.such.claim"], "cpu", report=_report([]))
+
+
+def test_beside_the_records_falls_back_to_an_exploratory_record_without_its_verdict(tmp_path):
+    """A report whose counted rows await their confirmatory run: the card says so, the exploratory rows'
+    numbers are shown as not counted, and the notebook's seed stands beside the exploratory record."""
+    import json
+
+    record = tmp_path / "seed0.json"
+    record.write_text(json.dumps({"result": {"runs": [{"after": {"changed": {"sampled": 0.30}}}],
+                                             "before": {"changed": {"sampled": 0.10}}}}))
+    pending = {**_row("rlvr.regime_changed", "not measured", 0.0, 0.0, 0.0), "seeds": [], "records": [],
+               "kit": {"n": 0}, "reason": "awaiting its confirmatory design"}
+    explored = _row("rlvr.regime_changed", "reproduced", 0.15, 0.12, 0.18)
+    explored.update(seeds=[0], records=[str(record)], kit={**explored["kit"], "n": 1, "of": 1, "std": 0.0})
+    report = {**_report([pending]), "exploratory": {"rows": [explored]}}
+    mine = {0: {"runs": [{"after": {"changed": {"sampled": 0.12}}}], "before": {"changed": {"sampled": 0.10}}}}
+    beside = cards.beside_the_records(mine, ["rlvr.regime_changed"], "cpu", report=report)
+    text = str(beside)
+    assert "card (cpu, no seeds yet): not measured" in text and "awaiting" in text
+    assert "exploratory records, not counted (seed 0)" in text and "reproduced" not in text
+    assert "the exploratory record of seed 0 (cpu): +0.200" in text
+    assert beside.rows[0]["record_sections"] == {0: "exploratory"}

@@ -210,7 +210,8 @@ class BesideRecords:
 
     lines: list[str]
     rows: list[dict] = field(default_factory=list)
-    """Per claim: id, label, card (verdict, kit summary, seeds, profile), yours {seed: value}, records {seed: value}."""
+    """Per claim: id, label, card (verdict, kit summary, seeds, profile), yours {seed: value}, records {seed: value}
+    and which section each record is of (confirmatory or exploratory)."""
 
     def __str__(self) -> str:
         return "\n".join(self.lines)
@@ -224,6 +225,10 @@ def _published(profile: str) -> tuple[dict | None, str]:
     """(the published report of `profile`, loaded and checked once per process; where it came from)."""
     path, where = shipped_report(profile)
     return (load_report(path) if path is not None else None), where
+
+
+def _span(seeds: list[int]) -> str:
+    return f"seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}" if seeds else "no seeds yet"
 
 
 def _signed(value: float | None) -> str:
@@ -243,7 +248,7 @@ def beside_the_records(results_by_seed: dict[int, dict], claim_ids: Iterable[str
     from wmkit.bench.claims import CLAIMS, claim_value
 
     by_id = {c.id: c for c in CLAIMS}
-    rows_by_id: dict[str, dict] = {}
+    sections: list[tuple[str, dict[str, dict]]] = []  # (section, claim id -> row): the counted rows first
     where = "the report given"
     if not isinstance(report, dict):
         try:
@@ -251,38 +256,48 @@ def beside_the_records(results_by_seed: dict[int, dict], claim_ids: Iterable[str
         except (OSError, ValueError, KeyError) as err:
             where, report = f"unreadable ({type(err).__name__}: {err})", None
     if report is not None:
-        rows_by_id = {r["id"]: r for r in report["rows"]}
+        sections.append(("", {r["id"]: r for r in report["rows"]}))
+        if report.get("exploratory"):
+            sections.append(("exploratory ", {r["id"]: r for r in report["exploratory"]["rows"]}))
     lines, out = [], []
     for claim_id in claim_ids:
         claim = by_id.get(claim_id)
         if claim is None:
             raise ValueError(f"no claim {claim_id!r} in wmkit.bench.claims.CLAIMS")
-        row = rows_by_id.get(claim_id)
         lines.append(f"{claim_id}: {claim.kit_label or claim.text} (paper: {claim.paper_figure})")
         card = None
         records: dict[int, float | None] = {}
+        record_kind: dict[int, str] = {}
+        row = sections[0][1].get(claim_id) if sections else None
         if row is None:
             lines.append(f"  card: no row for this claim in the published report ({where})")
         else:
-            seeds = row.get("seeds") or []
-            span = f"seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else f"seed {seeds[0]}" if seeds else "no seeds"
-            card = {"verdict": row["verdict"], "kit": row.get("kit"), "seeds": seeds, "profile": profile}
-            lines.append(f"  card ({profile} records, {span}): {row['verdict']}, {describe(row.get('kit') or {})}"
+            card = {"verdict": row["verdict"], "kit": row.get("kit"), "seeds": row.get("seeds") or [], "profile": profile}
+            lines.append(f"  card ({profile}, {_span(card['seeds'])}): {row['verdict']}, {describe(row.get('kit') or {})}"
                          + (f" — {row.get('reason')}" if row["verdict"] == "not measured" and row.get("reason") else ""))
-            for seed, record_path in zip(seeds, row.get("records") or []):
-                if seed in results_by_seed:
+        for kind, rows in sections:
+            shown = rows.get(claim_id)
+            if shown is None:
+                continue
+            if kind:  # records shown but not counted: their numbers, never their verdict
+                lines.append(f"  {kind}records, not counted ({_span(shown.get('seeds') or [])}): "
+                             f"{describe(shown.get('kit') or {})}")
+            for seed, record_path in zip(shown.get("seeds") or [], shown.get("records") or []):
+                if seed in results_by_seed and seed not in records:
                     try:
                         records[seed] = claim_value(claim, json.loads(Path(record_path).read_text())["result"])
                     except (OSError, ValueError, KeyError):
                         records[seed] = None
+                    record_kind[seed] = kind
         yours = {}
         for seed, result in results_by_seed.items():
             try:
                 yours[seed] = claim_value(claim, result)
             except (KeyError, TypeError, ValueError, ZeroDivisionError):  # a run of another shape
                 yours[seed] = None
-            beside = (f" | the record of seed {seed} ({profile}): {_signed(records[seed])}" if seed in records
-                      else f" | no {profile} record of seed {seed}")
+            beside = (f" | the {record_kind[seed]}record of seed {seed} ({profile}): {_signed(records[seed])}"
+                      if seed in records else f" | no {profile} record of seed {seed}")
             lines.append(f"  your run ({run_profile}), seed {seed}: {_signed(yours[seed])}{beside}")
-        out.append({"id": claim_id, "label": claim.kit_label, "card": card, "yours": yours, "records": records})
+        out.append({"id": claim_id, "label": claim.kit_label, "card": card, "yours": yours, "records": records,
+                    "record_sections": {seed: kind.strip() or "counted" for seed, kind in record_kind.items()}})
     return BesideRecords(lines, out)
