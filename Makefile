@@ -29,7 +29,7 @@ help:
 	@echo "make data                                     regenerate data/ (byte-identical)"
 	@echo "make notebooks                                write notebooks/*.ipynb from their sources notebooks/*.py"
 	@echo "make gpu-check [ARGS=--cpu-dry-run]          GRPO speed and memory on this GPU (offline, <= 8 min) -> runs/gpu_check/"
-	@echo "make bench [BENCH_PROFILE=cpu BENCH_WORKERS=<cores>] the whole benchmark at this version: runs what has no record, ships the records, publishes the report and README table"
+	@echo "make bench [BENCH_PROFILE=cpu BENCH_WORKERS=<cores> ARGS=\"--executor slurm ...\"] the whole benchmark at this version: runs what has no record, ships the records, publishes the report and README table"
 	@echo "make bench-plan [BENCH_PROFILE=cpu]           what make bench would run and its estimated time (runs nothing)"
 	@echo "make bench-verify [BENCH_WORKERS=<cores>]     rerun one confirmatory seed per experiment, compare with its shipped record (<= 45 min on 2 cores)"
 	@echo "make bench-report [BENCH_PROFILE=cpu]         the published benchmark report from the shipped records (runs nothing)"
@@ -88,11 +88,11 @@ BENCH_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 # one progress line per run with the time left; then the records are shipped into
 # executed/<profile>/bench/records and the report and the README's table are rebuilt from them.
 bench: $(STAMP)
-	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --workers $(BENCH_WORKERS) --ship
+	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --workers $(BENCH_WORKERS) --ship $(ARGS)
 	$(PY) -m wmkit readme
 
 bench-plan: $(STAMP)
-	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --workers $(BENCH_WORKERS) --plan
+	$(PY) -m wmkit bench --profile $(BENCH_PROFILE) --workers $(BENCH_WORKERS) --plan $(ARGS)
 
 # One confirmatory seed of each experiment (its cheapest) rerun and compared with the shipped record:
 # bit-identical on the same CPU kind, else each claim's difference beside its seed spread.

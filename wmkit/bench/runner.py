@@ -73,6 +73,7 @@ from wmkit.bench.claims import (
 )
 from wmkit.bench.confirmatory import DESIGN_PROFILE, claim_plans, declared_seeds, experiment_plans, votes
 from wmkit.bench.design import EXPERIMENT_SECONDS, precondition_text
+from wmkit.bench.executor import EXECUTORS, LocalProcesses, SubmititExecutor, make_executor
 from wmkit.bench.source_key import (
     KEY_FORMAT,
     SourceKey,
@@ -1507,7 +1508,8 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
               runs_root: Path | None = None, threads: int | None = None, report_only: bool = False,
               experiments: dict[str, Experiment] | None = None, claims: Sequence[Claim] = CLAIMS,
               log: Callable[[str], None] = print, workers: int = 1, any_version: bool = False,
-              plan_only: bool = False, shipped_dir: Path | bool | None = None) -> BenchResult:
+              plan_only: bool = False, shipped_dir: Path | bool | None = None,
+              executor: LocalProcesses | SubmititExecutor | None = None) -> BenchResult:
     """Run every selected (experiment, seed) that has no record yet, then rebuild the report from
     all records of this library version (also those of experiments not selected this time).
 
@@ -1525,6 +1527,10 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
     change. One progress line per finished run gives the time left, from the records' own timings.
     `plan_only`: print what would run and how long it should take (:class:`BenchPlan`), run nothing.
 
+    `executor` (`wmkit.bench.executor`): where the runs execute; None is ``LocalProcesses(workers)``,
+    the processes above. A `SubmititExecutor` submits every run (and what its seeds share, first) as a
+    SLURM job (or a submitit local job) and waits for them here; the records are the same.
+
     `shipped_dir`: where the kit's shipped records are (default ``executed/<profile>/bench/records``);
     a seed whose record at this version is there is copied into the runs folder instead of rerun.
     ``False``: rerun every seed here, shipped or not (``--rerun-shipped``)."""
@@ -1532,6 +1538,7 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
         raise ValueError(f"--threads must be at least 1, not {threads}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"--workers must be a positive integer, not {workers!r}")
+    executor = LocalProcesses(workers) if executor is None else executor
     if any_version and not report_only:
         raise ValueError("--any-version only builds a report (--report-only): new runs are always "
                          "recorded under this checkout's library version")
@@ -1546,7 +1553,8 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
 
         torch.set_num_threads(threads)
     command = (bench_command(profile, seeds, only, threads, workers) + (" --report-only" if report_only else "")
-               + (" --any-version" if any_version else ""))
+               + (" --any-version" if any_version else "")
+               + ("" if executor.name == "local" else f" --executor {executor.name}"))
     commit = head_commit()
     start = time.perf_counter()
     out = BenchResult(report={})
@@ -1566,7 +1574,7 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
         for name in wanted:
             done = set(wanted[name]) - set(plan.to_run[name])
             out.cached += [f"{name}/seed{s}" for s in sorted(done) if name not in plan.skipped]
-        out.ran += _run_planned(plan, experiments, runs_root, command, commit, workers, log)
+        out.ran += _run_planned(plan, experiments, runs_root, command, commit, executor, log)
     out.seconds = time.perf_counter() - start
     report_seeds = wanted if seeds is None else list(range(seeds))
     confirmatory = None
@@ -1582,32 +1590,44 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
     return out
 
 
+def prepare_shared(prepare: str, profile: Profile, runs_root: Path, sizes) -> set[str]:
+    """Build what an experiment's seeds share (its `prepare` function); returns the profile parts it read."""
+    return _call_recording_reads(_resolve(prepare), profile, runs_root, sizes)[1]
+
+
 def _run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root: Path, command: str,
-                 commit: str, workers: int, log: Callable[[str], None]) -> list[str]:
-    """Run every (experiment, seed) of `plan.to_run`, longest first; returns 'experiment/seedN' of each.
-    Each run writes its record when it ends, so an interrupted benchmark redoes only what is missing."""
+                 commit: str, executor: LocalProcesses | SubmititExecutor,
+                 log: Callable[[str], None]) -> list[str]:
+    """Run every (experiment, seed) of `plan.to_run` through `executor`, longest first; returns
+    'experiment/seedN' of each. Each run writes its record when it ends, so an interrupted benchmark
+    redoes only what is missing."""
     order = sorted(((n, s) for n, seeds in plan.to_run.items() for s in seeds),
                    key=lambda job: (-(plan.seconds.get(job[0]) or 0), job[0], job[1]))
     if not order:
         return []
     profile = get_profile(plan.profile)  # for what the seeds share; each run resolves the name itself
-    prepared = set()
-    for name in dict.fromkeys(n for n, _ in order):  # what the seeds share, built once before they run
+    if executor.name != "local":
+        log(f"bench: {len(order)} run(s) through {executor.describe()}")
+    preparing = {}  # what the seeds share, built once before they run (a job of its own on a cluster)
+    for name in dict.fromkeys(n for n, _ in order):
         prepare = experiments[name].prepare
-        if prepare is not None and prepare not in prepared:
+        if prepare is not None and prepare not in preparing:
             log(f"{name}: preparing what its seeds share ({prepare})")
-            _, read = _call_recording_reads(_resolve(prepare), profile, runs_root,
-                                            experiment_sizes(experiments[name], profile))
-            for sharing in {n for n, _ in order if experiments[n].prepare == prepare}:
-                check_parts_read(experiments[sharing], read, f"prepare ({prepare})")
-            prepared.add(prepare)
+            preparing[prepare] = {"prepare": prepare, "profile": profile, "runs_root": runs_root,
+                                  "sizes": experiment_sizes(experiments[name], profile)}
+    # here, one after another, as ever, on this machine; on a cluster, jobs too (the seeds wait for them)
+    where = LocalProcesses(1) if executor.name == "local" else executor
+    for prepare, read in zip(preparing, where.run([(prepare_shared, kwargs) for kwargs in preparing.values()])):
+        for sharing in {n for n, _ in order if experiments[n].prepare == prepare}:
+            check_parts_read(experiments[sharing], read, f"prepare ({prepare})")
     keys = {n: experiment_key(experiments[n]) for n in {n for n, _ in order}}
     dirty = {n: _closure_dirty(k) for n, k in keys.items()}
-    parallel = workers > 1 and len(order) > 1
+    here = executor.in_this_process or len(order) == 1 and executor.name == "local"
     jobs = [(run_one, {"experiment": experiments[n], "profile": plan.profile, "seed": s, "runs_root": runs_root,
                        "code": keys[n], "command": command, "commit": commit, "dirty": dirty[n],
-                       **({} if parallel else {"log": log})})  # a log function does not cross processes
+                       **({"log": log} if here else {})})  # a log function does not cross processes
             for n, s in order]
+    workers = getattr(executor, "workers", len(order))
     left = list(order)
     started = time.perf_counter()
 
@@ -1617,9 +1637,7 @@ def _run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root:
         log(f"bench: {len(order) - len(left)}/{len(order)} runs done ({order[index][0]} seed {order[index][1]}), "
             f"{duration(time.perf_counter() - started)} so far, about {duration(remaining)} left")
 
-    from wmkit.core.parallel import run_jobs  # here: it loads multiprocessing (15 ms), --help does not
-
-    run_jobs(jobs, workers=workers if parallel else 1, on_done=progress)
+    executor.run(jobs, on_done=progress)
     return [f"{n}/seed{s}" for n, s in order]
 
 
@@ -1788,6 +1806,15 @@ def add_bench_parser(sub) -> None:
     p.add_argument("--threads", type=int, default=None, help="torch threads (1 on a small shared CPU)")
     p.add_argument("--workers", type=int, default=1,
                    help="seeds of an experiment side by side in this many processes (2 on 2 cores)")
+    p.add_argument("--executor", default="local", choices=EXECUTORS,
+                   help="where the runs execute: local (default: --workers processes here), slurm (one SLURM "
+                        "job per run through submitit: pip install 'wmkit[cluster]'), or submitit-local (the "
+                        "same jobs as local processes, to try it without a cluster)")
+    p.add_argument("--executor-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a submitit parameter for every job, e.g. slurm_partition=cpu timeout_min=240 mem_gb=8 "
+                        "slurm_account=... (repeat the option; default cpus_per_task: --threads, else 1)")
+    p.add_argument("--executor-folder", default=None,
+                   help="where submitit writes each job's files and logs (default runs/submitit)")
     p.add_argument("--report-only", action="store_true", help="rebuild the report from the records on disk")
     p.add_argument("--any-version", action="store_true",
                    help="with --report-only: the newest record of each experiment and seed, whatever library "
@@ -1829,9 +1856,11 @@ def bench_main(args) -> int:
     if args.ship and (args.seeds is not None or args.report_only or args.any_version):
         raise ValueError("--ship publishes the declared seeds of this version: no --seeds, --report-only "
                          "or --any-version with it")
+    executor = make_executor(getattr(args, "executor", "local"), args.workers, args.threads,
+                             getattr(args, "executor_folder", None), getattr(args, "executor_option", []))
     result = run_bench(args.profile, args.seeds, args.only, Path(args.runs_dir) if args.runs_dir else None,
                        args.threads, args.report_only, workers=args.workers, any_version=args.any_version,
-                       plan_only=args.plan, shipped_dir=False if args.rerun_shipped else None)
+                       plan_only=args.plan, shipped_dir=False if args.rerun_shipped else None, executor=executor)
     if args.plan:
         return 0
     if args.ship:

@@ -29,7 +29,7 @@ def threads_per_worker(workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // max(1, workers))
 
 
-def _start_worker(threads: int) -> None:
+def start_worker(threads: int) -> None:
     """Each worker: its share of the cores, and as quiet as the notebook's kernel (a worker's
     stderr lands in the notebook's output: no dependency progress bars or known warnings)."""
     import warnings
@@ -69,7 +69,7 @@ def run_jobs(jobs: Sequence[tuple[Callable, dict]], workers: int = 1,
     threads = threads_per_worker(min(workers, len(jobs)))
     workers = spread_workers(len(jobs), workers)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=start_worker,
                              initargs=(threads,)) as pool:
         futures = {pool.submit(function, **kwargs): i for i, (function, kwargs) in enumerate(jobs)}
         for future in as_completed(futures):
