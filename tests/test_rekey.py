@@ -223,6 +223,7 @@ def test_rekey_verifies_one_seed_bit_for_bit_and_carries_every_seed(tmp_path):
     result = _rekey(tmp_path, lines)
     here = bench.cpu_kind(cpu_model())
     assert result.verdicts["fake"].startswith(f"verified by seed 0 on {here}")
+    assert any(line.startswith("bench-rekey: verifying 1/1 (fake), ") for line in lines)  # a progress line
     key = bench.experiment_key(REKEY["fake"])
     assert not any(p.exists() for p in old) and len(result.carried) == 2
     for seed, path in zip((0, 1), result.carried):

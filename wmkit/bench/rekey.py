@@ -541,6 +541,11 @@ def rekey(profile: str = "cpu", only: Sequence[str] | None = None, runs_root: Pa
     if plan_only:
         return out
     here = cpu_kind(cpu_model())
+    to_verify = [s for s in steps if s.seed is not None] if run else []
+
+    def runs_of(s: Step) -> float:  # estimated seconds of a step's runs (a reference doubles them)
+        return (seconds.get(s.experiment) or 0) * (1 if s.compare_with is not None else 2)
+
     for step in steps:
         key = experiment_key(experiments[step.experiment])
         if step.static:
@@ -582,6 +587,10 @@ def rekey(profile: str = "cpu", only: Sequence[str] | None = None, runs_root: Pa
         if not run:
             out.verdicts[step.experiment] = f"not verified (--no-run): seed {step.seed} would be rerun"
             continue
+        done = to_verify.index(step)
+        log(f"bench-rekey: verifying {done + 1}/{len(to_verify)} ({step.experiment}), "
+            f"{duration(time.perf_counter() - start)} so far, about {duration(sum(map(runs_of, to_verify[done:])))} "
+            "of runs left (the records' own times)")
         out.verdicts[step.experiment] = verify_and_carry(step, experiments[step.experiment], key, profile, runs_root,
                                                          threads, repo, here, out, log)
     if publish is None:
