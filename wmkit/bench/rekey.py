@@ -650,7 +650,7 @@ def verify_and_carry(step: Step, experiment: Experiment, key: SourceKey, profile
 def add_rekey_parser(sub) -> None:
     p = sub.add_parser("bench-rekey", help="carry benchmark records to their experiment's new key: from the source "
                                           "where it proves the code unchanged, else by rerunning one seed bit for bit")
-    p.add_argument("--profile", default="cpu")
+    p.add_argument("--profile", default="cpu", help="whose records (default cpu: the profile the kit ships)")
     p.add_argument("--only", nargs="*", help="papers (RLVR-World, RWML, WM-R1, WMRL) or experiment names")
     p.add_argument("--plan", action="store_true", help="say what it would carry and run, and the estimated time")
     p.add_argument("--no-run", action="store_true", help="carry only what the source proves; run nothing")
