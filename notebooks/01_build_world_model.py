@@ -111,6 +111,7 @@ MODEL: Optional[str] = None    # None: the profile's default (smoke/cpu: "tiny",
                                # Qwen2.5-1.5B-Instruct or SmolLM2 offline, with LoRA); or "smollm2", a folder, a hub id
 OUTPUT_DIR: Optional[str] = None  # None: runs/<profile>/01_build_world_model
 RUNS_DIR: Optional[str] = None  # None: runs/<profile>
+TRL_ARGS: dict = {}            # any other transformers.TrainingArguments field for the SFT, e.g. {"report_to": "tensorboard"}
 
 # %%
 import json
@@ -230,7 +231,8 @@ exercises.check_concept(CONCEPT_1, "01.split")
 # checkpoint.
 
 # %%
-wm_run = build.build_world_model(run.profile, run.output_dir / "world_model", seed=run.seed, model=MODEL)
+wm_run = build.build_world_model(run.profile, run.output_dir / "world_model", seed=run.seed, model=MODEL,
+                                 trl_args=TRL_ARGS)
 print(json.dumps(wm_run.info, indent=1))
 
 # %%

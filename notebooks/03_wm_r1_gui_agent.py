@@ -1071,10 +1071,10 @@ print("wrote", results_path)
 
 # %%
 from wmkit.core import grpo_step
-from wmkit.core.grpo import GRPOSettings
+from wmkit.core.grpo import GRPOArgs
 from wmkit.wm_r1.method import WMR1Config
 
-GRPO_RECORD = grpo_step.record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], loss_type=GRPOSettings.loss_type,
+GRPO_RECORD = grpo_step.record_grpo_step(rewards=[1.0, 0.0, 0.5, 0.0], loss_type=GRPOArgs.loss_type,
                                          scale_rewards=WMR1Config.scale_rewards, seed=run.seed)
 ANSWER_1 = None  # a list of three numbers
 ANSWER_2 = None  # "action", "imagine" or "invalid"

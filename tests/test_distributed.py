@@ -6,7 +6,7 @@ Two jobs, each run once alone and once under ``accelerate launch`` with 2 CPU pr
   size. Checks: both ranks end with identical parameters and tokenizers, and the loss
   trajectory matches the single-process run's (same global batch, same steps).
 * GRPO: a tiny Llama built on the fly, a verifiable reward with a clear gradient (share of
-  completion tokens from the lower half of the vocabulary), `GRPOSettings.to_trl_config`
+  completion tokens from the lower half of the vocabulary), `wmkit.core.grpo.trl_grpo_config`
   and `trl.GRPOTrainer`. Checks: identical parameters on both ranks; like the
   single-process run, the reward rises and the parameters move by a similar amount (TRL
   seeds sampling per process, so the two runs sample different completions: behaviour is
@@ -117,7 +117,7 @@ def grpo_worker(out_dir: str) -> None:
     from datasets import Dataset
     from trl import GRPOTrainer
 
-    from wmkit.core.grpo import GRPOSettings
+    from wmkit.core.grpo import GRPORunConfig, trl_grpo_config
     from wmkit.core.models import TinyModelConfig, build_tiny_model, train_tokenizer
 
     rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
@@ -133,12 +133,12 @@ def grpo_worker(out_dir: str) -> None:
         return [sum(t < half for t in ids) / max(1, len(ids)) for ids in completion_ids]
 
     prompts = Dataset.from_dict({"prompt": [f"{a} {b}" for a in words for b in words][:64]})
-    settings = GRPOSettings(output_dir=str(Path(out_dir) / "trainer"), num_generations=4,
-                            per_device_train_batch_size=GRPO_GLOBAL_BATCH // world, num_processes=world,
-                            learning_rate=1e-2, max_completion_length=8, max_steps=GRPO_STEPS, seed=0)
-    config = settings.to_trl_config(logging_steps=1, save_strategy="no", gradient_checkpointing=False,
-                                    lr_scheduler_type="constant",
-                                    disable_tqdm=True, dataloader_num_workers=0)
+    settings = GRPORunConfig(output_dir=str(Path(out_dir) / "trainer"), num_generations=4,
+                             prompts_per_step=GRPO_GLOBAL_BATCH // world // 4, learning_rate=1e-2,
+                             max_completion_length=8, max_steps=GRPO_STEPS, seed=0)
+    config = trl_grpo_config(settings, num_processes=world, logging_steps=1, save_strategy="no",
+                             gradient_checkpointing=False, lr_scheduler_type="constant", disable_tqdm=True,
+                             dataloader_num_workers=0)
     trainer = GRPOTrainer(model=model, reward_funcs=low_half_share, args=config, train_dataset=prompts,
                           processing_class=tokenizer)
     start = time.perf_counter()

@@ -175,14 +175,14 @@ def test_auto_runs_the_cpu_profile_on_a_gpu_the_gpu_profile_was_never_timed_on(m
 def test_grpo_config_takes_the_precision_flags(tmp_path, monkeypatch):
     from wmkit.core import grpo
 
-    config = grpo.GRPOSettings(output_dir=str(tmp_path), num_generations=2, per_device_train_batch_size=2, max_steps=1)
-    trl_config = config.to_trl_config()
+    config = grpo.GRPORunConfig(output_dir=str(tmp_path), num_generations=2, prompts_per_step=1, max_steps=1)
+    trl_config = grpo.trl_grpo_config(config)
     assert not trl_config.bf16 and not trl_config.fp16  # a CPU: no mixed precision
     seen = {}
     monkeypatch.setattr(models, "mixed_precision_flags", lambda: seen.setdefault("flags", {"bf16": False,
                                                                                           "fp16": False}))
-    config.to_trl_config()
-    assert seen, "to_trl_config does not ask models.mixed_precision_flags"
+    grpo.trl_grpo_config(config)
+    assert seen, "trl_grpo_config does not ask models.mixed_precision_flags"
 
 
 # ============================================================================ NF4 in memory, QLoRA in RLVR
@@ -250,14 +250,13 @@ def test_qlora_trains_one_group_per_micro_batch_with_the_same_optimizer_step(tmp
 
     assert grpo.micro_batches(16, 8) == {"per_device_train_batch_size": 128, "gradient_accumulation_steps": 1}
     assert grpo.micro_batches(16, 8, 1) == {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 16}
-    with pytest.raises(grpo.GRPOSettingsError, match="must divide"):
+    with pytest.raises(grpo.GRPOArgsError, match="must divide"):
         grpo.micro_batches(16, 8, 3)
     config = rl.RLVRConfig(output_dir=str(tmp_path), prompts_per_step=16, num_generations=8, max_steps=1)
-    assert config.settings().per_device_train_batch_size == 128  # a CPU: no QLoRA, one pass
+    assert grpo.check_grpo(config, config.uses_qlora())["per_device_train_batch_size"] == 128  # a CPU: one pass
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    settings = config.settings()
-    assert (settings.per_device_train_batch_size, settings.gradient_accumulation_steps) == (8, 16)
-    assert settings.generation_batch() == 128  # the same completions per optimizer step
+    batches = grpo.check_grpo(config, config.uses_qlora())
+    assert (batches["per_device_train_batch_size"], batches["gradient_accumulation_steps"]) == (8, 16)  # 128 a step
 
 
 def test_merge_adapters_refuses_a_4bit_base(nf4_lm, tmp_path):
@@ -293,14 +292,14 @@ def test_vllm_is_off_by_default_and_asking_without_it_fails_in_one_line(monkeypa
     from wmkit.core import world_model_rl as rl
 
     monkeypatch.delenv(grpo.VLLM_ENV, raising=False)
-    assert not grpo.GRPOSettings(output_dir="x", max_steps=1).use_vllm and not rl.RLVRConfig(output_dir="x", max_steps=1).use_vllm
+    assert not rl.RLVRConfig(output_dir="x", max_steps=1).use_vllm
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real(name, *a))
-    with pytest.raises(grpo.GRPOSettingsError, match="vLLM is not installed.*pip install vllm") as error:
+    with pytest.raises(grpo.GRPOArgsError, match="vLLM is not installed.*pip install vllm") as error:
         grpo.request_vllm()
     assert "\n" not in str(error.value) and grpo.VLLM_ENV not in os.environ
     monkeypatch.setenv(grpo.VLLM_ENV, "1")  # asked for where it is installed: the configs follow
-    assert grpo.GRPOSettings(output_dir="x", max_steps=1).use_vllm and rl.RLVRConfig(output_dir="x", max_steps=1).use_vllm
+    assert rl.RLVRConfig(output_dir="x", max_steps=1).use_vllm
     grpo.request_vllm(False)
     assert not grpo.vllm_requested()
 

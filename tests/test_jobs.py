@@ -230,15 +230,30 @@ def test_one_process_jobs_run_only_on_rank_0(monkeypatch):
 
 def test_every_notebook_job_is_registered_with_profile_defaults():
     assert {"world-model", "rlvr", "wm-r1", "wmrl"} <= set(jobs.JOBS)
-    rlvr = jobs.build_config("rlvr", profile="smoke", overrides=["max_steps=2", "rlvr.prompts_per_step=6"])
-    assert (rlvr.rlvr.max_steps, rlvr.rlvr.prompts_per_step, rlvr.rlvr.reward) == (2, 6, "task_specific")
+    rlvr = jobs.build_config("rlvr", profile="smoke", overrides=["rlvr.steps=2", "rlvr.prompts_per_step=6"])
+    assert (rlvr.rlvr.steps, rlvr.rlvr.prompts_per_step, rlvr.lora) == (2, 6, None)
     from wmkit.profiles import get_profile
 
-    gpu, sizes = jobs.default_config("rlvr", "gpu").rlvr, get_profile("gpu").rlvr  # notebook 02's sizes
-    assert (gpu.max_steps, gpu.prompts_per_step) == (sizes.steps, sizes.prompts_per_step)
+    assert jobs.default_config("rlvr", "gpu").rlvr == get_profile("gpu").rlvr  # notebook 02's sizes
     wm_r1 = jobs.build_config("wm-r1", profile="smoke", overrides=["arms=[wm_r1]", "seed=2"])
     assert (wm_r1.profile, wm_r1.arms, wm_r1.seed) == ("smoke", ("wm_r1",), 2)
     assert not jobs.JOBS["wm-r1"].distributed and jobs.JOBS["rlvr"].distributed
+
+
+def test_trainer_arguments_pass_through_the_command_line():
+    """``wmkit train rlvr report_to=tensorboard``: a key the job does not know that names a field of the
+    trainer's arguments goes to ``trl_args`` (checked at once); any other unknown key is one clear line."""
+    rlvr = jobs.build_config("rlvr", profile="smoke", overrides=["report_to=tensorboard", "trl_args.logging_steps=5",
+                                                                 "push_to_hub=false"])
+    assert rlvr.trl_args == {"report_to": "tensorboard", "logging_steps": 5, "push_to_hub": False}
+    world_model = jobs.build_config("world-model", profile="smoke", overrides=["report_to=none"])
+    assert world_model.trl_args == {"report_to": "none"}
+    with pytest.raises(ValueError, match="unknown key 'report_too'.*nor is it a field of GRPOConfig"):
+        jobs.build_config("rlvr", profile="smoke", overrides=["report_too=wandb"])
+    with pytest.raises(ValueError, match="not a field of TrainingArguments"):
+        jobs.build_config("world-model", profile="smoke", overrides=["trl_args.beta=0.1"])
+    with pytest.raises(ValueError, match="unknown key 'report_to'"):  # a numpy job has no trainer
+        jobs.build_config("wmrl", profile="smoke", overrides=["report_to=tensorboard"])
 
 
 def test_wmrl_job_config_mirrors_its_command_line():
@@ -315,20 +330,20 @@ def test_notebook_launch_forks_two_cpu_processes_when_forced(tmp_path):
 def test_vllm_settings_reach_trl_and_fail_clearly_when_unavailable(tmp_path, monkeypatch):
     import importlib.util
 
-    from wmkit.core.grpo import GRPOSettings, GRPOSettingsError
+    from wmkit.core.grpo import GRPOArgsError, GRPORunConfig, check_vllm, trl_grpo_config
 
-    config = GRPOSettings(output_dir=str(tmp_path), num_generations=4, per_device_train_batch_size=8,
-                          vllm_mode="server", vllm_gpu_memory_utilization=0.5, max_steps=1).to_trl_config()
+    config = trl_grpo_config(GRPORunConfig(output_dir=str(tmp_path), num_generations=4, prompts_per_step=2, max_steps=1,
+                                           trl_args={"vllm_gpu_memory_utilization": 0.5}), vllm_mode="server")
     assert (config.use_vllm, config.vllm_mode, config.vllm_gpu_memory_utilization) == (False, "server", 0.5)
-    with pytest.raises(GRPOSettingsError, match="vllm_mode must be 'colocate' or 'server'"):
-        GRPOSettings(output_dir="x", use_vllm=True, vllm_mode="remote", max_steps=1).check()
-    with pytest.raises(GRPOSettingsError, match=r"vllm_gpu_memory_utilization must be in \(0, 1\]"):
-        GRPOSettings(output_dir="x", use_vllm=True, vllm_gpu_memory_utilization=0, max_steps=1).check()
+    with pytest.raises(GRPOArgsError, match="vllm_mode must be 'colocate' or 'server'"):
+        check_vllm("remote")
+    with pytest.raises(GRPOArgsError, match=r"vllm_gpu_memory_utilization must be in \(0, 1\]"):
+        check_vllm("colocate", 0)
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real_find_spec(name, *a))
-    with pytest.raises(GRPOSettingsError, match="use_vllm=True but vLLM is not installed"):
-        GRPOSettings(output_dir="x", use_vllm=True, max_steps=1).check()
+    with pytest.raises(GRPOArgsError, match="use_vllm=True but vLLM is not installed"):
+        check_vllm()
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "vllm" else real_find_spec(name, *a))
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
-    with pytest.raises(GRPOSettingsError, match="use_vllm=True needs a CUDA GPU"):
-        GRPOSettings(output_dir="x", use_vllm=True, max_steps=1).check()
+    with pytest.raises(GRPOArgsError, match="use_vllm=True needs a CUDA GPU"):
+        check_vllm()

@@ -85,7 +85,7 @@ def test_best_of_k_is_monotone(tiny_lm, small_splits):
 
 def test_kl_and_full_parameter_settings_reach_trl(tmp_path):
     config = rl.RLVRConfig(output_dir=str(tmp_path), beta=0.001, lora=False, num_generations=4, prompts_per_step=2, max_steps=1)
-    trl_config = config.settings().to_trl_config()
+    trl_config = config.trl_config()
     assert trl_config.beta == 0.001 and trl_config.num_generations == 4
     assert trl_config.per_device_train_batch_size == 8
 

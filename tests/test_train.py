@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from wmkit.core.grpo import GRPOSettings, GRPOSettingsError
+from wmkit.core.grpo import GRPOArgsError, GRPORunConfig, check_grpo, trl_grpo_config
 from wmkit.core.sft import CompletionOnlyCollator, SFTConfig, tokenize_sft_examples, train_sft
 
 
@@ -76,18 +76,40 @@ def test_sft_config_rejects_bad_values():
         SFTConfig(output_dir="x", batch_size="16")
 
 
-def test_grpo_generation_batch_must_divide_by_group_size():
-    with pytest.raises(GRPOSettingsError, match="not divisible by num_generations 6"):
-        GRPOSettings(output_dir="x", num_generations=6, per_device_train_batch_size=16, max_steps=1).check()
-    GRPOSettings(output_dir="x", num_generations=8, per_device_train_batch_size=16, max_steps=1).check()
-    with pytest.raises(GRPOSettingsError, match="at least 2"):
-        GRPOSettings(output_dir="x", num_generations=1, per_device_train_batch_size=16, max_steps=1).check()
+def test_grpo_settings_that_cannot_work_fail_in_one_line():
+    with pytest.raises(GRPOArgsError, match="at least 2"):
+        check_grpo(GRPORunConfig(output_dir="x", num_generations=1, max_steps=1))
+    with pytest.raises(GRPOArgsError, match="must divide prompts_per_step 4"):
+        check_grpo(GRPORunConfig(output_dir="x", prompts_per_step=4, prompts_per_micro_batch=3, max_steps=1))
+    with pytest.raises(GRPOArgsError, match="scale_rewards"):
+        check_grpo(GRPORunConfig(output_dir="x", scale_rewards="std", max_steps=1))
+    assert check_grpo(GRPORunConfig(output_dir="x", num_generations=8, prompts_per_step=2, max_steps=1)) == {
+        "per_device_train_batch_size": 16, "gradient_accumulation_steps": 1}
 
 
 def test_grpo_settings_map_onto_trl(tmp_path):
-    config = GRPOSettings(output_dir=str(tmp_path), num_generations=4, per_device_train_batch_size=8,
-                          beta=0.001, scale_rewards="none", max_steps=1).to_trl_config()
+    config = trl_grpo_config(GRPORunConfig(output_dir=str(tmp_path), num_generations=4, prompts_per_step=2,
+                                           beta=0.001, scale_rewards="none", max_steps=1))
     assert config.num_generations == 4 and config.beta == 0.001 and config.scale_rewards == "none"
+    assert config.per_device_train_batch_size == 8 and config.report_to == []
+
+
+def test_trl_arguments_pass_through_and_unknown_ones_fail_in_one_line(tmp_path):
+    """Any other GRPOConfig / TrainingArguments field reaches TRL as it is; a misspelt one, or one the kit's
+    config sets itself, is one ValueError naming it."""
+    from wmkit.core.grpo import check_trl_args
+
+    config = GRPORunConfig(output_dir=str(tmp_path), num_generations=2, prompts_per_step=1, max_steps=1,
+                           trl_args={"report_to": "tensorboard", "logging_steps": 7, "hub_model_id": "me/wm"})
+    trl_config = trl_grpo_config(config, logging_steps=1)  # the pass-through wins over the kit's run settings
+    assert (trl_config.report_to, trl_config.logging_steps, trl_config.hub_model_id) == (["tensorboard"], 7, "me/wm")
+    with pytest.raises(ValueError, match="unknown TRL argument 'report_too'.*did you mean report_to"):
+        check_trl_args({"report_too": "wandb"})
+    with pytest.raises(ValueError, match="num_generations is a setting of the kit's config"):
+        check_trl_args({"num_generations": 4})
+    with pytest.raises(ValueError, match="not a field of TrainingArguments"):
+        check_trl_args({"beta": 0.1}, "sft")  # a GRPOConfig field, not the Trainer's
+    assert check_trl_args({"report_to": "none"}, "sft") == {"report_to": "none"}
 
 
 def test_kit_loss_honours_num_items_in_batch_as_transformers_does(tiny_lm, small_splits, tmp_path):
@@ -129,9 +151,9 @@ def test_train_grpo_saves_the_final_weights_and_returns_a_plain_trained_model(ti
     policy = copy.deepcopy(model)
     before = {n: p.detach().clone() for n, p in model.named_parameters()}
     tok.padding_side = "left"
-    args = GRPOSettings(output_dir=str(tmp_path / "checkpoints"), num_generations=2, per_device_train_batch_size=4,
-                        max_steps=2, learning_rate=1e-2, max_completion_length=6).to_trl_config(
-        logging_steps=1, save_strategy="no", disable_tqdm=True)
+    args = trl_grpo_config(GRPORunConfig(output_dir=str(tmp_path / "checkpoints"), num_generations=2,
+                                         prompts_per_step=2, max_steps=2, learning_rate=1e-2, max_completion_length=6),
+                           logging_steps=1, save_strategy="no", disable_tqdm=True)
     dataset = Dataset.from_dict({"prompt": ["go north", "take key", "open door", "look"]})
     # A reward that varies within each group: longer completions score higher.
     run = train_grpo(policy, tok, args, dataset, [lambda completions, **kw: [len(c) / 10 for c in completions]],
@@ -144,23 +166,22 @@ def test_train_grpo_saves_the_final_weights_and_returns_a_plain_trained_model(ti
     assert any(not torch.equal(moved[n], p) for n, p in before.items())
 
 
-@pytest.mark.parametrize("make", ["rlvr", "grpo", "grpo_run", "wm_r1"])
+@pytest.mark.parametrize("make", ["rlvr", "grpo_run", "wm_r1"])
 def test_step_counts_have_no_default(make):
-    """A run's optimizer steps come from its profile's sizes: a config without them is an error, not a
+    """A run's optimizer steps come from its paper's config: a config without them is an error, not a
     silent default that no profile uses."""
-    from wmkit.core.grpo import GRPORunConfig
     from wmkit.core.world_model_rl import RLVRConfig
     from wmkit.wm_r1.method import WMR1Config
 
-    build = {"rlvr": RLVRConfig, "grpo": GRPOSettings, "grpo_run": GRPORunConfig, "wm_r1": WMR1Config}[make]
+    build = {"rlvr": RLVRConfig, "grpo_run": GRPORunConfig, "wm_r1": WMR1Config}[make]
     with pytest.raises(TypeError, match="'max_steps'"):
         build(output_dir="x")
 
 
-def test_rlvr_and_wm_r1_build_their_grpo_settings_through_one_method(tmp_path, monkeypatch):
-    """RLVR's and WM-R1's configs are one GRPO run's fields plus their own: the same shared values
-    reach GRPOSettings the same way, through GRPORunConfig.grpo_settings (train_wm_r1 included)."""
-    from wmkit.core.grpo import GRPORunConfig
+def test_rlvr_and_wm_r1_reach_trl_through_the_one_conversion(tmp_path, monkeypatch):
+    """RLVR's and WM-R1's configs are the GRPO knobs plus their own fields: the same shared values
+    reach trl.GRPOConfig the same way, through wmkit.core.grpo.trl_grpo_config (train_wm_r1 included)."""
+    from wmkit.core import grpo
     from wmkit.core.world_model_rl import RLVRConfig
     from wmkit.wm_r1 import method
     from wmkit.wm_r1 import tasks as wm_tasks
@@ -172,31 +193,26 @@ def test_rlvr_and_wm_r1_build_their_grpo_settings_through_one_method(tmp_path, m
     assert isinstance(rlvr, GRPORunConfig) and isinstance(wm_r1, GRPORunConfig)
     assert wm_r1.max_episode_steps == 7 and wm_r1.max_steps == 5  # the episode's budget is not the run's
 
-    built, real = [], GRPORunConfig.grpo_settings
-
-    def spy(self, **kwargs):
-        built.append(type(self).__name__)
-        return real(self, **kwargs)
-
-    monkeypatch.setattr(GRPORunConfig, "grpo_settings", spy)
-    for config, settings in ((rlvr, rlvr.settings()), (wm_r1, wm_r1.grpo_settings(one_group_per_pass=False))):
-        assert (settings.max_steps, settings.num_generations, settings.learning_rate, settings.temperature,
-                settings.max_completion_length, settings.seed) == (5, 4, 3e-4, 0.7, 64, 3)
-        assert (settings.per_device_train_batch_size, settings.gradient_accumulation_steps) == (8, 1)
-        assert settings.scale_rewards == config.scale_rewards  # RLVR 'group', WM-R1 'none'
-    assert built == ["RLVRConfig", "WMR1Config"]
-    assert rlvr.settings().output_dir == str(tmp_path / "rlvr" / "checkpoints")
-    assert wm_r1.grpo_settings(one_group_per_pass=True).gradient_accumulation_steps == 2  # one group a pass
+    built, real = [], grpo.trl_grpo_config
 
     class Built(Exception):
         pass
 
-    def stop(self, **kwargs):
-        built.append(real(self, **kwargs))
-        raise Built
+    def spy(config, **kwargs):
+        built.append(real(config, **kwargs))
+        if isinstance(config, method.WMR1Config):
+            raise Built
+        return built[-1]
 
-    monkeypatch.setattr(GRPORunConfig, "grpo_settings", stop)
+    monkeypatch.setattr(method, "trl_grpo_config", spy)
+    monkeypatch.setattr("wmkit.core.world_model_rl.trl_grpo_config", spy)
+    rlvr.trl_config()
     train, _ = wm_tasks.task_templates(3)
-    with pytest.raises(Built):  # train_wm_r1 builds its settings through the same method, then stops here
+    with pytest.raises(Built):  # train_wm_r1 converts its config through the same function, then stops here
         method.train_wm_r1(wm_r1, torch.nn.Linear(2, 2), None, wm_tasks.unique_tasks(2, 0, train), None)
-    assert built[-1].max_steps == 5 and built[-1].num_generations == 4 and not built[-1].use_vllm
+    for config, settings in zip((rlvr, wm_r1), built):
+        assert (settings.max_steps, settings.num_generations, settings.learning_rate, settings.temperature,
+                settings.max_completion_length, settings.seed) == (5, 4, 3e-4, 0.7, 64, 3)
+        assert (settings.per_device_train_batch_size, settings.gradient_accumulation_steps) == (8, 1)
+        assert settings.scale_rewards == config.scale_rewards  # RLVR 'group', WM-R1 'none'
+    assert built[0].output_dir == str(tmp_path / "rlvr" / "checkpoints") and not built[1].use_vllm

@@ -47,7 +47,7 @@ import torch
 from wmkit.core import models
 from wmkit.core import world_model_rl as rl
 from wmkit.core.build import tokenizer_corpus
-from wmkit.core.grpo import GRPOSettings
+from wmkit.core.grpo import GRPORunConfig, trl_grpo_config
 from wmkit.core.models import compute_dtype
 from wmkit.core.sft import SFTConfig, train_sft
 from wmkit.core.worldmodel import collect_transitions
@@ -334,12 +334,12 @@ def measure_policy(shape: str, mode: str, settings: GPUCheckSettings, work_dir: 
             from trl import GRPOTrainer
 
             prompts = [random_prompt(P, model.config.vocab_size, rng) for _ in range(settings.grpo_steps)]
-            grpo = GRPOSettings(output_dir=str(work_dir / row.name.replace(" ", "_")), num_generations=G,
-                                per_device_train_batch_size=G, learning_rate=1e-5, max_completion_length=C,
-                                max_steps=settings.grpo_steps, seed=settings.seed, use_vllm=False)
-            trl_config = grpo.to_trl_config(logging_steps=1, save_strategy="no", disable_tqdm=True,
-                                            gradient_checkpointing=settings.gradient_checkpointing,
-                                            generation_kwargs={"min_new_tokens": C})
+            grpo = GRPORunConfig(output_dir=str(work_dir / row.name.replace(" ", "_")), num_generations=G,
+                                 prompts_per_step=1, learning_rate=1e-5, max_completion_length=C,
+                                 max_steps=settings.grpo_steps, seed=settings.seed)
+            trl_config = trl_grpo_config(grpo, logging_steps=1, save_strategy="no", disable_tqdm=True,
+                                         gradient_checkpointing=settings.gradient_checkpointing,
+                                         generation_kwargs={"min_new_tokens": C})
             reward_rng = random.Random(settings.seed)
 
             def random_reward(completions, **kwargs):  # any spread of rewards gives nonzero advantages

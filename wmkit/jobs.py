@@ -42,7 +42,7 @@ import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from wmkit.envs import ENVIRONMENTS, import_modules, registered_name
 from wmkit.experiments import run_over_seeds
@@ -253,7 +253,9 @@ def set_value(config: Any, key: str, value: Any, prefix: str = "") -> Any:
     key = _expand_key(config, key, prefix)
     head, _, rest = key.partition(".")
     current = getattr(config, head)
-    if rest:
+    if rest and isinstance(current, dict):  # a mapping field (trl_args): its keys are free
+        new = {**current, rest: value}
+    elif rest:
         if not (dataclasses.is_dataclass(current) and not isinstance(current, type)):
             raise ValueError(f"unknown key {prefix + key!r}: {prefix + head} is not a section")
         new = set_value(current, rest, value, prefix=f"{prefix}{head}.")
@@ -363,9 +365,26 @@ def build_config(job_or_name: Job | str, profile: str | None = None, config_file
     config = default_config(entry, name)  # the profile picks the defaults; it is not set again below
     for key, value in list(from_file.items()) + parsed:
         if key != "profile":
-            config = set_value(config, key, value)
+            config = set_or_pass_through(config, key, value)
     validate_config(config)
     return config
+
+
+def set_or_pass_through(config: Any, key: str, value: Any) -> Any:
+    """`set_value`, except that a key the config does not know goes into its ``trl_args`` when it names a
+    field of the trainer's arguments (the config class's ``trainer_args``: ``"grpo"``, ``"sft"``)."""
+    try:
+        return set_value(config, key, value)
+    except ValueError as err:
+        trainer = getattr(type(config), "trainer_args", None)
+        if trainer is None or not str(err).startswith("unknown key") or "." in key:
+            raise
+        from wmkit.core.grpo import TRAINER_ARGS, trainer_fields  # here: it imports TRL (seconds), only now
+
+        if key not in trainer_fields(trainer):
+            raise ValueError(f"{err}; nor is it a field of {TRAINER_ARGS[trainer].partition(':')[2]} "
+                             "to pass through to the trainer") from None
+        return dataclasses.replace(config, trl_args={**config.trl_args, key: value})
 
 
 def validate_config(config: Any, prefix: str = "") -> None:
@@ -383,6 +402,10 @@ def validate_config(config: Any, prefix: str = "") -> None:
             check_seed(value, key)
         elif f.name == "envs" and value is not None:
             registered_envs(value, key)
+        elif f.name == "trl_args" and value:
+            from wmkit.core.grpo import check_trl_args  # here: it imports TRL (seconds), only when given
+
+            check_trl_args(value, getattr(type(config), "trainer_args", "grpo"))
 
 
 def registered_envs(names: Sequence[str], key: str = "envs", imported: bool = False) -> list[str]:
@@ -651,6 +674,12 @@ class WorldModelJob:
     """Also run notebook 01's evaluation protocol on the main process after training."""
     world_model: Any = None
     """The profile's WorldModelProfile (filled by from_profile)."""
+    trl_args: dict = dataclasses.field(default_factory=dict)
+    """Any other ``transformers.TrainingArguments`` field, passed to the Trainer as it is (``key=value``
+    on the command line, e.g. ``report_to=tensorboard``)."""
+
+    trainer_args: ClassVar[str] = "sft"
+    """Unknown ``key=value`` overrides that name a ``TrainingArguments`` field go to ``trl_args``."""
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> WorldModelJob:
@@ -708,7 +737,7 @@ def run_world_model(config: WorldModelJob) -> dict:
     profile = replace(get_profile(config.profile), world_model=config.world_model)
     out = Path(config.out) if config.out else default_runs_root() / profile.name / "01_build_world_model" / "world_model"
     run = build_world_model(profile, out, seed=config.seed, envs=config.envs, model=config.model,
-                            show_progress=is_main_process())
+                            show_progress=is_main_process(), trl_args=config.trl_args)
     fingerprints = rank_fingerprints(run.model, run.tokenizer)
     history = run.sft.log_history if run.sft else []
     losses = [e["loss"] for e in history if "loss" in e]
@@ -759,16 +788,15 @@ def run_wmrl(config: WMRLJob) -> dict:
 
 @dataclass
 class RLVRJob:
-    """Notebook 02's training: GRPO with a verifiable reward on notebook 01's world model.
-
-    ``rlvr`` is `wmkit.core.world_model_rl.RLVRConfig` (the notebook's dataclass); its ``prompts_per_step`` is
-    the global count: under N processes each takes 1/N, so a step sees the notebook's batch.
-    """
+    """Notebook 02's training: GRPO with a verifiable reward on notebook 01's world model, at RLVR-World's
+    sizes (``rlvr``, the profile's; the run's `RLVRConfig` is made from them by the same call notebook 02
+    and the benchmark make, `wmkit.rlvr_world.experiment.arm_config`). ``rlvr.prompts_per_step`` is the
+    global count: under N processes each takes 1/N, so a step sees the notebook's batch."""
 
     profile: str = "auto"
     """smoke | cpu | gpu | auto."""
     seed: int = 0
-    """Seed of the RL data sample (the world model's own seed is the one it was built with)."""
+    """Seed of the RL data sample and of GRPO's sampling (the world model's own seed is the one it was built with)."""
     envs: tuple[str, ...] = ("textgame",)
     """Environments whose training transitions RL sees."""
     world_model: str | None = None
@@ -776,31 +804,32 @@ class RLVRJob:
     built there when missing, one process only)."""
     out: str | None = None
     """Output folder (default runs/<profile>/02_rlvr_world_model/rlvr_job): checkpoints, final/."""
+    lora: bool | None = None
+    """None: as notebook 02 decides from the world model (every parameter of the from-scratch model,
+    LoRA adapters on a pretrained one, `wmkit.rlvr_world.experiment.uses_lora`); True / False forces it."""
     rlvr: Any = None
-    """wmkit.core.world_model_rl.RLVRConfig (its output_dir is set from ``out``)."""
+    """RLVR-World's sizes (the profile's ``rlvr`` section, filled by from_profile)."""
+    trl_args: dict = dataclasses.field(default_factory=dict)
+    """Any other ``trl.GRPOConfig`` field, passed to TRL as it is: on the command line as ``key=value``
+    (``report_to=tensorboard``, ``push_to_hub=true hub_model_id=me/wm``) or ``trl_args.key=value``."""
+
+    trainer_args: ClassVar[str] = "grpo"
+    """Unknown ``key=value`` overrides that name a ``trl.GRPOConfig`` field go to ``trl_args``."""
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> RLVRJob:
-        """Notebook 02's sizes for the profile (its ``rlvr`` section), as its text-game arm uses them."""
-        from wmkit.core.world_model_rl import RLVRConfig  # here: wmkit.core imports torch (not for --list)
-
+        """Notebook 02's sizes for the profile (its ``rlvr`` section)."""
         resolved = get_profile(profile)
-        sizes = resolved.rlvr
-        config = RLVRConfig(output_dir="", num_generations=sizes.num_generations,
-                            prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-                            max_completion_length=sizes.max_completion_length, max_steps=sizes.steps,
-                            save_steps=max(5, sizes.steps // 2))
-        return cls(profile=resolved.name, rlvr=config)
+        return cls(profile=resolved.name, rlvr=resolved.rlvr)
 
 
 def run_rlvr(config: RLVRJob) -> dict:
     """`wmkit.core.world_model_rl.train_rlvr` on notebook 01's world model; the merged model goes to out/final."""
-    from dataclasses import replace
-
     # Here, not at the top: wmkit.core imports torch, and --help and --list must not (about 1.5 s).
     from wmkit.core import models
-    from wmkit.core.build import FINAL, ensure_world_model
     from wmkit.core import world_model_rl as rl
+    from wmkit.core.build import FINAL, ensure_world_model
+    from wmkit.rlvr_world.experiment import arm_config, uses_lora
 
     profile = get_profile(config.profile)  # one clear line for an unknown profile
     processes = process_rank()[1]
@@ -814,18 +843,19 @@ def run_rlvr(config: RLVRJob) -> dict:
                          f"--profile {config.profile} out={wm_dir}")
     run = ensure_world_model(profile, wm_dir, seed=0)
     train = [t for t in run.splits["train"] if t.env in config.envs]
-    data = rl.rl_transitions(train, config.rlvr.unchanged_ratio, config.seed)
     out = Path(config.out) if config.out else default_runs_root() / config.profile / "02_rlvr_world_model" / "rlvr_job"
-    rl_config = replace(config.rlvr, output_dir=str(out), prompts_per_step=config.rlvr.prompts_per_step // processes,
-                        show_progress=config.rlvr.show_progress and is_main_process())
+    sizes = dataclasses.replace(config.rlvr, prompts_per_step=config.rlvr.prompts_per_step // processes)
+    rl_config = arm_config(sizes, out, seed=config.seed, lora=uses_lora(run.info) if config.lora is None else config.lora,
+                           trl_args=config.trl_args, show_progress=is_main_process())
+    data = rl.rl_transitions(train, rl_config.unchanged_ratio, config.seed)
     result = rl.train_rlvr(run.model, run.tokenizer, data, rl_config)
     fingerprints = rank_fingerprints(result.model)
     if is_main_process():
         models.save_model(result.model, run.tokenizer, out / FINAL)
     rewards = result.curve("reward")
     return {"job": "rlvr", "folder": str(out / FINAL), "processes": processes, "world_model": str(wm_dir),
-            "n_train": result.n_train, "steps": result.steps, "seconds": round(result.seconds, 2),
-            "rewards": rewards, "rank_fingerprints": fingerprints,
+            "lora": rl_config.lora, "n_train": result.n_train, "steps": result.steps,
+            "seconds": round(result.seconds, 2), "rewards": rewards, "rank_fingerprints": fingerprints,
             "ranks_agree": None if None in fingerprints else len(set(fingerprints)) == 1}
 
 
@@ -844,6 +874,11 @@ class WMR1Job:
     """Policy model (default: the profile's from-scratch policy)."""
     out: str | None = None
     """Output folder (default runs/<profile>/03_wm_r1_gui_agent/seed<seed>)."""
+    trl_args: dict = dataclasses.field(default_factory=dict)
+    """Any other ``trl.GRPOConfig`` field for every arm's GRPO, passed to TRL as it is (``key=value``)."""
+
+    trainer_args: ClassVar[str] = "grpo"
+    """Unknown ``key=value`` overrides that name a ``trl.GRPOConfig`` field go to ``trl_args``."""
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> WMR1Job:
@@ -856,7 +891,7 @@ def run_wm_r1(config: WMR1Job) -> dict:
 
     profile = get_profile(config.profile)  # one clear line for an unknown profile
     result = wm_r1.run_experiment(profile, config.seed, out_dir=config.out, model_name=config.model,
-                                  arms=config.arms, progress=is_main_process())
+                                  arms=config.arms, progress=is_main_process(), trl_args=config.trl_args)
     return {"job": "wm-r1", **wm_r1.public(result)}
 
 

@@ -158,7 +158,7 @@ def token_budget(profile: Profile, envs: Sequence[str] = DEFAULT_ENVS, seed: int
 
 def build_world_model(profile: Profile, out_dir: str | Path, seed: int = 0,
                       envs: Sequence[str] = DEFAULT_ENVS, model: str | None = None, resume: bool = True, show_progress: bool = True,
-                      difficulty: str | None = None) -> WorldModelRun:
+                      difficulty: str | None = None, trl_args: dict | None = None) -> WorldModelRun:
     """Collect data, make the model, train it by MLE (completion-only SFT) and save it in `out_dir`.
 
     `profile` (a `wmkit.profiles.Profile`, resolved once at the entry from its name) and `out_dir`
@@ -169,6 +169,7 @@ def build_world_model(profile: Profile, out_dir: str | Path, seed: int = 0,
     "tiny": a from-scratch Llama with a tokenizer trained on the training split. Anything else
     ("pretrained", "smollm2", a folder, a hub id) is loaded and trained with LoRA.
     `difficulty` names the text game's world size (`wmkit.envs.textgame.DIFFICULTIES`; None: full).
+    `trl_args`: any other ``TrainingArguments`` field for the Trainer (`SFTConfig.trl_args`).
     """
     check_profile(profile)
     check_seed(seed)
@@ -197,9 +198,12 @@ def build_world_model(profile: Profile, out_dir: str | Path, seed: int = 0,
     # the training settings all follow from these, so they name the run whole.
     if difficulty is not None:  # absent for the full game: checkpoints of older runs stay claimable
         run_key["difficulty"] = difficulty
+    if trl_args:  # absent without a pass-through, likewise
+        run_key["trl_args"] = dict(trl_args)
     config = SFTConfig(output_dir=str(out_dir / "checkpoints"), epochs=wm.epochs,
                        learning_rate=learning_rate, batch_size=wm.batch_size,
-                       max_length=wm.max_length, seed=seed, resume=resume, show_progress=show_progress)
+                       max_length=wm.max_length, seed=seed, resume=resume, show_progress=show_progress,
+                       trl_args=dict(trl_args or {}))
     sft = train_sft(net, tokenizer, splits["train"], splits["val"], config, run_key=run_key)
     if lora:
         net = net.merge_and_unload()

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from wmkit.core.grpo import GRPORunConfig, trl_grpo_config
 from wmkit.runs import stop_printing_logs
 
 LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")
@@ -115,13 +116,12 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
         raise ValueError(f"beta must be a number ≥ 0, not {beta}")
     # Here, not at the top: the exercises import this module for its by-hand formulas, which need none of
     # these (torch, TRL, datasets, transformers, and wmkit.core.models with torch: about 6 s).
-    import torch
     import trl
     from datasets import Dataset
     from transformers import set_seed
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
-    from wmkit.core.models import TinyModelConfig, build_tiny_model, mixed_precision_flags, train_tokenizer
+    from wmkit.core.models import TinyModelConfig, build_tiny_model, train_tokenizer
 
     group_size = len(values)
     set_seed(seed)
@@ -179,13 +179,13 @@ def record_grpo_step(rewards: Sequence[float] = (1.0, 0.0, 0.5, 0.0), loss_type:
             reference = f"{out}/reference"
             model.save_pretrained(reference)
             model.config._name_or_path = reference
-        config = GRPOConfig(
-            output_dir=out, num_generations=group_size, per_device_train_batch_size=group_size,
-            gradient_accumulation_steps=1, num_iterations=2, max_steps=2, learning_rate=learning_rate,
-            lr_scheduler_type="constant", warmup_steps=0, beta=beta, loss_type=loss_type,
-            scale_rewards=scale_rewards, epsilon=epsilon, max_completion_length=max_completion_length,
-            temperature=1.0, seed=seed, use_cpu=not torch.cuda.is_available(), report_to="none",
-            logging_steps=1, save_strategy="no", disable_tqdm=True, **mixed_precision_flags(),
+        # Two iterations on one generation batch, so that the second pass's ratio is not 1.
+        knobs = GRPORunConfig(output_dir=out, num_generations=group_size, prompts_per_step=1, max_steps=2,
+                              learning_rate=learning_rate, beta=beta, loss_type=loss_type, scale_rewards=scale_rewards,
+                              max_completion_length=max_completion_length, temperature=1.0, seed=seed)
+        config = trl_grpo_config(
+            knobs, num_iterations=2, lr_scheduler_type="constant", warmup_steps=0, epsilon=epsilon,
+            logging_steps=1, save_strategy="no", disable_tqdm=True,
             # An untrained model almost never samples end-of-text, so every completion would be
             # max_completion_length long and the loss types would agree. A bias on that token's logit
             # *while sampling* (never in the log-probabilities TRL trains on) gives the group

@@ -39,10 +39,11 @@ import os
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import torch
 
+from wmkit.core.grpo import check_trl_args, run_settings
 from wmkit.core.worldmodel import prompt_text
 from wmkit.envs.base import Transition
 from wmkit.quiet import transient_bar
@@ -82,6 +83,9 @@ class SFTConfig:
     """Validation transitions used for the loss curve (a fixed subset: evaluation costs compute)."""
     show_progress: bool = True
     """Show a progress bar."""
+    trl_args: dict = field(default_factory=dict)
+    """Any other ``transformers.TrainingArguments`` field, passed to the Trainer as it is (``report_to``,
+    ``push_to_hub`` ...; `wmkit.core.grpo.check_trl_args`)."""
 
     def __post_init__(self):
         for name in ("epochs", "learning_rate", "batch_size", "max_length"):
@@ -365,7 +369,7 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
     if not train_examples:
         raise ValueError("No training transition fits max_length; raise max_length or shorten states.")
     if run_key is None:
-        run_key = run_identity(asdict(config), SFT_NOT_IN_RUN_KEY,
+        run_key = run_identity(run_settings(config, SFT_NOT_IN_RUN_KEY), (),
                                [[e["input_ids"], e["labels"]] for e in train_examples],
                                lora_base=model if hasattr(model, "peft_config") else None)
     resume_from = checkpoint_to_resume(config.output_dir, run_key, config.resume)
@@ -380,32 +384,33 @@ def train_sft(model, tokenizer, train: Sequence[Transition], val: Sequence[Trans
     eval_steps = config.eval_steps or max(1, total_steps // 6)
     save_steps = config.save_steps or max(1, total_steps // 4)
     use_cpu = not torch.cuda.is_available()
-    args = TrainingArguments(
-        output_dir=config.output_dir,
-        max_steps=total_steps,
-        per_device_train_batch_size=per_device,
-        per_device_eval_batch_size=per_device * 2,
-        learning_rate=config.learning_rate,
-        lr_scheduler_type="cosine",
-        warmup_steps=config.warmup,
-        weight_decay=config.weight_decay,
-        logging_steps=config.logging_steps,
-        eval_strategy="steps" if val_examples else "no",
-        eval_steps=eval_steps,
-        save_strategy="steps",
-        save_steps=save_steps,
-        save_total_limit=1,
-        seed=config.seed,
-        data_seed=config.seed,
+    args = TrainingArguments(**{
+        "output_dir": config.output_dir,
+        "max_steps": total_steps,
+        "per_device_train_batch_size": per_device,
+        "per_device_eval_batch_size": per_device * 2,
+        "learning_rate": config.learning_rate,
+        "lr_scheduler_type": "cosine",
+        "warmup_steps": config.warmup,
+        "weight_decay": config.weight_decay,
+        "logging_steps": config.logging_steps,
+        "eval_strategy": "steps" if val_examples else "no",
+        "eval_steps": eval_steps,
+        "save_strategy": "steps",
+        "save_steps": save_steps,
+        "save_total_limit": 1,
+        "seed": config.seed,
+        "data_seed": config.seed,
         # Batches of similar length waste less compute on padding.
-        train_sampling_strategy="group_by_length",
-        use_cpu=use_cpu,
-        bf16=False,
-        report_to="none",
-        disable_tqdm=not config.show_progress,
-        dataloader_num_workers=0,
-        prediction_loss_only=True,
-    )
+        "train_sampling_strategy": "group_by_length",
+        "use_cpu": use_cpu,
+        "bf16": False,
+        "report_to": "none",
+        "disable_tqdm": not config.show_progress,
+        "dataloader_num_workers": 0,
+        "prediction_loss_only": True,
+        **check_trl_args(config.trl_args, "sft"),  # the user's pass-through, last: it wins
+    })
     from datasets import Dataset  # here, not at the top: datasets takes a second to import
 
     trainer = _completion_only_trainer_class()(model=model, args=args, train_dataset=Dataset.from_list(train_examples),

@@ -35,7 +35,7 @@ from typing import Any
 
 import torch
 
-from wmkit.core.grpo import GRPORunConfig, GRPOSettings, train_grpo, vllm_requested
+from wmkit.core.grpo import GRPORunConfig, check_grpo, run_settings, train_grpo, trl_grpo_config, vllm_requested
 from wmkit.core.models import ADAPTER_FOLDER, is_nf4, merge_adapters, quantize_nf4
 from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
 from wmkit.envs import get_environment
@@ -156,20 +156,14 @@ def rl_dataset(tokenizer, transitions: Sequence[Transition]):
 
 @dataclass(kw_only=True)
 class RLVRConfig(GRPORunConfig):
-    """Hyperparameters of one RLVR (GRPO) run on a world model: the fields of every GRPO run
-    (`wmkit.core.grpo.GRPORunConfig`: output_dir, max_steps, num_generations, prompts_per_step,
-    prompts_per_micro_batch, learning_rate, scale_rewards, temperature, max_completion_length, lora,
-    lora_r, lora_alpha, seed, save_steps, show_progress) plus RLVR's own. Each prompt is a
-    transition (s, a) and G predictions of s' are sampled per prompt. With `lora` on, the adapters
-    are merged back at the end; prompts_per_micro_batch=None means one group at a time under QLoRA."""
+    """One RLVR (GRPO) run on a world model: the knobs and fields of every GRPO run
+    (`wmkit.core.grpo.GRPORunConfig`) plus RLVR's own. Each prompt is a transition (s, a) and G
+    predictions of s' are sampled per prompt. With `lora` on, the adapters are merged back at the end;
+    prompts_per_micro_batch=None means one group at a time under QLoRA."""
 
     reward: str = "task_specific"
     """binary (RLVR-World's check) | exact (every field) | task_specific | continuous (ROUGE-L) |
     continuous_rep (ROUGE-L minus repetition) | embedding."""
-    beta: float = 0.0
-    """KL coefficient to the starting model (RLVR-World: 0.001; 0 skips the reference model)."""
-    loss_type: str = "dapo"
-    """TRL's loss aggregation (grpo: per-sequence mean; dapo/bnpo: per-token over the batch)."""
     unchanged_ratio: float = 0.25
     """Unchanged transitions added per changed one (RLVR-World trains on all changed plus a sample)."""
     quantized: bool | None = None
@@ -196,20 +190,21 @@ class RLVRConfig(GRPORunConfig):
     logging_steps: int = 1
     """Log reward and loss every this many steps."""
 
-    def settings(self) -> GRPOSettings:
-        """This run's `GRPOSettings` (`GRPORunConfig.grpo_settings`): TRL's checkpoints in
-        output_dir/checkpoints, one group per pass under QLoRA unless prompts_per_micro_batch says."""
-        return self.grpo_settings(one_group_per_pass=self.uses_qlora(),
-                                  output_dir=Path(self.output_dir) / "checkpoints",
-                                  beta=self.beta, loss_type=self.loss_type,
-                                  use_vllm=self.use_vllm, vllm_mode=self.vllm_mode)
-
     def uses_qlora(self) -> bool:
         """Whether this run trains on NF4 base weights (`quantized`, None resolved)."""
         return bool(self.lora and torch.cuda.is_available()) if self.quantized is None else self.quantized
 
     def uses_gradient_checkpointing(self) -> bool:
         return self.uses_qlora() if self.gradient_checkpointing is None else self.gradient_checkpointing
+
+    def trl_config(self):
+        """This run's `trl.GRPOConfig` (`wmkit.core.grpo.trl_grpo_config`): TRL's checkpoints in
+        output_dir/checkpoints, one group per pass under QLoRA unless prompts_per_micro_batch says."""
+        return trl_grpo_config(self, output_dir=Path(self.output_dir) / "checkpoints",
+                               one_group_per_pass=self.uses_qlora(), use_vllm=self.use_vllm, vllm_mode=self.vllm_mode,
+                               save_steps=self.save_steps, logging_steps=self.logging_steps,
+                               disable_tqdm=not self.show_progress, shuffle_dataset=True, remove_unused_columns=False,
+                               gradient_checkpointing=self.uses_gradient_checkpointing())
 
     def check(self) -> None:
         if self.quantized and not self.lora:
@@ -218,7 +213,7 @@ class RLVRConfig(GRPORunConfig):
             raise ValueError(f"Unknown reward {self.reward!r}: choose one of {', '.join(REWARD_NAMES)}")
         if self.prompts_per_step < 1 or self.max_steps < 1:
             raise ValueError("prompts_per_step and max_steps must be at least 1")
-        self.settings().check()
+        check_grpo(self, self.uses_qlora())
 
 
 RLVR_NOT_IN_RUN_KEY = ("output_dir", "save_steps", "resume", "show_progress", "logging_steps", "merge_adapters",
@@ -273,17 +268,14 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
         dataset = Dataset.from_list(list(prompt_rows))
     else:
         dataset = rl_dataset(tokenizer, transitions)
-    settings = config.settings()
+    trl_config = config.trl_config()
     # Before the model is copied: checkpoints of another run (another seed's data sample, another
     # world model under LoRA) are refused here, in one line.
     if run_key is None:
         rows = dataset.to_list() if prompt_rows is not None else dataset.select_columns(list(RUN_KEY_COLUMNS)).to_list()
-        run_key = run_identity(asdict(config), RLVR_NOT_IN_RUN_KEY, rows, lora_base=model if config.lora else None)
-    resume_from = checkpoint_to_resume(settings.output_dir, run_key, config.resume)
+        run_key = run_identity(run_settings(config, RLVR_NOT_IN_RUN_KEY), (), rows, lora_base=model if config.lora else None)
+    resume_from = checkpoint_to_resume(trl_config.output_dir, run_key, config.resume)
     qlora, checkpointing = config.uses_qlora(), config.uses_gradient_checkpointing()
-    trl_config = settings.to_trl_config(save_steps=config.save_steps, logging_steps=config.logging_steps,
-                                        disable_tqdm=not config.show_progress, shuffle_dataset=True,
-                                        remove_unused_columns=False, gradient_checkpointing=checkpointing)
     # Completions end at the tokenizer's end-of-turn token, as in worldmodel.generate.
     trl_config.generation_kwargs = {"eos_token_id": tokenizer.eos_token_id,
                                     "pad_token_id": tokenizer.pad_token_id}

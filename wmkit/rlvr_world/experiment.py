@@ -41,16 +41,28 @@ def measure(model, tokenizer, transitions: Sequence[Transition], sizes: RLVRSize
     return {name: summary.to_dict() for name, summary in result.items()}
 
 
+def arm_config(sizes: RLVRSizes, out_dir: str | Path, *, lora: bool, reward: str = "task_specific",
+               num_generations: int | None = None, steps: int | None = None, seed: int = 0,
+               learning_rate: float | None = None, trl_args: dict | None = None, **run) -> rl.RLVRConfig:
+    """The `RLVRConfig` of one RLVR-World arm at `sizes`: the one place notebook 02, ``wmkit train rlvr``
+    and the benchmark turn RLVR-World's sizes into a GRPO run (`num_generations`, `steps` and
+    `learning_rate` replace the sizes' for an ablation arm; `lora`: `uses_lora` of the world model)."""
+    steps = steps or sizes.steps
+    return rl.RLVRConfig(
+        output_dir=str(out_dir), reward=reward, num_generations=num_generations or sizes.num_generations,
+        prompts_per_step=sizes.prompts_per_step, learning_rate=learning_rate or sizes.learning_rate,
+        max_completion_length=sizes.max_completion_length, max_steps=steps, seed=seed,
+        save_steps=max(5, steps // 2), lora=lora, trl_args=dict(trl_args or {}), **run)
+
+
 def reward_arm(base_model, tokenizer, train: Sequence[Transition], evaluation: Sequence[Transition],
                sizes: RLVRSizes, out_dir: str | Path, reward: str = "task_specific",
                num_generations: int | None = None, steps: int | None = None, seed: int = 0,
                learning_rate: float | None = None, show_progress: bool = True, **config_overrides) -> dict:
-    """Train one RLVR arm from `base_model` and measure it; returns the figures and the model."""
-    config = rl.RLVRConfig(
-        output_dir=str(out_dir), reward=reward, num_generations=num_generations or sizes.num_generations,
-        prompts_per_step=sizes.prompts_per_step, learning_rate=learning_rate or sizes.learning_rate,
-        max_completion_length=sizes.max_completion_length, max_steps=steps or sizes.steps, seed=seed,
-        save_steps=max(5, (steps or sizes.steps) // 2), show_progress=show_progress, **config_overrides)
+    """Train one RLVR arm from `base_model` (config: :func:`arm_config`) and measure it; returns the
+    figures and the model."""
+    config = arm_config(sizes, out_dir, reward=reward, num_generations=num_generations, steps=steps, seed=seed,
+                        learning_rate=learning_rate, show_progress=show_progress, **config_overrides)
     result = rl.train_rlvr(base_model, tokenizer, rl.rl_transitions(train, seed=seed), config)
     return {
         "reward": reward, "num_generations": config.num_generations, "steps": result.steps,

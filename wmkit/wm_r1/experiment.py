@@ -125,9 +125,10 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
                    out_dir: str | Path | None = None, model_name: str | None = None,
                    arms: Sequence[str] | None = None, device_latency: float = 0.0,
                    world_model: ag.WorldModelSource | None = None, progress: bool = True,
-                   log=print, sizes: WMR1Sizes | None = None) -> dict:
+                   log=print, sizes: WMR1Sizes | None = None, trl_args: dict | None = None) -> dict:
     """SFT warm start, then every arm's training and evaluation in the simulator, for one seed.
-    `sizes` overrides the profile's sizes (the profile still names the world model to load)."""
+    `sizes` overrides the profile's sizes (the profile still names the world model to load);
+    `trl_args`: any other ``trl.GRPOConfig`` field for every arm's GRPO (`WMR1Config.trl_args`)."""
     from transformers import set_seed  # here, not at the top: transformers takes seconds to import
 
     sizes = sizes or profile.wm_r1
@@ -174,7 +175,8 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
                        prompts_per_step=sizes.prompts_per_step,
                        learning_rate=sizes.learning_rate, lora=sizes.lora or model_name not in (None, "tiny"),
                        lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha,
-                       seed=seed, show_progress=progress, screen_view=sizes.screen_view, **common)
+                       seed=seed, show_progress=progress, screen_view=sizes.screen_view,
+                       trl_args=dict(trl_args or {}), **common)
     arm_configs = {
         "wm_r1": WMR1Config(output_dir=str(out_dir / "wm_r1"), transitions="world_model", **grpo_common),
         "grpo_real": WMR1Config(output_dir=str(out_dir / "grpo_real"), transitions="simulator",

@@ -14,13 +14,13 @@ import os
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from wmkit.core import models
-from wmkit.core.grpo import GRPORunConfig, train_grpo
+from wmkit.core.grpo import GRPORunConfig, run_settings, train_grpo, trl_grpo_config
 from wmkit.envs import phone
 from wmkit.rewards.wm_r1 import WMR1RewardConfig, group_has_signal
 from wmkit.runs import checkpoint_to_resume, run_identity
@@ -29,10 +29,8 @@ from wmkit.wm_r1 import agent as ag
 
 @dataclass(kw_only=True)
 class WMR1Config(GRPORunConfig):
-    """One WM-R1 training job (GRPO from an SFT policy): the fields of every GRPO run
-    (`wmkit.core.grpo.GRPORunConfig`: output_dir, max_steps -- optimizer steps --, num_generations,
-    prompts_per_step, prompts_per_micro_batch, learning_rate, scale_rewards, temperature,
-    max_completion_length, lora, lora_r, lora_alpha, seed, save_steps, show_progress) plus WM-R1's own.
+    """One WM-R1 training job (GRPO from an SFT policy): the knobs and fields of every GRPO run
+    (`wmkit.core.grpo.GRPORunConfig`; max_steps counts optimizer steps) plus WM-R1's own.
     Each prompt is a task and its G completions are whole episodes, played all at once whatever
     prompts_per_micro_batch says (it only splits the forward/backward passes); the episode's step
     budget is `max_episode_steps`."""
@@ -200,19 +198,18 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
 
     # Checkpoints of another run (another seed's tasks, another start policy under LoRA) are refused here.
     has_adapters = hasattr(model, "peft_config")
-    run_key = run_identity(asdict(config), WM_R1_NOT_IN_RUN_KEY, [rows, [(t.template, t.seed) for t in tasks]],
+    run_key = run_identity(run_settings(config, WM_R1_NOT_IN_RUN_KEY), (), [rows, [(t.template, t.seed) for t in tasks]],
                            lora_base=model if config.lora or has_adapters else None)
     resume = checkpoint_to_resume(config.output_dir, run_key, resume=True) if config.save_steps else None
-    settings = config.grpo_settings(
-        one_group_per_pass=models.is_nf4(model),
-        use_vllm=False)  # the rollout_func plays the episodes with the policy itself; vLLM would sit idle
     extra = {"logging_steps": 1, "save_strategy": "steps" if config.save_steps else "no",
              "disable_tqdm": not config.show_progress, "shuffle_dataset": False}
     if config.save_steps:
         extra["save_steps"] = config.save_steps
     # Gradient checkpointing saves GPU memory; on a CPU it only costs a second forward pass.
     checkpointing = torch.cuda.is_available()
-    trl_config = settings.to_trl_config(gradient_checkpointing=checkpointing, **extra)
+    # use_vllm off: the rollout_func plays the episodes with the policy itself; vLLM would sit idle.
+    trl_config = trl_grpo_config(config, one_group_per_pass=models.is_nf4(model), use_vllm=False,
+                                 gradient_checkpointing=checkpointing, **extra)
     # A pretrained policy arrives with its adapters already on (`experiment.build_policy`: the SFT warm
     # start trained them, on NF4 weights on CUDA); GRPO then trains those and adds none.
     run = train_grpo(model, tokenizer, trl_config, dataset, [wm_r1_reward], output_dir=config.output_dir,
