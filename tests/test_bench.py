@@ -13,8 +13,8 @@ import pytest
 from wmkit import runs, stats
 from wmkit.bench import claims as bench_claims
 from wmkit.bench import runner as bench
-from wmkit.bench.claims import CLAIMS, Claim, Experiment
 from wmkit.bench import source_key
+from wmkit.bench.claims import CLAIMS, Claim, Experiment
 from wmkit.bench.source_key import SourceKey
 from wmkit.wmrl import experiment as wmrl_experiment
 
@@ -98,7 +98,7 @@ def test_registry_covers_the_issue_and_unmeasured_claims_carry_no_fields():
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
 def test_every_experiment_resolves_with_sizes_per_profile(profile):
     for experiment in bench_claims.EXPERIMENTS.values():
-        assert callable(bench_claims._resolve(experiment.run))
+        assert callable(bench_claims.resolve(experiment.run))
         config = bench.experiment_config(experiment, profile, 0)
         assert config["sizes"] and len(bench.config_hash(config)) == 64
     assert bench.experiment_config(bench_claims.EXPERIMENTS["wm_r1"], profile, 0)["sizes"]["baselines"] == list(

@@ -96,7 +96,7 @@ def test_run_over_seeds_gives_each_seed_the_papers_options_and_keeps_finished_se
         return {"seed": seed}
 
     name = entry.name
-    monkeypatch.setitem(experiments._registry()[0], name, dataclasses.replace(
+    monkeypatch.setitem(experiments.REGISTRY, name, dataclasses.replace(
         entry, run_one_seed=fake, combine=lambda profile, records, sizes, **kw: {"seeds": list(records)}))
     assert entry.run_one_seed.split(":")[-1] == function if isinstance(entry.run_one_seed, str) else \
         entry.run_one_seed.__name__ == function

@@ -79,13 +79,14 @@ def _job(tmp_path) -> dict:
 
 def _experiment(tmp_path) -> None:
     from wmkit.bench import runner
+    from wmkit.entries import resolve
     from wmkit.profiles import get_profile
 
     experiment = runner.EXPERIMENTS["rlvr_mle_vs_rl"]
     profile = get_profile(PROFILE)
     with pytest.raises(Captured):
-        runner._resolve(experiment.run)(profile, 0, tmp_path / "bench_runs",
-                                        runner.experiment_sizes(experiment, profile))
+        resolve(experiment.run)(profile, 0, tmp_path / "bench_runs",
+                                runner.experiment_sizes(experiment, profile))
 
 
 def _cells() -> list[str]:

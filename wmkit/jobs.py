@@ -32,7 +32,6 @@ every visible GPU from a notebook (``accelerate.notebook_launcher``) or in-proce
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import os
 import shlex
@@ -44,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from wmkit.entries import resolve
 from wmkit.envs import ENVIRONMENTS, import_modules, registered_name
 from wmkit.experiments import run_over_seeds
 from wmkit.profiles import check_seed, check_sizes, get_profile, resolve_profile_name
@@ -71,13 +71,13 @@ class Job:
     and the other ranks exit at once (a numpy job gains nothing from DDP)."""
 
     def config_class(self) -> type:
-        cls = _resolve(self.config)
+        cls = resolve(self.config)
         if not dataclasses.is_dataclass(cls):
             raise TypeError(f"job {self.name!r}: config {cls!r} is not a dataclass")
         return cls
 
     def run_function(self) -> Callable:
-        return _resolve(self.run)
+        return resolve(self.run)
 
 
 JOBS: dict[str, Job] = {}
@@ -104,16 +104,6 @@ def get_job(name: str) -> Job:
     if name not in JOBS:
         raise ValueError(f"unknown job {name!r}; jobs: {', '.join(sorted(JOBS))} (see: wmkit train --list)")
     return JOBS[name]
-
-
-def _resolve(target: str | Any) -> Any:
-    if not isinstance(target, str):
-        return target
-    module, _, attribute = target.partition(":")
-    try:
-        return getattr(importlib.import_module(module), attribute)
-    except (ImportError, AttributeError) as err:
-        raise ValueError(f"cannot load {target!r}: {err}") from err
 
 
 def list_jobs() -> str:

@@ -20,11 +20,11 @@ from wmkit.bench.runner import (
     NULL_REPRODUCED_RATE,
     UNITS,
     VERDICT_COLORS,
-    _plotted,
     claim_unit,
     forest_limits,
     group_rows,
     load_report,
+    plotted_row,
     shipped_report,
 )
 from wmkit.stats import SMALLER, describe
@@ -57,7 +57,7 @@ class ResultCard:
         fig, axes = plt.subplots(len(panels), 1, figsize=(7, sum(heights) + 0.9), squeeze=False,
                                  gridspec_kw={"height_ratios": heights})
         for ax, (rows, unit) in zip(axes[:, 0], panels):
-            drawn = [_plotted(r, unit) for r in rows]
+            drawn = [plotted_row(r, unit) for r in rows]
             low, high = forest_limits([x for _, mean, lo, hi, line in drawn for x in (mean, lo, hi, line)],
                                       log=unit == "log_ratio")
             for i, (row, (_, mean, ci_low, ci_high, line)) in enumerate(zip(rows, drawn)):

@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wmkit.bench.claims import Experiment, _resolve
+from wmkit.bench.claims import Experiment
 from wmkit.bench.runner import (
     EXPERIMENTS,
     _closure_dirty,
@@ -68,6 +68,7 @@ from wmkit.bench.runner import (
     short_version,
 )
 from wmkit.bench.source_key import KEY_FORMAT, SourceKey, key_format, key_of, module_hash
+from wmkit.entries import resolve
 from wmkit.profiles import get_profile, resolve_profile_name
 from wmkit.runs import REPO, cpu_model, default_runs_root
 
@@ -318,7 +319,7 @@ def run_here(experiment: Experiment, profile: str, seed: int, runs_root: Path, k
     try:
         if experiment.prepare is not None:
             resolved = get_profile(profile)
-            _resolve(experiment.prepare)(resolved, Path(runs_root), experiment_sizes(experiment, resolved))
+            resolve(experiment.prepare)(resolved, Path(runs_root), experiment_sizes(experiment, resolved))
         path, _ = run_one(experiment, profile, seed, runs_root, key, f"python -m wmkit bench-rekey --profile {profile}",
                           log=log, dirty=_closure_dirty(key))
     finally:
@@ -338,7 +339,7 @@ experiment = runner.EXPERIMENTS[args["experiment"]]
 runs_root = Path(args["runs_root"])
 if experiment.prepare is not None:
     profile = get_profile(args["profile"])
-    runner._resolve(experiment.prepare)(profile, runs_root, runner.experiment_sizes(experiment, profile))
+    resolve(experiment.prepare)(profile, runs_root, runner.experiment_sizes(experiment, profile))
 path, _ = runner.run_one(experiment, args["profile"], args["seed"], runs_root, None, args["command"])
 print("RECORD " + str(path), flush=True)
 """

@@ -66,8 +66,7 @@ from wmkit.bench.claims import (
     PAPERS,
     Claim,
     Experiment,
-    _check_registry,
-    _resolve,
+    check_claims,
     claim_value,
     precondition_failure,
 )
@@ -84,6 +83,7 @@ from wmkit.bench.source_key import (
     run_module,
     source_key,
 )
+from wmkit.entries import resolve
 from wmkit.profiles import Profile, get_profile, resolve_profile_name
 from wmkit.runs import REPO, checkout, cpu_model, default_runs_root, jsonable, needs_checkout
 from wmkit.stats import SMALLER, VERDICTS, describe, summarize, verdict
@@ -94,7 +94,7 @@ RECORD_VERSION = 1
 """Bumped when a record's layout changes (part of the config hash)."""
 
 
-_check_registry()
+check_claims()
 
 VERDICT_COLORS = {"reproduced": "tab:green", SMALLER: "tab:purple", "inconclusive": "tab:olive",
                   "contradicted": "tab:red",
@@ -159,7 +159,7 @@ def experiment_sizes(experiment: Experiment, profile: Profile):
     """The sizes `experiment` runs at in `profile` (resolved): its section of the profile
     (``"bench.rlvr"``), or what its sizes function returns."""
     section = _sizes_section(experiment)
-    return profile.section(section) if section is not None else _resolve(experiment.sizes)(profile)
+    return profile.section(section) if section is not None else resolve(experiment.sizes)(profile)
 
 
 def _sizes_section(experiment: Experiment) -> str | None:
@@ -356,7 +356,7 @@ def unavailable_reason(experiment: Experiment) -> str | None:
     if experiment.requires is None:
         return None
     try:
-        reason = _resolve(experiment.requires)()
+        reason = resolve(experiment.requires)()
     except Exception as exc:  # a broken check must not take the benchmark down with it
         return f"its requirement check failed ({type(exc).__name__}: {exc})"
     return str(reason) if reason else None
@@ -388,7 +388,7 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     import torch  # here: --help imports this module and must not import torch
 
     threads = torch.get_num_threads()  # a seed's last digits can depend on it (wmkit.core.parallel)
-    result, read = _call_recording_reads(_resolve(experiment.run), resolved, seed, Path(runs_root), sizes)
+    result, read = _call_recording_reads(resolve(experiment.run), resolved, seed, Path(runs_root), sizes)
     check_parts_read(experiment, read)
     seconds = time.perf_counter() - t0
     record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,
@@ -1049,7 +1049,7 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
         ("Kind: *paper claim* (the paper states it), *paper limitation* (the paper states it as a limit "
          "of its method), *kit control* (the kit's own check; no paper figure). A row marked ↳ measures "
          "the claim above it another way: its verdict is shown but the claim's verdict is the first "
-         "row's (the primary measure, chosen by design: `wmkit.bench.claims.CLAIM_TYPES`)."), ""]
+         "row's (the primary measure, chosen by design: each claim's `measures`)."), ""]
     machine_lines = [
         f"* command: `{report['command']}`" if report.get("command") else "* command: (report only)",
         f"* wall time of this invocation: {report['wall_seconds']:.0f} s" if report.get("wall_seconds") is not None
@@ -1243,7 +1243,7 @@ def forest_limits(values: Sequence[float], log: bool = False) -> tuple[float, fl
     return low - pad, high + pad
 
 
-def _plotted(row: dict, unit: str) -> tuple[list[float], float | None, float | None, float | None, float]:
+def plotted_row(row: dict, unit: str) -> tuple[list[float], float | None, float | None, float | None, float]:
     """(per-seed values, mean, ci low, ci high, line to clear) of a row as drawn: a log ratio as the ratio."""
     kit = row["kit"]
     keys = (kit.get("mean"), kit.get("ci_low"), kit.get("ci_high"))
@@ -1281,7 +1281,7 @@ def forest_figure(rows: Sequence[dict], title: str):
                              gridspec_kw={"height_ratios": heights})
     for ax, (panel_rows, unit) in zip(axes[:, 0], panels):
         log = unit == "log_ratio"
-        drawn = [_plotted(r, unit) for r in panel_rows]
+        drawn = [plotted_row(r, unit) for r in panel_rows]
         low, high = forest_limits([x for values, mean, lo, hi, line in drawn for x in (*values, lo, hi, line)], log)
         for i, (row, (values, mean, ci_low, ci_high, line)) in enumerate(zip(panel_rows, drawn)):
             y = len(panel_rows) - 1 - i
@@ -1359,7 +1359,7 @@ class BenchResult:
 
 def bench_seeds(profile: str, seeds: int | None, names: Sequence[str]) -> dict[str, list[int]]:
     """experiment -> the seeds a benchmark runs: 0..`seeds`-1 for every experiment, or with `seeds`
-    None each experiment's declared seeds (:func:`wmkit.bench.claims.declared_seeds`)."""
+    None each experiment's declared seeds (:func:`wmkit.bench.confirmatory.declared_seeds`)."""
     if seeds is None:
         return {name: declared_seeds(profile, name) for name in names}
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
@@ -1513,7 +1513,7 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
     """Run every selected (experiment, seed) that has no record yet, then rebuild the report from
     all records of this library version (also those of experiments not selected this time).
 
-    `seeds`: None runs each experiment's declared seeds (:func:`wmkit.bench.claims.declared_seeds`:
+    `seeds`: None runs each experiment's declared seeds (:func:`wmkit.bench.confirmatory.declared_seeds`:
     the one benchmark definition); N runs seeds 0..N-1 of every selected experiment.
 
     `any_version` (with `report_only` only): the report takes, per experiment and seed, the newest
@@ -1592,7 +1592,7 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
 
 def prepare_shared(prepare: str, profile: Profile, runs_root: Path, sizes) -> set[str]:
     """Build what an experiment's seeds share (its `prepare` function); returns the profile parts it read."""
-    return _call_recording_reads(_resolve(prepare), profile, runs_root, sizes)[1]
+    return _call_recording_reads(resolve(prepare), profile, runs_root, sizes)[1]
 
 
 def _run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root: Path, command: str,

@@ -261,6 +261,12 @@ def series_world_model(profile: Profile, runs_root: str | Path, seed: int = 0) -
     return ensure_world_model(profile, Path(runs_root) / "01_build_world_model" / "world_model", seed=seed)
 
 
+def prepare_series_world_model(profile: Profile, runs_root, sizes=None) -> None:
+    """An experiment's ``prepare``: notebook 01's world model under `runs_root`, built when missing (the
+    RLVR-World, RWML and WM-R1 experiments start from it or judge with it)."""
+    series_world_model(profile, runs_root)
+
+
 def evaluate_world_model(model, tokenizer, splits: dict[str, list[Transition]],
                          profile: Profile, seed: int = 0,
                          envs: Sequence[str] | None = None) -> dict:

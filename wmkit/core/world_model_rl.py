@@ -35,7 +35,14 @@ from typing import Any
 
 import torch
 
-from wmkit.core.grpo import GRPORunConfig, check_grpo, run_settings, train_grpo, trl_grpo_config, vllm_requested
+from wmkit.core.grpo import (
+    GRPORunConfig,
+    check_grpo,
+    run_settings,
+    train_grpo,
+    trl_grpo_config,
+    vllm_requested,
+)
 from wmkit.core.models import ADAPTER_FOLDER, is_nf4, merge_adapters, quantize_nf4
 from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
 from wmkit.envs import get_environment

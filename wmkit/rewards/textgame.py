@@ -43,7 +43,7 @@ By default both rewards equal ``compute_score`` in
   ``{"score": {"ga`` -> ``{"score": ["ga"]}``, so that score is not recognised; a
   dangling key gets ``""``; a later unfinished member is dropped). The official
   code uses the ``json_repair`` and ``dirtyjson`` packages (versions not pinned);
-  here :func:`wmkit.envs.textgame.parse_json_lenient` (standard library only) does
+  here :func:`wmkit.rewards.lenient_json.parse_json_lenient` (standard library only) does
   that job. Not reproduced: when the answer text holds *several* JSON values,
   recent ``json_repair`` versions return them as a list (reward 0) or keep the
   last of several same-shaped objects; here the first object is used.
@@ -118,8 +118,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wmkit.envs.textgame import parse_json_lenient
 from wmkit.rewards import extract_completion_text
+from wmkit.rewards.lenient_json import parse_json_lenient
 
 __all__ = [
     "TextGameRewardParts",

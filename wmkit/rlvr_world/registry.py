@@ -1,4 +1,4 @@
-"""RLVR-World's experiments in :data:`wmkit.experiments.REGISTRY` (the video one is in ``wmkit/video``).
+"""RLVR-World's experiments in :data:`wmkit.experiments.REGISTRY` (its claims: ``claims.py``) (the video one is in ``wmkit/video``).
 
 Functions are named as ``"module:function"`` strings: ``wmkit.rlvr_world.experiment`` and ``.regime``
 import torch and transformers (about 4 s on 2 CPU cores), and ``python -m wmkit --help`` reads this file.
@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wmkit.experiments import Experiment, Option
+from wmkit.entries import Experiment, Option
 
 if TYPE_CHECKING:
     from wmkit.profiles import Profile
 
 PAPER = "RLVR-World"
 _EXPERIMENT = "wmkit.rlvr_world.experiment"
-_NOTEBOOK_01 = "wmkit.experiments:notebook_01_world_model"
+_NOTEBOOK_01 = "wmkit.core.build:prepare_series_world_model"
 _WORKING_LEVEL = "wmkit.rlvr_world.registry:working_level_world_model"
 _WORLD_MODEL = ("default_model", "world_model")
 """The profile parts besides the sizes that the bench experiments read: notebook 01's world model, or the
@@ -60,6 +60,6 @@ EXPERIMENTS = (
                                          "pip install vllm)", to="seeds"))),
     Experiment("rlvr_lr_sweep", PAPER, f"{_EXPERIMENT}:run_rlvr_sweep", "rlvr",
                "notebook 02's learning-rate sweep on the validation split (the test split never chooses)",
-               role="variant", combine="wmkit.experiments:single_record", out_name=f"{_EXPERIMENT}:sweep_file",
+               role="variant", combine="wmkit.entries:single_record", out_name=f"{_EXPERIMENT}:sweep_file",
                seeds=(0,)),
 )

@@ -41,10 +41,10 @@ from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold
 from wmkit.runs import bench_work_dir
 from wmkit.rwml import policy as rwml_policy
 from wmkit.rwml.method import (
-    _prompts,
     first_step_reward_share,
     hard_sample_filter,
     kit_accuracy,
+    prediction_prompts,
     prediction_quality,
     reward_is_informative,
     textgame_splits,
@@ -84,11 +84,11 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
     # 2. τ on held-out (prediction, truth) pairs: the warm model's samples on the validation split.
     embedder = embedder or Embedder()
     val = (splits["val"] or splits["test"] or rest)[:sizes.twx_eval]
-    samples = generate(warm, tokenizer, _prompts(tokenizer, val), sizes.max_completion_length, do_sample=True,
+    samples = generate(warm, tokenizer, prediction_prompts(tokenizer, val), sizes.max_completion_length, do_sample=True,
                        num_samples=2, seed=seed)
     pairs = [(p, t.next_state) for t, ps in zip(val, samples) for p in ps]
     # Add the warm model's greedy answers too: exact matches are rare in samples of a weak model.
-    greedy = [g[0] for g in generate(warm, tokenizer, _prompts(tokenizer, val), sizes.max_completion_length)]
+    greedy = [g[0] for g in generate(warm, tokenizer, prediction_prompts(tokenizer, val), sizes.max_completion_length)]
     pairs += [(g, t.next_state) for t, g in zip(val, greedy)]
     sims = embedder.cosine([p for p, _ in pairs], [t for _, t in pairs])
     exact = [p.strip() == t for p, t in pairs]

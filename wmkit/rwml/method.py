@@ -28,7 +28,7 @@ def twx_splits(sizes: RLVRSizes, seed: int = 0) -> dict[str, list[Transition]]:
     return split_by_episode(transitions)
 
 
-def _prompts(tokenizer, transitions: Sequence[Transition]) -> list[str]:
+def prediction_prompts(tokenizer, transitions: Sequence[Transition]) -> list[str]:
     return [prompt_text(tokenizer, t.env, t.state, t.action) for t in transitions]
 
 
@@ -39,7 +39,7 @@ def _mean(values) -> float:
 
 def twx_quality(model, tokenizer, transitions: Sequence[Transition], embedding_reward, max_new_tokens: int) -> dict:
     """Greedy next-observation quality: exact match, embedding reward (cos ≥ τ), mean cosine, ROUGE-L."""
-    predictions = [p[0] for p in generate(model, tokenizer, _prompts(tokenizer, transitions), max_new_tokens)]
+    predictions = [p[0] for p in generate(model, tokenizer, prediction_prompts(tokenizer, transitions), max_new_tokens)]
     truths = [t.next_state for t in transitions]
     sims = embedding_reward.similarities(predictions, truths)
     return {
@@ -56,7 +56,7 @@ def twx_quality(model, tokenizer, transitions: Sequence[Transition], embedding_r
 
 def kit_accuracy(model, tokenizer, transitions: Sequence[Transition], max_new_tokens: int) -> float:
     """Greedy exact accuracy on the kit's own environments (the forgetting check)."""
-    predictions = generate(model, tokenizer, _prompts(tokenizer, transitions), max_new_tokens)
+    predictions = generate(model, tokenizer, prediction_prompts(tokenizer, transitions), max_new_tokens)
     return _mean(float(is_exact(t.env, t.state, p[0], t.next_state)) for t, p in zip(transitions, predictions))
 
 
@@ -74,7 +74,7 @@ def hard_sample_filter(predictor, tokenizer, transitions: Sequence[Transition], 
     towards the rare hard cases, whose bias it then learns unconditionally."""
     target = getattr(embedding_reward, "target", "next_state")  # the column the reward compares with
     truths = [getattr(t, target) for t in transitions]
-    prompts = _prompts(tokenizer, transitions)
+    prompts = prediction_prompts(tokenizer, transitions)
     if samples:
         sampled = generate(predictor, tokenizer, prompts, max_new_tokens, do_sample=True, num_samples=samples,
                            seed=seed)
@@ -121,7 +121,7 @@ def threshold_pairs(model, tokenizer, transitions: Sequence[Transition], embedde
     """(prediction, truth) pairs for τ: each transition's greedy answer and `samples` answers at
     T=1 from `model`, with cos(E(prediction), E(diff)) and whether the prediction matches
     (:func:`matches`). Returns {"similarities", "matching", "predictions"} (lists, pair order)."""
-    prompts = _prompts(tokenizer, transitions)
+    prompts = prediction_prompts(tokenizer, transitions)
     greedy = generate(model, tokenizer, prompts, max_new_tokens)
     sampled = (generate(model, tokenizer, prompts, max_new_tokens, do_sample=True, num_samples=samples, seed=seed)
                if samples else [[] for _ in transitions])
@@ -154,7 +154,7 @@ def prediction_quality(model, tokenizer, transitions: Sequence[Transition], embe
     (transitions that change the state / do not: the kit's protocol reports both, since "predict no
     change" is right on every unchanged one); plus "predictions" (greedy, for the change check) and
     "examples"."""
-    prompts = _prompts(tokenizer, transitions)
+    prompts = prediction_prompts(tokenizer, transitions)
     out: dict = {"n": len(transitions)}
     greedy = [p[0] for p in generate(model, tokenizer, prompts, max_new_tokens)]
     modes = {"greedy": [[p] for p in greedy]}

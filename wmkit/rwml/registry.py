@@ -1,11 +1,11 @@
-"""RWML's experiments in :data:`wmkit.experiments.REGISTRY`.
+"""RWML's experiments in :data:`wmkit.experiments.REGISTRY` (its claims: ``claims.py``).
 
 Functions are named as ``"module:function"`` strings: ``wmkit.rwml.experiment`` imports torch and
 transformers (about 3.5 s on 2 CPU cores), and ``python -m wmkit --help`` reads this file.
 """
 from __future__ import annotations
 
-from wmkit.experiments import Experiment, Option
+from wmkit.entries import Experiment, Option
 
 PAPER = "RWML"
 _EXPERIMENT = "wmkit.rwml.experiment"
@@ -15,14 +15,14 @@ EXPERIMENTS = (
                "TextWorldExpress: embedding-reward RL vs SFT, forgetting on the kit's environments; "
                "policy RL (Simon Says) from the base vs the RWML model",
                requires="wmkit.envs.twx:unavailable_reason",
-               prepare="wmkit.experiments:notebook_01_world_model", reads=("default_model", "world_model")),
+               prepare="wmkit.core.build:prepare_series_world_model", reads=("default_model", "world_model")),
     Experiment("rwml_textgame", PAPER, f"{_EXPERIMENT}:run_rwml_textgame", "bench.rwml.textgame",
                "the kit's text game (tiny world): embedding-reward RL from a 10% warm-up vs the warm-up and vs "
                "SFT on the same data; forgetting on the kit's full text game and phone",
-               prepare="wmkit.experiments:notebook_01_world_model", reads=("default_model", "world_model")),
+               prepare="wmkit.core.build:prepare_series_world_model", reads=("default_model", "world_model")),
     Experiment("rwml_seeds", PAPER, f"{_EXPERIMENT}:run_rwml_seed", "rwml",
                "TextWorldExpress: embedding-reward RL vs SFT from notebook 01's world model, and policy RL, "
-               "at the profile's rwml sizes (notebook 03)", role="run", command="rwml",
+               "at the profile's rwml sizes (notebook 02)", role="run", command="rwml",
                options=(Option("--runs-dir", "where notebook 01's world model is and the JSON goes "
                                              "(default runs/<profile>)", to="seeds", type=str),
                         Option("--vllm", "generate GRPO rollouts with vLLM (TRL colocate mode; CUDA and "

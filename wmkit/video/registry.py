@@ -1,11 +1,11 @@
-"""The video experiment (RLVR-World's video world model, notebook 06) in :data:`wmkit.experiments.REGISTRY`.
+"""The video experiment (RLVR-World's video world model, notebook 06) in :data:`wmkit.experiments.REGISTRY` (its claims: ``claims.py``).
 
 ``wmkit.video.experiment`` imports numpy alone at import time (torch when it runs), so the entries name
 its functions directly.
 """
 from __future__ import annotations
 
-from wmkit.experiments import Experiment, Option
+from wmkit.entries import Experiment, Option
 from wmkit.video import experiment as video
 
 PAPER = "RLVR-World"

@@ -16,7 +16,7 @@ import torch
 from wmkit.envs import phone
 from wmkit.profiles import WMR1Sizes
 from wmkit.wm_r1 import agent as ag
-from wmkit.wm_r1.method import _make_source
+from wmkit.wm_r1.method import make_source
 from wmkit.wm_r1.oracle import NoisyOracle
 
 
@@ -78,7 +78,7 @@ def judge_agreement(model, tokenizer, tasks: Sequence[phone.PhoneTask], world_mo
     agent's view of the (predicted) screens."""
     torch.manual_seed(seed)
     policy = policy or ag.Policy(model, tokenizer, max_turn_tokens=max_turn_tokens, temperature=1.0)
-    source = _make_source("world_model", world_model, 0.0)
+    source = make_source("world_model", world_model, 0.0)
     episodes = ag.run_episodes(policy, tasks, source, imaginer=world_model,
                                config=ag.AgentConfig(max_steps=max_steps, screen_view=screen_view))
     imagined = [ep.success for ep in episodes]
@@ -201,7 +201,7 @@ def trained_policy_judging(world_model: ag.WorldModelSource, model, tokenizer, t
     return out
 
 
-def _greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int) -> dict:
+def greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int) -> dict:
     """Success in the real simulator, greedy and sampled at T=1 (RL can sharpen sampling without
     moving greedy decoding, so both are reported). Imagined calls are answered by the exact
     oracle for every policy, so all arms meet the same evaluation (greedy policies rarely call)."""

@@ -28,6 +28,7 @@ The tasks and SFT data are in :mod:`wmkit.wm_r1.tasks`, the measurements in
 """
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, replace
@@ -115,12 +116,6 @@ def load_world_model_source(profile: Profile, runs_dir: str | Path, seed: int = 
     return ag.WorldModelSource(predictor), {**run.info, "folder": str(run.folder)}
 
 
-def _clone(model):
-    import copy
-
-    return copy.deepcopy(model)
-
-
 def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None = None,
                    out_dir: str | Path | None = None, model_name: str | None = None,
                    arms: Sequence[str] | None = None, device_latency: float = 0.0,
@@ -164,7 +159,7 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
                                 sizes.sft_batch_size, seed, progress)
     no_imag_model = None
     if "wm_r1_no_imagine" in arms:
-        no_imag_model = _clone(base_model)  # the same start; its call_wm turns simply fail
+        no_imag_model = copy.deepcopy(base_model)  # the same start; its call_wm turns simply fail
     timings["sft"] = time.perf_counter() - t
     log(f"SFT: {len(examples)} reference episodes, {len(sft_loss)} steps, loss {sft_loss[0]:.2f} -> "
         f"{sft_loss[-1]:.2f} ({timings['sft']:.0f} s)")
@@ -222,7 +217,7 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
         if name not in arms:
             continue
         t = time.perf_counter()
-        start_model = no_imag_model if name == "wm_r1_no_imagine" else _clone(base_model)
+        start_model = no_imag_model if name == "wm_r1_no_imagine" else copy.deepcopy(base_model)
         res = train_wm_r1(arm_configs[name], start_model, tokenizer, rl_tasks, world_model)
         timings[f"train_{name}"] = time.perf_counter() - t
         trained_models[name] = res.model

@@ -8,6 +8,7 @@ world and tasks, its small-world variant, WM-R1 inside the settings world's lear
 """
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, replace
@@ -22,14 +23,14 @@ from wmkit.runs import bench_work_dir, default_runs_root
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import learned
 from wmkit.wm_r1.evaluation import (
-    _greedy_and_sampled,
     evaluate,
+    greedy_and_sampled,
     instruction_blind_success,
     reference_in_world_model,
     trained_policy_judging,
     world_model_fidelity,
 )
-from wmkit.wm_r1.experiment import _clone, build_policy, train_policy_sft
+from wmkit.wm_r1.experiment import build_policy, train_policy_sft
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 from wmkit.wm_r1.oracle import NoisyOracle
 from wmkit.wm_r1.tasks import (
@@ -147,11 +148,11 @@ def run_fidelity_ladder(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None
     if start is None:
         model, tokenizer, _ = build_ladder_start(profile, seed, sizes)
     else:
-        model, tokenizer = _clone(start[0]), start[1]
+        model, tokenizer = copy.deepcopy(start[0]), start[1]
     timings["sft"] = time.perf_counter() - t
     t = time.perf_counter()
     results: dict[str, Any] = {"seed": seed, "profile": profile.name, "ladder": asdict(ladder),
-                               "start": _greedy_and_sampled(model, tokenizer, eval_tasks, sizes, seed), "rungs": {}}
+                               "start": greedy_and_sampled(model, tokenizer, eval_tasks, sizes, seed), "rungs": {}}
     # the start policy's own sampled episodes: where each world model's error is measured
     probe = evaluate(model, tokenizer, fidelity_tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
                      max_turn_tokens=sizes.max_turn_tokens, seed=seed, screen_view=sizes.screen_view)["episodes"]
@@ -178,11 +179,11 @@ def run_fidelity_ladder(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None
                             lora=sizes.lora, lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha, seed=seed,
                             show_progress=False,
                             screen_view=sizes.screen_view)
-        trained = train_wm_r1(config, _clone(model), tokenizer, rl_tasks, source)
+        trained = train_wm_r1(config, copy.deepcopy(model), tokenizer, rl_tasks, source)
         history = trained.history
         quarter = max(1, len(history) // 4)
         rung = {"p": p, "fidelity": fidelity,
-                **_greedy_and_sampled(trained.model, tokenizer, eval_tasks, sizes, seed),
+                **greedy_and_sampled(trained.model, tokenizer, eval_tasks, sizes, seed),
                 "judged_success_first_quarter": _mean(h["success"] for h in history[:quarter]),
                 "judged_success_last_quarter": _mean(h["success"] for h in history[-quarter:]),
                 "signal_groups": _mean(h["signal_groups"] for h in history),

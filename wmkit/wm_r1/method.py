@@ -94,7 +94,7 @@ class WMR1Result:
     """Distinct task worlds among them (equal to groups_played: no group repeated a world)."""
 
 
-def _make_source(kind: str, wm_source: ag.WorldModelSource | None, device_latency: float) -> ag.TransitionSource:
+def make_source(kind: str, wm_source: ag.WorldModelSource | None, device_latency: float) -> ag.TransitionSource:
     if kind == "world_model":
         if wm_source is None:
             raise ValueError("transitions='world_model' needs a world model")
@@ -156,7 +156,7 @@ def train_wm_r1(config: WMR1Config, model, tokenizer, tasks: Sequence[phone.Phon
             drawn[prompt] += 1
             worlds_played.append((task.template, task.seed))
             batch_tasks += [task] * len(batch_prompts[g:g + G])
-        source = _make_source(config.transitions, world_model, config.device_latency)
+        source = make_source(config.transitions, world_model, config.device_latency)
         policy = ag.Policy(trainer.model, tokenizer, max_turn_tokens=config.max_turn_tokens,
                            temperature=config.temperature)
         episodes = ag.run_episodes(policy, batch_tasks, source, imaginer=world_model, config=agent_config)

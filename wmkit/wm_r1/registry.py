@@ -1,4 +1,4 @@
-"""WM-R1's experiments in :data:`wmkit.experiments.REGISTRY`.
+"""WM-R1's experiments in :data:`wmkit.experiments.REGISTRY` (its claims: ``claims.py``).
 
 Functions are named as ``"module:function"`` strings: ``wmkit.wm_r1.experiment`` and
 ``wmkit.wm_r1.ladder`` import torch and transformers (about 3 s on 2 CPU cores), and
@@ -6,7 +6,7 @@ Functions are named as ``"module:function"`` strings: ``wmkit.wm_r1.experiment``
 """
 from __future__ import annotations
 
-from wmkit.experiments import Experiment, Option
+from wmkit.entries import Experiment, Option
 
 PAPER = "WM-R1"
 _EXPERIMENT = "wmkit.wm_r1.experiment"
@@ -15,7 +15,7 @@ _LADDER = "wmkit.wm_r1.ladder"
 EXPERIMENTS = (
     Experiment("wm_r1", PAPER, f"{_EXPERIMENT}:run_wm_r1", "bench.wm_r1",
                "phone agent trained inside the world model vs its baselines and ablations, judged in the simulator",
-               prepare="wmkit.experiments:notebook_01_world_model", reads=("default_model", "world_model")),
+               prepare="wmkit.core.build:prepare_series_world_model", reads=("default_model", "world_model")),
     Experiment("wm_r1_ladder", PAPER, f"{_LADDER}:run_wm_r1_ladder", "wm_r1",
                "phone agent trained by WM-R1 inside a noisy oracle (the simulator, screens corrupted and success "
                "flipped at rate p), one SFT start, p = 0 (= GRPO on the real simulator) up to 0.6, judged in the simulator"),
@@ -26,7 +26,7 @@ EXPERIMENTS = (
                "WM-R1 inside a learned world model of the settings world (status-bar phone; structured edits; "
                "the reference neighbourhood) vs its start and vs GRPO on the simulator from the same start"),
     Experiment("wm_r1_seeds", PAPER, f"{_EXPERIMENT}:run_wm_r1_seed", "wm_r1",
-               "notebook 04: the phone agent, every arm of the profile, judged in the simulator", role="run",
+               "notebook 03: the phone agent, every arm of the profile, judged in the simulator", role="run",
                command="wm-r1", combine=f"{_EXPERIMENT}:combine_wm_r1_seeds", check=f"{_EXPERIMENT}:check_options",
                timing_key=None,
                options=(Option("--arms", "arms to run (default: the profile's)", type=str, nargs="*"),

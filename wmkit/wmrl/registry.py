@@ -1,11 +1,11 @@
-"""WMRL's experiments in :data:`wmkit.experiments.REGISTRY`.
+"""WMRL's experiments in :data:`wmkit.experiments.REGISTRY` (its claims: ``claims.py``).
 
 ``wmkit.wmrl.experiment`` imports numpy alone (about 0.12 s more on top of ``python -m wmkit --help``),
 so the entries name its functions directly.
 """
 from __future__ import annotations
 
-from wmkit.experiments import Experiment, Option
+from wmkit.entries import Experiment, Option
 from wmkit.wmrl import experiment as wmrl
 
 PAPER = "WMRL"
@@ -16,7 +16,7 @@ EXPERIMENTS = (
     Experiment("wmrl_research", PAPER, wmrl.run_wmrl_research, "bench.wmrl",
                "research tasks executed for real (scikit-learn), learned world model"),
     Experiment("wmrl_seeds", PAPER, wmrl.run_wmrl_seed, "wmrl",
-               "notebook 05's checks 4 (controlled problem) and 5 (research tasks executed for real)",
+               "notebook 04's checks 4 (controlled problem) and 5 (research tasks executed for real)",
                role="run", command="wmrl", combine=wmrl.combine_wmrl_seeds, check=wmrl.check_options,
                timing_key="wall_seconds", options=(Option("--check", "4, 5 or all (default)", type=str),)),
 )

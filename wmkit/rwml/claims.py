@@ -1,0 +1,89 @@
+"""RWML's claims, each with the experiment of :mod:`wmkit.rwml.registry` that measures it.
+
+A claim the kit cannot measure says why and never carries a number; a claim that measures another
+one a second way names it in ``measures`` (see :class:`wmkit.entries.Claim`).
+"""
+from __future__ import annotations
+
+from wmkit.entries import Claim, get_path
+
+
+def rl_changed_rwml_model(results: dict[int, dict]) -> str | None:
+    """Precondition of a "forgets less" claim: RWML's RL moved the model in every seed.
+
+    With an all-zero (or all-one) embedding reward every GRPO group has zero advantage and RL leaves
+    the warm-up model exactly where it was; it then "forgets less than SFT" trivially, which is no
+    evidence for the claim. A record says so by ``moved`` (the text-game experiment: parameter change
+    above zero *and* some held-out prediction changed) or, for the TextWorldExpress experiment, by
+    ``rwml_param_change`` (relative L2 change from the warm-up start; moved when above zero)."""
+    def moved(r: dict) -> bool | None:
+        if isinstance(r.get("moved"), bool):
+            return r["moved"]
+        change = get_path(r, "rwml_param_change")
+        return change > 0 if isinstance(change, (int, float)) else None
+
+    unknown = [s for s, r in sorted(results.items()) if moved(r) is None]
+    if unknown:
+        return f"the record of seed(s) {unknown} does not say whether RL moved the model (no moved / rwml_param_change)"
+    frozen = [s for s, r in sorted(results.items()) if not moved(r)]
+    if frozen:
+        return (f"RL did not move the model in seed(s) {frozen} (parameters or held-out predictions unchanged "
+                "from the warm-up start), so it cannot have forgotten anything: no evidence that RL forgets less")
+    return None
+
+
+CLAIMS = (
+    Claim("rwml.vs_base", "RWML", "world-model RL without task reward improves on its starting model",
+          "+19.6 ALFWorld, +7.9 τ²-Bench (agent success; the kit measures prediction)", "rwml_textgame",
+          "quality/rwml/sampled/changed/embedding_reward", "quality/warm/sampled/changed/embedding_reward",
+          kit_label="RWML − warm-up predictor, embedding reward rate (cos ≥ τ) on held-out changed text-game "
+                    "transitions (sampled at T=1, as GRPO samples; the kit's RLVR protocol)"),
+    Claim("rwml.vs_base_all", "RWML", "the same on all held-out transitions (changed and unchanged)",
+          "— (the kit's check)", "rwml_textgame",
+          "quality/rwml/sampled/embedding_reward", "quality/warm/sampled/embedding_reward",
+          kit_label="RWML − warm-up predictor, embedding reward rate, all held-out transitions (sampled)",
+          measures="rwml.vs_base"),
+    Claim("rwml.vs_base_exact", "RWML", "the same, judged by exact next states rather than the reward trained on",
+          "— (the kit's check that the embedding reward is not gamed)", "rwml_textgame",
+          "quality/rwml/sampled/changed/exact", "quality/warm/sampled/changed/exact",
+          kit_label="RWML − warm-up predictor, exact next state (held-out changed transitions, sampled)",
+          measures="rwml.vs_base"),
+    Claim("rwml.vs_base_greedy", "RWML", "the same, greedy decoding", "— (the kit's check of the decoding)",
+          "rwml_textgame", "quality/rwml/greedy/changed/embedding_reward",
+          "quality/warm/greedy/changed/embedding_reward",
+          kit_label="RWML − warm-up predictor, embedding reward rate, greedy, changed (RL sharpens sampling; "
+                    "greedy may not move)", measures="rwml.vs_base"),
+    Claim("rwml.vs_sft", "RWML", "embedding-reward RL beats SFT on next observations (same data, same start)",
+          "— (paper: RWML > SFT world-model training)", "rwml_textgame",
+          "quality/rwml/sampled/changed/embedding_reward", "quality/sft/sampled/changed/embedding_reward",
+          kit_label="RWML − SFT, embedding reward rate on held-out changed text-game transitions (sampled)"),
+    Claim("rwml.forgetting", "RWML", "RL forgets less than SFT (accuracy kept on tasks it did not train on)",
+          "— (paper: RL forgets less than SFT)", "rwml_textgame", "forgetting_mean/rwml", "forgetting_mean/sft",
+          kit_label="RWML − SFT, exact accuracy on the kit's full text game and phone (greedy)",
+          precondition=rl_changed_rwml_model),
+    Claim("rwml.twx_vs_base", "RWML", "the same on TextWorldExpress (third-party game; the contrast regime)",
+          "+19.6 ALFWorld, +7.9 τ²-Bench", "rwml",
+          "quality/RWML (embedding RL)/embedding_reward", "quality/warm-up (10% SFT)/embedding_reward",
+          kit_label="RWML − warm-up predictor, embedding reward on held-out TWX games (not measured when RL did "
+                    "not move the model: the reward is 0 for every sample at cpu size)",
+          precondition=rl_changed_rwml_model, measures="rwml.vs_base"),
+    Claim("rwml.twx_vs_sft", "RWML", "embedding-reward RL beats SFT on TextWorldExpress next observations",
+          "— (paper: RWML > SFT world-model training)", "rwml",
+          "quality/RWML (embedding RL)/embedding_reward", "quality/SFT on next observations/embedding_reward",
+          kit_label="RWML − SFT, embedding reward (cos ≥ τ) on held-out TWX games",
+          precondition=rl_changed_rwml_model, measures="rwml.vs_sft"),
+    Claim("rwml.mid_training", "RWML", "world-model mid-training, then policy RL, beats policy RL alone",
+          "+6.9 ALFWorld, +5.7 τ²-Bench", "rwml",
+          "policy/arms/rwml/after/success", "policy/arms/base/after/success",
+          kit_label="Δ success, held-out Simon Says games (policy RL from RWML − from base; one-step RL "
+                    "after the same BC warm-up)"),
+    Claim("rwml.invalid_actions", "RWML", "RWML lowers the share of invalid actions", "59.3% → 39.5%", "rwml",
+          "policy/arms/rwml/after/invalid_share", "policy/arms/base/after/invalid_share", direction="lower",
+          kit_label="Δ share of invalid actions, held-out Simon Says games (from RWML − from base, after "
+                    "policy RL)"),
+)
+
+SCALE_NOTE = ("the embedding reward moves a tiny model on the kit's text game, but the paper's comparisons with "
+              "SFT and its downstream policy gains come from models far larger than the kit trains")
+"""Why the kit, at its scale, reproduces some of RWML's claims and not others: in words, without
+numbers (the numbers are the report's). Read by :func:`wmkit.bench.cards.result_card`."""

@@ -1,0 +1,89 @@
+"""WM-R1's claims, each with the experiment of :mod:`wmkit.wm_r1.registry` that measures it.
+
+A claim the kit cannot measure says why and never carries a number; a claim that measures another
+one a second way names it in ``measures`` (see :class:`wmkit.entries.Claim`).
+"""
+from __future__ import annotations
+
+from wmkit.entries import KIT_CONTROL, LIMITATION, Claim
+
+CLAIMS = (
+    Claim("wm_r1.vs_zero_shot", "WM-R1", "the agent trained only inside the world model beats its zero-shot "
+          "start in the real environment (held-out task templates)", "3B: 29.5 vs 18.6", "wm_r1",
+          "arms/wm_r1/heldout/success", "arms/sft/heldout/success",
+          kit_label="Δ simulator success, held-out templates (WM-R1 − SFT start)",
+          measures="wm_r1.learned_world_model"),
+    Claim("wm_r1.vs_zero_shot_train", "WM-R1", "the same on unseen tasks of the training templates",
+          "3B: 29.5 vs 18.6", "wm_r1", "arms/wm_r1/train_templates/success", "arms/sft/train_templates/success",
+          kit_label="Δ simulator success, train templates (WM-R1 − SFT start)",
+          measures="wm_r1.learned_world_model"),
+    Claim("wm_r1.vs_real_grpo", "WM-R1", "WM-R1 beats GRPO with real-environment transitions",
+          "7B AndroidWorld 39.8 vs UI-R1 30.8 (+9.0)", "wm_r1",
+          "arms/wm_r1/heldout/success", "arms/grpo_real/heldout/success",
+          kit_label="Δ simulator success, held-out (WM-R1 − GRPO in the simulator)",
+          measures="wm_r1.learned_vs_simulator"),
+    Claim("wm_r1.vs_simulation", "WM-R1", "WM-R1 beats inference-time simulation (best-of-K with the world model)",
+          "— (baseline comparison)", "wm_r1", "arms/wm_r1/heldout/success", "arms/best_of_k/heldout/success",
+          kit_label="Δ simulator success, held-out (WM-R1 − best-of-K)"),
+    Claim("wm_r1.imagined_calls", "WM-R1", "ablation: imagined world-model calls while reasoning help",
+          "no CoT −5.2 (nearest paper ablation)", "wm_r1",
+          "arms/wm_r1/heldout/success", "arms/wm_r1_no_imagine/heldout/success",
+          kit_label="Δ simulator success, held-out (with − without call_wm)"),
+    Claim("wm_r1.length_reward", "WM-R1", "ablation: the length reward helps", "length reward +3.3", "wm_r1",
+          "arms/wm_r1/heldout/success", "arms/wm_r1_no_length/heldout/success",
+          kit_label="Δ simulator success, held-out (with − without R_L)"),
+    Claim("wm_r1.calls_fall", "WM-R1", "world-model calls per trajectory fall during training",
+          "~4 → ~2.5 → ~1.8", "wm_r1", "wm_calls_first", "wm_calls_last",
+          kit_label="calls/episode, first − last GRPO step (> 0: fell)"),
+    Claim("wm_r1.positive_control", "WM-R1", "inside an error-free world model (the simulator itself, p = 0) "
+          "GRPO raises the agent's success over its SFT start: the method works where fidelity is there",
+          "— (the kit's positive control: no paper number)", "wm_r1_ladder",
+          "rungs/0/greedy/success", "start/greedy/success",
+          kit_label="Δ greedy simulator success, unseen tasks of the training templates (p = 0 − SFT start)",
+          kind=KIT_CONTROL),
+    Claim("wm_r1.fidelity", "WM-R1", "WM-R1's gains depend on world-model fidelity (the paper's stated "
+          "limitation): the same training inside a world model that errs on 60% of transitions ends lower",
+          "— (limitation, no number)", "wm_r1_ladder", "rungs/0/greedy/success", "rungs/0.6/greedy/success",
+          kit_label="Δ greedy simulator success, training templates (oracle p = 0 − p = 0.6)",
+          kind=LIMITATION, measures="wm_r1.small_world_fidelity"),
+    Claim("wm_r1.small_world_control", "WM-R1", "the positive control where the mechanism can act: in the "
+          "settings world, from a weaker start, GRPO inside the error-free world model raises success",
+          "— (the kit's positive control: no paper number)", "wm_r1_small_world",
+          "rungs/0/greedy/success", "start/greedy/success",
+          kit_label="Δ greedy simulator success, unseen settings tasks (p = 0 − SFT start)", kind=KIT_CONTROL),
+    Claim("wm_r1.small_world_control_sampled", "WM-R1", "the same, sampled at T = 1",
+          "— (the kit's positive control)", "wm_r1_small_world",
+          "rungs/0/sampled/success", "start/sampled/success",
+          kit_label="Δ sampled (T = 1) simulator success, unseen settings tasks (p = 0 − SFT start)",
+          kind=KIT_CONTROL, measures="wm_r1.small_world_control"),
+    Claim("wm_r1.small_world_fidelity", "WM-R1", "in the settings world, the same training inside a world model "
+          "that errs on 60% of transitions ends lower (the paper's stated limitation)",
+          "— (limitation, no number)", "wm_r1_small_world", "rungs/0/greedy/success", "rungs/0.6/greedy/success",
+          kit_label="Δ greedy simulator success, settings tasks (oracle p = 0 − p = 0.6)", kind=LIMITATION),
+    Claim("wm_r1.small_world_reads_instruction", "WM-R1", "in the settings world, GRPO inside the error-free "
+          "world model ends above the best policy that ignores the instruction (open Settings, tap one "
+          "fixed switch, finish)", "— (the kit's control: no paper number)", "wm_r1_small_world",
+          "rungs/0/greedy/success", "instruction_blind/success",
+          kit_label="Δ greedy simulator success, settings tasks (p = 0 − best instruction-blind sequence)",
+          kind=KIT_CONTROL),
+    Claim("wm_r1.learned_world_model", "WM-R1", "the agent trained only inside a learned world model beats "
+          "its SFT start in the real environment (settings world, status-bar phone)", "3B: 29.5 vs 18.6",
+          "wm_r1_learned", "rungs/learned/greedy/success", "start/greedy/success",
+          kit_label="Δ greedy simulator success, unseen settings tasks (WM-R1 in the learned model − SFT start)"),
+    Claim("wm_r1.learned_vs_simulator", "WM-R1", "WM-R1 inside the learned world model beats GRPO with "
+          "real-environment transitions (the simulator) at the same number of updates",
+          "7B AndroidWorld 39.8 vs UI-R1 30.8 (+9.0)",
+          "wm_r1_learned", "rungs/learned/greedy/success", "rungs/0/greedy/success",
+          kit_label="Δ greedy simulator success, settings tasks (WM-R1 in the learned model − GRPO on the simulator)"),
+    Claim("wm_r1.learned_reads_instruction", "WM-R1", "WM-R1 inside the learned world model ends above the "
+          "best policy that ignores the instruction (open Settings, tap one fixed switch, finish): its gain "
+          "is more than learning the path", "— (the kit's control: no paper number)",
+          "wm_r1_learned", "rungs/learned/greedy/success", "instruction_blind/success",
+          kit_label="Δ greedy simulator success, settings tasks (WM-R1 in the learned model − best "
+                    "instruction-blind sequence)", kind=KIT_CONTROL),
+)
+
+SCALE_NOTE = ("a tiny policy trained inside a world model learns only where its mechanism can act (a world "
+              "whose right taps carry from task to task) and only as far as that world model is faithful")
+"""Why the kit, at its scale, reproduces some of WM-R1's claims and not others: in words, without
+numbers (the numbers are the report's). Read by :func:`wmkit.bench.cards.result_card`."""
