@@ -228,7 +228,7 @@ describe_report(report, source)
 # An interval wholly on the paper's side that stops short of the paper's effect still reads
 # *reproduced*: the kit checks directions with tiny models, and the reason says the size was smaller.
 #
-# **Confirmatory and exploratory.** Each claim's test was declared before it ran (`wmkit.bench.design`):
+# **Confirmatory and exploratory.** Each claim's test was declared before it ran (`wmkit.design`):
 # its precondition that the method acted, the paper's effect in the kit's units, the smallest effect of
 # interest, and a number of seeds from a power computation on *exploration* seeds — then run on its
 # own block of *confirmatory* seeds (from 1000) that no study, notebook or test has touched. The

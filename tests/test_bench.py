@@ -123,9 +123,9 @@ def test_video_claims_read_the_video_experiment():
     claims = {c.id: c for c in bench_claims.CLAIMS}
     result = {"relative_l1_gain": {"all": {"rollout": 0.08, "one_step": 0.02}, "changed": {"rollout": 0.1}},
               "mle": {"one_step": {"copy_rate_changed": 0.5, "agent_missing": 0.0, "exact_changed": 0.1}},
-              "arms": {"all": {"one_step": {"copy_rate_changed": 0.2, "agent_missing": 0.01}},
+              "arms": {"all": {"one_step": {"copy_rate_changed": 0.2, "agent_missing": 0.01}, "moved": 0.05},
                        "changed": {"one_step": {"copy_rate_changed": 0.1, "agent_missing": 0.3,
-                                                "exact_changed": 0.15}}}}
+                                                "exact_changed": 0.15}, "moved": 0.04}}}
     assert bench_claims.claim_value(claims["rlvr.video"], result) == pytest.approx(0.08)
     assert bench_claims.claim_value(claims["rlvr.video_changed"], result) == pytest.approx(0.1)
     assert bench_claims.claim_value(claims["rlvr.repetition"], result) == pytest.approx(-0.3)
@@ -135,6 +135,10 @@ def test_video_claims_read_the_video_experiment():
     assert bench_claims.precondition_failure(claims["rlvr.repetition"], {0: result, 1: result}) is None
     reason = bench_claims.precondition_failure(claims["rlvr.repetition_changed"], {0: result, 1: result})
     assert reason and "erased the agent" in reason and "seed 0: +0.30" in reason
+    # and RL must have moved the model at all (a frozen model repeats what the MLE model repeated)
+    frozen = {**result, "arms": {**result["arms"], "all": {**result["arms"]["all"], "moved": 0.0}}}
+    assert bench_claims.precondition_failure(claims["rlvr.repetition"], {0: frozen}).startswith(
+        "the method did not act")
     # the agent-term and contrast rows: the changed arm kept the agent? the -L1 copy erased it?
     from wmkit.video.experiment import AGENT_TOLERANCE
 
@@ -158,9 +162,11 @@ def test_small_world_claims_read_the_small_world_ladder():
     claims = {c.id: c for c in bench_claims.CLAIMS}
     result = {"start": {"greedy": {"success": 0.33}, "sampled": {"success": 0.14}},
               "rungs": {"0": {"greedy": {"success": 0.48}, "sampled": {"success": 0.25}},
-                        "0.6": {"greedy": {"success": 0.30}, "sampled": {"success": 0.12}}}}
+                        "0.3": {"greedy": {"success": 0.30}, "sampled": {"success": 0.12}},
+                        "0.6": {"greedy": {"success": 0.10}, "sampled": {"success": 0.05}}}}
     assert bench_claims.claim_value(claims["wm_r1.small_world_control"], result) == pytest.approx(0.15)
     assert bench_claims.claim_value(claims["wm_r1.small_world_control_sampled"], result) == pytest.approx(0.11)
+    # the fidelity limitation at p = 0.3: below 0.5, where a flipped success would invert the reward
     assert bench_claims.claim_value(claims["wm_r1.small_world_fidelity"], result) == pytest.approx(0.18)
     assert {claims[c].experiment for c in ("wm_r1.small_world_control", "wm_r1.small_world_fidelity")} == {
         "wm_r1_small_world"}
@@ -472,7 +478,7 @@ def test_without_seeds_each_experiment_runs_its_declared_seeds(tmp_path, fresh, 
     done = [line for line in lines if line.startswith("bench: ") and "runs done" in line]
     assert [line.split()[1] for line in done] == ["1/3", "2/3", "3/3"] and done[-1].endswith("about 0 s left")
     with pytest.raises(AssertionError, match="overlaps"):  # confirmatory blocks never overlap
-        from wmkit.bench import design
+        from wmkit import design
 
         design.check_blocks({**design.CONFIRMATORY_BLOCKS, "another": design.CONFIRMATORY_BLOCKS["wmrl_research"] + 50})
     with pytest.raises(AssertionError, match="below 1000"):  # and start at the reserved seeds
@@ -609,8 +615,9 @@ def test_forgetting_claim_needs_rl_to_have_moved_the_model():
     assert bench_claims.precondition_failure(claim, {0: {"moved": True}, 1: {"moved": True}}) is None
     assert "seed(s) [0]" in bench_claims.precondition_failure(claim, {0: {"moved": False, "param_change": 0.1}})
     assert claim.experiment == "rwml_textgame"
-    assert {c.id for c in CLAIMS if c.precondition} == {"rwml.forgetting", "rwml.twx_vs_base", "rwml.twx_vs_sft",
-                                                        "rlvr.repetition", "rlvr.repetition_changed"}
+    # every claim that votes has a precondition that the method acted, and these sub-rows keep theirs
+    assert {"rwml.twx_vs_base", "rwml.twx_vs_sft", "rlvr.repetition_changed"} <= {c.id for c in CLAIMS if c.precondition}
+    assert all(c.precondition for c in CLAIMS if c.measures is None and c.experiment)
 
 
 def test_parameter_change_of_a_model():
@@ -728,8 +735,9 @@ def test_pass_at_k_limitation_compares_both_models_at_the_same_k():
 
 
 def test_compute_ratios_are_judged_on_the_log_scale():
-    def arms(real, wmrl, real_total=100.0, wmrl_total=50.0):
+    def arms(real, wmrl, real_total=100.0, wmrl_total=50.0, anchors=90.0):
         return {"real": {"compute_to_target": [real], "total_cost": [real_total]},
+                "anchors only": {"compute_to_target": [anchors], "total_cost": [real_total]},
                 "WMRL": {"compute_to_target": [wmrl], "total_cost": [wmrl_total]}}
 
     log_ratio = wmrl_experiment.log_censored_ratio
@@ -743,6 +751,9 @@ def test_compute_ratios_are_judged_on_the_log_scale():
     claim = next(c for c in bench_claims.CLAIMS if c.id == "wmrl.compute_controlled")
     assert claim.threshold == 0.0
     assert bench_claims.claim_value(claim, {"arms": arms(60.0, 20.0)}) == pytest.approx(math.log(3.0))
+    # judged against the anchors-only control too: the smaller of the two ratios (anchors-only 30: 1.5×)
+    assert bench_claims.claim_value(claim, {"arms": arms(60.0, 20.0, anchors=30.0)}) == pytest.approx(math.log(1.5))
+    assert bench_claims.claim_value(claim, {"arms": arms(60.0, 20.0, anchors=10.0)}) == pytest.approx(-math.log(2.0))
     values = [math.log(3.0), math.log(1.5), math.log(30 / 50)]
     v = stats.verdict(values, claim.direction, claim.threshold)
     assert v.summary["ci_low"] > -math.inf and v.verdict == "inconclusive"

@@ -1,4 +1,4 @@
-"""The confirmatory design (wmkit.bench.design, wmkit.bench.confirmatory): the power plan on hand
+"""The confirmatory design (wmkit.design, wmkit.bench.confirmatory): the power plan on hand
 cases, the preconditions that the method acted, the report's confirmatory and exploratory sections,
 bench-verify, notebook 05's choice of report, and that no confirmatory seed has been used anywhere.
 The experiments here are fakes (instant) on seeds below 100: seeds from 1000 on are reserved for the
@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from wmkit.bench import confirmatory, design
+from wmkit import design
+from wmkit.bench import confirmatory
 from wmkit.bench import runner as bench
 from wmkit.bench import verify as bench_verify
 from wmkit.bench.claims import Claim, Experiment
-from wmkit.bench.design import Design
+from wmkit.design import Design
 from wmkit.runs import cpu_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,8 +61,8 @@ def test_preconditions_that_the_method_acted_on_hand_records():
     moved = design.above("param_change", "RL moved the parameters")
     assert moved({0: {"param_change": 0.01}, 1: {"param_change": 0.02}}) is None
     reason = moved({0: {"param_change": 0.01}, 1: {"param_change": 0.0}})
-    assert reason.startswith("the method did not act: RL moved the parameters fails in seed(s) [1]")
-    assert "not recorded" in moved({0: {}})
+    assert reason == 'the method did not act: "RL moved the parameters" fails in seed(s) [1] (param_change = 0)'
+    assert "does not say whether the method acted" in moved({0: {}})
     varied = design.reward_varied("zero_std_share", "the reward varied within some group")
     assert varied({0: {"zero_std_share": [1.0, 0.75, 1.0]}}) is None and varied({0: {"zero_std_share": [1.0, 1.0]}})
     assert varied({0: {"zero_std_share": 0.6}}) is None  # one mean share
@@ -74,7 +75,11 @@ def test_preconditions_that_the_method_acted_on_hand_records():
     assert succeed({0: {"a": {"success": 0.0}, "b": {"success": 0.1}}}) is None
     assert "seed(s) [0]" in succeed({0: {"a": {"success": 0.0}, "b": {"success": 0.0}}})
     both = design.all_of(moved, succeed)
-    assert "RL moved the parameters" in str(both) and both({0: {"param_change": 0.0}}) is not None
+    assert "RL moved the parameters" in str(both)
+    neither = both({0: {"param_change": 0.0, "a": {"success": 0.0}, "b": {"success": 0.0}},
+                    1: {"param_change": 0.0, "a": {"success": 0.0}, "b": {"success": 0.0}}})
+    assert neither.startswith('the method did not act: "RL moved the parameters" fails in seed(s) [0, 1] '
+                              "(param_change = 0 in each); and \"the policy succeeds at all\" fails")
 
 
 # ---------------------------------------------------------------------------- seeds named anywhere
@@ -302,3 +307,104 @@ def test_the_verify_plan_leaves_out_the_longest_experiments_until_it_fits_the_bu
     assert plan.makespan(["a", "b", "c"]) == 2500.0  # a on one, b + c on the other
     fits = bench_verify.plan_verify("smoke", 2, 45, records_dir=tmp_path, experiments={}, confirmatory={})
     assert fits.chosen == {} and fits.left_out == {}
+
+
+# ---------------------------------------------------------------------------- the claims' own designs
+
+def _by_id():
+    from wmkit.bench.claims import CLAIMS
+
+    return {c.id: c for c in CLAIMS}
+
+
+def test_every_claim_that_votes_declares_its_design_and_a_precondition_that_the_method_acted():
+    from wmkit.bench.claims import CLAIMS
+
+    for claim in CLAIMS:
+        if not confirmatory.votes(claim):
+            assert claim.design is None, f"{claim.id}: a sub-row is judged on its primary's design"
+            continue
+        assert claim.precondition is not None, f"{claim.id}: no precondition that the method acted"
+        assert claim.design is not None, f"{claim.id}: no confirmatory design"
+        if claim.design.pending:
+            assert claim.id in design.AWAITING_SETUP, f"{claim.id}: pending, but not a set-up being chosen"
+            continue
+        assert not claim.design.missing(), f"{claim.id} lacks {claim.design.missing()}"
+        effect = claim.design.paper_effect
+        sign = 1 if claim.direction == "higher" else -1
+        assert effect is None or sign * (effect - claim.threshold) > 0, f"{claim.id}: paper effect on the wrong side"
+        # the conversion is written beside the number: it states it, or says why there is none
+        assert (f"{effect:+.3f}" in claim.design.conversion if effect is not None
+                else claim.design.conversion.startswith("none: ")), claim.id
+        assert claim.design.sesoi == pytest.approx(design.sesoi_by_rule(bench.claim_unit(claim), effect)), claim.id
+        assert claim.experiment in design.EXPERIMENT_SECONDS, f"{claim.id}: no seconds per seed for its experiment"
+    assert {c.id for c in CLAIMS if c.design is not None and c.design.pending} == set(design.AWAITING_SETUP)
+
+
+def _research_script(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, REPO / "research" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_declared_sd_is_the_one_its_exploration_records_give():
+    import statistics
+
+    exploration_values = _research_script("confirmatory_design").exploration_values
+    for claim in _by_id().values():
+        if claim.design is None or claim.design.pending:
+            continue
+        values = [v for v in exploration_values(claim).values() if v is not None]
+        assert len(values) == claim.design.sd_seeds, claim.id
+        assert all(s < design.RESERVED_FROM for s in exploration_values(claim)), claim.id
+        assert f"{statistics.stdev(values):.3g}" == f"{claim.design.sd:.3g}", claim.id
+
+
+def _shipped(experiment: str) -> dict[int, dict]:
+    out = {}
+    for path in sorted((REPO / "executed" / "cpu" / "bench" / "records" / experiment).glob("seed*_*.json")):
+        record = json.loads(path.read_text())
+        record["_path"] = str(path)
+        if record["seed"] not in out or record["started"] > out[record["seed"]]["started"]:
+            out[record["seed"]] = record
+    return out
+
+
+def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_measured():
+    """rwml.invalid_actions read "contradicted" on a policy whose RWML arm never moved (parameter change
+    0.0 in every seed) and that never succeeds; WM-R1's agent claims were judged where the world model
+    never judged a GRPO group mixed. Their rows must say the method did not act, and why."""
+    claims = _by_id()
+    rwml = _shipped("rwml")
+    for claim_id in ("rwml.invalid_actions", "rwml.mid_training"):
+        row = bench.claim_row(claims[claim_id], rwml, "cpu", len(rwml))
+        assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
+        assert "seed(s) [0, 1, 2]" in row["reason"]
+    wm_r1 = _shipped("wm_r1")
+    for claim_id in ("wm_r1.vs_simulation", "wm_r1.imagined_calls", "wm_r1.length_reward", "wm_r1.calls_fall"):
+        row = bench.claim_row(claims[claim_id], wm_r1, "cpu", len(wm_r1))
+        assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
+    # where the method acted, the same kind of check lets the claim be judged
+    row = bench.claim_row(claims["wm_r1.learned_world_model"], _shipped("wm_r1_learned"), "cpu", 19)
+    assert row["verdict"] != "not measured"
+
+
+def test_a_claim_that_reuses_another_claims_samples_does_not_vote():
+    claims = _by_id()
+    assert claims["rlvr.regime_reward"].measures == "rlvr.regime_changed"  # the same RL runs and samples
+    assert not confirmatory.votes(claims["rlvr.regime_reward"])
+
+
+def test_the_seconds_per_seed_are_the_shipped_records_medians():
+    import statistics
+
+    for name, seconds in design.EXPERIMENT_SECONDS.items():
+        walls = [r["wall_seconds"] for s, r in _shipped(name).items() if s < design.RESERVED_FROM]
+        assert seconds.shipped == pytest.approx(statistics.median(walls), abs=0.06), name
+        if seconds.added:  # the MLE world model a seed builds, as the named records timed it
+            source = re.search(r"world_model/seconds of the (\w+) records", seconds.source).group(1)
+            built = {r["result"]["world_model"]["seconds"] for r in _shipped(source).values()}
+            assert built == {seconds.added}, name

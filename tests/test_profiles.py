@@ -106,7 +106,7 @@ def test_the_size_table_check_catches_a_re_added_table():
     assert not size_tables('ARMS = ("sft", "wm_r1")\nPAPER = {\n    "gain_7b": 9.0,\n}\n')
 
 
-# No exception: the benchmark's seeds (wmkit.bench.design's confirmatory blocks) are not sizes of any
+# No exception: the benchmark's seeds (wmkit.design's confirmatory blocks) are not sizes of any
 # experiment but which seeds its claims are judged on, and they are no table of sizes either.
 NOT_SIZES: dict[str, list[str]] = {}
 

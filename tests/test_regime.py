@@ -303,3 +303,20 @@ def test_gains_take_the_seed_as_the_unit_and_never_pool_transitions_across_seeds
     assert per_transition["n"] == 3  # three transitions, not 3 × 2 pooled values
     assert per_transition["values"] == pytest.approx([0.5, 0.5, 0.125])  # each averaged over the seeds first
     assert gains["gain"]["sampled"]["values"] == pytest.approx([0.25, 0.5])  # one mean per seed
+
+
+def test_each_benchmark_seed_starts_from_its_own_mle_model(monkeypatch, tmp_path):
+    """The benchmark's RLVR seeds each build their own MLE world model (its own initialisation and data
+    split), beside the notebooks' seed-0 model, so a seed's spread holds the MLE model's variance too."""
+    built = []
+    monkeypatch.setattr(regime, "ensure_world_model", lambda profile, folder, seed=0, **kw: built.append((folder, seed)))
+    monkeypatch.setattr(build, "ensure_world_model", lambda profile, folder, seed=0, **kw: built.append((folder, seed)))
+    profile = get_profile("smoke")
+    regime.level_world_model(profile, "tiny", tmp_path)
+    regime.level_world_model(profile, "tiny", tmp_path, seed=7)
+    build.series_world_model(profile, tmp_path, 7)
+    assert built == [(tmp_path / "levels" / "tiny" / "world_model", 0),
+                     (tmp_path / "levels" / "tiny" / "world_model_seed7", 7),
+                     (tmp_path / "01_build_world_model" / "world_model_seed7", 7)]
+    specs = regime.ablation_specs(profile.bench.rlvr.regime, 7, world_model_seed=7)
+    assert {spec["world_model_seed"] for spec in specs.values()} == {7}

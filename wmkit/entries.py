@@ -186,5 +186,5 @@ class Claim:
     measure in the regime built for the claim's mechanism, sampled where the paper samples, on the
     paper's own metric (see research/README.md)."""
     design: Any = None
-    """The claim's confirmatory test (a `wmkit.bench.design.Design`), declared before its confirmatory run:
+    """The claim's confirmatory test (a `wmkit.design.Design`), declared before its confirmatory run:
     every claim that votes has one; a sub-row has none (it is judged on its primary's seeds)."""

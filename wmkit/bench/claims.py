@@ -4,14 +4,14 @@
 order (each with the paper's figure, the experiment and result fields that give the kit's per-seed
 value, the direction that counts as reproduced, its kind and group: :class:`wmkit.entries.Claim`);
 :data:`EXPERIMENTS` the benchmark's experiments. :func:`claim_value` reads a claim's number from one
-seed's record; a claim's confirmatory test is its ``design`` (:mod:`wmkit.bench.design`).
+seed's record; a claim's confirmatory test is its ``design`` (:mod:`wmkit.design`).
 """
 from __future__ import annotations
 
 import importlib
 import math
 
-from wmkit.bench.design import check_blocks
+from wmkit.design import check_blocks
 from wmkit.entries import (
     CLAIM_KINDS,
     KIT_CONTROL,
@@ -95,7 +95,7 @@ def check_groups(claims) -> None:
 
 def check_claims() -> None:
     """Ids unique, each claim of a known paper with a measuring experiment (or a reason), groups well
-    formed, the confirmatory seed blocks apart (`wmkit.bench.design.check_blocks`)."""
+    formed, the confirmatory seed blocks apart (`wmkit.design.check_blocks`)."""
     ids = [c.id for c in CLAIMS]
     assert len(ids) == len(set(ids)), "claim ids must be unique"
     for c in CLAIMS:

@@ -1,7 +1,7 @@
 """The claims' confirmatory plan: each voting claim's seeds, each experiment's confirmatory seeds and
-their cost, and the checks that keep those seeds unseen (:mod:`wmkit.bench.design` defines a design).
+their cost, and the checks that keep those seeds unseen (:mod:`wmkit.design` defines a design).
 
-* :func:`claim_plans` / :func:`experiment_plans`: per voting claim its :class:`~wmkit.bench.design.ClaimPlan`,
+* :func:`claim_plans` / :func:`experiment_plans`: per voting claim its :class:`~wmkit.design.ClaimPlan`,
   per experiment the seeds it runs (the most any of its voting claims needs, from its block) and the
   estimated worker time;
 * :func:`declared_seeds`: the seeds ``make bench`` runs per experiment: the confirmatory seeds at the
@@ -11,20 +11,17 @@ their cost, and the checks that keep those seeds unseen (:mod:`wmkit.bench.desig
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from wmkit.bench.claims import CLAIMS, DEFAULT_BENCH_SEEDS, EXPERIMENTS, Claim, claim_value
-from wmkit.bench.design import (
+from wmkit.bench.claims import CLAIMS, DEFAULT_BENCH_SEEDS, EXPERIMENTS, Claim
+from wmkit.design import (
     CONFIRMATORY_BLOCKS,
     EXPERIMENT_SECONDS,
     ClaimPlan,
     plan_claim,
 )
-from wmkit.runs import REPO
 
 DESIGN_PROFILE = "cpu"
 """The profile the confirmatory design is for: the one whose records and report the kit ships."""
@@ -43,7 +40,7 @@ def claim_plans(claims: Sequence[Claim] = CLAIMS) -> dict[str, ClaimPlan]:
             seconds = EXPERIMENT_SECONDS.get(claim.experiment)
             if seconds is None:
                 raise ValueError(f"{claim.id}: no seconds per seed declared for {claim.experiment} "
-                                 "(wmkit.bench.design.EXPERIMENT_SECONDS)")
+                                 "(wmkit.design.EXPERIMENT_SECONDS)")
             out[claim.id] = plan_claim(claim.design, seconds.seconds)
     return out
 
@@ -66,7 +63,7 @@ class ExperimentPlan:
 def experiment_plans(claims: Sequence[Claim] = CLAIMS, experiments: Iterable[str] | None = None,
                      blocks: dict[str, int] | None = None) -> dict[str, ExperimentPlan]:
     """experiment -> its :class:`ExperimentPlan`, for every experiment of `experiments` (default the
-    benchmark's), its seeds from its block (`blocks`, default :data:`~wmkit.bench.design.CONFIRMATORY_BLOCKS`);
+    benchmark's), its seeds from its block (`blocks`, default :data:`~wmkit.design.CONFIRMATORY_BLOCKS`);
     no seeds where no voting claim with a declared design reads it."""
     plans = claim_plans(claims)
     blocks = CONFIRMATORY_BLOCKS if blocks is None else blocks
@@ -143,22 +140,3 @@ def confirmatory_collisions(mentioned: Iterable[int], plans: dict[str, Experimen
     reserved = {s for p in plans.values() for s in p.seeds}
     return sorted(set(mentioned) & reserved)
 
-
-def exploration_values(claim: Claim, repo: Path = REPO) -> dict[int, float | None]:
-    """seed -> `claim`'s value on the exploration seeds its design names (:attr:`Design.sd_source`):
-    from the shipped records (per seed the newest record of the claim's experiment, any version) or
-    from a values file of ``research/explore_design_seeds.py``."""
-    path_text, _, seeds_text = claim.design.sd_source.partition(" ")
-    seeds = sorted(seed_mentions(seeds_text))
-    path = Path(repo) / path_text
-    if path.suffix == ".json":
-        values = json.loads(path.read_text())["values"][claim.id]
-        return {s: values.get(str(s)) for s in seeds}
-    out: dict[int, float | None] = {}
-    for seed in seeds:
-        found = sorted((path / claim.experiment).glob(f"seed{seed}_*.json"))
-        records = [json.loads(p.read_text()) for p in found]
-        if records:
-            newest = max(records, key=lambda r: r.get("started", ""))
-            out[seed] = claim_value(claim, newest["result"])
-    return out

@@ -71,7 +71,7 @@ from wmkit.bench.claims import (
     precondition_failure,
 )
 from wmkit.bench.confirmatory import DESIGN_PROFILE, claim_plans, declared_seeds, experiment_plans, votes
-from wmkit.bench.design import EXPERIMENT_SECONDS, precondition_text
+from wmkit.design import EXPERIMENT_SECONDS, precondition_text
 from wmkit.bench.executor import EXECUTORS, LocalProcesses, SubmititExecutor, make_executor
 from wmkit.bench.source_key import (
     KEY_FORMAT,
@@ -1073,7 +1073,7 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
                  "## Confirmatory evidence (counted)", "",
                  f"* created {report['created']} at commit `{report['commit'][:12]}`; each claim judged on its "
                  "experiment's declared confirmatory seeds, from their records at this checkout's source keys "
-                 "(the design is below; `wmkit.bench.design`)", *machine_lines,
+                 "(the design is below; `wmkit.design`)", *machine_lines,
                  *[f"* {t}" for t in report["headline"]["text"]],
                  "* every row, sub-rows included (not a count of claims): "
                  + ", ".join(f"{k} {n}" for k, n in report["counts"].items()), "", *explained,
@@ -1149,7 +1149,7 @@ def _design_tables(plan: dict) -> list[str]:
                                                                 design.get("precondition", "—") if design else "—",
                                                                 f"pending: {why}", "—", "—", "—", "—", "—", "—")) + " |")
             continue
-        effect = ("none: " if design["paper_effect"] is None else f"{design['paper_effect']:+.3g}: ") + design["conversion"]
+        effect = design["conversion"]  # it states the number where there is one (tests/test_design.py)
         lines.append("| " + " | ".join(_cell(c) for c in (
             entry["id"], entry["kind"], entry["measure"], design["precondition"], effect, f"{design['sesoi']:.3g}",
             f"{design['sd']:.3g} (n={design['sd_seeds']}; {design['sd_source']})", f"{entry['sd_planning']:.3g}",
@@ -1448,9 +1448,11 @@ class BenchPlan:
             why = f"; not on this machine: {self.skipped[name]}" if name in self.skipped else ""
             out.append(f"  {name:24s} seeds {_seed_list(seeds):8s} to run {len(self.to_run[name]):2d}  {note}{why}")
         work = self.estimate()
+        source = ("each experiment's declared seconds per confirmatory seed, wmkit.design.EXPERIMENT_SECONDS"
+                  if self.profile == DESIGN_PROFILE else "medians of the records' own wall times, those made on "
+                  "this machine's CPU model where an experiment has any")
         out.append(f"about {duration(work)} of work: about {duration(work / self.workers)} with "
-                   f"{self.workers} worker(s) (medians of the records' own wall times, those made on this "
-                   "machine's CPU model where an experiment has any; other CPUs can be twice as fast or slow)")
+                   f"{self.workers} worker(s) ({source}; other CPUs can be twice as fast or slow)")
         return out
 
 
@@ -1481,9 +1483,10 @@ def plan_bench(profile: str, seeds: dict[str, list[int]], runs_root: Path, worke
             missing = []
         to_run[name] = missing
     timing_dirs = [runs_root / "bench", shipped_records_dir(profile)]
-    return BenchPlan(profile, workers, seeds, to_run,
-                     seconds_per_seed(list(seeds), timing_dirs, cpu_model()), skipped,
-                     {n: v for n, v in shipped.items() if v})
+    seconds = seconds_per_seed(list(seeds), timing_dirs, cpu_model())
+    if profile == DESIGN_PROFILE:  # a confirmatory seed's declared cost (an RLVR seed now builds its MLE model)
+        seconds.update({n: EXPERIMENT_SECONDS[n].seconds for n in seconds if n in EXPERIMENT_SECONDS})
+    return BenchPlan(profile, workers, seeds, to_run, seconds, skipped, {n: v for n, v in shipped.items() if v})
 
 
 def copy_shipped_records(plan: BenchPlan, runs_root: Path, shipped_dir: Path,

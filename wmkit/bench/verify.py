@@ -22,6 +22,7 @@ from pathlib import Path
 
 from wmkit.bench.claims import CLAIMS, EXPERIMENTS, Claim, Experiment, claim_value
 from wmkit.bench.confirmatory import experiment_plans
+from wmkit.bench.executor import LocalProcesses
 from wmkit.bench.rekey import result_differences
 from wmkit.bench.runner import (
     BenchPlan,
@@ -139,7 +140,8 @@ def verify(profile: str = "cpu", workers: int = 2, budget_minutes: float = 45.0,
     root = (default_runs_root() / profile if runs_root is None else Path(runs_root)) / "verify"
     bench_plan = BenchPlan(profile, workers, {n: [s] for n, s in plan.chosen.items()},
                            {n: [s] for n, s in plan.chosen.items()}, dict(plan.seconds))
-    _run_planned(bench_plan, experiments, root, "python -m wmkit bench --verify", head_commit(), workers, log)
+    _run_planned(bench_plan, experiments, root, "python -m wmkit bench --verify", head_commit(),
+                 LocalProcesses(workers), log)
     here = cpu_kind(cpu_model())
     out, ok = {}, True
     for name, seed in plan.chosen.items():

@@ -257,8 +257,11 @@ def ensure_world_model(profile: Profile, out_dir: str | Path, seed: int = 0,
 
 def series_world_model(profile: Profile, runs_root: str | Path, seed: int = 0) -> WorldModelRun:
     """The world model of notebook 01 that the later experiments start from:
-    ``runs_root/01_build_world_model/world_model``, built there when missing."""
-    return ensure_world_model(profile, Path(runs_root) / "01_build_world_model" / "world_model", seed=seed)
+    ``runs_root/01_build_world_model/world_model``, built there when missing. Another `seed` is another
+    model (its own initialisation and data split), in ``world_model_seed<seed>`` beside it: the
+    benchmark's RLVR seeds each build their own, so that their spread holds the MLE model's too."""
+    folder = "world_model" if seed == 0 else f"world_model_seed{seed}"
+    return ensure_world_model(profile, Path(runs_root) / "01_build_world_model" / folder, seed=seed)
 
 
 def prepare_series_world_model(profile: Profile, runs_root, sizes=None) -> None:

@@ -84,15 +84,18 @@ def strip_models(results: dict) -> dict:
 
 
 def seeds_experiment(profile: Profile, seeds: Sequence[int], runs_root: Path, sizes: RLVRSizes | None = None,
-                     out_dir: Path | None = None) -> dict:
+                     out_dir: Path | None = None, world_model_seed: int = 0) -> dict:
     """MLE vs MLE+RLVR (task-specific reward) on the text game's test transitions, one RL run per seed
-    from the same MLE model (the world model's own seed stays 0: rebuilding it per seed costs more
-    than the whole notebook). Checkpoints go to `out_dir` (default runs_root/02_rlvr_seeds)."""
+    from the same MLE model: notebook 01's (seed 0; rebuilding it per seed costs more than the whole
+    notebook), or with `world_model_seed` another seed's (its own model, data split, evaluation
+    transitions and evaluation samples: the benchmark runs one seed so, so that its spread over seeds
+    holds the MLE model's and the baseline's evaluation noise too). Checkpoints go to `out_dir`
+    (default runs_root/02_rlvr_seeds)."""
     sizes = sizes or profile.rlvr
-    run = series_world_model(profile, runs_root)
-    evaluation = eval_set(run.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
+    run = series_world_model(profile, runs_root, world_model_seed)
+    evaluation = eval_set(run.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, world_model_seed)
     train = [t for t in run.splits["train"] if t.env == "textgame"]
-    before = measure(run.model, run.tokenizer, evaluation, sizes, 0)
+    before = measure(run.model, run.tokenizer, evaluation, sizes, world_model_seed)
     per_seed = []
     for seed in seeds:
         arm = reward_arm(run.model, run.tokenizer, train, evaluation, sizes,
@@ -167,16 +170,17 @@ def check_options(sweep: bool = False, lora: bool = False, steps: int | None = N
 
 
 def run_rlvr_mle_vs_rl(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
-    """RLVR-World, MLE vs MLE+RLVR: :func:`wmkit.rlvr_world.experiment.seeds_experiment` for this one seed."""
+    """RLVR-World, MLE vs MLE+RLVR: :func:`wmkit.rlvr_world.experiment.seeds_experiment` for this one seed,
+    from this seed's own MLE model."""
     return seeds_experiment(profile, [seed], Path(runs_root), sizes,
-                               out_dir=bench_work_dir(runs_root, "rlvr_mle_vs_rl", seed))
+                            out_dir=bench_work_dir(runs_root, "rlvr_mle_vs_rl", seed), world_model_seed=seed)
 
 
 def run_rlvr_ablations(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
     """RLVR-World's reward-type and group-size arms and the best-of-k limitation (notebook 02,
-    experiments 2, 4 and 6) for one RL seed, from notebook 01's world model."""
-    wm = series_world_model(profile, runs_root)
-    evaluation = eval_set(wm.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, 0)
+    experiments 2, 4 and 6) for one RL seed, from that seed's MLE model (notebook 01's recipe)."""
+    wm = series_world_model(profile, runs_root, seed)
+    evaluation = eval_set(wm.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, seed)
     train = [t for t in wm.splits["train"] if t.env == "textgame"]
     work, lora = bench_work_dir(runs_root, "rlvr_ablations", seed), uses_lora(wm.info)
     common = {"seed": seed, "show_progress": False, "lora": lora, "resume": False}
@@ -199,7 +203,7 @@ def run_rlvr_ablations(profile: Profile, seed: int, runs_root: Path, sizes) -> d
     bok_mle = best_of_k(wm.model, wm.tokenizer, changed, sizes, seed)
     bok_rl = best_of_k(rl_model, wm.tokenizer, changed, sizes, seed)
     small, large = str(min(sizes.group_sizes)), str(max(sizes.group_sizes))
-    return {"before": measure(wm.model, wm.tokenizer, evaluation, sizes, 0), "rewards": rewards,
+    return {"before": measure(wm.model, wm.tokenizer, evaluation, sizes, seed), "rewards": rewards,
             "group_sizes": {"all": groups, "small": {"G": int(small), **groups[small]},
                             "large": {"G": int(large), **groups[large]}},
             "best_of_k": {"mle": bok_mle, "rlvr": bok_rl, "mle_at_k_max": bok_mle[-1], "rlvr_at_1": bok_rl[0]},
@@ -207,11 +211,12 @@ def run_rlvr_ablations(profile: Profile, seed: int, runs_root: Path, sizes) -> d
 
 
 def run_rlvr_phone(profile: Profile, seed: int, runs_root: Path, sizes) -> dict:
-    """RLVR-World on screens: the phone's screen-diff F1 before and after RLVR (notebook 02, experiment 3)."""
-    wm = series_world_model(profile, runs_root)
-    evaluation = eval_set(wm.splits["test"], "phone", sizes.eval_changed, sizes.eval_unchanged, 0)
+    """RLVR-World on screens: the phone's screen-diff F1 before and after RLVR (notebook 02, experiment 3),
+    from this seed's own MLE model (notebook 01's recipe)."""
+    wm = series_world_model(profile, runs_root, seed)
+    evaluation = eval_set(wm.splits["test"], "phone", sizes.eval_changed, sizes.eval_unchanged, seed)
     train = [t for t in wm.splits["train"] if t.env == "phone"]
-    before = measure(wm.model, wm.tokenizer, evaluation, sizes, 0)
+    before = measure(wm.model, wm.tokenizer, evaluation, sizes, seed)
     arm = reward_arm(wm.model, wm.tokenizer, train, evaluation, sizes, bench_work_dir(runs_root, "rlvr_phone", seed),
                         "task_specific", steps=sizes.phone_steps, seed=seed, show_progress=False,
                         lora=uses_lora(wm.info), resume=False)

@@ -80,13 +80,15 @@ def changed_success_shares(measured: dict) -> list[float]:
 
 
 def level_world_model(profile: Profile, level: str, runs_root: str | Path,
-                      show_progress: bool = False) -> WorldModelRun:
+                      show_progress: bool = False, seed: int = 0) -> WorldModelRun:
     """The MLE world model of text-game level `level`: "full" is notebook 01's model (both
     environments); any other level gets a text-game-only model of the same shape and training,
-    built once under ``runs_root/levels/<level>/world_model`` and loaded after that."""
+    built once under ``runs_root/levels/<level>/world_model`` and loaded after that. Another `seed`
+    is another MLE model (its own initialisation and data split), in ``world_model_seed<seed>``."""
     if level == "full":
-        return series_world_model(profile, runs_root)
-    return ensure_world_model(profile, Path(runs_root) / LEVELS_FOLDER / level / "world_model",
+        return series_world_model(profile, runs_root, seed)
+    folder = "world_model" if seed == 0 else f"world_model_seed{seed}"
+    return ensure_world_model(profile, Path(runs_root) / LEVELS_FOLDER / level / folder, seed=seed,
                               envs=("textgame",), difficulty=level, show_progress=show_progress)
 
 
@@ -242,10 +244,11 @@ def rl_folder_name(sizes: RegimeSizes, seed: int) -> str:
 
 
 def _seed_run(profile: Profile, level: str, seed: int, runs_root: str, sizes: RegimeSizes, work_dir: str,
-              show_progress: bool = False, measure_at: Sequence[int] = (), split: str = "test") -> dict:
+              show_progress: bool = False, measure_at: Sequence[int] = (), split: str = "test",
+              world_model_seed: int = 0) -> dict:
     """One RL seed at one level, then its measurement (a worker job: loads the model from disk);
     also the measurement after each earlier step in `measure_at` ("after_at", from checkpoints)."""
-    run = level_world_model(profile, level, runs_root)
+    run = level_world_model(profile, level, runs_root, seed=world_model_seed)
     train, evaluation = _level_data(run, sizes, split)
     out_dir = Path(work_dir) / rl_folder_name(sizes, seed)
     earlier = sorted({s for s in measure_at if 0 < s < sizes.steps})
@@ -267,21 +270,24 @@ def level_experiments(profile: Profile, runs_root: str | Path, specs: Sequence[d
     Each spec holds ``level`` and ``seeds``, optionally ``sizes`` (default: the profile's
     ``rlvr.regime``), ``work_dir`` and ``before`` (as :func:`level_experiment`), and ``measure_at``:
     earlier steps at which every run is measured too (from its checkpoint; the result's
-    ``gain_at`` holds those gains, as ``gain`` and ``gain_per_transition`` do), and ``split``:
-    the held-out split measured ("test", default; "val" to choose settings). Specs at the same
-    level, split and evaluation sizes share one measurement of the MLE model. Returns one
+    ``gain_at`` holds those gains, as ``gain`` and ``gain_per_transition`` do), ``split``:
+    the held-out split measured ("test", default; "val" to choose settings), and ``world_model_seed``:
+    which MLE model the RL starts from (:func:`level_world_model`; default 0, the notebooks' one;
+    another seed's runs go to ``world_model_seed<seed>`` under the work folder). Specs at the same
+    level, MLE model, split and evaluation sizes share one measurement of the MLE model. Returns one
     result per spec, in order; each result's ``seconds`` is the wall time of this whole call (the
     specs' runs share the pool, so no per-spec time exists)."""
     start = time.perf_counter()
     prepared = []
     measured: dict[tuple, dict] = {}
     for spec in specs:
-        level = spec["level"]
-        run = level_world_model(profile, level, runs_root, show_progress=show_progress)
+        level, world_model_seed = spec["level"], spec.get("world_model_seed", 0)
+        run = level_world_model(profile, level, runs_root, show_progress=show_progress, seed=world_model_seed)
         sizes = fit_generation_lengths(spec.get("sizes") or _regime_sizes(profile), run)
         split = spec.get("split", "test")
         train, evaluation = _level_data(run, sizes, split)
-        key = (level, split, sizes.eval_changed, sizes.eval_unchanged, sizes.eval_samples, sizes.max_new_tokens)
+        key = (level, world_model_seed, split, sizes.eval_changed, sizes.eval_unchanged, sizes.eval_samples,
+               sizes.max_new_tokens)
         before = spec.get("before") or measured.get(key)
         if before is None:
             before = measure_level(run.model, run.tokenizer, evaluation, sizes)
@@ -291,7 +297,10 @@ def level_experiments(profile: Profile, runs_root: str | Path, specs: Sequence[d
                      f"transitions ({before['seconds']:.0f} s)")
         measured[key] = before
         work = Path(spec.get("work_dir") or Path(runs_root) / "02_regime" / level)
+        if world_model_seed:
+            work = work / f"world_model_seed{world_model_seed}"
         prepared.append({"level": level, "seeds": list(spec["seeds"]), "sizes": sizes, "run_info": dict(run.info),
+                         "world_model_seed": world_model_seed,
                          "n_train": len(train), "before": before, "work": work, "split": split,
                          "measure_at": list(spec.get("measure_at") or ())})
 
@@ -301,7 +310,7 @@ def level_experiments(profile: Profile, runs_root: str | Path, specs: Sequence[d
             jobs.append((_seed_run, {"profile": profile, "level": p["level"], "seed": seed,
                                      "runs_root": str(runs_root), "sizes": p["sizes"], "work_dir": str(p["work"]),
                                      "show_progress": show_progress, "measure_at": p["measure_at"],
-                                     "split": p["split"]}))
+                                     "split": p["split"], "world_model_seed": p["world_model_seed"]}))
             owners.append(i)
 
     def report(index: int, seed_result: dict) -> None:
@@ -366,14 +375,15 @@ def gain_at_budget(result: dict, steps: int) -> dict:
 def level_experiment(profile: Profile, level: str, seeds: Sequence[int], runs_root: str | Path,
                      sizes: RegimeSizes | None = None, progress: Callable[[str], None] = print,
                      show_progress: bool = False, work_dir: str | Path | None = None,
-                     before: dict | None = None, workers: int | None = None) -> dict:
+                     before: dict | None = None, workers: int | None = None, world_model_seed: int = 0) -> dict:
     """MLE vs MLE + RLVR at one level: the MLE model measured once, then one RL run per seed
     from it, each measured on the same held-out (test) transitions. Gains are per seed.
     RL checkpoints go to `work_dir` (default runs_root/02_regime/<level>), one folder per settings
     and seed (:func:`rl_folder_name`). `before`: the MLE model's measurement from an earlier call
     at the same level and sizes (it is then not measured again). Generation budgets are cut to
     the level's longest diff (:func:`fit_generation_lengths`); seeds run `workers` at a time."""
-    spec = {"level": level, "seeds": seeds, "sizes": sizes, "work_dir": work_dir, "before": before}
+    spec = {"level": level, "seeds": seeds, "sizes": sizes, "work_dir": work_dir, "before": before,
+            "world_model_seed": world_model_seed}
     return level_experiments(profile, runs_root, [spec], progress, workers, show_progress)[0]
 
 
@@ -425,7 +435,8 @@ def sanity_run(profile: Profile, runs_root: str | Path, level: str | None = None
 
 def run_rlvr_regime(profile: Profile, seed: int, runs_root: str | Path, sizes) -> dict:
     """The benchmark's one-seed run of the working level (the first of ``sizes.regime.levels``):
-    MLE vs MLE + RLVR from that level's MLE model, RL seed `seed`.
+    MLE vs MLE + RLVR from that level's MLE model of seed `seed` (each seed its own MLE model, so the
+    spread over seeds holds the MLE model's as well as RL's), RL seed `seed`.
 
     The RL run lives where notebook 02 keeps its runs (``runs_root/02_regime/<level>``, one folder
     per settings and seed, :func:`rl_folder_name`), not in a benchmark folder: the notebook's
@@ -435,7 +446,8 @@ def run_rlvr_regime(profile: Profile, seed: int, runs_root: str | Path, sizes) -
     regime = sizes.regime
     if regime is None:
         raise ValueError("this profile's rlvr sizes have no regime section")
-    result = level_experiment(profile, regime.levels[0], [seed], runs_root, regime, progress=lambda line: None)
+    result = level_experiment(profile, regime.levels[0], [seed], runs_root, regime, progress=lambda line: None,
+                              world_model_seed=seed)
     for measured in [result["before"]] + [r["after"] for r in result["runs"]]:
         measured.pop("rows")  # per-transition rows: the notebook's, too long for the benchmark's records
     return result
@@ -449,7 +461,7 @@ ABLATION_GROUP_SIZE = 4
 """The smaller group compared with the recipe's ``num_generations`` at the working level."""
 
 
-def ablation_specs(sizes: RegimeSizes, seed: int) -> dict[str, dict]:
+def ablation_specs(sizes: RegimeSizes, seed: int, world_model_seed: int = 0) -> dict[str, dict]:
     """The reward-type and group-size arms at the working level, as `level_experiments` specs keyed
     by arm name: ``reward_<name>`` for the recipe's reward and each of `ABLATION_REWARDS`, and
     ``group_<G>`` for `ABLATION_GROUP_SIZE` with the recipe's reward. Only the named setting differs
@@ -458,18 +470,19 @@ def ablation_specs(sizes: RegimeSizes, seed: int) -> dict[str, dict]:
     arms = {f"reward_{r}": replace(sizes, reward=r) for r in dict.fromkeys((sizes.reward, *ABLATION_REWARDS))}
     if ABLATION_GROUP_SIZE != sizes.num_generations:
         arms[f"group_{ABLATION_GROUP_SIZE}"] = replace(sizes, num_generations=ABLATION_GROUP_SIZE)
-    return {name: {"level": level, "seeds": [seed], "sizes": arm} for name, arm in arms.items()}
+    return {name: {"level": level, "seeds": [seed], "sizes": arm, "world_model_seed": world_model_seed}
+            for name, arm in arms.items()}
 
 
 def run_rlvr_regime_ablations(profile: Profile, seed: int, runs_root: str | Path, sizes) -> dict:
     """The benchmark's one-seed run of RLVR-World's reward-type and group-size ablations where RL
-    acts (the working level, `ablation_specs`), each arm from the same MLE model and measured on the
-    same test transitions. Returns ``before`` (the MLE model), and per arm its ``after``
+    acts (the working level, `ablation_specs`), each arm from the same MLE model (the seed's own, as
+    in :func:`run_rlvr_regime`) and measured on the same test transitions. Returns ``before`` (the MLE model), and per arm its ``after``
     measurement and settings. Run folders are the regime study's (:func:`run_rlvr_regime`)."""
     regime = sizes.regime
     if regime is None:
         raise ValueError("this profile's rlvr sizes have no regime section")
-    specs = ablation_specs(regime, seed)
+    specs = ablation_specs(regime, seed, world_model_seed=seed)
     results = level_experiments(profile, runs_root, list(specs.values()), progress=lambda line: None, workers=1)
     arms = {}
     for name, result in zip(specs, results):

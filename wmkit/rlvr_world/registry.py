@@ -5,47 +5,33 @@ import torch and transformers (about 4 s on 2 CPU cores), and ``python -m wmkit 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from wmkit.entries import Experiment, Option
-
-if TYPE_CHECKING:
-    from wmkit.profiles import Profile
 
 PAPER = "RLVR-World"
 _EXPERIMENT = "wmkit.rlvr_world.experiment"
-_NOTEBOOK_01 = "wmkit.core.build:prepare_series_world_model"
-_WORKING_LEVEL = "wmkit.rlvr_world.registry:working_level_world_model"
 _WORLD_MODEL = ("default_model", "world_model")
 """The profile parts besides the sizes that the bench experiments read: notebook 01's world model, or the
 working level's, is built at its sizes (`Experiment.reads`)."""
 
 
-def working_level_world_model(profile: Profile, runs_root, sizes) -> None:
-    """The MLE world model of notebook 02's working level (the regime experiments' start), built once."""
-    from wmkit.rlvr_world.regime import level_world_model  # here: it imports torch; --help reads this file
-
-    level_world_model(profile, sizes.regime.levels[0], runs_root)
-
-
 EXPERIMENTS = (
     Experiment("rlvr_mle_vs_rl", PAPER, f"{_EXPERIMENT}:run_rlvr_mle_vs_rl", "bench.rlvr",
-               "text game: notebook 01's MLE world model vs MLE + GRPO (task-specific reward)",
-               prepare=_NOTEBOOK_01, reads=_WORLD_MODEL),
+               "text game: an MLE world model of notebook 01's recipe, its own per seed, vs MLE + GRPO "
+               "(task-specific reward)", reads=_WORLD_MODEL),
     Experiment("rlvr_regime", PAPER, "wmkit.rlvr_world.regime:run_rlvr_regime", "bench.rlvr",
                "text game, a small world the MLE model can nearly predict (notebook 02's working level): "
-               "MLE vs MLE + GRPO (the regime recipe: exact reward, every field of the next state)",
-               prepare=_WORKING_LEVEL, reads=("rlvr", *_WORLD_MODEL)),
+               "MLE vs MLE + GRPO (the regime recipe: exact reward, every field of the next state), each seed "
+               "from its own MLE model", reads=("rlvr", *_WORLD_MODEL)),
     Experiment("rlvr_regime_ablations", PAPER, "wmkit.rlvr_world.regime:run_rlvr_regime_ablations",
                "bench.rlvr", "text game, notebook 02's working level: reward types (exact, RLVR-World's binary "
-               "check, task-specific, ROUGE-L) and G = 4 vs the recipe's G, each from the same MLE model",
-               prepare=_WORKING_LEVEL, reads=_WORLD_MODEL),
+               "check, task-specific, ROUGE-L) and G = 4 vs the recipe's G, each from the same MLE model (the "
+               "seed's own)", reads=_WORLD_MODEL),
     Experiment("rlvr_ablations", PAPER, f"{_EXPERIMENT}:run_rlvr_ablations", "bench.rlvr",
-               "text game, full world: reward types, group sizes, best-of-k of the MLE model",
-               prepare=_NOTEBOOK_01, reads=_WORLD_MODEL),
+               "text game, full world: reward types, group sizes, best-of-k of the MLE model (the seed's own)",
+               reads=_WORLD_MODEL),
     Experiment("rlvr_phone", PAPER, f"{_EXPERIMENT}:run_rlvr_phone", "bench.rlvr",
-               "phone screens: screen-diff F1 before and after RLVR",
-               prepare=_NOTEBOOK_01, reads=_WORLD_MODEL),
+               "phone screens: screen-diff F1 before and after RLVR, from the seed's own MLE model",
+               reads=_WORLD_MODEL),
     Experiment("rlvr_seeds", PAPER, f"{_EXPERIMENT}:run_rlvr_seed", "rlvr",
                "notebook 02: notebook 01's MLE world model vs MLE + GRPO (task-specific reward), one RL run per "
                "seed", role="run", command="rlvr-world", combine=f"{_EXPERIMENT}:combine_rlvr_seeds",

@@ -5,7 +5,18 @@ one a second way names it in ``measures`` (see :class:`wmkit.entries.Claim`).
 """
 from __future__ import annotations
 
+from wmkit.design import AWAITING_SETUP, Design, above, all_of, can_succeed
 from wmkit.entries import Claim, get_path
+
+RWML_MOVED = above("moved", "RWML's RL moved the model (its parameters and some held-out prediction changed)")
+"""The precondition that RWML acted on the kit's text game."""
+
+POLICY_ACTED = all_of(
+    above("rwml_param_change", "RWML's RL moved the model (relative parameter change above 0)"),
+    can_succeed(["policy/arms/base/warm/success", "policy/arms/base/after/success", "policy/arms/rwml/after/success"],
+                "the policy succeeds at all (some arm's held-out success above 0)"))
+"""The precondition of RWML's agent claims: RWML moved the model and the policy can succeed at all (a
+policy that never succeeds has no invalid-action share or success to improve by RWML)."""
 
 
 def rl_changed_rwml_model(results: dict[int, dict]) -> str | None:
@@ -37,7 +48,12 @@ CLAIMS = (
           "+19.6 ALFWorld, +7.9 τ²-Bench (agent success; the kit measures prediction)", "rwml_textgame",
           "quality/rwml/sampled/changed/embedding_reward", "quality/warm/sampled/changed/embedding_reward",
           kit_label="RWML − warm-up predictor, embedding reward rate (cos ≥ τ) on held-out changed text-game "
-                    "transitions (sampled at T=1, as GRPO samples; the kit's RLVR protocol)"),
+                    "transitions (sampled at T=1, as GRPO samples; the kit's RLVR protocol)",
+          precondition=RWML_MOVED,
+          design=Design(paper_effect=None, sesoi=0.05, sd=0.0357, sd_seeds=3,
+              conversion="none: the paper's +19.6 (ALFWorld) and +7.9 (τ²-Bench) are agent task success; the "
+                         "kit measures next-state prediction",
+              sd_source="executed/cpu/bench/records seeds 0-2")),
     Claim("rwml.vs_base_all", "RWML", "the same on all held-out transitions (changed and unchanged)",
           "— (the kit's check)", "rwml_textgame",
           "quality/rwml/sampled/embedding_reward", "quality/warm/sampled/embedding_reward",
@@ -56,11 +72,18 @@ CLAIMS = (
     Claim("rwml.vs_sft", "RWML", "embedding-reward RL beats SFT on next observations (same data, same start)",
           "— (paper: RWML > SFT world-model training)", "rwml_textgame",
           "quality/rwml/sampled/changed/embedding_reward", "quality/sft/sampled/changed/embedding_reward",
-          kit_label="RWML − SFT, embedding reward rate on held-out changed text-game transitions (sampled)"),
+          kit_label="RWML − SFT, embedding reward rate on held-out changed text-game transitions (sampled)",
+          precondition=RWML_MOVED,
+          design=Design(paper_effect=None, sesoi=0.05, sd=0.0768, sd_seeds=3,
+              conversion="none: the paper gives the direction, no number",
+              sd_source="executed/cpu/bench/records seeds 0-2")),
     Claim("rwml.forgetting", "RWML", "RL forgets less than SFT (accuracy kept on tasks it did not train on)",
           "— (paper: RL forgets less than SFT)", "rwml_textgame", "forgetting_mean/rwml", "forgetting_mean/sft",
           kit_label="RWML − SFT, exact accuracy on the kit's full text game and phone (greedy)",
-          precondition=rl_changed_rwml_model),
+          precondition=rl_changed_rwml_model,
+          design=Design(paper_effect=None, sesoi=0.05, sd=0.0144, sd_seeds=3,
+              conversion="none: the paper gives the direction, no number",
+              sd_source="executed/cpu/bench/records seeds 0-2")),
     Claim("rwml.twx_vs_base", "RWML", "the same on TextWorldExpress (third-party game; the contrast regime)",
           "+19.6 ALFWorld, +7.9 τ²-Bench", "rwml",
           "quality/RWML (embedding RL)/embedding_reward", "quality/warm-up (10% SFT)/embedding_reward",
@@ -76,11 +99,15 @@ CLAIMS = (
           "+6.9 ALFWorld, +5.7 τ²-Bench", "rwml",
           "policy/arms/rwml/after/success", "policy/arms/base/after/success",
           kit_label="Δ success, held-out Simon Says games (policy RL from RWML − from base; one-step RL "
-                    "after the same BC warm-up)"),
+                    "after the same BC warm-up)",
+          precondition=POLICY_ACTED,
+          design=Design(pending=AWAITING_SETUP["rwml.mid_training"])),
     Claim("rwml.invalid_actions", "RWML", "RWML lowers the share of invalid actions", "59.3% → 39.5%", "rwml",
           "policy/arms/rwml/after/invalid_share", "policy/arms/base/after/invalid_share", direction="lower",
           kit_label="Δ share of invalid actions, held-out Simon Says games (from RWML − from base, after "
-                    "policy RL)"),
+                    "policy RL)",
+          precondition=POLICY_ACTED,
+          design=Design(pending=AWAITING_SETUP["rwml.invalid_actions"])),
 )
 
 SCALE_NOTE = ("the embedding reward moves a tiny model on the kit's text game, but the paper's comparisons with "

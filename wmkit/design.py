@@ -21,6 +21,9 @@ is judged on all of them.
 
 A claim whose set-up is still being chosen on exploration seeds has a design with ``pending`` set
 (the reason): it reads "not measured" until its design is declared, and takes no seeds.
+
+Each paper's ``claims.py`` declares its designs and preconditions with this module, which imports
+only :mod:`wmkit.stats` and :mod:`wmkit.entries` (the benchmark in :mod:`wmkit.bench` reads them).
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from wmkit.entries import resolve
 from wmkit.stats import paired_t_power, seeds_for_power
 
 RESERVED_FROM = 1000
@@ -46,8 +50,9 @@ SD_CONFIDENCE = 0.8
 MINIMUM_SEEDS = 3
 """The fewest confirmatory seeds of any claim (one seed has no interval; two, t = 12.7)."""
 
-DEFAULT_BUDGET_HOURS = 3.0
-"""A claim's worker-hours for its confirmatory seeds unless its design states another."""
+DEFAULT_BUDGET_HOURS = 2.0
+"""A claim's worker-hours for its confirmatory seeds unless its design states another (the whole run
+is a resumable job; the per-claim cap keeps one hopeless power computation from taking it over)."""
 
 SESOI_DEFAULTS = {"rate": 0.05, "reward": 0.05, "relative": 0.05, "calls": 0.5, "grade": 0.02,
                   "log_ratio": math.log(1.5)}
@@ -59,6 +64,19 @@ effect is considered: 5 points of a rate, share or reward (the papers' own ablat
 SESOI_RULE = ("the smaller of the unit's default (SESOI_DEFAULTS) and half the paper's effect in the kit's "
               "units: a test powered for half the paper's effect, never for less than a change a reader "
               "of the paper would act on")
+
+
+AWAITING_SETUP = {
+    "rwml.mid_training": "RWML's agent claims need a policy that can succeed and an RWML arm that moves (issue 53)",
+    "rwml.invalid_actions": "RWML's agent claims need a policy that can succeed and an RWML arm that moves (issue 53)",
+    "wm_r1.vs_simulation": "WM-R1's agent ablations move to a set-up where WM-R1 learns (issue 53)",
+    "wm_r1.imagined_calls": "WM-R1's agent ablations move to a set-up where WM-R1 learns (issue 53)",
+    "wm_r1.length_reward": "WM-R1's agent ablations move to a set-up where WM-R1 learns (issue 53)",
+    "wm_r1.calls_fall": "WM-R1's agent ablations move to a set-up where WM-R1 learns (issue 53)",
+}
+"""Claim id -> why its design is pending: the claims whose set-up is being chosen on exploration seeds.
+Each declares ``Design(pending=AWAITING_SETUP[id])`` until its set-up, and then its design, is declared
+(and leaves this table); no other claim may be pending (``tests/test_design.py``)."""
 
 
 def sesoi_by_rule(unit: str, paper_effect: float | None) -> float:
@@ -82,11 +100,11 @@ class Design:
     sd_seeds: int = 0
     """How many exploration seeds gave :attr:`sd`."""
     sd_source: str = ""
-    """Which records gave :attr:`sd`: a path under the repository, then its seeds, e.g.
-    ``"executed/cpu/bench/records seeds 0-17"`` (the shipped exploratory records of the claim's
-    experiment) or ``"research/regime_results/design_seeds_rlvr_regime.json seeds 100-104"`` (values
-    written by ``research/explore_design_seeds.py``); :func:`wmkit.bench.confirmatory.exploration_values`
-    reads them back, and a test checks :attr:`sd` against them."""
+    """Which records gave :attr:`sd`: a path, then its seeds, e.g. ``"executed/cpu/bench/records seeds
+    0-17"`` (the shipped exploratory records of the claim's experiment) or
+    ``"regime_results/design_seeds_rlvr_regime.json seeds 100-104"`` (a values file that
+    research/explore_design_seeds.py wrote under research/); research/confirmatory_design.py reads them
+    back, and a test checks :attr:`sd` against them."""
     budget_hours: float = DEFAULT_BUDGET_HOURS
     """Worker-hours the claim may spend on confirmatory seeds (a cap on the power computation)."""
     pending: str = ""
@@ -161,15 +179,39 @@ and an experiment added later takes the next free block (from 2400)."""
 
 @dataclass(frozen=True)
 class Seconds:
-    """An experiment's worker-seconds per seed of its confirmatory configuration, and where from."""
+    """An experiment's worker-seconds per seed of its confirmatory configuration, and where from: the
+    median wall time of its shipped exploratory records, plus what a confirmatory seed adds."""
 
-    seconds: float
+    shipped: float
     source: str
+    added: float = 0.0
+
+    @property
+    def seconds(self) -> float:
+        return self.shipped + self.added
 
 
-EXPERIMENT_SECONDS: dict[str, Seconds] = {}
+_SHIPPED = "median wall time of its shipped records (AMD EPYC AVX512, one torch thread)"
+_MLE = ", plus the MLE world model each seed now builds (world_model/seconds of the {} records)"
+EXPERIMENT_SECONDS: dict[str, Seconds] = {
+    "rlvr_regime": Seconds(177.7, _SHIPPED + _MLE.format("rlvr_regime"), added=234.9),
+    "rlvr_regime_ablations": Seconds(614.8, _SHIPPED + _MLE.format("rlvr_regime"), added=234.9),
+    "rlvr_mle_vs_rl": Seconds(67.2, _SHIPPED + _MLE.format("wm_r1"), added=323.7),
+    "rlvr_ablations": Seconds(233.0, _SHIPPED + _MLE.format("wm_r1"), added=323.7),
+    "rlvr_phone": Seconds(36.9, _SHIPPED + _MLE.format("wm_r1"), added=323.7),
+    "rlvr_video": Seconds(158.9, _SHIPPED),
+    "rwml_textgame": Seconds(124.0, _SHIPPED),
+    "rwml": Seconds(166.4, _SHIPPED),
+    "wm_r1": Seconds(415.6, _SHIPPED),
+    "wm_r1_ladder": Seconds(1167.5, _SHIPPED),
+    "wm_r1_small_world": Seconds(427.6, _SHIPPED),
+    "wm_r1_learned": Seconds(916.0, f"{_SHIPPED} and Intel Xeon AVX512"),
+    "wmrl_controlled": Seconds(3.79, _SHIPPED),
+    "wmrl_research": Seconds(2.33, f"{_SHIPPED}; its first seed in a process also builds the shared set-up"),
+}
 """experiment -> :class:`Seconds`: what a confirmatory seed costs one worker (one torch thread), from
-the records' wall times (filled in with the claims' designs)."""
+the shipped records' wall times (a test checks them against the records), plus what a seed of the
+confirmatory configuration adds: the RLVR text-game seeds each build their own MLE world model."""
 
 
 def confirmatory_block(experiment: str) -> range:
@@ -226,10 +268,15 @@ class Acted:
             elif not ok:
                 failed.append((seed, detail))
         if unknown:
-            return f"the method's action is not recorded in seed(s) {unknown} ({self.says}: the fields are missing)"
+            return (f"the record of seed(s) {unknown} does not say whether the method acted (\"{self.says}\": its "
+                    "fields are missing)")
         if failed:
-            details = "; ".join(f"seed {s}: {d}" for s, d in failed[:4]) + ("; …" if len(failed) > 4 else "")
-            return f"the method did not act: {self.says} fails in seed(s) {[s for s, _ in failed]} ({details})"
+            if len({d for _, d in failed}) == 1:
+                details = f"{failed[0][1]}" + (" in each" if len(failed) > 1 else "")
+            else:
+                details = "; ".join(f"seed {s}: {d}" for s, d in failed[:4]) + ("; …" if len(failed) > 4 else "")
+            return (f"the method did not act: \"{self.says}\" fails in seed(s) {[s for s, _ in failed]} "
+                    f"({details})")
         return None
 
     def __str__(self) -> str:
@@ -332,16 +379,17 @@ def can_succeed(paths: Sequence[str], says: str) -> Acted:
 
 @dataclass(frozen=True)
 class AllOf:
-    """Every one of several preconditions (the first failure is the reason)."""
+    """Every one of several preconditions (each that fails is in the reason, in order)."""
 
     parts: tuple[Any, ...] = field(default_factory=tuple)
 
     def __call__(self, results: Mapping[int, dict]) -> str | None:
-        for part in self.parts:
-            reason = part(results)
-            if reason:
-                return reason
-        return None
+        reasons = [r for r in (resolve(part)(results) for part in self.parts) if r]
+        if not reasons:
+            return None
+        lead = "the method did not act: "
+        return lead + "; and ".join(r.removeprefix(lead) for r in reasons) if reasons[0].startswith(lead) else (
+            "; ".join(reasons))
 
     def __str__(self) -> str:
         return "; ".join(precondition_text(p) for p in self.parts)
@@ -358,6 +406,6 @@ def precondition_text(precondition: Any) -> str:
     if isinstance(precondition, (Acted, AllOf)):
         return str(precondition)
     if isinstance(precondition, str):
-        return precondition.rpartition(":")[2]
+        precondition = resolve(precondition)
     doc = (getattr(precondition, "__doc__", None) or "").strip().splitlines()
     return doc[0].rstrip(".") if doc else getattr(precondition, "__name__", "a check")
