@@ -127,19 +127,19 @@ def test_requires_python_floor_is_at_least_every_installed_dependencys():
 
 
 def test_transformers_floor_matches_the_transformers_5_arguments_the_code_uses():
-    """The code passes TrainingArguments arguments that only transformers 5 has
+    """The code passes TrainingArguments arguments (as keywords or as keys of a dict it unpacks) that only transformers 5 has
     (`train_sampling_strategy`; a fractional `warmup_steps`, a ratio): the declared floor must
     be 5 or more, and the installed transformers must take them."""
     from packaging.version import Version
 
     source = {p: p.read_text() for p in (REPO / "wmkit").rglob("*.py")}
     used = []
-    if any(re.search(r"\btrain_sampling_strategy\s*=", text) for text in source.values()):
+    if any(re.search(r"\btrain_sampling_strategy[\"']?\s*[=:]", text) for text in source.values()):
         used.append("train_sampling_strategy")
     from wmkit.core.sft import SFTConfig
 
     sft = (REPO / "wmkit" / "core" / "sft.py").read_text()
-    if re.search(r"\bwarmup_steps\s*=\s*config\.warmup\b", sft) and 0 < SFTConfig(output_dir="unused").warmup < 1:
+    if re.search(r"\bwarmup_steps[\"']?\s*[=:]\s*config\.warmup\b", sft) and 0 < SFTConfig(output_dir="unused").warmup < 1:
         used.append("fractional warmup_steps")
     assert used, "grep found neither transformers-5 argument: update this test"
     from packaging.requirements import Requirement
