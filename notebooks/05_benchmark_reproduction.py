@@ -182,6 +182,7 @@ def describe_report(report, source):
 report_file, report_choice = bench.report_for_notebook(run.runs_dir, run.profile.name)
 print(report_choice)
 shipped = None  # the published cpu report, when that is the one shown
+smoke_report = None  # the smoke benchmark run here, when one ran or was found
 if report_file is not None and report_file.parent == run.runs_dir:
     source, bench_root = "loaded", run.runs_dir
     report = bench.load_report(report_file)
@@ -200,7 +201,10 @@ if report_file is None or run.profile.name == "smoke":
     if report_file is None:
         source, bench_root, report = ("ran smoke" if ran else "loaded smoke"), smoke_root, smoke_report
     else:
-        print(f"\nthe smoke benchmark ({smoke_root / 'bench.json'}): it ran; its verdicts mean nothing at one seed")
+        smoke_rows = smoke_report["rows"] + (smoke_report.get("exploratory") or {}).get("rows", [])
+        print(f"\nthe smoke benchmark ({smoke_root / 'bench.json'}): {bench.seeds_label(smoke_report)}, "
+              f"{sum(bool(r['kit'].get('n')) for r in smoke_rows)} of {len(smoke_rows)} rows measured — one seed "
+              "proves the pipeline and gives no interval, so no verdict; the table below is the published one")
 describe_report(report, source)
 
 # %% [markdown]
@@ -367,6 +371,13 @@ results_path = nb.write_results(run, {
              for r in rows],
     "measured": [r["id"] for r in rows if r["kit"].get("n")],
     "judged": [r["id"] for r in rows if r["verdict"] != "not measured"],
+    "measured_exploratory": [r["id"] for r in explored if r["kit"].get("n")],
+    "smoke_benchmark": None if smoke_report is None else {  # this notebook's one-seed pipeline check, no verdict
+        "bench_file": str(smoke_root / "bench.json"), "seeds": smoke_report["seeds"],
+        "measured": [r["id"] for r in smoke_report["rows"] + (smoke_report.get("exploratory") or {}).get("rows", [])
+                     if r["kit"].get("n")],
+        "judged": [r["id"] for r in smoke_report["rows"] + (smoke_report.get("exploratory") or {}).get("rows", [])
+                   if r["verdict"] != "not measured"]},
     "figures": figures, "wall_seconds": time.perf_counter() - notebook_start,
 })
 print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")

@@ -146,6 +146,9 @@ def test_an_installed_wheel_shows_the_shipped_evidence_in_notebooks_03_and_05(tm
     evidence = site / "wmkit" / "executed" / "cpu" / "bench.json"
     assert f"the published cpu report — shipped with the kit: {evidence}" in printed_05
     assert "source: shipped cpu | profile cpu" in printed_05 and "records of src" in printed_05
+    # its own smoke benchmark ran, measured rows, and is labelled one seed with no verdict
+    assert notebook_05["smoke_benchmark"]["seeds"] == [0] and notebook_05["smoke_benchmark"]["measured"]
+    assert "one seed proves the pipeline and gives no interval, so no verdict" in printed_05
 
     assert _files(site) == before, "the notebooks wrote into site-packages"
     assert not (site / "runs").exists() and not (tmp_path / "venv" / "runs").exists()
