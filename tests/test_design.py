@@ -240,10 +240,10 @@ def test_notebook_05_skips_a_partial_local_bench_json_and_says_so(tmp_path, fake
     path, line = bench.report_for_notebook(runs_dir, "cpu", shipped=lambda: (shipped, f"shipped: {shipped}"))
     assert path == shipped
     assert line.startswith(f"found {runs_dir / 'bench.json'} (made by `python -m wmkit bench --profile cpu --only fake`")
-    assert "skipped" in line and line.endswith(f"the published report — shipped: {shipped}")
+    assert "skipped" in line and line.endswith(f"the published cpu report — shipped: {shipped}")
     # no local report: the published one, one line
     path, line = bench.report_for_notebook(tmp_path / "nowhere", "cpu", shipped=lambda: (shipped, "shipped"))
-    assert path == shipped and line == "the published report — shipped"
+    assert path == shipped and line == "the published cpu report — shipped"
 
 
 def test_a_local_bench_json_that_covers_every_claim_at_this_version_is_read(tmp_path):

@@ -1795,7 +1795,7 @@ def report_for_notebook(runs_dir: Path, profile: str, experiments: dict[str, Exp
     path, where = shipped()
     if path is None:
         return None, f"{skipped}no published report either: {where}"
-    return path, f"{skipped}the published report — {where}"
+    return path, f"{skipped}the published {PUBLISHED_PROFILE} report — {where}"
 
 
 def add_bench_parser(sub) -> None:
