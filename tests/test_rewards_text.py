@@ -65,6 +65,17 @@ def test_embedding_reward_hand_computed():
         EmbeddingReward(embedder, tau=1.5)
 
 
+def test_cosine_is_clipped_to_minus_one_one_so_a_threshold_chosen_from_it_is_a_valid_tau():
+    embedder = Embedder(encode_fn=lambda texts: np.ones((len(texts), 2)))
+    embedder._cache["a"] = np.array([1.0000001, 0.0], dtype=np.float32)  # a unit vector as float32 rounding leaves it
+    embedder._cache["b"] = np.array([0.6, 0.8], dtype=np.float32)
+    sims = embedder.cosine(["a", "b"], ["a", "a"])
+    assert sims[0] == 1.0 and sims[1] == pytest.approx(0.6)  # unclipped: 1.0000002, not a valid τ
+    choice = choose_threshold(sims, [True, False])
+    assert choice.tau == 1.0
+    assert EmbeddingReward(embedder, tau=choice.tau)(["a", "b"], next_state=["a", "a"]) == [1.0, 0.0]
+
+
 def test_threshold_by_balanced_accuracy_and_auc():
     choice = choose_threshold([0.95, 0.9, 0.7, 0.4], [True, True, False, False])
     assert choice.tau == 0.9 and choice.balanced_accuracy == 1.0 and choice.auc == 1.0

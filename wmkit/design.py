@@ -172,6 +172,8 @@ CONFIRMATORY_BLOCKS: dict[str, int] = {
     "wm_r1_learned": 2100,
     "wmrl_controlled": 2200,
     "wmrl_research": 2300,
+    "rwml_agent": 2400,
+    "wm_r1_learned_ablations": 2500,
 }
 """experiment -> the first seed of its block of :data:`BLOCK` confirmatory seeds. Blocks never overlap,
 and an experiment added later takes the next free block (from 2400)."""

@@ -335,6 +335,58 @@ class RWMLTextGameSizes:
 
 
 @dataclass(frozen=True)
+class RWMLAgentSizes:
+    """RWML with one model that predicts and acts (``wmkit.rwml.agent``): the phone's settings world
+    of WM-R1's learned set-up, a policy warm-started on both formats, RWML on next-screen
+    prediction only, then policy RL from the warm-up and from the RWML model."""
+
+    world: WMR1Sizes
+    """The settings world: its ``learned_world`` ladder gives the agent's SFT start (``sft_tasks``,
+    ``sft_epochs``), the evaluation tasks and the policy RL (``grpo_steps``, ``group_size``,
+    ``prompts_per_step``, ``learning_rate``, ``temperature``); the rest of it the policy's shape and
+    episode sizes."""
+    episodes: int
+    """Collection episodes (``phone.collect_transitions``, status-bar phone) of next-screen data."""
+    prediction_context: str
+    """What a prediction is given (``wmkit.rwml.agent.PREDICTION_CONTEXTS``): 'screen' (the screen and
+    the action) or 'episode' (the agent's own episode so far, then an imagined call of the action: the
+    next screen is predicted where the agent reads screens)."""
+    prediction_target: str
+    """What a prediction writes (``wmkit.rwml.agent.PREDICTION_TARGETS``): 'diff' (the change, as the
+    kit's world models write it) or 'screen' (the whole next screen)."""
+    warm_fraction: float
+    """Share of the training transitions whose next screens the warm-up learns by SFT (RWML: ~10%)."""
+    tau_transitions: int
+    """Validation transitions whose predictions choose τ (greedy and ``tau_samples`` samples each)."""
+    tau_samples: int
+    rl_pool: int
+    """Training transitions (after the warm-up's) the hard-sample filter scores."""
+    filter_samples: int
+    """Samples at T = 1 that must all be rewarded for a transition to count as easy."""
+    easy_keep_probability: float
+    steps: int
+    """RWML's GRPO steps (next-screen prediction, embedding reward, no task reward)."""
+    num_generations: int
+    prompts_per_step: int
+    learning_rate: float
+    max_completion_length: int
+    """Longest predicted screen, in tokens."""
+    eval_transitions: int
+    """Held-out test transitions whose predictions are measured (greedy and one sample each)."""
+    policy_reward: str = "success"
+    """Policy RL's reward: 'success' (task success only, as RWML's policy RL) or 'composite'
+    (WM-R1's α·R_succ + β·R_L + γ·R_WM)."""
+    prediction_repeats: int = 1
+    """Times each warm-up prediction example appears in the warm-up SFT (its epochs on predicting,
+    against the acting episodes' one pass per epoch)."""
+    temperature: float = 1.0
+    """Sampling temperature of RWML's GRPO rollouts."""
+    acting_only_control: bool = False
+    """Also train the warm-up without its prediction examples and measure its acting (does predicting
+    in the warm-up change acting?)."""
+
+
+@dataclass(frozen=True)
 class RWMLSizes:
     """RWML: world-model RL, then policy RL on top."""
 
@@ -600,6 +652,8 @@ class BenchSizes:
     """wm_r1 (every comparison arm)."""
     wmrl: WMRLSizes
     """wmrl_controlled, wmrl_research."""
+    rwml_agent: RWMLAgentSizes | None = None
+    """rwml_agent (None: the profile has none)."""
 
 
 @dataclass(frozen=True)
@@ -872,6 +926,34 @@ _WM_R1 = {
     ),
 }
 
+# ---------------------------------------------------------------- RWML with one model that predicts and acts
+
+# WM-R1's settings world (its small world, GRPO on the simulator as the policy RL). cpu: 600 acting
+# episodes, so that the warm-up's success lies between 0 and its ceiling (2400 gave 0.94 with the
+# predictions), 10% of 3000 collection episodes' transitions as predictions, 3 times each, so that
+# the warm-up predicts some changed transitions exactly (at 1000 episodes, once each: none, and RWML's
+# reward then only ever paid "no change"); RWML at lr 1e-4 over 60 steps (3e-4 over 30 did not raise
+# its own reward).
+# Why this world and these sizes: see research/README.md, 'RWML agent'.
+_RWML_AGENT = {
+    "smoke": RWMLAgentSizes(
+        world=replace(_WM_R1["smoke"], ladder=_WM_R1_SMALL_WORLD["smoke"]), episodes=12, prediction_context="screen",
+        prediction_target="diff", warm_fraction=0.2, tau_transitions=4, tau_samples=1, rl_pool=8, filter_samples=2,
+        easy_keep_probability=0.1, steps=1, num_generations=2, prompts_per_step=2, learning_rate=3e-4,
+        max_completion_length=48, eval_transitions=4),
+    "cpu": RWMLAgentSizes(
+        world=replace(_WM_R1["cpu"], ladder=replace(_WM_R1_SMALL_WORLD["cpu"], sft_tasks=600)), episodes=3000,
+        prediction_context="screen", prediction_target="diff", warm_fraction=0.1, prediction_repeats=3,
+        tau_transitions=30, tau_samples=3, rl_pool=200, filter_samples=4, easy_keep_probability=0.1, steps=60,
+        num_generations=8, prompts_per_step=4, learning_rate=1e-4, max_completion_length=160, eval_transitions=100,
+        acting_only_control=True),
+    "gpu": RWMLAgentSizes(  # not measured
+        world=replace(_WM_R1["gpu"], ladder=_WM_R1_SMALL_WORLD["gpu"]), episodes=3000, prediction_context="screen",
+        prediction_target="diff", warm_fraction=0.1, tau_transitions=200, tau_samples=8, rl_pool=2000,
+        filter_samples=4, easy_keep_probability=0.1, steps=200, num_generations=8, prompts_per_step=16,
+        learning_rate=3e-4, max_completion_length=200, eval_transitions=300),
+}
+
 # ---------------------------------------------------------------- notebook 04: WMRL
 # The research run's isotonic minimum and refit interval are scaled down from the official
 # 200/64 so that debiasing switches on within a run of this size (a cpu run sees 8 anchor pairs
@@ -925,10 +1007,12 @@ _BENCH = {
         # compute target; the research tasks are real executions: one dataset, a small pool.
         wmrl=replace(_WMRL["smoke"], bandit=_WMRL["cpu"].bandit, anchor_sweep=(), research_tasks=("wine",),
                      pool_size=8),
+        rwml_agent=_RWML_AGENT["smoke"],
     ),
     **{name: BenchSizes(rlvr=_RLVR[name], rwml=RWMLSizes(world_model=_RLVR[name], policy=_RWML_POLICY[name],
                                                          textgame=_RWML_TEXTGAME[name]),
-                        wm_r1=replace(_WM_R1[name], baselines=WM_R1_ARMS), wmrl=_WMRL[name])
+                        wm_r1=replace(_WM_R1[name], baselines=WM_R1_ARMS), wmrl=_WMRL[name],
+                        rwml_agent=_RWML_AGENT[name])
        for name in ("cpu", "gpu")},
 }
 

@@ -165,6 +165,29 @@ def count_parameters(model, trainable_only: bool = False) -> int:
                if p.requires_grad or not trainable_only)
 
 
+def parameter_change(before, after, prefixes: Iterable[str] | None = None) -> float | None:
+    """Relative L2 change ‖θ_after − θ_before‖ / ‖θ_before‖ over the parameters both models name
+    (0.0: training left the model exactly where it was; None: no parameter in common to compare).
+    `prefixes` restricts it to parameters whose names start with one of them (e.g. one layer)."""
+    import math
+
+    after_params = dict(after.named_parameters())
+    num = den = 0.0
+    matched = 0
+    with torch.no_grad():
+        for name, p in before.named_parameters():
+            q = after_params.get(name)
+            if q is None or q.shape != p.shape or (prefixes is not None and not name.startswith(tuple(prefixes))):
+                continue
+            matched += 1
+            p32 = p.detach().float().cpu()
+            num += float((q.detach().float().cpu() - p32).pow(2).sum())
+            den += float(p32.pow(2).sum())
+    if not matched:
+        return None
+    return math.sqrt(num / den) if den else math.sqrt(num)
+
+
 def save_model(model, tokenizer, folder: str | Path, tiny_config: TinyModelConfig | None = None) -> Path:
     """Save model and tokenizer so `load_model(folder)` gets them back."""
     folder = Path(folder)

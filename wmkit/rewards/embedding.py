@@ -112,13 +112,15 @@ class Embedder:
         return out
 
     def cosine(self, predictions: Sequence[str], truths: Sequence[str]) -> np.ndarray:
-        """cos(E(prediction_i), E(truth_i)) for each pair; an empty prediction gets 0."""
+        """cos(E(prediction_i), E(truth_i)) for each pair, in [-1, 1]; an empty prediction gets 0."""
         if len(predictions) != len(truths):
             raise ValueError(f"{len(predictions)} predictions but {len(truths)} truths")
         if not predictions:
             return np.zeros(0)
         a, b = self.encode(predictions), self.encode(truths)
-        sims = np.sum(a * b, axis=1)
+        # float32 rounding puts the cosine of a text with itself at 1.0000001 at times; τ is chosen
+        # among these values and must lie in [-1, 1]
+        sims = np.clip(np.sum(a * b, axis=1), -1.0, 1.0)
         empty = np.array([not (isinstance(p, str) and p.strip()) for p in predictions])
         return np.where(empty, 0.0, sims)
 

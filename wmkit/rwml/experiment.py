@@ -20,7 +20,6 @@ Sizes: the profile's ``rwml`` section (`wmkit.profiles`). Over seeds::
 from __future__ import annotations
 
 import copy
-import math
 import random
 import statistics
 import time
@@ -32,6 +31,7 @@ import torch
 
 from wmkit.core import world_model_rl as rl
 from wmkit.core.build import series_world_model
+from wmkit.core.models import parameter_change
 from wmkit.core.parallel import run_jobs
 from wmkit.core.sft import SFTConfig, train_sft
 from wmkit.core.worldmodel import generate
@@ -375,26 +375,6 @@ def rwml_textgame_seeds(base_model, tokenizer, sizes: RWMLTextGameSizes, out_dir
 
 def _mean_or_none(values: Sequence[float]) -> float | None:
     return statistics.fmean(values) if values else None
-
-
-def parameter_change(before, after) -> float | None:
-    """Relative L2 change ‖θ_after − θ_before‖ / ‖θ_before‖ over the parameters both models name
-    (0.0: RL left the model exactly where it was; None: no parameter in common to compare)."""
-    after_params = dict(after.named_parameters())
-    num = den = 0.0
-    matched = 0
-    with torch.no_grad():
-        for name, p in before.named_parameters():
-            q = after_params.get(name)
-            if q is None or q.shape != p.shape:
-                continue
-            matched += 1
-            p32 = p.detach().float().cpu()
-            num += float((q.detach().float().cpu() - p32).pow(2).sum())
-            den += float(p32.pow(2).sum())
-    if not matched:
-        return None
-    return math.sqrt(num / den) if den else math.sqrt(num)
 
 
 _embedder = None

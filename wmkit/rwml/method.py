@@ -74,20 +74,28 @@ def hard_sample_filter(predictor, tokenizer, transitions: Sequence[Transition], 
     towards the rare hard cases, whose bias it then learns unconditionally."""
     target = getattr(embedding_reward, "target", "next_state")  # the column the reward compares with
     truths = [getattr(t, target) for t in transitions]
-    prompts = prediction_prompts(tokenizer, transitions)
+    return filter_prompts(predictor, tokenizer, transitions, prediction_prompts(tokenizer, transitions), truths,
+                          embedding_reward, keep_probability, max_new_tokens, seed, samples)
+
+
+def filter_prompts(predictor, tokenizer, items: Sequence, prompts: Sequence[str], truths: Sequence[str],
+                   embedding_reward, keep_probability: float, max_new_tokens: int, seed: int = 0,
+                   samples: int = 0) -> tuple[list, dict]:
+    """:func:`hard_sample_filter` on prompts already written (any format): `items[i]` is kept unless
+    the predictor's answer(s) to `prompts[i]` all get reward 1 against `truths[i]`, and then only with
+    `keep_probability`. Returns (kept items, {"n_scored", "easy_share", "n_kept"})."""
     if samples:
         sampled = generate(predictor, tokenizer, prompts, max_new_tokens, do_sample=True, num_samples=samples,
                            seed=seed)
         rewards = embedding_reward([p for ps in sampled for p in ps],
                                    next_state=[x for x in truths for _ in range(samples)])
-        easy = [float(all(rewards[i * samples:(i + 1) * samples])) for i in range(len(transitions))]
+        easy = [float(all(rewards[i * samples:(i + 1) * samples])) for i in range(len(prompts))]
     else:
         predictions = [p[0] for p in generate(predictor, tokenizer, prompts, max_new_tokens)]
         easy = embedding_reward(predictions, next_state=truths)
     rng = random.Random(seed)
-    kept = [t for t, e in zip(transitions, easy) if not e or rng.random() < keep_probability]
-    return kept, {"n_scored": len(transitions), "easy_share": _mean(easy),
-                  "n_kept": len(kept)}
+    kept = [t for t, e in zip(items, easy) if not e or rng.random() < keep_probability]
+    return kept, {"n_scored": len(prompts), "easy_share": _mean(easy), "n_kept": len(kept)}
 
 
 # --------------------------------------------------------------------------- the kit's own text game

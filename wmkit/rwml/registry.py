@@ -20,6 +20,9 @@ EXPERIMENTS = (
                "the kit's text game (tiny world): embedding-reward RL from a 10% warm-up vs the warm-up and vs "
                "SFT on the same data; forgetting on the kit's full text game and phone",
                prepare="wmkit.core.build:prepare_series_world_model", reads=("default_model", "world_model")),
+    Experiment("rwml_agent", PAPER, "wmkit.rwml.agent:run_rwml_agent", "bench.rwml_agent",
+               "one model that predicts and acts (the phone's settings world): the agent's success and failed "
+               "steps after RWML on next-screen prediction vs its warm-up, and policy RL from each"),
     Experiment("rwml_seeds", PAPER, f"{_EXPERIMENT}:run_rwml_seed", "rwml",
                "TextWorldExpress: embedding-reward RL vs SFT from notebook 01's world model, and policy RL, "
                "at the profile's rwml sizes (notebook 02)", role="run", command="rwml",

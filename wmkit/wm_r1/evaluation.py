@@ -201,13 +201,14 @@ def trained_policy_judging(world_model: ag.WorldModelSource, model, tokenizer, t
     return out
 
 
-def greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int) -> dict:
+def greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int, imagine: bool = True) -> dict:
     """Success in the real simulator, greedy and sampled at T=1 (RL can sharpen sampling without
     moving greedy decoding, so both are reported). Imagined calls are answered by the exact
-    oracle for every policy, so all arms meet the same evaluation (greedy policies rarely call)."""
+    oracle for every policy, so all arms meet the same evaluation (greedy policies rarely call);
+    with `imagine` False they are failed steps, as for a policy trained without them."""
     out = {}
     for name, greedy in (("greedy", True), ("sampled", False)):
-        r = evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=greedy,
+        r = evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=greedy, imagine=imagine,
                      max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
                      seed=seed, screen_view=sizes.screen_view)
         out[name] = {k: r[k] for k in ("success", "steps", "wm_calls", "invalid")}

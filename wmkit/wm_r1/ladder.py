@@ -115,6 +115,22 @@ def build_ladder_start(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None 
     return model, tokenizer, sft_tasks
 
 
+def rung_config(sizes: WMR1Sizes, output_dir: str | Path, seed: int, **overrides: Any) -> WMR1Config:
+    """The GRPO run of one rung of ``sizes.ladder`` (its steps, group, prompts per step, step size and
+    temperature; the episode sizes of `sizes`; WM-R1's composite reward), trained inside whatever
+    source it is given; `overrides` replace fields (e.g. ``imagine=False``, another ``reward``)."""
+    ladder = sizes.ladder
+    config = WMR1Config(output_dir=str(output_dir), transitions="world_model",
+                        reward=WMR1RewardConfig(max_steps=sizes.max_steps),
+                        max_steps=ladder.grpo_steps, num_generations=ladder.group_size,
+                        prompts_per_step=ladder.prompts_per_step, learning_rate=ladder.learning_rate,
+                        temperature=ladder.temperature, max_episode_steps=sizes.max_steps,
+                        max_turn_tokens=sizes.max_turn_tokens, max_completion_length=sizes.max_completion_tokens,
+                        lora=sizes.lora, lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha, seed=seed,
+                        show_progress=False, screen_view=sizes.screen_view)
+    return replace(config, **overrides)
+
+
 def run_fidelity_ladder(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None = None,
                         start: tuple[Any, Any] | None = None, out_dir: str | Path | None = None,
                         learned_world_model: ag.WorldModelSource | None = None, train_in_learned: bool = False,
@@ -169,16 +185,8 @@ def run_fidelity_ladder(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None
     def train_rung(name: str, source: ag.WorldModelSource, fidelity: dict, p: float | None, started: float) -> dict:
         """WM-R1 from the start inside `source`, evaluated in the simulator (`started`: when this
         rung's work began, its fidelity measurement included)."""
-        config = WMR1Config(output_dir=str(Path(out_dir or default_runs_root() / profile.name / "wm_r1_ladder")
-                                           / f"{name}_seed{seed}"),
-                            transitions="world_model", reward=WMR1RewardConfig(max_steps=sizes.max_steps),
-                            max_steps=ladder.grpo_steps, num_generations=ladder.group_size,
-                            prompts_per_step=ladder.prompts_per_step, learning_rate=ladder.learning_rate,
-                            temperature=ladder.temperature, max_episode_steps=sizes.max_steps,
-                            max_turn_tokens=sizes.max_turn_tokens, max_completion_length=sizes.max_completion_tokens,
-                            lora=sizes.lora, lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha, seed=seed,
-                            show_progress=False,
-                            screen_view=sizes.screen_view)
+        config = rung_config(sizes, Path(out_dir or default_runs_root() / profile.name / "wm_r1_ladder")
+                             / f"{name}_seed{seed}", seed)
         trained = train_wm_r1(config, copy.deepcopy(model), tokenizer, rl_tasks, source)
         history = trained.history
         quarter = max(1, len(history) // 4)

@@ -25,6 +25,10 @@ EXPERIMENTS = (
     Experiment("wm_r1_learned", PAPER, f"{_LADDER}:run_wm_r1_learned", "wm_r1",
                "WM-R1 inside a learned world model of the settings world (status-bar phone; structured edits; "
                "the reference neighbourhood) vs its start and vs GRPO on the simulator from the same start"),
+    Experiment("wm_r1_learned_ablations", PAPER, "wmkit.wm_r1.ablations:run_wm_r1_learned_ablations", "wm_r1",
+               "WM-R1's ablations where WM-R1 learns: in the learned settings world, from one start and the same "
+               "number of updates, WM-R1 vs without imagined calls, without the length reward, and best-of-K "
+               "inside the same world model; calls per episode over training"),
     Experiment("wm_r1_seeds", PAPER, f"{_EXPERIMENT}:run_wm_r1_seed", "wm_r1",
                "notebook 03: the phone agent, every arm of the profile, judged in the simulator", role="run",
                command="wm-r1", combine=f"{_EXPERIMENT}:combine_wm_r1_seeds", check=f"{_EXPERIMENT}:check_options",
