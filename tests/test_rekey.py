@@ -7,6 +7,7 @@ import ast
 import json
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -324,3 +325,28 @@ def test_the_code_of_a_records_key_is_its_commits_or_the_commit_that_verified_it
     assert rekey.made_by({**made, "dirty": True})[0] is None
     verified["carried"][-1]["verified_by"]["dirty"] = True
     assert rekey.made_by(verified)[0] is None
+
+
+def test_the_reference_script_builds_what_the_seeds_share_first(tmp_path, monkeypatch, capsys):
+    """A reference of an experiment with a ``prepare`` (RWML's and WM-R1's: notebook 01's world model)
+    runs it before the seed, by the name the commit's runner has for ``resolve``."""
+    calls = []
+    fake = Experiment("fake_prepared", "WMRL", rekey_run, rekey_sizes, "a fake experiment with a prepare",
+                      prepare=lambda profile, runs_root, sizes: calls.append(("prepare", profile.name, sizes.size)))
+
+    def run_one(experiment, profile, seed, runs_root, code, command):
+        calls.append(("run", experiment.name, seed))
+        return Path(runs_root) / "record.json", True
+
+    monkeypatch.setattr(bench, "EXPERIMENTS", {"fake_prepared": fake})
+    monkeypatch.setattr(bench, "run_one", run_one)
+    args = {"experiment": "fake_prepared", "profile": "smoke", "seed": 2, "runs_root": str(tmp_path), "threads": 1,
+            "command": "test"}
+    monkeypatch.setattr(sys, "argv", ["-c", json.dumps(args)])
+    before = torch.get_num_threads()
+    try:
+        exec(rekey.REFERENCE_SCRIPT, {"__name__": "__main__"})  # noqa: S102 (the script a worktree runs, here with stubs)
+    finally:
+        torch.set_num_threads(before)
+    assert calls == [("prepare", "smoke", 16), ("run", "fake_prepared", 2)]
+    assert capsys.readouterr().out.strip() == f"RECORD {tmp_path / 'record.json'}"

@@ -338,6 +338,7 @@ from wmkit.profiles import get_profile
 experiment = runner.EXPERIMENTS[args["experiment"]]
 runs_root = Path(args["runs_root"])
 if experiment.prepare is not None:
+    resolve = getattr(runner, "resolve", None) or runner._resolve  # the name the commit's runner has
     profile = get_profile(args["profile"])
     resolve(experiment.prepare)(profile, runs_root, runner.experiment_sizes(experiment, profile))
 path, _ = runner.run_one(experiment, args["profile"], args["seed"], runs_root, None, args["command"])
