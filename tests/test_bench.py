@@ -621,6 +621,17 @@ def test_forgetting_claim_needs_rl_to_have_moved_the_model():
     assert all(c.precondition for c in CLAIMS if c.measures is None and c.experiment)
 
 
+def test_the_textworldexpress_rows_say_rl_did_not_move_the_model_not_that_it_forgot():
+    """rwml.twx_vs_base and rwml.twx_vs_sft compare predictions, not forgetting: their reason, on
+    records whose RWML arm never moved, says the method did not act and names the parameter change."""
+    for claim_id in ("rwml.twx_vs_base", "rwml.twx_vs_sft"):
+        claim = next(c for c in CLAIMS if c.id == claim_id)
+        reason = bench_claims.precondition_failure(claim, {0: {"rwml_param_change": 0.0}, 1: {"rwml_param_change": 0.0}})
+        assert reason.startswith("the method did not act") and "rwml_param_change = 0 in each" in reason, reason
+        assert "forg" not in reason
+        assert bench_claims.precondition_failure(claim, {0: {"rwml_param_change": 0.01}}) is None
+
+
 def test_parameter_change_of_a_model():
     import torch
 

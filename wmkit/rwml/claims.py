@@ -11,8 +11,11 @@ from wmkit.entries import Claim, get_path
 RWML_MOVED = above("moved", "RWML's RL moved the model (its parameters and some held-out prediction changed)")
 """The precondition that RWML acted on the kit's text game."""
 
+TWX_MOVED = above("rwml_param_change", "RWML's RL moved the model (relative parameter change above 0)")
+"""The precondition that RWML acted on TextWorldExpress: its RL changed the warm-up's parameters."""
+
 POLICY_ACTED = all_of(
-    above("rwml_param_change", "RWML's RL moved the model (relative parameter change above 0)"),
+    TWX_MOVED,
     can_succeed(["policy/arms/base/warm/success", "policy/arms/base/after/success", "policy/arms/rwml/after/success"],
                 "the policy succeeds at all (some arm's held-out success above 0)"))
 """The precondition of RWML's agent claims: RWML moved the model and the policy can succeed at all (a
@@ -85,16 +88,16 @@ CLAIMS = (
               conversion="none: the paper gives the direction, no number",
               sd_source="executed/cpu/bench/records seeds 0-2")),
     Claim("rwml.twx_vs_base", "RWML", "the same on TextWorldExpress (third-party game; the contrast regime)",
-          "+19.6 ALFWorld, +7.9 τ²-Bench", "rwml",
+          "+19.6 ALFWorld, +7.9 τ²-Bench (agent success; the kit measures prediction)", "rwml",
           "quality/RWML (embedding RL)/embedding_reward", "quality/warm-up (10% SFT)/embedding_reward",
           kit_label="RWML − warm-up predictor, embedding reward on held-out TWX games (not measured when RL did "
                     "not move the model: the reward is 0 for every sample at cpu size)",
-          precondition=rl_changed_rwml_model, measures="rwml.vs_base"),
+          precondition=TWX_MOVED, measures="rwml.vs_base"),
     Claim("rwml.twx_vs_sft", "RWML", "embedding-reward RL beats SFT on TextWorldExpress next observations",
           "— (paper: RWML > SFT world-model training)", "rwml",
           "quality/RWML (embedding RL)/embedding_reward", "quality/SFT on next observations/embedding_reward",
           kit_label="RWML − SFT, embedding reward (cos ≥ τ) on held-out TWX games",
-          precondition=rl_changed_rwml_model, measures="rwml.vs_sft"),
+          precondition=TWX_MOVED, measures="rwml.vs_sft"),
     Claim("rwml.mid_training", "RWML", "world-model mid-training, then policy RL, beats policy RL alone",
           "+6.9 ALFWorld, +5.7 τ²-Bench", "rwml",
           "policy/arms/rwml/after/success", "policy/arms/base/after/success",
