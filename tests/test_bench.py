@@ -766,6 +766,16 @@ def test_compute_ratios_are_judged_on_the_log_scale():
     # judged against the anchors-only control too: the smaller of the two ratios (anchors-only 30: 1.5×)
     assert bench_claims.claim_value(claim, {"arms": arms(60.0, 20.0, anchors=30.0)}) == pytest.approx(math.log(1.5))
     assert bench_claims.claim_value(claim, {"arms": arms(60.0, 20.0, anchors=10.0)}) == pytest.approx(-math.log(2.0))
+    # the claim that votes (research tasks, learned world model): the same rule on its own arm's name
+    research = next(c for c in bench_claims.CLAIMS if c.id == "wmrl.compute_research")
+    learned = {"real": {"compute_to_target": [60.0], "total_cost": [100.0]},
+               "anchors only": {"compute_to_target": [15.0], "total_cost": [100.0]},
+               "WMRL (learned)": {"compute_to_target": [20.0], "total_cost": [50.0]}}
+    assert research.threshold == 0.0 and research.direction == "higher" and research.measures is None
+    # real / WMRL is 3×, but the anchors alone reach the target with less: WMRL is not cheaper than both
+    assert bench_claims.claim_value(research, {"arms": learned}) == pytest.approx(math.log(15 / 20))
+    learned["anchors only"]["compute_to_target"] = [None]  # anchors never reached it: bounded by their total 100
+    assert bench_claims.claim_value(research, {"arms": learned}) == pytest.approx(math.log(3.0))
     values = [math.log(3.0), math.log(1.5), math.log(30 / 50)]
     v = stats.verdict(values, claim.direction, claim.threshold)
     assert v.summary["ci_low"] > -math.inf and v.verdict == "inconclusive"
