@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from wmkit import design
+from wmkit.bench import claims as bench_claims
 from wmkit.bench import confirmatory
 from wmkit.bench import runner as bench
 from wmkit.bench import verify as bench_verify
@@ -384,9 +385,20 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
         assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
         assert "seed(s) [0, 1, 2]" in row["reason"]
     wm_r1 = _shipped("wm_r1")
-    for claim_id in ("wm_r1.vs_simulation", "wm_r1.imagined_calls", "wm_r1.length_reward", "wm_r1.calls_fall"):
+    for claim_id in ("wm_r1.vs_simulation", "wm_r1.calls_fall"):
         row = bench.claim_row(claims[claim_id], wm_r1, "cpu", len(wm_r1))
         assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
+    # the two ablations moved to the set-up where WM-R1 learns, and say there when an arm did not act
+    for claim_id, ablation in (("wm_r1.imagined_calls", "no_imagine"), ("wm_r1.length_reward", "no_length")):
+        claim = claims[claim_id]
+        assert claim.experiment == "wm_r1_learned_ablations" and not claim.design.pending, claim_id
+        acted = {"arms": {arm: {"signal_groups": 0.9, "param_change": 0.008, "wm_calls_first_last_quarter": [0.2, 0.2],
+                                "sampled": {"success": 0.3}} for arm in ("wm_r1", ablation)}}
+        assert bench_claims.precondition_failure(claim, {100: acted}) is None
+        frozen = json.loads(json.dumps(acted))
+        frozen["arms"][ablation]["signal_groups"] = 0.0  # no group mixed: GRPO had no signal in the ablation
+        reason = bench_claims.precondition_failure(claim, {100: acted, 102: frozen})
+        assert reason.startswith("the method did not act") and "[102]" in reason and ablation in reason, reason
     # where the method acted, the same kind of check lets the claim be judged
     row = bench.claim_row(claims["wm_r1.learned_world_model"], _shipped("wm_r1_learned"), "cpu", 19)
     assert row["verdict"] != "not measured"
@@ -403,6 +415,11 @@ def test_the_seconds_per_seed_are_the_shipped_records_medians():
 
     for name, seconds in design.EXPERIMENT_SECONDS.items():
         walls = [r["wall_seconds"] for s, r in _shipped(name).items() if s < design.RESERVED_FROM]
+        if not walls:  # an experiment with no shipped records yet: the exploration result its source names
+            found = re.search(r"(research/\S+\.json)", seconds.source)
+            assert found, f"{name}: no shipped records and no exploration result named"
+            assert seconds.shipped == json.loads((REPO / found.group(1)).read_text())["wall_seconds"], name
+            continue
         assert seconds.shipped == pytest.approx(statistics.median(walls), abs=0.06), name
         if seconds.added:  # the MLE world model a seed builds, as the named records timed it
             source = re.search(r"world_model/seconds of the (\w+) records", seconds.source).group(1)

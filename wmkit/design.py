@@ -67,12 +67,14 @@ SESOI_RULE = ("the smaller of the unit's default (SESOI_DEFAULTS) and half the p
 
 
 AWAITING_SETUP = {
-    "rwml.mid_training": "RWML's agent claims need a policy that can succeed and an RWML arm that moves (issue 53)",
-    "rwml.invalid_actions": "RWML's agent claims need a policy that can succeed and an RWML arm that moves (issue 53)",
-    "wm_r1.vs_simulation": "WM-R1's agent ablations move to a set-up where WM-R1 learns (issue 53)",
-    "wm_r1.imagined_calls": "WM-R1's agent ablations move to a set-up where WM-R1 learns (issue 53)",
-    "wm_r1.length_reward": "WM-R1's agent ablations move to a set-up where WM-R1 learns (issue 53)",
-    "wm_r1.calls_fall": "WM-R1's agent ablations move to a set-up where WM-R1 learns (issue 53)",
+    "rwml.mid_training": "rwml_agent's exploration spread is not measured yet: no exploration seed ran policy RL "
+                         "from both the warm-up and the RWML model (research/RWML_AGENT.md)",
+    "rwml.invalid_actions": "rwml_agent's exploration spread is not measured yet: one seed of its regime "
+                            "(research/RWML_AGENT.md)",
+    "wm_r1.vs_simulation": "best-of-K in wm_r1_learned_ablations ran on one exploration seed: no spread yet "
+                           "(research/WM_R1_ABLATIONS.md)",
+    "wm_r1.calls_fall": "no set-up found where calls can fall by the SESOI: 0.14-0.40 calls an episode in training "
+                        "(research/WM_R1_ABLATIONS.md)",
 }
 """Claim id -> why its design is pending: the claims whose set-up is being chosen on exploration seeds.
 Each declares ``Design(pending=AWAITING_SETUP[id])`` until its set-up, and then its design, is declared
@@ -210,6 +212,9 @@ EXPERIMENT_SECONDS: dict[str, Seconds] = {
     "wm_r1_learned": Seconds(916.0, f"{_SHIPPED} and Intel Xeon AVX512"),
     "wmrl_controlled": Seconds(3.79, _SHIPPED),
     "wmrl_research": Seconds(2.33, f"{_SHIPPED}; its first seed in a process also builds the shared set-up"),
+    "wm_r1_learned_ablations": Seconds(5557.8, "no shipped records yet: wall_seconds of "
+                                       "research/regime_results/wm_r1_ablations/base/seed100.json (Intel Xeon, "
+                                       "one torch thread, a shared machine)"),
 }
 """experiment -> :class:`Seconds`: what a confirmatory seed costs one worker (one torch thread), from
 the shipped records' wall times (a test checks them against the records), plus what a seed of the

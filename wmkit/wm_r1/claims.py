@@ -5,7 +5,7 @@ one a second way names it in ``measures`` (see :class:`wmkit.entries.Claim`).
 """
 from __future__ import annotations
 
-from wmkit.design import AWAITING_SETUP, Design, all_of, success_varied
+from wmkit.design import AWAITING_SETUP, Design, above, all_of, success_varied
 from wmkit.entries import KIT_CONTROL, LIMITATION, Claim
 
 
@@ -14,6 +14,14 @@ def agent_learned(arm: str):
     group mixed, a success and a failure, so the success reward varied and GRPO had its signal."""
     return success_varied(f"training/{arm}/history", f"the success reward varied within some GRPO group of the "
                                                       f"{arm} arm (its world model judged a success and a failure)")
+
+
+def ablation_learned(arm: str):
+    """GRPO acted on arm `arm` of ``wm_r1_learned_ablations``: some group was mixed (a judged success and
+    a failure) and the arm's parameters moved from the start."""
+    return all_of(above(f"arms/{arm}/signal_groups", f"the success reward varied within some GRPO group of the "
+                                                     f"{arm} arm"),
+                  above(f"arms/{arm}/param_change", f"the {arm} arm's GRPO moved its parameters"))
 
 
 def rung_signal(rung: str):
@@ -44,16 +52,26 @@ CLAIMS = (
           precondition=agent_learned("wm_r1"),
           design=Design(pending=AWAITING_SETUP["wm_r1.vs_simulation"])),
     Claim("wm_r1.imagined_calls", "WM-R1", "ablation: imagined world-model calls while reasoning help",
-          "— (no figure for the calls alone; the no-CoT ablation, −5.2, removes the reasoning)", "wm_r1",
-          "arms/wm_r1/heldout/success", "arms/wm_r1_no_imagine/heldout/success",
-          kit_label="Δ simulator success, held-out (with − without call_wm)",
-          precondition=all_of(agent_learned("wm_r1"), agent_learned("wm_r1_no_imagine")),
-          design=Design(pending=AWAITING_SETUP["wm_r1.imagined_calls"])),
-    Claim("wm_r1.length_reward", "WM-R1", "ablation: the length reward helps", "length reward +3.3", "wm_r1",
-          "arms/wm_r1/heldout/success", "arms/wm_r1_no_length/heldout/success",
-          kit_label="Δ simulator success, held-out (with − without R_L)",
-          precondition=all_of(agent_learned("wm_r1"), agent_learned("wm_r1_no_length")),
-          design=Design(pending=AWAITING_SETUP["wm_r1.length_reward"])),
+          "— (no figure for the calls alone; the no-CoT ablation, −5.2, removes the reasoning)",
+          "wm_r1_learned_ablations", "arms/wm_r1/sampled/success", "arms/no_imagine/sampled/success",
+          kit_label="Δ simulator success, sampled at T = 1, unseen tasks of the learned settings world (WM-R1 − "
+                    "without call_wm; greedy agents make no call when judged)",
+          precondition=all_of(
+              above("arms/wm_r1/wm_calls_first_last_quarter/0",
+                    "the WM-R1 arm called the world model in training (calls per episode, first quarter, above 0)"),
+              ablation_learned("wm_r1"), ablation_learned("no_imagine")),
+          design=Design(paper_effect=None, sesoi=0.05, sd=0.0244, sd_seeds=2,
+              conversion="none: the paper gives no figure for the calls alone (its no-CoT ablation, −5.2, also "
+                         "removes the reasoning)",
+              sd_source="regime_results/design_seeds_wm_r1_learned_ablations.json seeds 100, 102")),
+    Claim("wm_r1.length_reward", "WM-R1", "ablation: the length reward helps", "length reward +3.3",
+          "wm_r1_learned_ablations", "arms/wm_r1/sampled/success", "arms/no_length/sampled/success",
+          kit_label="Δ simulator success, sampled at T = 1, unseen tasks of the learned settings world (WM-R1 − "
+                    "without R_L)",
+          precondition=all_of(ablation_learned("wm_r1"), ablation_learned("no_length")),
+          design=Design(paper_effect=0.033, sesoi=0.0165, sd=0.0495, sd_seeds=2,
+              conversion="+3.3 points of task success without the length reward = +0.033 as a share of tasks",
+              sd_source="regime_results/design_seeds_wm_r1_learned_ablations.json seeds 100, 102")),
     Claim("wm_r1.calls_fall", "WM-R1", "world-model calls per trajectory fall during training",
           "~4 → ~2.5 → ~1.8", "wm_r1", "wm_calls_first", "wm_calls_last",
           kit_label="calls/episode, first − last GRPO step (> 0: fell)",
