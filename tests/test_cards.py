@@ -148,3 +148,6 @@ def test_beside_the_records_falls_back_to_an_exploratory_record_without_its_verd
     assert "exploratory records, not counted (seed 0)" in text and "reproduced" not in text
     assert "the exploratory record of seed 0 (cpu): +0.200" in text
     assert beside.rows[0]["record_sections"] == {0: "exploratory"}
+    # the card's footer does not count a claim still to be run as "0 seeds per claim"
+    footer = cards.result_card(["RLVR-World"], report=report).footer
+    assert footer.endswith("no claim has a seed recorded yet.") and "0 seeds" not in footer, footer

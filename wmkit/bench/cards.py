@@ -187,8 +187,9 @@ def result_card(papers: str | Iterable[str], report: dict | str | Path | None = 
                        f"claims would read \"reproduced\" by chance; {len(reproduced)} do.")
         lines.append("Why: " + " ".join(w for w in why if w))
     machine = report.get("machine") or {}
-    seeds = sorted({len(r.get("seeds") or []) for r in rows})
-    seed_text = (f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}") if seeds else "no"
+    seeds = sorted({len(r.get("seeds") or []) for r in rows} - {0})  # a claim still to be run has none
+    seed_text = ((f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}") + " seeds per claim" if seeds
+                 else "no claim has a seed recorded yet")
     code = report.get("code", "?")
     code = "each experiment's newest records, of any library version" if code == ANY_VERSION else f"code version {code}"
     if report.get("exploratory") is not None:
@@ -198,7 +199,7 @@ def result_card(papers: str | Iterable[str], report: dict | str | Path | None = 
     footer = (f"Read from the benchmark report {where}: {code}, commit "
               f"{str(report.get('commit', '?'))[:12]}, created {report.get('created', '?')}, CPU "
               f"{machine.get('cpu_model', 'not recorded')} ({machine.get('cpu_count', '?')} cores), "
-              f"{seed_text} seeds per claim.")
+              f"{seed_text}.")
     return ResultCard(lines, rows, footer, title=named if len(papers) <= 2 else "all papers")
 
 
