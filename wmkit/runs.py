@@ -1,11 +1,16 @@
 """Run folders, checkpoints and JSON-ready values: what every experiment, notebook and the benchmark share."""
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
+import logging
 import math
 import os
+import platform
 import shutil
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +58,6 @@ def _torch_file_damage(path: Path) -> str | None:
     """Why a `torch.save` file (a zip archive since torch 1.6) cannot be opened, or None. Only the
     archive's directory is read (at its end, so a truncated file has none); an older non-zip file is
     not checked."""
-    import zipfile
-
     with open(path, "rb") as f:
         magic = f.read(2)
     if not magic:
@@ -221,16 +224,12 @@ def _report_skipped(skipped: list[tuple[Path, str]], chosen: Path | None) -> Non
 
 def data_digest(rows: Any) -> str:
     """A short hash of training data (anything JSON can write, other values by their str)."""
-    import hashlib
-
     return hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def weights_digest(model) -> str:
     """A short hash of a model's weights: every tensor's name, shape, dtype and up to 64 of its values,
     evenly spaced (cheap for a 7B model; two trainings or inits differ in them)."""
-    import hashlib
-
     import torch  # here: `python -m wmkit --help` imports this module and must not import torch (1.5 s)
 
     digest = hashlib.sha256()
@@ -302,8 +301,6 @@ class _tied_head_is_not_missing:
         return record.getMessage() != self.message
 
     def __enter__(self):
-        import logging
-
         self.logger = logging.getLogger("transformers.trainer")
         if self.message:
             self.logger.addFilter(self)
@@ -329,8 +326,6 @@ RUNS_ENV = "WMKIT_RUNS"
 def make_folder(path: str | Path, what: str = "output folder") -> Path:
     """Create `path` (and its parents) and check it is writable, up front; a ValueError naming
     `what` and the path otherwise (an unwritable --out is one clear line, not a traceback later)."""
-    import os
-
     path = Path(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -378,8 +373,6 @@ def needs_checkout(what: str) -> Path:
 
 def needs_module(module: str, what: str, extra: str = "dev"):
     """Import `module`, or a ValueError in one line naming the extra that installs it."""
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError:
@@ -392,8 +385,6 @@ def cpu_model() -> dict:
     set torch's CPU kernels use (e.g. AVX512 on an Intel Xeon with AMX, AVX2 on AMD EPYC). A seed's
     floats differ between CPU kinds (other kernels, other rounding) and repeat exactly on one kind,
     so every record keeps both."""
-    import platform
-
     import torch  # here: --help imports this module and must not import torch (1.5 s)
 
     name = None
@@ -411,9 +402,6 @@ def cpu_model() -> dict:
 def machine_and_load() -> dict:
     """Where a probe ran, for its results file: processor, CPU model (:func:`cpu_model`), CPU count
     and the load average when it ended (timings on a shared machine mean little without it)."""
-    import os
-    import platform
-
     return {"processor": platform.processor() or platform.machine(), **cpu_model(), "cpus": os.cpu_count(),
             "load_after": os.getloadavg()}
 

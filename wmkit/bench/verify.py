@@ -36,6 +36,7 @@ from wmkit.bench.runner import (
 )
 from wmkit.runs import cpu_model, default_runs_root
 
+
 @dataclass
 class VerifyPlan:
     """Which confirmatory seed of each experiment is rerun, its estimated seconds, what is left out."""

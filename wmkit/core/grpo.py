@@ -6,14 +6,13 @@ adds what every run has (output folder, LoRA, seed, checkpoints, and ``trl_args`
 config becomes a ``trl.GRPOConfig``; an impossible combination is one :class:`GRPOArgsError` line
 instead of TRL's traceback. :func:`train_grpo` adds adapters, trains or resumes, saves and merges.
 
-This module imports neither torch nor TRL at import time: the papers' config modules import
-:class:`GRPOArgs`, and ``python -m wmkit --help`` reads those (torch alone takes seconds to import).
+This module imports neither torch, TRL nor numpy at import time: the papers' config modules import
+:class:`GRPOArgs` and stay plain data (``python -m wmkit --help`` reads them; torch alone takes seconds).
 """
 from __future__ import annotations
 
 import dataclasses
 import difflib
-import importlib
 import importlib.util
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wmkit.runs import stop_printing_logs, train_or_resume
+from wmkit.entries import resolve
 
 
 class GRPOArgsError(ValueError):
@@ -122,8 +121,7 @@ OWN_SETTINGS = {"grpo": set(GRPO_KNOBS), "sft": {"learning_rate", "weight_decay"
 
 def trainer_fields(trainer: str) -> set[str]:
     """The field names of ``trl.GRPOConfig`` (`trainer` "grpo") or ``TrainingArguments`` ("sft")."""
-    module, _, name = TRAINER_ARGS[trainer].partition(":")
-    return {f.name for f in dataclasses.fields(getattr(importlib.import_module(module), name))}
+    return {f.name for f in dataclasses.fields(resolve(TRAINER_ARGS[trainer]))}
 
 
 def check_trl_args(trl_args: Mapping[str, Any] | None, trainer: str = "grpo") -> dict:
@@ -299,6 +297,7 @@ def train_grpo(policy, tokenizer, args, dataset, reward_funcs: Sequence[Callable
     from trl import GRPOTrainer  # here: see the module docstring
 
     from wmkit.core import models
+    from wmkit.runs import stop_printing_logs, train_or_resume
 
     if lora is not None and not hasattr(policy, "peft_config"):
         r, alpha = lora

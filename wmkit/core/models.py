@@ -24,6 +24,7 @@ the GPU supports it and fp16 where it does not (a Colab T4): `compute_dtype`.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from collections.abc import Iterable
 from dataclasses import asdict
@@ -189,13 +190,14 @@ def parameter_change(before, after, prefixes: Iterable[str] | None = None) -> fl
 
 
 def save_model(model, tokenizer, folder: str | Path, tiny_config: TinyModelConfig | None = None) -> Path:
-    """Save model and tokenizer so `load_model(folder)` gets them back."""
+    """Save model (a PeftModel: its adapters alone) and tokenizer (when given) so `load_model(folder)`
+    gets them back."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(folder)
     if tiny_config is not None:
-        import json
 
         (folder / TINY_MARKER).write_text(json.dumps(asdict(tiny_config), indent=1))
     return folder
@@ -553,12 +555,7 @@ def save_adapters(peft_model, folder: str | Path, tokenizer=None) -> Path:
     """Save only the LoRA adapters of `peft_model` (``adapter_config.json`` +
     ``adapter_model.safetensors``), with the tokenizer when given. The base model is named in
     the adapter config; `merge_adapters` makes a standalone 16-bit copy on request."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    peft_model.save_pretrained(folder)
-    if tokenizer is not None:
-        tokenizer.save_pretrained(folder)
-    return folder
+    return save_model(peft_model, tokenizer, folder)
 
 
 def merge_adapters(base, adapter_folder: str | Path, out_folder: str | Path | None = None, tokenizer=None):
@@ -577,9 +574,5 @@ def merge_adapters(base, adapter_folder: str | Path, out_folder: str | Path | No
                          "weights rounds the adapters' update away; load the base without quantization")
     merged = PeftModel.from_pretrained(base, str(adapter_folder)).merge_and_unload()
     if out_folder is not None:
-        folder = Path(out_folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        merged.save_pretrained(folder)
-        if tokenizer is not None:
-            tokenizer.save_pretrained(folder)
+        save_model(merged, tokenizer, out_folder)
     return merged

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -32,8 +33,6 @@ def threads_per_worker(workers: int) -> int:
 def start_worker(threads: int) -> None:
     """Each worker: its share of the cores, and as quiet as the notebook's kernel (a worker's
     stderr lands in the notebook's output: no dependency progress bars or known warnings)."""
-    import warnings
-
     os.environ["OMP_NUM_THREADS"] = str(threads)
     import torch  # here, once OMP_NUM_THREADS is set: torch reads it when imported
 

@@ -19,18 +19,10 @@ collator and the loss:
   behaviour cloning (:func:`wmkit.rwml.policy.behaviour_cloning`), whose differences are the
   fields of :class:`CompletionOnlyConfig`.
 
-The world model stays on the Trainer: moving it onto the plain loop would change its numbers
-(the Trainer reseeds the global RNGs, uses fused AdamW without decay on biases and norm
-weights, its own warm-up + cosine schedule and length-grouped sampler) and drop checkpoints,
-resume and multi-process training.
-
-Why not TRL's ``SFTTrainer`` (prompt-completion data, ``completion_only_loss=True``): it computes
-the same loss, about two to three times slower per step at notebook 01's sizes (it computes logits
-and metrics at every position); see research/README.md, 'SFT Trainer'.
-
-So the kit keeps its Trainer with the logits-only-at-targets loss, which honours
-``num_items_in_batch`` as transformers' own loss does. (TRL would also tokenize prompt +
-completion together, where the kit tokenizes them apart as generation sees them.)
+The world model stays on the Trainer (checkpoints, resume, multi-process training; the plain loop
+would give other numbers). Not TRL's ``SFTTrainer``: the same loss, slower per step at notebook 01's
+sizes (research/README.md, 'SFT Trainer'); the kit's loss computes logits only at targets and
+honours ``num_items_in_batch`` as transformers' own loss does.
 """
 from __future__ import annotations
 
@@ -179,14 +171,9 @@ def completion_only_loss(model, input_ids, attention_mask, labels, num_items_in_
 
 @dataclass
 class CompletionOnlyConfig:
-    """Settings of the plain completion-only SFT loop, :func:`train_completion_only`.
-
-    Its callers -- the WM-R1 policy warm start (:func:`wmkit.wm_r1.experiment.train_policy_sft`)
-    and RWML's behaviour cloning (:func:`wmkit.rwml.policy.behaviour_cloning`) -- differ in the
-    batching, the weight decay, the schedule and the clipping. Each difference is a field here
-    rather than one choice imposed on both: changing any of them changes the trained parameters,
-    and so every number those experiments report. The defaults are the WM-R1 policy's.
-    """
+    """Settings of the plain completion-only SFT loop, :func:`train_completion_only`: the WM-R1 policy
+    warm start (:func:`wmkit.wm_r1.experiment.train_policy_sft`; the defaults are its) and RWML's
+    behaviour cloning (:func:`wmkit.rwml.policy.behaviour_cloning`) differ in each field below."""
 
     epochs: float
     """Passes over the examples (a fractional last pass stops part-way); see `batching` for how
@@ -211,10 +198,8 @@ class CompletionOnlyConfig:
       action) pairs of similar length, so there is little padding to save.
     """
     weight_decay: float = 0.01
-    """AdamW weight decay on every trained parameter. WM-R1 policy: 0.01, the kit's SFT default (as
-    :class:`SFTConfig`) for a from-scratch model trained for many epochs. RWML behaviour cloning:
-    0.0 -- a warm-up of a few batches applied alike to both start models (base and RWML-trained),
-    which should move them only by the gold-action gradient; its results were recorded so."""
+    """AdamW weight decay on every trained parameter (WM-R1 policy: 0.01, as :class:`SFTConfig`; RWML
+    behaviour cloning: 0.0, a few batches that should move both start models by the gold actions alone)."""
     schedule: str = "warmup_cosine"
     """``"warmup_cosine"`` (WM-R1 policy, as :class:`SFTConfig`): the rate rises linearly over
     ``max(1, steps // 20)`` steps, then decays along a cosine to 0 at the last step -- a full
@@ -222,10 +207,8 @@ class CompletionOnlyConfig:
     `learning_rate` at every step; with a handful of steps (1 in the smoke profile) a warm-up
     would spend a large share of them at a tiny rate."""
     max_grad_norm: float | None = 1.0
-    """Clip the gradient norm to this before each step; None: no clipping. WM-R1 policy: 1.0, as the
-    Trainer-based :func:`train_sft` (the Trainer's default), for a long from-scratch run. RWML
-    behaviour cloning: None, as its warm-up was written and its results recorded (a few steps
-    of a short, constant-rate warm-up)."""
+    """Clip the gradient norm to this before each step; None: no clipping (WM-R1 policy: 1.0, as the
+    Trainer's default; RWML behaviour cloning: None, a few constant-rate steps)."""
     show_progress: bool = False
     """Show a progress bar with the running loss."""
     progress_desc: str = "SFT"

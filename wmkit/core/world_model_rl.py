@@ -43,7 +43,7 @@ from wmkit.core.grpo import (
     trl_grpo_config,
     vllm_requested,
 )
-from wmkit.core.models import ADAPTER_FOLDER, is_nf4, merge_adapters, quantize_nf4
+from wmkit.core.models import ADAPTER_FOLDER, is_nf4, merge_adapters, quantize_nf4, save_model
 from wmkit.core.worldmodel import AccuracySummary, generate, is_exact, prompt_text, summarize
 from wmkit.envs import get_environment
 from wmkit.envs.base import Transition, scoring_transition
@@ -311,8 +311,7 @@ def train_rlvr(model, tokenizer, transitions: Sequence[Transition], config: RLVR
         if is_nf4(merged):
             merge_adapters(getattr(model, "name_or_path", ""), out / ADAPTER_FOLDER, out / "merged", tokenizer)
         else:
-            merged.save_pretrained(out / "merged")
-            tokenizer.save_pretrained(out / "merged")
+            save_model(merged, tokenizer, out / "merged")
     result = RLVRResult(model=merged, log_history=log_history, steps=global_step,
                         seconds=time.perf_counter() - start, n_train=len(dataset), resumed_from=resume_from)
     out.mkdir(parents=True, exist_ok=True)

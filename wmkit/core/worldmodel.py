@@ -73,13 +73,6 @@ def split_by_episode(transitions: Iterable[Transition], fractions=(0.8, 0.1, 0.1
     return splits
 
 
-def to_dataset(transitions: Sequence[Transition]):
-    """A `datasets.Dataset` with one row per transition (all Transition fields as columns)."""
-    from datasets import Dataset  # here, not at the top: datasets takes a second to import
-
-    return Dataset.from_list([t.to_dict() for t in transitions])
-
-
 def write_jsonl(transitions: Iterable[Transition], path: str | Path) -> Path:
     """One JSON object per line, keys sorted, so regeneration is byte-identical."""
     path = Path(path)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import inspect
 import warnings
 from collections import Counter
 from collections.abc import Callable

@@ -443,8 +443,8 @@ def _apply(w: World, screen: _Screen, action: tuple) -> World | str:
 
 # --------------------------------------------------------------------------- actions
 
-# Possessive quantifiers: the old backtracking form took minutes on "tap()" + 4000 spaces + "x"
-# (the three whitespace runs after the parenthesis backtrack against each other); this is linear.
+# Possessive quantifiers keep the match linear: with backtracking ones, the three whitespace runs after the
+# parenthesis backtrack against each other on junk such as "tap()" + thousands of spaces + "x".
 _ACTION_RE = re.compile(r"^\s*+`?\s*+([A-Za-z_]++)\s*+\((.*)\)\s*+;?\s*+`?\s*+$", re.DOTALL)
 
 

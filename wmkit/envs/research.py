@@ -801,14 +801,6 @@ class ResearchEnv:
         """Expected real grade of every config (deterministic execution: the grade itself)."""
         return self.grade_table(task)
 
-    def table_cost(self, dataset: str) -> float:
-        """Measured CPU seconds of executing every config of the space once on ``dataset``."""
-        total = 0.0
-        for choice in self._configs:
-            result, _ = self.execute(dataset, self.space.render(choice))
-            total += result.cpu_s
-        return total
-
     def results(self, dataset: str) -> list[ExecutionResult]:
         """Execution results of every config (from the cache once :meth:`grade_table` ran)."""
         return [self.execute(dataset, self.space.render(choice))[0] for choice in self._configs]

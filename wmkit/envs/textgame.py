@@ -596,10 +596,6 @@ class TextGameEnv:
         return copy.deepcopy(self)
 
     @property
-    def steps_taken(self) -> int:
-        return self._steps
-
-    @property
     def done(self) -> bool:
         return self._done
 

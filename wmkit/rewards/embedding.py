@@ -106,7 +106,7 @@ class Embedder:
             for text, vector in zip(missing, vectors):
                 self._cache[text] = vector
         out = np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
-        # Evict only now: a full cache used to drop a hit of this very batch first (KeyError).
+        # Evict only now: evicting before would drop a hit of this very batch (KeyError).
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
         return out

@@ -59,11 +59,10 @@ def rouge_l_f1(prediction: Any, gold: Any) -> float:
     """ROUGE-L F1 over whitespace tokens; 0.0 when either text is empty or not a string.
     Only the first `ROUGE_MAX_TOKENS` tokens of each text are compared (all count in P and R).
 
-    Not `rouge_score` (measured on data/, 350 pairs): its default tokenizer (lowercase, letters and
-    digits only) scores 62% of the kit's JSON and screen texts differently, up to 0.09 apart; with
-    a whitespace tokenizer it gives these exact values, but its pure-Python LCS took 20 s on a
-    3000-token completion this bit-parallel one scores in 2 ms, inside the RL reward loop
-    (tests/test_rewards_text.py holds the equality where rouge_score is installed)."""
+    Not `rouge_score`: its default tokenizer (lowercase, letters and digits only) scores the kit's JSON
+    and screen texts differently, and with a whitespace tokenizer, which gives these values
+    (tests/test_rewards_text.py), its pure-Python LCS is far slower than this bit-parallel one inside
+    the RL reward loop."""
     pred, ref = _tokens(prediction), _tokens(gold)
     lcs = lcs_length(pred[:ROUGE_MAX_TOKENS], ref[:ROUGE_MAX_TOKENS])
     if lcs == 0:

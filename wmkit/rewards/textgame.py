@@ -112,6 +112,7 @@ objects, invented properties, renamed objects, 1 for true), which matters when
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -511,9 +512,6 @@ def flip_untouched_property(diff: str, state: str) -> str | None:
     the diff leaves alone (that object is added to ``modified`` with the property flipped), so the
     answer always states something false about the next state. None when `state` has no boolean
     property the action left alone (or a text does not parse)."""
-    import copy
-    import json
-
     try:
         gold, objects = json.loads(diff), json.loads(state)["objects"]
     except (TypeError, ValueError, KeyError):

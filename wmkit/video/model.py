@@ -39,6 +39,7 @@ the IoU (erased and misplaced cost w more, erasing still one cell cheaper than m
 """
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from typing import Any
 
@@ -96,8 +97,6 @@ def cell_weight(frame: np.ndarray, cell: int) -> float:
 
 def lpips_available() -> bool:
     """Whether the `lpips` package is importable (it loads its AlexNet weights from torchvision's cache)."""
-    import importlib.util
-
     return importlib.util.find_spec("lpips") is not None
 
 

@@ -42,9 +42,8 @@ class WMR1Config(GRPORunConfig):
     reward: WMR1RewardConfig = field(default_factory=WMR1RewardConfig)
     """WM-R1's composite reward α·R_succ + β·R_L + γ·R_WM (`wmkit.rewards.wm_r1`)."""
     scale_rewards: str = "none"
-    """'none' keeps raw centred rewards. In the kit's CPU prototype, TRL's default group-std
-    scaling turned small penalties of all-fail groups into full-size advantages and collapsed
-    runs within 20 steps."""
+    """'none' keeps raw centred rewards: TRL's group-std scaling would turn the small penalties of an
+    all-fail group into full-size advantages."""
     max_episode_steps: int = 7
     """Real steps per episode, imagined turns not counted (`wmkit.wm_r1.agent.AgentConfig.max_steps`)."""
     max_wm_calls: int = 5

@@ -32,6 +32,7 @@ counted in ``unresolved``.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import defaultdict, deque
 from collections.abc import Sequence
@@ -63,8 +64,6 @@ def draw(*key) -> float:
 
 
 def _quote(text: str) -> str:
-    import json
-
     return json.dumps(text, ensure_ascii=False)
 
 
