@@ -129,10 +129,11 @@ from wmkit.core import build, worldmodel
 from wmkit.rewards import screen, text_similarity
 from wmkit.rewards import textgame as textgame_rewards
 from wmkit.rlvr_world import experiment as rx
+from wmkit.rlvr_world.config import rlvr_sizes
 from wmkit.rwml.experiment import rwml_experiment
 
 run = nb.start("02_rlvr_world_model", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
-sizes = run.profile.rlvr  # the profile's notebook 02 sizes (wmkit/profiles.py)
+sizes = rlvr_sizes(run.profile)  # notebook 02's sizes at this profile (wmkit/rlvr_world/config.py)
 sizes
 
 # %% [markdown]
@@ -338,14 +339,15 @@ from wmkit.envs import textgame
 from wmkit.rlvr_world import regime
 
 regime_sizes = sizes.regime
-print(f"regime recipe: reward {regime_sizes.reward}, lr {regime_sizes.learning_rate:g}, KL beta "
-      f"{regime_sizes.beta:g}, G = {regime_sizes.num_generations}, {regime_sizes.prompts_per_step} transitions "
-      f"a step, {regime_sizes.steps} steps at the working level, {regime_sizes.level_steps(working=False)} elsewhere")
+grpo = regime_sizes.grpo  # the recipe's GRPO settings, under TRL's names
+print(f"regime recipe: reward {regime_sizes.reward}, lr {grpo.learning_rate:g}, KL beta {grpo.beta:g}, "
+      f"G = {grpo.num_generations}, {grpo.prompts_per_step} transitions a step, {grpo.max_steps} steps at the "
+      f"working level, {regime_sizes.level_steps(working=False)} elsewhere")
 for level in regime_sizes.levels:
     print(f"{level:6s}", textgame.DIFFICULTIES[level])
 p_grid = np.array([0.01, 0.05, 0.1, 0.3, 0.5])
-print("P(signal) with G =", regime_sizes.num_generations, ":",
-      dict(zip(p_grid.tolist(), np.round(regime.group_signal_probability(p_grid, regime_sizes.num_generations),
+print("P(signal) with G =", grpo.num_generations, ":",
+      dict(zip(p_grid.tolist(), np.round(regime.group_signal_probability(p_grid, grpo.num_generations),
                                          3).tolist())))
 tiny_example = next(t for t in textgame.collect_transitions(3, seed=0, difficulty="tiny") if t.changed)
 print("\na 'tiny' transition — state:", tiny_example.state[:400], "\naction:", tiny_example.action,
@@ -488,8 +490,8 @@ for level, res in levels.items():
     zero = [np.mean(r["zero_std_share"][:contrast_steps]) for r in res["runs"] if r["zero_std_share"]]
     print(f"{level:7s} {b['greedy']:10.3f} {b['sampled']:8.3f} {b['pass_at'][-1]:8.3f} {b['reward']:11.3f} "
           f"{stats.describe(at_budget[level]['gain']['sampled']):>40s} {np.mean(zero) if zero else float('nan'):22.0%}")
-if contrast_steps != regime_sizes.steps:
-    print(f"{working['level']:7s} after all {regime_sizes.steps} steps: RL gain (sampled) "
+if contrast_steps != grpo.max_steps:
+    print(f"{working['level']:7s} after all {grpo.max_steps} steps: RL gain (sampled) "
           f"{stats.describe(working['gain']['sampled'])}")
 # One wrong greedy prediction of the largest world's MLE model, next to the truth:
 wrong = next((r for r in levels[regime_sizes.levels[-1]]["before"]["rows"] if r["changed"] and not r["greedy"]), None)
@@ -502,8 +504,8 @@ fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
 for i, (level, res) in enumerate(levels.items()):
     x0 = res["before"]["changed"]["sampled"]
     points = [(at_budget[level]["gain"]["sampled"], "o", f"{contrast_steps} steps")]
-    if level == working["level"] and contrast_steps != regime_sizes.steps:
-        points.append((res["gain"]["sampled"], "D", f"{regime_sizes.steps} steps"))
+    if level == working["level"] and contrast_steps != grpo.max_steps:
+        points.append((res["gain"]["sampled"], "D", f"{grpo.max_steps} steps"))
     for g, marker, budget in points:
         if g["mean"] is None:
             continue
@@ -519,7 +521,7 @@ plots.share_histogram(axes[1], p_hats, regime_sizes.eval_samples)
 axes[1].set(ylabel="changed test transitions", title="what each MLE model can nearly do")
 axes[1].legend(fontsize=8)
 nb.save_figure(fig, run, "regime_curve.png"); plt.show()
-G = regime_sizes.num_generations
+G = grpo.num_generations
 for level, res in levels.items():
     # k right of n samples: 1 − C(n−k, G)/C(n, G) − C(k, G)/C(n, G) is unbiased; the formula on k/n is biased low
     counts = regime.changed_success_counts(res["before"])
@@ -610,13 +612,14 @@ for name, m in (("MLE", phone_before), ("MLE + RLVR (F1)", phone_arm["after"])):
 # ("matching": the diff gives exactly the true next state), then on TextWorldExpress's free text.
 
 # %%
+from wmkit.rwml.config import rwml_sizes
 from wmkit.rwml.experiment import forgetting_sets, rwml_textgame_seeds
 
-rw_sizes = run.profile.rwml.textgame
+rw_sizes = rwml_sizes(run.profile).textgame
 rwml_tg = rwml_textgame_seeds(model, tokenizer, rw_sizes, run.output_dir / "rwml_textgame",
                               forgetting_sets(splits, rw_sizes.forgetting_eval), seeds=rw_sizes.seeds, lora=LORA)
 rs = rwml_tg["summary"]
-print(f"\nRWML's RL: {rw_sizes.steps} steps at learning rate {rw_sizes.learning_rate:g}, G = {rw_sizes.num_generations}")
+print(f"\nRWML's RL: {rw_sizes.grpo.max_steps} steps at learning rate {rw_sizes.grpo.learning_rate:g}, G = {rw_sizes.grpo.num_generations}")
 print(f"τ per seed {[round(v, 3) for v in rs['tau']['values']]}; share of samples rewarded 1 at the first "
       f"RL step {[round(v, 2) for v in rs['first_step_reward_share']['values']]}; RL moved the model: {rs['moved']}")
 for mode in ("sampled", "greedy"):

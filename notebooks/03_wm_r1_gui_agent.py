@@ -140,6 +140,7 @@ from wmkit.wm_r1 import evaluation as wm_eval
 from wmkit.wm_r1 import experiment as wm_r1
 from wmkit.wm_r1 import ladder as wm_ladder
 from wmkit.wm_r1 import tasks as wm_tasks
+from wmkit.wm_r1.config import wm_r1_sizes
 from wmkit.wm_r1.oracle import corrupt_screen
 
 run = nb.start("03_wm_r1_gui_agent", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
@@ -147,7 +148,7 @@ run = nb.start("03_wm_r1_gui_agent", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
 # second thread barely splits, and on cores shared with other work it can slow every step down.
 if not torch.cuda.is_available():
     torch.set_num_threads(1)
-sizes = run.profile.wm_r1  # the profile's notebook 03 sizes (wmkit/profiles.py)
+sizes = wm_r1_sizes(run.profile)  # notebook 03's sizes at this profile (wmkit/wm_r1/config.py)
 ladder = sizes.ladder      # the fidelity ladder's sizes
 notebook_start = time.perf_counter()
 figures = []
@@ -845,7 +846,7 @@ else:
 from wmkit.profiles import get_profile
 
 # the evaluation tasks of the profile whose records are shown above (the cpu ones on a smoke pass)
-learned_sizes = sizes if learned_profile == run.profile.name else get_profile(learned_profile).wm_r1
+learned_sizes = sizes if learned_profile == run.profile.name else wm_r1_sizes(get_profile(learned_profile))
 learned_eval_tasks = wm_ladder.ladder_eval_tasks(wm_ladder.learned_world_sizes(learned_sizes))
 blind_success, blind_switch = max((wm_eval.fixed_sequence_success(learned_eval_tasks, k), k) for k in range(1, 8))
 print(f"best instruction-blind sequence on these {len(learned_eval_tasks)} tasks: open_app(settings) "

@@ -127,9 +127,10 @@ from wmkit.bench.cards import beside_the_records
 from wmkit.envs import research
 from wmkit.wmrl import experiment as wmrl
 from wmkit.wmrl import method as wmrl_method
+from wmkit.wmrl.config import wmrl_sizes
 
 run = nb.start("04_anchored_debiasing", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
-sizes = run.profile.wmrl  # the profile's notebook 04 sizes (wmkit/profiles.py)
+sizes = wmrl_sizes(run.profile)  # notebook 04's sizes at this profile (wmkit/wmrl/config.py)
 notebook_start = time.perf_counter()
 figures = []
 

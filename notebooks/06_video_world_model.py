@@ -133,9 +133,10 @@ from wmkit.video import experiment as vx
 from wmkit.video import frames as fr
 from wmkit.video import model as vm
 from wmkit.video import tokenizer as vt
+from wmkit.video.config import video_sizes
 
 run = nb.start("06_video_world_model", PROFILE, SEED, OUTPUT_DIR, RUNS_DIR)
-sizes = run.profile.video  # the profile's notebook 06 sizes (wmkit/profiles.py)
+sizes = video_sizes(run.profile)  # notebook 06's sizes at this profile (wmkit/video/config.py)
 notebook_start = time.perf_counter()
 figures = []
 
@@ -352,7 +353,7 @@ if selection_file.exists():
     selection = json.loads(selection_file.read_text())
     print(vx.selection_markdown(selection["table"]))
     print("chosen by the rule:", {k: selection["choice"][k] for k in ("reward", "learning_rate", "agent_kept")},
-          "| this run's sizes:", {"reward": sizes.reward, "learning_rate": sizes.rl_learning_rate,
+          "| this run's sizes:", {"reward": sizes.reward, "learning_rate": sizes.grpo.learning_rate,
                                   "contrast_reward": sizes.contrast_reward})
 else:
     print(f"no validation selection for profile {run.profile.name!r} here ({selection_file.name} ships with "

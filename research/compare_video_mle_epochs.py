@@ -18,6 +18,7 @@ import time
 from dataclasses import replace
 
 from wmkit.profiles import Profile, get_profile
+from wmkit.video.config import video_sizes
 from wmkit.runs import REPO, jsonable, machine_and_load
 from wmkit.video import experiment as vx
 
@@ -26,7 +27,7 @@ def measure_epochs(profile: Profile, seed: int, epochs: float) -> dict:
     """One seed's MLE model at `epochs`, measured on the validation episodes."""
     if epochs <= 0:
         raise ValueError(f"epochs must be positive, not {epochs}")
-    sizes = replace(profile.video, mle_epochs=epochs)
+    sizes = replace(video_sizes(profile), mle_epochs=epochs)
     data, codebook, codes, tokenizer, model, losses, timings = vx.prepare_mle(sizes, seed)
     measured = vx.measure(model, tokenizer, codebook, data["val"], codes["val"], sizes, seed)
     measured["rollout"].pop("frames")
@@ -50,7 +51,7 @@ def main(argv=None) -> int:
                   f"{row['one_step']['greedy']['l1']:.5f}, copy rate (changed) {row['one_step']['copy_rate_changed']:.2f}, "
                   f"exact changed {row['one_step']['exact_changed']:.2f}, agent missing "
                   f"{row['one_step']['agent_missing']:.2f} ({time.perf_counter() - start:.0f} s)", flush=True)
-    default = profile.video.mle_epochs
+    default = video_sizes(profile).mle_epochs
     best_everywhere = [e for e in args.epochs if e != default and all(
         next(r for r in rows if r["seed"] == s and r["epochs"] == e)["rollout"]["mean"]["l1"]
         < next(r for r in rows if r["seed"] == s and r["epochs"] == default)["rollout"]["mean"]["l1"]

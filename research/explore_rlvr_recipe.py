@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from wmkit.profiles import get_profile
+from wmkit.rlvr_world.config import rlvr_sizes
 from wmkit.rlvr_world import regime
 from wmkit.runs import default_runs_root, jsonable
 from wmkit.stats import describe
@@ -51,13 +52,14 @@ def main() -> None:
     args = p.parse_args()
 
     profile = get_profile(args.profile)
-    base = profile.rlvr.regime
+    base = rlvr_sizes(profile).regime
     level = args.level or base.levels[0]
     runs_root = Path(args.runs_root) if args.runs_root else default_runs_root() / profile.name
     settings = [parse_setting(s) for s in args.settings]
     specs = []
     for lr, beta in settings:
-        sizes = replace(base, learning_rate=lr, beta=beta, steps=args.steps or base.steps)
+        sizes = replace(base, grpo=replace(base.grpo, learning_rate=lr, beta=beta,
+                                           max_steps=args.steps or base.grpo.max_steps))
         specs.append({"level": level, "seeds": args.seeds, "sizes": sizes, "split": args.split,
                       "work_dir": str(Path(args.work_dir) / level)})
     start = time.perf_counter()

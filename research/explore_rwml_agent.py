@@ -35,15 +35,21 @@ ROOT = Path(__file__).resolve().parent / "regime_results" / "rwml_agent"
 
 
 def parse_set(items: list[str], sizes):
-    """`field=value` overrides of the RWMLAgentSizes (values parsed as the field's type)."""
-    types = {f.name: type(getattr(sizes, f.name)) for f in dataclasses.fields(sizes)}
-    changes = {}
+    """`field=value` overrides of the RWMLAgentSizes or of its GRPO knobs (``steps`` is ``grpo.max_steps``;
+    values parsed as the field's type)."""
+    types = {f.name: type(getattr(sizes, f.name)) for f in dataclasses.fields(sizes) if f.name != "grpo"}
+    knobs = {f.name: type(getattr(sizes.grpo, f.name)) for f in dataclasses.fields(sizes.grpo)}
+    changes, grpo = {}, {}
     for item in items:
         name, _, value = item.partition("=")
-        if name not in types:
-            raise SystemExit(f"--set {item}: no field {name!r} (fields: {', '.join(types)})")
-        changes[name] = types[name](value)
-    return replace(sizes, **changes)
+        name = "max_steps" if name == "steps" else name
+        if name in types:
+            changes[name] = types[name](value)
+        elif name in knobs:
+            grpo[name] = knobs[name](value)
+        else:
+            raise SystemExit(f"--set {item}: no field {name!r} (fields: {', '.join([*types, *knobs])})")
+    return replace(sizes, grpo=replace(sizes.grpo, **grpo), **changes)
 
 
 def run(seeds: list[int], tag: str, context: str, target: str, world: str, overrides: list[str],
@@ -53,13 +59,15 @@ def run(seeds: list[int], tag: str, context: str, target: str, world: str, overr
 
     from wmkit.profiles import get_profile
     from wmkit.rwml.agent import run_rwml_agent_seed
+    from wmkit.rwml.config import bench_rwml_agent_sizes
+    from wmkit.wm_r1.config import wm_r1_sizes
 
     torch.set_num_threads(1)
     profile = get_profile("cpu")
-    sizes = profile.bench.rwml_agent
+    sizes = bench_rwml_agent_sizes(profile)
     ladder = sizes.world.ladder  # the profile's: WM-R1's small world with its own acting episodes
     if world != "small_world":
-        ladder = replace(getattr(profile.wm_r1, world), sft_tasks=ladder.sft_tasks)
+        ladder = replace(getattr(wm_r1_sizes(profile), world), sft_tasks=ladder.sft_tasks)
     if acting_tasks:
         ladder = replace(ladder, sft_tasks=acting_tasks)
     sizes = replace(sizes, prediction_context=context, prediction_target=target,

@@ -35,6 +35,7 @@ def _parse(value: str):
 def main(argv: list[str] | None = None) -> int:
     from wmkit.core.build import series_world_model
     from wmkit.profiles import get_profile
+    from wmkit.rwml.config import rwml_sizes
     from wmkit.rlvr_world import experiment as rx
     from wmkit.runs import jsonable
     from wmkit.rwml import experiment as rwml
@@ -52,8 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
 
     profile = get_profile(args.profile)
-    sizes = dataclasses.replace(profile.rwml.textgame, **{
-        k: _parse(v) for k, v in (item.split("=", 1) for item in args.set)})
+    sets = {k: _parse(v) for k, v in (item.split("=", 1) for item in args.set)}
+    sizes = rwml_sizes(profile).textgame  # a --set of a GRPO knob (learning_rate=...) goes to its grpo
+    knobs = {k: v for k, v in sets.items() if k in {f.name for f in dataclasses.fields(sizes.grpo)}}
+    sizes = dataclasses.replace(sizes, grpo=dataclasses.replace(sizes.grpo, **knobs),
+                                **{k: v for k, v in sets.items() if k not in knobs})
     start = time.perf_counter()
     wm = series_world_model(profile, args.runs)
     print(f"world model loaded ({time.perf_counter() - start:.0f} s); sizes {sizes}", flush=True)

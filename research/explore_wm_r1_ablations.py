@@ -43,10 +43,11 @@ def run(seeds: list[int], tag: str, imagine_rate: float | None, no_imagine_start
 
     from wmkit.profiles import get_profile
     from wmkit.wm_r1.ablations import run_learned_ablations
+    from wmkit.wm_r1.config import wm_r1_sizes
 
     torch.set_num_threads(1)
     profile = get_profile("cpu")
-    sizes = profile.wm_r1 if imagine_rate is None else replace(profile.wm_r1, imagine_rate=imagine_rate)
+    sizes = wm_r1_sizes(profile) if imagine_rate is None else replace(wm_r1_sizes(profile), imagine_rate=imagine_rate)
     out = ROOT / tag
     out.mkdir(parents=True, exist_ok=True)
     for seed in seeds:

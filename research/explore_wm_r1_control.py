@@ -39,6 +39,7 @@ from wmkit.core import models
 from wmkit.envs import phone
 from wmkit.envs import phone_edit as edit_format
 from wmkit.profiles import get_profile
+from wmkit.wm_r1.config import WM_R1
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import evaluation as wm_eval
@@ -67,7 +68,7 @@ def log(row):
 
 
 def sizes_for(args):
-    s = get_profile("cpu").wm_r1
+    s = WM_R1["cpu"]
     s = replace(s, max_ref_len=args.max_ref_len, max_steps=args.max_steps)
     if args.tokenizer:
         s = replace(s, tokenizer_split=args.tokenizer)
@@ -147,7 +148,7 @@ def run(model, tok, tasks, sizes, greedy, seed=0, k=1):
     torch.manual_seed(seed)
     eps = ag.run_episodes(policy, [t for t in tasks for _ in range(k)], ag.SimulatorSource(), imaginer=NoisyOracle(0.0),
                           config=ag.AgentConfig(max_steps=sizes.max_steps, screen_view=sizes.screen_view,
-                                                max_completion_tokens=sizes.max_completion_tokens))
+                                                max_completion_tokens=sizes.grpo.max_completion_length))
     return eps
 
 
@@ -197,7 +198,7 @@ def cmd_sft(args):
                          if args.balanced else wm_tasks.unique_tasks(args.sft_tasks, 10_000 + args.seed, tr))
     t0 = time.perf_counter()
     model, tok = ex.build_policy(sizes, sft_tasks, args.seed)
-    examples = wm_tasks.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.max_completion_tokens + 200,
+    examples = wm_tasks.sft_examples(tok, sft_tasks, sizes.imagine_rate, args.seed, sizes.grpo.max_completion_length + 200,
                                      sizes.thought_index, sizes.screen_view)
     loss = ex.train_policy_sft(model, tok, examples, args.epochs, args.lr_sft or sizes.sft_learning_rate, sizes.sft_batch_size,
                                args.seed, progress=False)
@@ -283,7 +284,7 @@ def cmd_train(args):
                         reward=reward, max_steps=args.steps, num_generations=args.group_size,
                         prompts_per_step=args.prompts, learning_rate=args.lr, temperature=args.temperature,
                         max_episode_steps=sizes.max_steps, max_turn_tokens=sizes.max_turn_tokens,
-                        max_completion_length=sizes.max_completion_tokens, seed=args.seed, show_progress=False,
+                        max_completion_length=sizes.grpo.max_completion_length, seed=args.seed, show_progress=False,
                         screen_view=sizes.screen_view)
     res = train_wm_r1(config, model, tok, rl_tasks, world_model)
     if args.save:  # the trained policy, with how its agent text is written (for judge-errors --ckpt)
@@ -318,7 +319,7 @@ def cmd_train(args):
 def cmd_ladder(args):
     """The library's ladder (experiment.run_fidelity_ladder) at the cpu profile's ladder sizes, from a
     saved SFT start, for the given error rates; --learned also measures notebook 01's world model."""
-    sizes = replace(get_profile("cpu").wm_r1, screen_view=sizes_for(args).screen_view)
+    sizes = replace(WM_R1["cpu"], screen_view=sizes_for(args).screen_view)
     sizes = replace(sizes, ladder=replace(sizes.ladder, error_rates=tuple(args.p),
                                           eval_tasks=args.n if args.n else sizes.ladder.eval_tasks))
     start = models.load_model(args.ckpt) if args.ckpt else None  # None: the ladder's own SFT
@@ -335,7 +336,7 @@ def cmd_ladder(args):
 def cmd_fidelity(args):
     """Only the error measures: the oracle at each --p and notebook 01's world model (--learned),
     on the sampled episodes of a saved SFT start (no training)."""
-    sizes = replace(get_profile("cpu").wm_r1, screen_view=sizes_for(args).screen_view)
+    sizes = replace(WM_R1["cpu"], screen_view=sizes_for(args).screen_view)
     model, tok = models.load_model(args.ckpt)
     tasks = on_phone(args, eval_tasks(sizes, args.fidelity_episodes or sizes.ladder.fidelity_episodes,
                                       templates=named_templates(args, sizes)))
@@ -469,7 +470,7 @@ def cmd_judge_errors(args):
     (T = 1) of --ckpt on the same tasks as `fidelity`, played inside the model (as WM-R1 plays them)
     and replayed in the simulator; per template the real and imagined successes and the episodes
     judged a success that fail, with the most frequent of those action sequences."""
-    sizes = replace(get_profile("cpu").wm_r1, screen_view=sizes_for(args).screen_view)
+    sizes = replace(WM_R1["cpu"], screen_view=sizes_for(args).screen_view)
     model, tok = models.load_model(args.ckpt)
     tasks = on_phone(args, eval_tasks(sizes, args.fidelity_episodes or sizes.ladder.fidelity_episodes,
                                       templates=named_templates(args, sizes)))

@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 
 from wmkit.core import models
 from wmkit.envs import phone
-from wmkit.profiles import get_profile
+from wmkit.wm_r1.config import WM_R1
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.wm_r1 import evaluation as wm_eval
 from wmkit.wm_r1 import experiment as ex
@@ -48,7 +48,7 @@ OUT = REPO / "runs" / "ladder"
 
 # The cpu profile's policy and task sizes, with a shorter SFT (20 instead of 30 epochs) so that
 # one step fits the time box and the start leaves room to improve.
-SIZES = replace(get_profile("cpu").wm_r1, sft_epochs=20.0, eval_train=100, eval_heldout=100)
+SIZES = replace(WM_R1["cpu"], sft_epochs=20.0, eval_train=100, eval_heldout=100)
 
 
 def _log(row: dict) -> None:
@@ -73,7 +73,7 @@ def _evaluate(model, tokenizer, tasks, imaginer, seed, splits=("eval_train", "ev
     out = {}
     for split in splits:
         r = wm_eval.evaluate(model, tokenizer, tasks[split], imaginer, SIZES.max_steps, greedy=True,
-                             max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
+                             max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.grpo.max_completion_length,
                              seed=seed)
         out[split] = {k: round(v, 4) for k, v in r.items() if k in ("success", "steps", "wm_calls", "invalid")}
     return out
@@ -87,7 +87,7 @@ def cmd_sft(args) -> None:
     tasks = _tasks(args.seed)
     model, tokenizer = ex.build_policy(SIZES, tasks["sft"], args.seed)
     examples = wm_tasks.sft_examples(tokenizer, tasks["sft"], SIZES.imagine_rate, args.seed,
-                                     SIZES.max_completion_tokens + 200)
+                                     SIZES.grpo.max_completion_length + 200)
     loss = ex.train_policy_sft(model, tokenizer, examples, args.epochs or SIZES.sft_epochs,
                                SIZES.sft_learning_rate, SIZES.sft_batch_size, args.seed, progress=False)
     sft_seconds = time.perf_counter() - t0
@@ -105,7 +105,7 @@ def cmd_eval_sft(args) -> None:
     t1 = time.perf_counter()
     result = _evaluate(model, tokenizer, tasks, NoisyOracle(0.0), args.seed)
     r = wm_eval.evaluate(model, tokenizer, tasks["eval_train"], NoisyOracle(0.0), SIZES.max_steps, greedy=False,
-                         max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
+                         max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.grpo.max_completion_length,
                          seed=args.seed)
     result["eval_train_sampled"] = {"success": r["success"]}
     _log({"arm": "sft", "seed": args.seed, "eval_seconds": round(time.perf_counter() - t1, 1), **result})
@@ -125,14 +125,14 @@ def cmd_train(args) -> None:
                         reward=WMR1RewardConfig(max_steps=SIZES.max_steps), max_steps=args.steps,
                         num_generations=args.group_size, prompts_per_step=args.prompts, learning_rate=args.lr,
                         max_episode_steps=SIZES.max_steps, max_turn_tokens=SIZES.max_turn_tokens,
-                        max_completion_length=SIZES.max_completion_tokens, seed=args.seed, show_progress=False)
+                        max_completion_length=SIZES.grpo.max_completion_length, seed=args.seed, show_progress=False)
     res = train_wm_r1(config, model, tokenizer, tasks["rl"], oracle)
     t1 = time.perf_counter()
     result = _evaluate(res.model, tokenizer, tasks, oracle, args.seed,
                        splits=("eval_train",) if args.train_only else ("eval_train", "eval_held"))
     if args.sampled:  # the policy GRPO trains is the sampled one: its success at T=1 on the same tasks
         r = wm_eval.evaluate(res.model, tokenizer, tasks["eval_train"], oracle, SIZES.max_steps, greedy=False,
-                             max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.max_completion_tokens,
+                             max_turn_tokens=SIZES.max_turn_tokens, max_completion_tokens=SIZES.grpo.max_completion_length,
                              seed=args.seed)
         result["eval_train_sampled"] = {"success": r["success"]}
     h = res.history

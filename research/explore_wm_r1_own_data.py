@@ -45,7 +45,7 @@ def agent_transitions(model, tokenizer, sizes, seed: int, n_episodes: int,
 
     tasks = wm_ladder.on_ladder_phone(phone.sample_tasks(n_episodes, 90_000 + seed, wm_ladder.ladder_world(sizes)), sizes)
     episodes = wm_eval.evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
-                                max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
+                                max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.grpo.max_completion_length,
                                 seed=90_000 + seed, screen_view=sizes.screen_view)["episodes"]
     rng = random.Random(90_000 + seed)
     out = []
@@ -89,6 +89,7 @@ def main() -> None:
     from wmkit.core.worldmodel import split_by_episode
     from wmkit.envs import phone_edit
     from wmkit.profiles import get_profile
+    from wmkit.wm_r1.config import wm_r1_sizes
     from wmkit.wm_r1 import evaluation as wm_eval
     from wmkit.wm_r1 import experiment as ex
     from wmkit.wm_r1 import ladder as wm_ladder
@@ -96,7 +97,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
     profile = get_profile(args.profile)
-    sizes = wm_ladder.learned_world_sizes(profile.wm_r1)
+    sizes = wm_ladder.learned_world_sizes(wm_r1_sizes(profile))
     out = Path(args.out) / args.profile / f"a{args.agent_episodes}n{args.agent_neighbourhood}_seed{args.seed}"
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()

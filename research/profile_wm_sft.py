@@ -28,13 +28,13 @@ from wmkit.core.sft import (
     tokenize_sft_examples,
     train_sft,
 )
-from wmkit.profiles import get_profile
+from wmkit.wm_r1.config import WM_R1
 from wmkit.wm_r1 import learned
 from wmkit.wm_r1.ladder import ladder_world, learned_world_sizes
 
 
 def setup(seed: int):
-    sizes = learned_world_sizes(get_profile("cpu").wm_r1)
+    sizes = learned_world_sizes(WM_R1["cpu"])
     data, _ = learned.edit_transitions(sizes.learned, seed, ladder_world(sizes))
     tokenizer = models.train_tokenizer(build.tokenizer_corpus(data["train"]), sizes.learned.model.vocab_size)
     return sizes.learned, data, tokenizer

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from wmkit.core import models
 from wmkit.envs import phone
-from wmkit.profiles import get_profile
+from wmkit.wm_r1.config import WM_R1
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import tasks as wm_tasks
 
@@ -54,7 +54,7 @@ def main():
     parser.add_argument("--per-template", type=int, default=5)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
-    sizes = get_profile("cpu").wm_r1
+    sizes = WM_R1["cpu"]
     train_templates, _ = wm_tasks.task_templates(sizes.max_ref_len)
     sft_tasks = wm_tasks.template_balanced_tasks(2400, 10_000 + args.seed, train_templates,
                                                  {t: 4.0 for t in LIST_TEMPLATES})

@@ -105,7 +105,7 @@ def test_every_experiment_resolves_with_sizes_per_profile(profile):
         __import__("wmkit.wm_r1.experiment", fromlist=["ARMS"]).ARMS)
     # the RWML record is keyed by the world-model sizes and the policy-RL sizes alike
     rwml_sizes = bench.experiment_config(bench_claims.EXPERIMENTS["rwml"], profile, 0)["sizes"]
-    assert rwml_sizes["world_model"]["twx_steps"] >= 1 and rwml_sizes["policy"]["rl_steps"] >= 1
+    assert rwml_sizes["world_model"]["twx_steps"] >= 1 and rwml_sizes["policy"]["grpo"]["max_steps"] >= 1
 
 
 def test_rwml_agent_claims_read_the_policy_experiment():
@@ -911,38 +911,42 @@ def test_a_key_survives_edits_outside_the_closure_and_changes_with_edits_inside(
     assert source_key.module_differences({"code": "a" * 40}, before) is None  # an old record: modules unknown
 
 
-def test_a_value_in_the_profiles_table_is_keyed_by_the_config_not_the_source(tmp_path):
-    """Every experiment imports wmkit/profiles.py: a WM-R1 size changed in its table leaves every key
-    (the values are in each record's config, and only WM-R1's config changes); code of profiles.py
-    outside the table still changes the key."""
+def test_a_value_in_a_config_table_is_keyed_by_the_config_not_the_source(tmp_path):
+    """A WM-R1 size changed in its paper's table (wmkit/wm_r1/config.py) leaves its key (the values are in
+    each record's config, and only WM-R1's config changes); code of that module outside the table, and
+    code of wmkit/profiles.py, which every experiment imports, still change the key."""
     root = _kit_copy(tmp_path)
     rlvr_start = source_key.run_module(bench_claims.EXPERIMENTS["rlvr_regime"].run)
     before = (_wm_r1_key(root), source_key.source_key(rlvr_start, root=root))
-    profiles = root / "wmkit" / "profiles.py"
-    text = profiles.read_text()
-    table = text.index("\n_WM_R1 = {")  # inside the table: a value edit
-    profiles.write_text(text[:table] + "\n_UNUSED_VALUE = 3  # an edited value\n" + text[table:])
+    config = root / "wmkit" / "wm_r1" / "config.py"
+    text = config.read_text()
+    table = text.index("\nWM_R1 = {")  # inside the table: a value edit
+    config.write_text(text[:table] + "\n_UNUSED_VALUE = 3  # an edited value\n" + text[table:])
     assert (_wm_r1_key(root), source_key.source_key(rlvr_start, root=root)) == before
-    profiles.write_text(text.replace("def check_seed(", "def check_seed_renamed(", 1))  # code
-    assert source_key.module_differences(before[1], source_key.source_key(rlvr_start, root=root)) == ["wmkit.profiles"]
-    profiles.write_text(re.sub(r"(?m)^(# =+) end of values$", r"\1 the end", text))
+    config.write_text(text.replace("def wm_r1_sizes(", "def wm_r1_sizes_renamed(", 1))  # code
+    assert source_key.module_differences(before[0], _wm_r1_key(root)) == ["wmkit.wm_r1.config"]
+    config.write_text(re.sub(r"(?m)^(# =+) end of values$", r"\1 the end", text))
     with pytest.raises(ValueError, match="end of values"):
         _wm_r1_key(root)
+    config.write_text(text)
+    profiles = root / "wmkit" / "profiles.py"
+    profiles.write_text(profiles.read_text().replace("def check_seed(", "def check_seed_renamed(", 1))
+    assert source_key.module_differences(before[1], source_key.source_key(rlvr_start, root=root)) == ["wmkit.profiles"]
 
 
 def test_a_record_holds_the_values_of_the_profile_parts_its_run_reads(tmp_path, fresh):
-    def reads_video(profile, seed, runs_root, sizes):
-        return {"after": profile.video.steps + seed, "before": 0.0, "steps": sizes.steps}
+    def reads_world_model(profile, seed, runs_root, sizes):
+        return {"after": profile.world_model.episodes + seed, "before": 0.0, "steps": sizes.steps}
 
-    undeclared = {"fake": Experiment("fake", "WMRL", reads_video, fake_sizes, "reads a part it does not declare")}
-    with pytest.raises(ValueError, match=r"run read the profile's video.*reads="):
+    undeclared = {"fake": Experiment("fake", "WMRL", reads_world_model, fake_sizes, "reads a part it does not declare")}
+    with pytest.raises(ValueError, match=r"run read the profile's world_model.*reads="):
         bench.run_one(undeclared["fake"], "smoke", 0, tmp_path, None, "test", log=lambda line: None)
     assert not list((tmp_path / "bench").rglob("*.json"))  # no record keyed without the values it used
-    declared = Experiment("fake", "WMRL", reads_video, fake_sizes, "declares it", reads=("video",))
+    declared = Experiment("fake", "WMRL", reads_world_model, fake_sizes, "declares it", reads=("world_model",))
     path, ran = bench.run_one(declared, "smoke", 0, tmp_path, None, "test", log=lambda line: None)
     record = json.loads(path.read_text())
     from wmkit.profiles import get_profile
-    assert ran and record["config"]["reads"]["video"]["steps"] == get_profile("smoke").video.steps
+    assert ran and record["config"]["reads"]["world_model"]["episodes"] == get_profile("smoke").world_model.episodes
     # a record written before configs held their reads is still found among the shipped ones
     without = {k: v for k, v in record["config"].items() if k != "reads"}
     assert bench.config_hash(without) in bench.config_hashes(record["config"])
@@ -1186,3 +1190,18 @@ def test_a_fresh_clone_reuses_the_records_shipped_at_this_version_and_reruns_on_
     bench.run_bench("smoke", 2, runs_root=tmp_path / "again", experiments=FAKE, claims=FAKE_CLAIMS,
                     log=lambda line: None, shipped_dir=other)
     assert sorted(CALLS) == [("fake", 0), ("fake", 1)]
+
+
+def test_every_shipped_record_is_found_by_todays_config():
+    """The papers' configs moved into their packages (GRPO knobs renamed and nested under ``grpo``); the
+    records made before keep being found by today's config (`wmkit.bench.legacy_config`), every one."""
+    from wmkit.bench.legacy_config import legacy_config
+
+    records = sorted(bench.published_dir("cpu").glob("bench/records/*/*.json"))
+    assert records
+    for path in records:
+        record = json.loads(path.read_text())
+        config = bench.experiment_config(bench_claims.EXPERIMENTS[record["experiment"]], record["profile"], record["seed"])
+        assert record["config_hash"] in bench.config_hashes(config), path.name
+    old = legacy_config(bench.experiment_config(bench_claims.EXPERIMENTS["wm_r1"], "cpu", 0))["sizes"]
+    assert (old["grpo_steps"], old["group_size"], old["ladder"]["grpo_steps"]) == (20, 8, 60) and "grpo" not in old

@@ -104,7 +104,7 @@ def test_run_over_seeds_gives_each_seed_the_papers_options_and_keeps_finished_se
     experiments.run_over_seeds(paper, PROFILES["smoke"], 1, out, **options)
     assert [(s, k) for s, k, _ in calls] == [(0, passed)]
     if "steps" in options:
-        assert calls[0][2].steps == 3
+        assert calls[0][2].grpo.max_steps == 3
     experiments.run_over_seeds(paper, PROFILES["smoke"], 2, out, **options)
     seeds = [0] if options.get("sweep") else [0, 1]
     assert [s for s, _, _ in calls] == seeds

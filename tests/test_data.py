@@ -3,6 +3,7 @@ import hashlib
 from pathlib import Path
 
 from wmkit.__main__ import write_data
+from wmkit.video.config import VIDEO
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -22,11 +23,10 @@ def test_data_regenerates_byte_identically(tmp_path):
 
 
 def test_shipped_minigrid_episodes_replay_to_their_frames():
-    from wmkit.profiles import PROFILES
     from wmkit.video.experiment import make_data
     from wmkit.video.frames import load_trajectories
 
-    fresh = make_data(PROFILES["smoke"].video)
+    fresh = make_data(VIDEO["smoke"])
     for name, trajectories in fresh.items():
         shipped = load_trajectories(DATA / f"minigrid_{name}.jsonl")  # checks every episode's frame hash
         assert (shipped.frames == trajectories.frames).all() and shipped.seeds == trajectories.seeds

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from wmkit.core import models
+from wmkit.wm_r1.config import WM_R1
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -388,7 +389,6 @@ def test_wm_r1_pretrained_policy_trains_qlora_adapters_through_sft_and_grpo(nf4_
     apart from the 4-bit weights and saves them alone."""
     pytest.importorskip("bitsandbytes")
     from wmkit.envs import phone
-    from wmkit.profiles import get_profile
     from wmkit.wm_r1 import agent as ag
     from wmkit.wm_r1 import experiment as wx
     from wmkit.wm_r1 import tasks as wm_tasks
@@ -396,7 +396,7 @@ def test_wm_r1_pretrained_policy_trains_qlora_adapters_through_sft_and_grpo(nf4_
 
     model, tok, config = nf4_lm
     models.save_model(model, tok, tmp_path / "policy", tiny_config=config)
-    sizes = get_profile("smoke").wm_r1
+    sizes = WM_R1["smoke"]
     train, _ = wm_tasks.task_templates(3)
     tasks = wm_tasks.unique_tasks(4, 0, train)
     policy, tokenizer = wx.build_policy(sizes, tasks, 0, str(tmp_path / "policy"), quantization="nf4")

@@ -1,6 +1,7 @@
 """`wmkit train`: the job registry, config layering, one-line errors, accelerate helpers, vLLM flags."""
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import tomllib
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from wmkit import jobs
+from wmkit import experiments, jobs
+from wmkit.rlvr_world.config import RLVR
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = {"single_gpu", "multi_gpu_ddp", "fsdp", "deepspeed_zero2", "deepspeed_zero3", "cpu_2proc"}
@@ -196,7 +198,7 @@ def test_set_value_types_nesting_and_shortcuts():
 
 
 def test_registering_a_job_is_one_call_and_lazy(monkeypatch, tmp_path):
-    monkeypatch.setattr(jobs, "JOBS", dict(jobs.JOBS))
+    monkeypatch.setattr(experiments, "REGISTRY", dict(experiments.REGISTRY))
     jobs.register_job("later", "wmkit.not_written_yet:Config", "wmkit.not_written_yet:run", "a job to come")
     assert "later" in jobs.list_jobs()  # nothing imported to list it
     with pytest.raises(ValueError, match="cannot load 'wmkit.not_written_yet:Config'"):
@@ -210,11 +212,12 @@ def test_registering_a_job_is_one_call_and_lazy(monkeypatch, tmp_path):
     config_file.write_text("name: from-file\ninner: {steps: 2}\n")
     config = jobs.build_config("toy", config_file=config_file, overrides=["inner.steps=7"])
     assert jobs.run_job("toy", config) == {"name": "from-file", "steps": 7}
-    assert jobs.JOBS["toy"].description == "a toy job"
+    assert jobs.get_job("toy").description == "a toy job"
+    assert experiments.REGISTRY["train_toy"].role == "train"  # one table: the jobs beside the experiments
 
 
 def test_one_process_jobs_run_only_on_rank_0(monkeypatch):
-    monkeypatch.setattr(jobs, "JOBS", dict(jobs.JOBS))
+    monkeypatch.setattr(experiments, "REGISTRY", dict(experiments.REGISTRY))
     import os
 
     # Rank 0 runs alone, with the launcher's variables gone (a Trainer inside must not wait for rank 1).
@@ -229,15 +232,13 @@ def test_one_process_jobs_run_only_on_rank_0(monkeypatch):
 
 
 def test_every_notebook_job_is_registered_with_profile_defaults():
-    assert {"world-model", "rlvr", "wm-r1", "wmrl"} <= set(jobs.JOBS)
-    rlvr = jobs.build_config("rlvr", profile="smoke", overrides=["rlvr.steps=2", "rlvr.prompts_per_step=6"])
-    assert (rlvr.rlvr.steps, rlvr.rlvr.prompts_per_step, rlvr.lora) == (2, 6, None)
-    from wmkit.profiles import get_profile
-
-    assert jobs.default_config("rlvr", "gpu").rlvr == get_profile("gpu").rlvr  # notebook 02's sizes
+    assert {"world-model", "rlvr", "wm-r1", "wmrl"} <= set(experiments.train_entries())
+    rlvr = jobs.build_config("rlvr", profile="smoke", overrides=["max_steps=2", "rlvr.grpo.prompts_per_step=6"])
+    assert (rlvr.rlvr.grpo.max_steps, rlvr.rlvr.grpo.prompts_per_step, rlvr.lora) == (2, 6, None)
+    assert jobs.default_config("rlvr", "gpu").rlvr == dataclasses.replace(RLVR["gpu"], regime=None)  # notebook 02's
     wm_r1 = jobs.build_config("wm-r1", profile="smoke", overrides=["arms=[wm_r1]", "seed=2"])
     assert (wm_r1.profile, wm_r1.arms, wm_r1.seed) == ("smoke", ("wm_r1",), 2)
-    assert not jobs.JOBS["wm-r1"].distributed and jobs.JOBS["rlvr"].distributed
+    assert not jobs.get_job("wm-r1").distributed and jobs.get_job("rlvr").distributed
 
 
 def test_trainer_arguments_pass_through_the_command_line():

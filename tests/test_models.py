@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from wmkit.core import models
+from wmkit.wm_r1.config import WM_R1
 
 
 def test_tokenizer_is_byte_level_and_round_trips_any_text(tiny_lm):
@@ -179,7 +180,7 @@ def test_kit_default_and_gpu_sized_models_fit_nf4_on_every_cpu(tiny_tokenizer):
     from wmkit.profiles import PROFILES
 
     configs = {"default": models.TinyModelConfig(), "profile gpu": PROFILES["gpu"].world_model.model,
-               "wm_r1 gpu": PROFILES["gpu"].wm_r1.policy}
+               "wm_r1 gpu": WM_R1["gpu"].policy}
     for label, config in configs.items():
         with torch.device("meta"):
             model = models.build_tiny_model(tiny_tokenizer, config)

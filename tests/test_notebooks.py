@@ -67,7 +67,7 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
                 assert len(measured["pass_at"]) == sizes["eval_samples"]
                 assert measured["pass_at"] == sorted(measured["pass_at"])  # pass@k never drops with k
             for rl_run in level["runs"]:
-                assert rl_run["steps"] == sizes["steps"] and len(rl_run["reward_curve"]) == rl_run["steps"]
+                assert rl_run["steps"] == sizes["grpo"]["max_steps"] and len(rl_run["reward_curve"]) == rl_run["steps"]
                 assert set(rl_run["gain"]) == set(level["gain"])
         assert results["sanity"]["steps"] == sizes["sanity_steps"] and results["sanity"]["n"] > 0
         for mode in ("greedy", "sampled"):
@@ -95,7 +95,7 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
             assert 0 <= ladder["start"][mode]["success"] <= 1 and ladder["start"][mode]["per_template"]
         for rung in ladder["rungs"].values():
             assert 0 <= rung["greedy"]["success"] <= 1 and 0 <= rung["sampled"]["success"] <= 1
-            assert len(rung["history"]) == ladder_sizes["grpo_steps"]
+            assert len(rung["history"]) == ladder_sizes["grpo"]["max_steps"]
         exact = ladder["rungs"]["0"]["fidelity"]  # p = 0 is the simulator: agrees on every judgment
         assert exact["agreement"] == 1.0 and (exact["transitions"] == 0 or exact["exact"] == 1.0)
         assert "learned_world_model" in ladder  # notebook 01's model, measured on the same axis
@@ -121,7 +121,7 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
                 assert 0 <= measured["one_step"]["greedy"]["l1"] <= 1 and -1 <= measured["one_step"]["greedy"]["ssim"] <= 1
                 assert len(measured["rollout"]["curves"]["l1"]) == min(sizes["horizon"], sizes["steps"])
             for arm in seed_run["arms"].values():
-                assert arm["rl_steps"] == sizes["rl_steps"] and len(arm["reward_curve"]) == sizes["rl_steps"]
+                assert arm["rl_steps"] == sizes["grpo"]["max_steps"] and len(arm["reward_curve"]) == arm["rl_steps"]
         _assert_beside_records(results["beside_records"], {"rlvr.video", "rlvr.video_pixel_hacking"})
         assert {int(s) for s in results["beside_records"][0]["yours"]} == set(results["seeds"])
         for figure in ("metric_vs_horizon.png", "rollout_grid.png", "codebook.png"):

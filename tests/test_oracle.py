@@ -14,6 +14,7 @@ from wmkit.wm_r1 import experiment as wm_r1
 from wmkit.wm_r1 import ladder as wm_ladder
 from wmkit.wm_r1 import tasks as wm_tasks
 from wmkit.wm_r1.oracle import NoisyOracle, corrupt_screen
+from wmkit.wm_r1.config import WM_R1
 
 
 def _tasks(n=12, seed=0):
@@ -136,10 +137,9 @@ def test_wm_r1_in_the_exact_oracle_is_grpo_on_the_simulator(tmp_path):
     from dataclasses import replace
 
     from wmkit.core.models import TinyModelConfig
-    from wmkit.profiles import get_profile
     from wmkit.wm_r1 import method
 
-    sizes = replace(get_profile("smoke").wm_r1, policy=TinyModelConfig(
+    sizes = replace(WM_R1["smoke"], policy=TinyModelConfig(
         hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, vocab_size=512, max_positions=2048))
     train, _ = wm_tasks.task_templates(3)
     tasks = wm_tasks.unique_tasks(8, 0, train)
@@ -182,11 +182,12 @@ def test_ladder_runs_every_rung_inside_the_oracle_only(tmp_path):
     from wmkit.core.models import TinyModelConfig
     from wmkit.profiles import get_profile
 
-    sizes = get_profile("smoke").wm_r1
+    sizes = WM_R1["smoke"]
     sizes = replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64,
                                                   vocab_size=512, max_positions=2048),
-                    max_ref_len=3, max_steps=2, max_turn_tokens=8, max_completion_tokens=200, lora=False,
-                    ladder=replace(sizes.ladder, grpo_steps=1, eval_tasks=2, fidelity_episodes=2))
+                    max_ref_len=3, max_steps=2, max_turn_tokens=8, lora=False, grpo=replace(sizes.grpo, max_completion_length=200),
+                    ladder=replace(sizes.ladder, eval_tasks=2, fidelity_episodes=2,
+                                   grpo=replace(sizes.ladder.grpo, max_steps=1, max_completion_length=200)))
     train, _ = wm_tasks.task_templates(3)
     start = wm_r1.build_policy(sizes, wm_tasks.unique_tasks(8, 0, train), seed=0)  # untrained: skip the SFT
     before = [p.detach().clone() for p in start[0].parameters()]
@@ -206,14 +207,16 @@ def test_small_world_ladder_trains_and_evaluates_in_its_templates_only(tmp_path)
     from dataclasses import replace
 
     from wmkit.core.models import TinyModelConfig
-    from wmkit.profiles import SETTINGS_WORLD, get_profile
+    from wmkit.profiles import get_profile
+    from wmkit.wm_r1.config import SETTINGS_WORLD
 
-    sizes = wm_ladder.small_world_sizes(get_profile("smoke").wm_r1)
+    sizes = wm_ladder.small_world_sizes(WM_R1["smoke"])
     assert sizes.ladder.templates == SETTINGS_WORLD and sizes.ladder.grpo_pool == "fresh"
     sizes = replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64,
                                                   vocab_size=512, max_positions=2048),
-                    max_steps=2, max_turn_tokens=8, max_completion_tokens=200, lora=False,
-                    ladder=replace(sizes.ladder, grpo_steps=1, eval_tasks=6, fidelity_episodes=2))
+                    max_steps=2, max_turn_tokens=8, lora=False, grpo=replace(sizes.grpo, max_completion_length=200),
+                    ladder=replace(sizes.ladder, eval_tasks=6, fidelity_episodes=2,
+                                   grpo=replace(sizes.ladder.grpo, max_steps=1, max_completion_length=200)))
     assert wm_ladder.ladder_world(sizes) == list(SETTINGS_WORLD)
     assert {t.template for t in wm_tasks.grpo_pool(sizes, 0, wm_ladder.ladder_world(sizes))} <= set(SETTINGS_WORLD)
     train, _ = wm_tasks.task_templates(sizes.max_ref_len)
@@ -227,9 +230,8 @@ def test_small_world_ladder_trains_and_evaluates_in_its_templates_only(tmp_path)
 def test_ladder_world_is_every_training_template_unless_named_and_refuses_others():
     from dataclasses import replace
 
-    from wmkit.profiles import get_profile
 
-    sizes = get_profile("cpu").wm_r1
+    sizes = WM_R1["cpu"]
     train, held = wm_tasks.task_templates(sizes.max_ref_len)
     assert wm_ladder.ladder_world(sizes) == train  # the cpu ladder: the whole phone
     bad = replace(sizes, ladder=replace(sizes.ladder, templates=("setting_on", held[0])))

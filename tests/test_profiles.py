@@ -32,43 +32,47 @@ import sys
 from pathlib import Path
 
 from wmkit.profiles import PROFILE_NAMES, SECTIONS, Profile
+from wmkit.rlvr_world.config import BENCH_RLVR, RLVR
+from wmkit.rwml.config import POLICY, RWML, TEXTGAME
+from wmkit.video.config import VIDEO
+from wmkit.wm_r1.config import BENCH_WM_R1, WM_R1
+from wmkit.wmrl.config import BENCH_WMRL, WMRL
+
+PAPER_TABLES = (RLVR, BENCH_RLVR, POLICY, TEXTGAME, RWML, VIDEO, WM_R1, BENCH_WM_R1, WMRL, BENCH_WMRL)
 
 WMKIT = Path(__file__).resolve().parent.parent / "wmkit"
 
 
-def test_every_profile_has_every_section():
+def test_every_profile_has_every_section_and_every_paper_every_profile():
     assert set(PROFILES) == set(PROFILE_NAMES)
     fields = {f.name for f in dataclasses.fields(Profile)}
     assert set(SECTIONS) <= fields
     for name, profile in PROFILES.items():
         assert profile.name == name
         for section in SECTIONS:
-            value = getattr(profile, section)
-            assert dataclasses.is_dataclass(value), (name, section)
-        for part in ("rlvr", "rwml", "wm_r1", "wmrl"):  # the benchmark's sizes of every part
-            assert type(profile.section(f"bench.{part}")) is type(getattr(profile, part)), (name, part)
-        assert profile.rwml.world_model == profile.rlvr  # notebook 02's RWML experiment reads rlvr's twx_*
-        assert profile.section("bench.rlvr") is profile.bench.rlvr
-    with pytest.raises(ValueError, match="no section"):
-        PROFILES["smoke"].section("bench.nope")
+            assert dataclasses.is_dataclass(getattr(profile, section)), (name, section)
+    for table in PAPER_TABLES:
+        assert set(table) == set(PROFILE_NAMES)
+    assert all(RWML[n].world_model is RLVR[n] for n in PROFILE_NAMES)  # notebook 02's RWML reads rlvr's twx_*
+    with pytest.raises(ValueError, match="no part"):
+        PROFILES["smoke"].section("rlvr")
 
 
 def test_the_benchmarks_smoke_sizes_are_smaller_and_cpu_gpu_are_the_notebooks():
-    smoke = PROFILES["smoke"]
-    assert smoke.bench.rlvr.steps < smoke.rlvr.steps and smoke.bench.wm_r1.sft_tasks < smoke.wm_r1.sft_tasks
-    assert smoke.bench.wmrl.bandit == PROFILES["cpu"].wmrl.bandit  # the controlled problem at cpu length
+    assert BENCH_RLVR["smoke"].grpo.max_steps < RLVR["smoke"].grpo.max_steps
+    assert BENCH_WM_R1["smoke"].sft_tasks < WM_R1["smoke"].sft_tasks
+    assert BENCH_WMRL["smoke"].bandit == WMRL["cpu"].bandit  # the controlled problem at cpu length
     for name in ("cpu", "gpu"):
-        profile = PROFILES[name]
-        assert (profile.bench.rlvr, profile.bench.wmrl, profile.bench.wm_r1) == (
-            profile.rlvr, profile.wmrl, profile.wm_r1)
+        assert (BENCH_RLVR[name], BENCH_WMRL[name], BENCH_WM_R1[name]) == (RLVR[name], WMRL[name], WM_R1[name])
 
 
 def test_a_profile_object_passes_through_get_profile():
     assert get_profile(PROFILES["cpu"]) is PROFILES["cpu"]
 
 
-def test_profiles_imports_no_torch_nor_numpy():
-    code = ("import sys, wmkit.profiles as p; p.get_profile('smoke').bench.wm_r1; "
+def test_profiles_and_the_papers_configs_import_no_torch_nor_numpy():
+    code = ("import sys, wmkit.profiles as p, wmkit.rlvr_world.config, wmkit.rwml.config, wmkit.wm_r1.config, "
+            "wmkit.wmrl.config, wmkit.video.config; "
             "heavy = sorted(m for m in ('torch', 'numpy', 'transformers', 'trl') if m in sys.modules); "
             "print(heavy); sys.exit(1 if heavy else 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
@@ -79,18 +83,18 @@ def test_profiles_imports_no_torch_nor_numpy():
 def test_the_shapes_are_the_ones_the_libraries_use():
     from wmkit import profiles
     from wmkit.core import models
+    from wmkit.wmrl import config, method
 
     assert models.TinyModelConfig is profiles.TinyModelConfig
-    pytest.importorskip("numpy")
-    from wmkit.wmrl import method
-
-    assert method.WMRLConfig is profiles.WMRLConfig
+    assert method.WMRLConfig is config.WMRLConfig
 
 
 # A size table is a module-level dict keyed by profile name, or a name of the old tables. Only
-# wmkit/profiles.py may hold one.
+# wmkit/profiles.py (what every part shares) and a paper's config.py may hold one, inside a region of
+# values (wmkit.bench.source_key: the values reach a record through its config, not its key).
 _TABLE = re.compile(r"^(SIZES|[A-Z_]*SIZES)\s*[:=]|^\s*def sizes_for\(|^[A-Za-z_]\w*\s*(:[^=]+)?=\s*\{\s*$"
                     r"|[\"'](smoke|cpu|gpu)[\"']\s*:\s*[A-Z]\w*(Sizes|Profile|Config)\(", re.MULTILINE)
+_VALUES = re.compile(r"^# =+ values \(not in record keys\).*?^# =+ end of values", re.MULTILINE | re.DOTALL)
 
 
 def size_tables(text: str) -> list[str]:
@@ -106,27 +110,23 @@ def test_the_size_table_check_catches_a_re_added_table():
     assert not size_tables('ARMS = ("sft", "wm_r1")\nPAPER = {\n    "gain_7b": 9.0,\n}\n')
 
 
-# No exception: the benchmark's seeds (wmkit.design's confirmatory blocks) are not sizes of any
-# experiment but which seeds its claims are judged on, and they are no table of sizes either.
-NOT_SIZES: dict[str, list[str]] = {}
-
-
-def test_no_module_but_profiles_defines_a_size_table():
+def test_size_tables_are_in_profiles_or_a_papers_config_inside_their_values():
     offenders = {}
     for path in sorted(WMKIT.rglob("*.py")):
-        if path.name == "profiles.py" and path.parent == WMKIT:
+        name = str(path.relative_to(WMKIT.parent))
+        if name == "wmkit/profiles.py":  # the shared table (and the notebooks' time targets)
             continue
-        found = [t for t in size_tables(path.read_text())
-                 if t not in NOT_SIZES.get(str(path.relative_to(WMKIT.parent)), [])]
+        text = path.read_text()
+        in_config = path.name == "config.py" and path.parent.parent == WMKIT
+        found = size_tables(_VALUES.sub("", text) if in_config else text)
         if found:
-            offenders[str(path.relative_to(WMKIT.parent))] = found
-    assert not offenders, f"sizes belong in wmkit/profiles.py: {offenders}"
-    assert size_tables((WMKIT / "profiles.py").read_text())  # and the check does see the real one
+            offenders[name] = found
+    assert not offenders, f"sizes belong in a values region of profiles.py or a paper's config.py: {offenders}"
+    assert size_tables((WMKIT / "rlvr_world" / "config.py").read_text())  # and the check does see a real one
 
 
 def test_what_rl_trains_per_profile_is_what_notebook_02_says():
     """Notebook 02: every parameter at smoke and cpu (the from-scratch model), LoRA adapters at gpu."""
-    from wmkit.profiles import PROFILES
     from wmkit.rlvr_world.experiment import uses_lora
 
     assert {name: uses_lora({"model": p.default_model}) for name, p in PROFILES.items()} == {

@@ -14,6 +14,12 @@ from wmkit.core.worldmodel import collect_transitions
 from wmkit.profiles import check_sizes, get_profile
 from wmkit.rlvr_world import regime
 from wmkit.core.world_model_rl import pass_at_k
+from wmkit.rlvr_world.config import RLVR, bench_rlvr_sizes
+
+
+def with_grpo(sizes, **knobs):
+    """`sizes` with some of its GRPO knobs replaced."""
+    return replace(sizes, grpo=replace(sizes.grpo, **knobs))
 
 
 def test_pass_at_k_hand_computed():
@@ -96,7 +102,7 @@ def test_level_world_model_is_built_once_and_knows_its_level(tiny_level):
 
 def test_measure_level_rows_and_summaries_agree(tiny_level):
     profile, _, run = tiny_level
-    sizes = replace(profile.rlvr.regime, eval_samples=4, max_new_tokens=8)
+    sizes = replace(RLVR[profile.name].regime, eval_samples=4, max_new_tokens=8)
     transitions = [t for t in run.splits["train"] if t.env == "textgame"][:6]
     measured = regime.measure_level(run.model, run.tokenizer, transitions, sizes)
     rows = measured["rows"]
@@ -114,8 +120,8 @@ def test_measure_level_rows_and_summaries_agree(tiny_level):
 
 def test_level_experiment_trains_and_reports_per_seed_gains(tiny_level):
     profile, root, run = tiny_level
-    sizes = replace(profile.rlvr.regime, steps=1, eval_changed=2, eval_unchanged=1, eval_samples=2,
-                    max_new_tokens=8, max_completion_length=8)
+    sizes = with_grpo(replace(RLVR[profile.name].regime, eval_changed=2, eval_unchanged=1, eval_samples=2, max_new_tokens=8),
+                      max_steps=1, max_completion_length=8)
     result = regime.level_experiment(profile, "tiny", [0, 1], root, sizes, progress=lambda line: None)
     assert [r["seed"] for r in result["runs"]] == [0, 1]
     assert all(r["steps"] == 1 for r in result["runs"])
@@ -138,12 +144,12 @@ def test_generation_budget_is_the_longest_true_diff_plus_a_margin(tiny_level):
     profile, _, run = tiny_level
     longest = max(len(run.tokenizer(t.diff)["input_ids"]) for split in run.splits.values() for t in split
                   if t.env == "textgame")
-    wide = replace(profile.rlvr.regime, max_completion_length=10_000, max_new_tokens=10_000)
+    wide = with_grpo(replace(RLVR[profile.name].regime, max_new_tokens=10_000), max_completion_length=10_000)
     fitted = regime.fit_generation_lengths(wide, run)
-    assert fitted.max_completion_length == fitted.max_new_tokens == longest + regime.GENERATION_MARGIN
+    assert fitted.grpo.max_completion_length == fitted.max_new_tokens == longest + regime.GENERATION_MARGIN
     # never longer than asked for
-    narrow = replace(wide, max_completion_length=5, max_new_tokens=6)
-    assert regime.fit_generation_lengths(narrow, run).max_completion_length == 5
+    narrow = with_grpo(replace(wide, max_new_tokens=6), max_completion_length=5)
+    assert regime.fit_generation_lengths(narrow, run).grpo.max_completion_length == 5
     assert regime.fit_generation_lengths(narrow, run).max_new_tokens == 6
 
 
@@ -172,8 +178,8 @@ def test_run_jobs_keeps_job_order_and_shares_the_cores():
 
 def test_level_experiments_share_one_pool_and_one_mle_measurement(tiny_level):
     profile, root, _ = tiny_level
-    sizes = replace(profile.rlvr.regime, steps=1, eval_changed=2, eval_unchanged=1, eval_samples=2,
-                    max_new_tokens=8, max_completion_length=8)
+    sizes = with_grpo(replace(RLVR[profile.name].regime, eval_changed=2, eval_unchanged=1, eval_samples=2, max_new_tokens=8),
+                      max_steps=1, max_completion_length=8)
     lines = []
     exact, lenient = regime.level_experiments(
         profile, root, [{"level": "tiny", "seeds": [0], "sizes": sizes},
@@ -201,22 +207,22 @@ def test_exact_reward_checks_what_the_binary_check_leaves_out():
 
 
 def test_regime_specs_give_contrast_levels_their_budget_and_measure_the_working_level_there():
-    sizes = replace(get_profile("cpu").rlvr.regime, levels=("tiny", "small", "full"), steps=120, contrast_steps=60)
+    sizes = with_grpo(replace(RLVR["cpu"].regime, levels=("tiny", "small", "full"), contrast_steps=60), max_steps=120)
     working, small, full = regime.regime_specs(sizes)
-    assert working["level"] == "tiny" and working["sizes"].steps == 120 and working["measure_at"] == [60]
-    assert [s["sizes"].steps for s in (small, full)] == [60, 60]
+    assert working["level"] == "tiny" and working["sizes"].grpo.max_steps == 120 and working["measure_at"] == [60]
+    assert [s["sizes"].grpo.max_steps for s in (small, full)] == [60, 60]
     assert len(working["seeds"]) == sizes.seeds and len(small["seeds"]) == sizes.other_level_seeds
     # without a contrast budget every level gets the same steps and nothing extra is measured
     same = regime.regime_specs(replace(sizes, contrast_steps=None))
-    assert [s["sizes"].steps for s in same] == [120] * 3 and same[0]["measure_at"] == []
+    assert [s["sizes"].grpo.max_steps for s in same] == [120] * 3 and same[0]["measure_at"] == []
     with pytest.raises(ValueError, match="contrast_steps must be above 0"):
         check_sizes(replace(sizes, contrast_steps=0))
 
 
 def test_a_run_is_also_measured_at_an_earlier_step_from_its_checkpoint(tiny_level, monkeypatch):
     profile, root, run = tiny_level
-    sizes = replace(profile.rlvr.regime, steps=2, eval_changed=2, eval_unchanged=1, eval_samples=2,
-                    max_new_tokens=8, max_completion_length=8, learning_rate=0.05, num_generations=4)
+    sizes = with_grpo(replace(RLVR[profile.name].regime, eval_changed=2, eval_unchanged=1, eval_samples=2, max_new_tokens=8),
+                      max_steps=2, max_completion_length=8, learning_rate=0.05, num_generations=4)
 
     # A model this small never predicts a next state right, so every reward would be 0 and no step
     # would update; a reward on the completion's length has spread in every group.
@@ -249,7 +255,7 @@ def test_a_run_is_also_measured_at_an_earlier_step_from_its_checkpoint(tiny_leve
 
 def test_settings_are_chosen_on_validation_and_the_kl_term_reaches_trl(tiny_level, monkeypatch):
     profile, root, run = tiny_level
-    sizes = replace(profile.rlvr.regime, eval_changed=2, eval_unchanged=1)
+    sizes = replace(RLVR[profile.name].regime, eval_changed=2, eval_unchanged=1)
     # "val" measures transitions of the validation episodes, "test" those of the test episodes
     _, on_val = regime._level_data(run, sizes, "val")
     _, on_test = regime._level_data(run, sizes, "test")
@@ -266,23 +272,24 @@ def test_settings_are_chosen_on_validation_and_the_kl_term_reaches_trl(tiny_leve
 
     monkeypatch.setattr(regime.rl, "train_rlvr", fake_train)
     with pytest.raises(RuntimeError, match="stop here"):
-        regime.rl_run(run, run.splits["train"], replace(sizes, beta=0.04), root / "kl", seed=0)
+        regime.rl_run(run, run.splits["train"], with_grpo(sizes, beta=0.04), root / "kl", seed=0)
     assert seen["beta"] == 0.04
-    assert "_beta0.04_" in regime.rl_folder_name(replace(sizes, beta=0.04), 0)
-    assert "beta" not in regime.rl_folder_name(replace(sizes, beta=0.0), 0)
-    with pytest.raises(ValueError, match="beta must not be negative"):
-        check_sizes(replace(sizes, beta=-0.1))
+    assert "_beta0.04_" in regime.rl_folder_name(with_grpo(sizes, beta=0.04), 0)
+    assert "beta" not in regime.rl_folder_name(with_grpo(sizes, beta=0.0), 0)
+    with pytest.raises(ValueError, match="grpo.beta must not be negative"):
+        check_sizes(with_grpo(sizes, beta=-0.1))
 
 
 def test_ablation_arms_change_one_setting_each_and_share_the_recipe_run():
-    sizes = get_profile("cpu").rlvr.regime
+    sizes = RLVR["cpu"].regime
     specs = regime.ablation_specs(sizes, seed=2)
     assert set(specs) == {"reward_exact", "reward_binary", "reward_task_specific", "reward_continuous", "group_4"}
     for name, spec in specs.items():
         arm = spec["sizes"]
         assert spec["level"] == sizes.levels[0] and spec["seeds"] == [2]
-        changed = {f for f in ("reward", "num_generations") if getattr(arm, f) != getattr(sizes, f)}
-        assert replace(arm, reward=sizes.reward, num_generations=sizes.num_generations) == sizes
+        changed = {f for f, a, b in (("reward", arm.reward, sizes.reward),
+                                     ("num_generations", arm.grpo.num_generations, sizes.grpo.num_generations)) if a != b}
+        assert with_grpo(replace(arm, reward=sizes.reward), num_generations=sizes.grpo.num_generations) == sizes
         assert changed == ({"num_generations"} if name == "group_4" else set() if name == "reward_exact" else {"reward"})
     # the recipe's arm is the regime study's run: the same folder, so it is trained once
     assert regime.rl_folder_name(specs["reward_exact"]["sizes"], 2) == regime.rl_folder_name(sizes, 2)
@@ -318,5 +325,5 @@ def test_each_benchmark_seed_starts_from_its_own_mle_model(monkeypatch, tmp_path
     assert built == [(tmp_path / "levels" / "tiny" / "world_model", 0),
                      (tmp_path / "levels" / "tiny" / "world_model_seed7", 7),
                      (tmp_path / "01_build_world_model" / "world_model_seed7", 7)]
-    specs = regime.ablation_specs(profile.bench.rlvr.regime, 7, world_model_seed=7)
+    specs = regime.ablation_specs(bench_rlvr_sizes(profile).regime, 7, world_model_seed=7)
     assert {spec["world_model_seed"] for spec in specs.values()} == {7}

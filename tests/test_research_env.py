@@ -19,7 +19,7 @@ from wmkit.envs.research import (
     parse_experiment,
     percentile,
 )
-from wmkit.profiles import get_profile
+from wmkit.wmrl.config import WMRL
 
 # A tiny space (6 configs) keeps sandboxed executions in these tests to a few seconds.
 SMALL_SPACE = Space(heads=(
@@ -264,7 +264,7 @@ def test_check_5_is_the_same_in_two_same_seed_runs():
     tests do not compare (they once differed by 1.6x on a loaded machine): only their shape is checked."""
     from wmkit.wmrl import experiment as wmrl
 
-    sizes = get_profile("smoke").wmrl
+    sizes = WMRL["smoke"]
     runs = []
     for _ in range(2):
         setup = wmrl.research_setup(sizes)

@@ -9,10 +9,12 @@ import pytest
 from wmkit.core import models
 from wmkit.core.models import TinyModelConfig
 from wmkit.envs import phone
-from wmkit.profiles import SETTINGS_WORLD, get_profile
+from wmkit.profiles import get_profile
 from wmkit.rewards.embedding import Embedder
 from wmkit.rwml import agent as ra
+from wmkit.rwml.config import bench_rwml_agent_sizes
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1.config import SETTINGS_WORLD
 from wmkit.wm_r1.tasks import tokenizer_corpus
 
 TINY = TinyModelConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64, vocab_size=512,
@@ -104,12 +106,14 @@ def _bag_of_characters(texts):
 
 @pytest.mark.slow
 def test_one_tiny_seed_of_rwml_then_policy_rl(tmp_path, monkeypatch):
-    base = get_profile("smoke").bench.rwml_agent
+    base = bench_rwml_agent_sizes(get_profile("smoke"))
     world = base.world
-    world = replace(world, policy=TINY, max_steps=2, max_turn_tokens=8, max_completion_tokens=300, lora=False,
-                    ladder=replace(world.ladder, grpo_steps=1, eval_tasks=3, sft_tasks=8))
-    sizes = replace(base, world=world, episodes=8, rl_pool=4, max_completion_length=16, eval_transitions=3)
-    sizes = replace(sizes, prediction_repeats=2, temperature=0.7)
+    world = replace(world, policy=TINY, max_steps=2, max_turn_tokens=8, grpo=replace(world.grpo, max_completion_length=300),
+                    lora=False, ladder=replace(world.ladder, grpo=replace(world.ladder.grpo, max_steps=1), eval_tasks=3,
+                                               sft_tasks=8))
+    sizes = replace(base, world=world, episodes=8, rl_pool=4, grpo=replace(base.grpo, max_completion_length=16),
+                    eval_transitions=3)
+    sizes = replace(sizes, prediction_repeats=2, grpo=replace(sizes.grpo, temperature=0.7))
     result = ra.run_rwml_agent_seed(sizes, 100, tmp_path, embedder=Embedder(encode_fn=_bag_of_characters),
                                     progress=lambda line: None, acting_only_control=True)
     assert set(result["acting"]) == {"warm", "rwml", "warm_policy_rl", "rwml_policy_rl"}
@@ -144,7 +148,7 @@ def test_reference_nll_is_the_mean_loss_of_the_experts_turns():
 
     from wmkit.wm_r1.tasks import sft_examples
 
-    world = get_profile("smoke").bench.rwml_agent.world
+    world = bench_rwml_agent_sizes(get_profile("smoke")).world
     tasks = phone.sample_tasks(3, 2, list(SETTINGS_WORLD))
     tokenizer = models.train_tokenizer(tokenizer_corpus(tasks), 512)
     model = models.build_tiny_model(tokenizer, TINY, seed=0)

@@ -14,9 +14,11 @@ from wmkit.envs import twx
 from wmkit.profiles import get_profile
 from wmkit.core import world_model_rl as rl
 from wmkit.rwml import policy as rp
+from wmkit.rwml.config import RWML
 
-TINY = replace(get_profile("smoke").rwml.policy, games=("simonsays", "sorting"), bc_episodes=2, rl_episodes=2,
-               eval_episodes=2, max_episode_steps=2, max_action_tokens=6, rl_steps=1)
+TINY = replace(RWML["smoke"].policy, games=("simonsays", "sorting"), bc_episodes=2, rl_episodes=2,
+               eval_episodes=2, max_episode_steps=2,
+               grpo=replace(RWML["smoke"].policy.grpo, max_completion_length=6, max_steps=1))
 
 
 @pytest.fixture(scope="module")
@@ -151,8 +153,8 @@ def test_policy_recipe_trains_a_tiny_model_and_evaluates(tiny_lm, tmp_path):
     assert any(not torch.equal(p, before[n]) for n, p in warm.named_parameters())
     result, reward = rp.train_policy(warm, tok, states, TINY, tmp_path / "rl", seed=0)
     # every sampled action went through the real environment
-    assert result.steps == TINY.rl_steps
-    assert reward.n_judged == TINY.rl_steps * TINY.prompts_per_step * TINY.num_generations
+    assert result.steps == TINY.grpo.max_steps
+    assert reward.n_judged == TINY.grpo.max_steps * TINY.grpo.prompts_per_step * TINY.grpo.num_generations
     assert all(0.0 <= r <= 1.0 for r in result.curve("reward"))
 
     figures = rp.evaluate_policy(result.model, tok, TINY)
@@ -192,7 +194,7 @@ def test_evaluation_counts_gold_play_as_success_and_garbage_as_invalid(monkeypat
 
 def test_sizes_per_profile():
     for name in ("smoke", "cpu", "gpu"):
-        sizes = get_profile(name).rwml.policy
-        assert sizes.rl_steps >= 1 and sizes.num_generations >= 2 and set(sizes.games) <= set(twx.GAMES)
+        sizes = RWML[name].policy
+        assert sizes.grpo.max_steps >= 1 and sizes.grpo.num_generations >= 2 and set(sizes.games) <= set(twx.GAMES)
     with pytest.raises(ValueError, match="Unknown profile"):
         get_profile("huge")

@@ -7,6 +7,7 @@ import pytest
 from wmkit.envs.base import Transition
 from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold
 from wmkit.rwml import method as rm
+from wmkit.rwml.config import RWML
 
 
 def test_tau_is_the_best_balanced_accuracy_cut_between_matching_and_other_pairs():
@@ -69,11 +70,11 @@ def test_rl_did_not_move_is_the_forgetting_precondition():
 def test_the_textgame_experiment_runs_at_smoke_size_and_is_well_formed(tiny_lm, small_splits, tmp_path):
     from dataclasses import replace
 
-    from wmkit.profiles import get_profile
     from wmkit.rwml import experiment as rx
 
     model, tokenizer, _ = tiny_lm
-    sizes = replace(get_profile("smoke").rwml.textgame, episodes=12, max_new_tokens=8, max_completion_length=8)
+    sizes = replace(RWML["smoke"].textgame, episodes=12, max_new_tokens=8,
+                    grpo=replace(RWML["smoke"].textgame.grpo, max_completion_length=8))
     embedder = Embedder(encode_fn=lambda texts: np.array([[1.0, len(x) % 7 + 0.1] for x in texts]))
     forgetting = {"phone": [t for t in small_splits["test"] if t.env == "phone"][:2]}
     lines = []

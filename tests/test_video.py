@@ -7,6 +7,7 @@ import pytest
 from wmkit.video import frames as fr
 from wmkit.video import model as vm
 from wmkit.video import tokenizer as vt
+from wmkit.video.config import VIDEO
 
 
 @pytest.fixture(scope="module")
@@ -234,7 +235,7 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
     from wmkit.profiles import get_profile
     from wmkit.video.experiment import paired_table, relative_l1_gain, run_video_seed
 
-    sizes = replace(get_profile("smoke").video, train_episodes=6, steps=4, eval_transitions=4, horizon=2,
+    sizes = replace(VIDEO["smoke"], train_episodes=6, steps=4, eval_transitions=4, horizon=2,
                     reward="l1_agent", contrast_reward="l1")
     result = run_video_seed(get_profile("smoke"), 0, str(tmp_path), sizes=sizes)
     assert result["reconstruction"]["l1"] == 0.0
@@ -243,7 +244,7 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
                                                                  "changed_l1": "l1"}
     assert result["arms"]["changed_l1"]["n_rl_transitions"] == result["arms"]["changed"]["n_rl_transitions"]
     for arm in result["arms"].values():
-        assert arm["rl_steps"] == sizes.rl_steps and len(arm["reward_curve"]) == sizes.rl_steps
+        assert arm["rl_steps"] == sizes.grpo.max_steps and len(arm["reward_curve"]) == sizes.grpo.max_steps
         assert arm["moved"] > 0  # GRPO changed the parameters
     for measured in (result["mle"], *result["arms"].values()):
         assert set(measured["one_step"]["greedy"]) >= {"l1", "mse", "ssim", "exact", "l1_changed", "l1_unchanged"}
@@ -267,10 +268,9 @@ def test_one_tiny_seed_runs_end_to_end(tmp_path):
 def test_arm_plan_adds_the_contrast_reward_and_rejects_bad_ones():
     from dataclasses import replace
 
-    from wmkit.profiles import get_profile
     from wmkit.video.experiment import arm_plan, contrast_key
 
-    sizes = replace(get_profile("smoke").video, reward="l1_agent", contrast_reward=None)
+    sizes = replace(VIDEO["smoke"], reward="l1_agent", contrast_reward=None)
     assert [(k, a, s.reward) for k, a, s in arm_plan(sizes)] == [("all", "all", "l1_agent"),
                                                                   ("changed", "changed", "l1_agent")]
     assert contrast_key(sizes) is None
@@ -283,10 +283,9 @@ def test_arm_plan_adds_the_contrast_reward_and_rejects_bad_ones():
 
 
 def test_rl_arms_choose_their_transitions(trajectories):
-    from wmkit.profiles import get_profile
     from wmkit.video.experiment import rl_items, transitions
 
-    sizes = get_profile("smoke").video
+    sizes = VIDEO["smoke"]
     book = vt.fit_codebook(trajectories.frames, 32, 8)
     codes = book.encode(trajectories.frames)
     every = rl_items(trajectories, codes, sizes, 0, "all")

@@ -18,6 +18,7 @@ from wmkit.wm_r1 import experiment as wm_r1
 from wmkit.wm_r1 import ladder as wm_ladder
 from wmkit.wm_r1 import method as wm_r1_method
 from wmkit.wm_r1 import tasks as wm_tasks
+from wmkit.wm_r1.config import WM_R1
 
 # --------------------------------------------------------------------------- rewards, by hand
 
@@ -84,7 +85,7 @@ def test_reference_episode_plays_the_reference_with_imagined_calls():
 
 @pytest.fixture(scope="module")
 def tiny_policy():
-    sizes = get_profile("smoke").wm_r1
+    sizes = WM_R1["smoke"]
     sizes = wm_r1.replace(sizes, policy=TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2,
                                                         intermediate_size=64, vocab_size=512, max_positions=2048))
     train, _ = wm_tasks.task_templates(3)
@@ -96,7 +97,7 @@ def tiny_policy():
 def test_policy_tokenizer_split_words_keeps_a_contact_name_one_token_in_instruction_and_screen():
     # sizes.tokenizer_split reaches the policy's tokenizer: with "words" the name in "Open Nora's
     # contact page" and the name on the contacts list are the same single token.
-    sizes = wm_r1.replace(get_profile("smoke").wm_r1, tokenizer_split="words",
+    sizes = wm_r1.replace(WM_R1["smoke"], tokenizer_split="words",
                           policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
                                                  vocab_size=512, max_positions=2048))
     train, _ = wm_tasks.task_templates(4)
@@ -212,9 +213,9 @@ def test_evaluation_se_is_binomial():
 
 def test_sizes_exist_for_every_profile():
     for name in ("smoke", "cpu", "gpu"):
-        sizes = get_profile(name).wm_r1
+        sizes = WM_R1[name]
         assert set(sizes.baselines) <= set(wm_r1.ARMS)
-    assert get_profile("gpu").wm_r1.eval_heldout >= 300
+    assert WM_R1["gpu"].eval_heldout >= 300
     with pytest.raises(ValueError):
         get_profile("huge")
 
@@ -305,14 +306,14 @@ def test_bad_template_weights_are_clear_errors(weights, message):
 def test_the_ladder_start_draws_its_reference_episodes_with_the_ladder_weights():
     from dataclasses import replace
 
-    sizes = get_profile("smoke").wm_r1
+    sizes = WM_R1["smoke"]
     weighted = replace(sizes, ladder=replace(sizes.ladder, sft_tasks=33, sft_epochs=0.25,
                                              sft_template_weights=tuple((t, 4.0) for t in LIST_LOOKUP)))
     train, _ = wm_tasks.task_templates(weighted.max_ref_len)
     _, _, sft_tasks = wm_ladder.build_ladder_start(get_profile("smoke"), 0, sizes=weighted)
     assert sft_tasks == wm_tasks.template_balanced_tasks(33, 10_000, train, {t: 4.0 for t in LIST_LOOKUP})
     assert sum(t.template in LIST_LOOKUP for t in sft_tasks) == 16
-    assert get_profile("cpu").wm_r1.ladder.sft_template_weights == ()  # the default: equal shares
+    assert WM_R1["cpu"].ladder.sft_template_weights == ()  # the default: equal shares
 
 
 def test_fresh_tasks_are_distinct_worlds_template_by_template():
@@ -367,10 +368,11 @@ def test_every_rollout_group_plays_the_next_world_of_its_prompt(tiny_policy, tmp
 def test_ladder_grpo_pool_follows_the_sizes():
     from dataclasses import replace
 
-    sizes = get_profile("cpu").wm_r1
+    sizes = WM_R1["cpu"]
     train, _ = wm_tasks.task_templates(sizes.max_ref_len)
     assert wm_tasks.grpo_pool(sizes, 0, train) == wm_tasks.balanced_tasks(sizes.train_tasks, 20_000, train)  # the cpu default
-    fresh = replace(sizes, ladder=replace(sizes.ladder, grpo_pool="fresh", grpo_steps=5, prompts_per_step=4))
+    fresh = replace(sizes, ladder=replace(sizes.ladder, grpo_pool="fresh",
+                                          grpo=replace(sizes.ladder.grpo, max_steps=5, prompts_per_step=4)))
     tasks = wm_tasks.grpo_pool(fresh, 1, train)
     assert len(tasks) == 20 and len({(t.template, t.seed) for t in tasks}) == 20  # one world per rollout group
     with pytest.raises(ValueError, match="Unknown grpo_pool 'mixed'"):
@@ -380,7 +382,7 @@ def test_ladder_grpo_pool_follows_the_sizes():
 def test_notebook_ladder_runs_the_notebooks_rungs_on_its_evaluation_tasks():
     from dataclasses import replace
 
-    sizes = get_profile("cpu").wm_r1
+    sizes = WM_R1["cpu"]
     mine = wm_ladder.notebook_ladder(sizes).ladder
     assert mine.error_rates == (0.0, 0.6) and mine.eval_tasks == 400 and sizes.ladder.eval_tasks == 1000
     assert replace(mine, error_rates=sizes.ladder.error_rates, eval_tasks=1000) == sizes.ladder  # nothing else
@@ -402,7 +404,7 @@ def test_room_for_rl_counts_greedy_sampled_and_pass_at_k_per_template(monkeypatc
                              for t, s in zip(chosen, outcomes[greedy])]}
 
     monkeypatch.setattr(wm_eval, "evaluate", scripted)
-    rows = wm_eval.room_for_rl(None, None, tasks, get_profile("smoke").wm_r1, k=2)
+    rows = wm_eval.room_for_rl(None, None, tasks, WM_R1["smoke"], k=2)
     assert rows == {"setting_on": {"tasks": 2, "greedy": 0.5, "sampled": 0.75, "pass@2": 1.0},
                     "setting_off": {"tasks": 1, "greedy": 0.0, "sampled": 0.0, "pass@2": 0.0}}
 
@@ -430,7 +432,7 @@ def test_reference_episode_with_thought_index_names_the_tapped_items_index_on_ea
 
 
 def test_thought_index_setting_reaches_the_sft_examples():
-    sizes = wm_r1.replace(get_profile("smoke").wm_r1, thought_index=True,
+    sizes = wm_r1.replace(WM_R1["smoke"], thought_index=True,
                           policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
                                                  vocab_size=512, max_positions=2048))
     tasks = [phone.make_task("open_contact", k) for k in range(6)]
@@ -475,7 +477,7 @@ def test_reference_episode_in_an_indexed_view_reads_each_index_off_its_screen(vi
 
 
 def test_screen_view_reaches_the_tokenizer_and_the_sft_examples():
-    sizes = wm_r1.replace(get_profile("smoke").wm_r1, thought_index=True, screen_view="index_after_label",
+    sizes = wm_r1.replace(WM_R1["smoke"], thought_index=True, screen_view="index_after_label",
                           policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
                                                  vocab_size=512, max_positions=2048))
     tasks = [phone.make_task("open_contact", k) for k in range(6)]
@@ -495,7 +497,7 @@ def test_index_in_label_puts_the_labels_own_token_before_the_index():
     # The point of the view: in the tokenizer the policy trains, the token right before each list
     # item's index is the label's own last token (different on every line), the index is one token,
     # and the thought writes the same two tokens as the screen line.
-    sizes = wm_r1.replace(get_profile("smoke").wm_r1, thought_index=True, screen_view="index_in_label",
+    sizes = wm_r1.replace(WM_R1["smoke"], thought_index=True, screen_view="index_in_label",
                           policy=TinyModelConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
                                                  vocab_size=512, max_positions=2048))
     tasks = [phone.make_task(t, k) for t in ("open_contact", "open_note", "open_chat") for k in range(8)]

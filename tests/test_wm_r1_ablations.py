@@ -5,7 +5,8 @@ from dataclasses import replace
 import pytest
 
 from wmkit.core.models import TinyModelConfig
-from wmkit.profiles import SETTINGS_WORLD, get_profile
+from wmkit.profiles import get_profile
+from wmkit.wm_r1.config import SETTINGS_WORLD, wm_r1_sizes
 from wmkit.wm_r1 import ablations
 
 TINY = TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, vocab_size=512,
@@ -13,7 +14,7 @@ TINY = TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_s
 
 
 def test_each_arm_changes_one_thing_of_wm_r1s_run():
-    sizes = get_profile("cpu").wm_r1
+    sizes = wm_r1_sizes(get_profile("cpu"))
     assert ablations.arm_overrides("wm_r1", sizes) == {}
     no_imagine = ablations.arm_overrides("no_imagine", sizes)
     # the authors' no-thinking ablation: no call reaches the world model, the call term off
@@ -33,12 +34,12 @@ def test_quarter_means_of_a_history():
 
 @pytest.mark.slow
 def test_every_arm_runs_from_one_start_inside_one_learned_world_model(tmp_path):
-    sizes = get_profile("smoke").wm_r1
-    sizes = replace(sizes, policy=TINY, max_steps=2, max_turn_tokens=8, max_completion_tokens=600, lora=False,
-                    best_of_k=2,
+    sizes = wm_r1_sizes(get_profile("smoke"))
+    sizes = replace(sizes, policy=TINY, max_steps=2, max_turn_tokens=8, grpo=replace(sizes.grpo, max_completion_length=600),
+                    lora=False, best_of_k=2,
                     learned=replace(sizes.learned, model=TINY, episodes=4, reference_neighbourhood=1),
-                    learned_world=replace(sizes.learned_world, grpo_steps=2, eval_tasks=4, fidelity_episodes=2,
-                                          sft_tasks=8))
+                    learned_world=replace(sizes.learned_world, grpo=replace(sizes.learned_world.grpo, max_steps=2),
+                                          eval_tasks=4, fidelity_episodes=2, sft_tasks=8))
     run = ablations.run_learned_ablations(get_profile("smoke"), 100, sizes=sizes, out_dir=tmp_path,
                                           log=lambda line: None, no_imagine_start=True)
     assert set(run["arms"]) == set(ablations.ABLATION_ARMS)

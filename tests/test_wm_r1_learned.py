@@ -7,11 +7,12 @@ import pytest
 
 from wmkit.core.models import TinyModelConfig
 from wmkit.envs import phone, phone_edit
-from wmkit.profiles import SETTINGS_WORLD, get_profile
+from wmkit.profiles import get_profile
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import evaluation as wm_eval
 from wmkit.wm_r1 import ladder as wm_ladder
 from wmkit.wm_r1 import learned
+from wmkit.wm_r1.config import SETTINGS_WORLD, WM_R1
 
 TINY = TinyModelConfig(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, vocab_size=512,
                        max_positions=2048)
@@ -38,7 +39,7 @@ def test_reference_neighbourhood_tries_every_action_at_every_reference_state():
 
 
 def test_edit_transitions_decode_to_the_simulators_next_screens():
-    sizes = replace(get_profile("smoke").wm_r1.learned, episodes=8, reference_neighbourhood=2)
+    sizes = replace(WM_R1["smoke"].learned, episodes=8, reference_neighbourhood=2)
     data, kept_plain = learned.edit_transitions(sizes, 0, SETTINGS_WORLD)
     rows = [t for split in data.values() for t in split]
     assert kept_plain == 0 and len(rows) > 40
@@ -48,7 +49,7 @@ def test_edit_transitions_decode_to_the_simulators_next_screens():
 
 
 def test_an_edit_world_model_trains_reloads_and_predicts_screens(tmp_path):
-    sizes = replace(get_profile("smoke").wm_r1.learned, model=TINY, episodes=4, reference_neighbourhood=1,
+    sizes = replace(WM_R1["smoke"].learned, model=TINY, episodes=4, reference_neighbourhood=1,
                     epochs=1.0)
     model, tokenizer, info = learned.train_edit_world_model(sizes, 0, SETTINGS_WORLD, tmp_path / "wm")
     assert info["steps"] > 0 and info["kept_plain"] == 0 and info["transitions"]["train"] > 0
@@ -72,11 +73,12 @@ def torch_equal(a, b):
 
 
 def test_wm_r1_trains_inside_the_learned_world_model_beside_the_simulator(tmp_path):
-    sizes = get_profile("smoke").wm_r1
-    sizes = replace(sizes, policy=TINY, max_steps=2, max_turn_tokens=8, max_completion_tokens=200, lora=False,
+    sizes = WM_R1["smoke"]
+    sizes = replace(sizes, policy=TINY, max_steps=2, max_turn_tokens=8, lora=False,
+                    grpo=replace(sizes.grpo, max_completion_length=200),
                     learned=replace(sizes.learned, model=TINY, episodes=4, reference_neighbourhood=1),
-                    learned_world=replace(sizes.learned_world, grpo_steps=1, eval_tasks=4, fidelity_episodes=2,
-                                          sft_tasks=8))
+                    learned_world=replace(sizes.learned_world, eval_tasks=4, fidelity_episodes=2, sft_tasks=8,
+                                          grpo=replace(sizes.learned_world.grpo, max_steps=1, max_completion_length=200)))
     run = wm_ladder.run_learned_world_model(get_profile("smoke"), 0, sizes=sizes, out_dir=tmp_path, log=lambda line: None)
     assert set(run["rungs"]) == {"0", "learned"}
     assert run["rungs"]["learned"]["simulator_steps"] == 0  # trained inside the learned model only
@@ -132,7 +134,7 @@ def test_judging_by_class_by_hand():
 
 
 def test_learned_world_sizes_refuses_a_profile_without_one():
-    sizes = get_profile("cpu").wm_r1
+    sizes = WM_R1["cpu"]
     assert wm_ladder.learned_world_sizes(sizes).ladder.status_bar
     with pytest.raises(ValueError, match="no learned world model"):
         wm_ladder.learned_world_sizes(replace(sizes, learned=None))

@@ -13,6 +13,7 @@ from wmkit.wmrl import method as wmrl_method
 from wmkit.wmrl import problems as wmrl_problems
 from wmkit.wmrl.method import FactorisedSoftmaxPolicy, WMRLConfig, compute_to_target, run_grpo
 from wmkit.wmrl.problems import ControlledBandit, HandmadeWorldModel
+from wmkit.wmrl.config import WMRL
 
 TINY = WMRLConfig(steps=6, groups_per_step=8, group_size=4, learning_rate=1.0, debias_min_pairs=8,
                   debias_refit_every=8, weight_calibrate_after=2, weight_half_life=4)
@@ -98,7 +99,7 @@ def test_runs_are_reproducible_with_a_seed(bandit):
 
 def test_learning_moves_toward_the_optimum(bandit):
     env, wm = bandit
-    log = run_grpo(env, wm, replace(get_profile("smoke").wmrl.bandit, arm="real"))
+    log = run_grpo(env, wm, replace(WMRL["smoke"].bandit, arm="real"))
     assert log.values[-1] > log.values[0] + 0.5 * (env.optimum - log.values[0])
 
 
@@ -106,7 +107,7 @@ def test_learning_moves_toward_the_optimum(bandit):
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"], ids=lambda name: f"{name}-sizes")
 def test_debiasing_switches_on_at_the_profiles_sizes(profile):
     """A run of each profile's research size sees enough anchor pairs to refit, and logs each refit."""
-    sizes = get_profile(profile).wmrl.research
+    sizes = WMRL[profile].research
     env = ControlledBandit(seed=0)  # same loop, same anchor pairs per step, no executions needed
     lines = []
     log = run_grpo(env, HandmadeWorldModel(env, seed=0), replace(sizes, arm="wmrl"), log_refits=lines.append)
@@ -127,7 +128,7 @@ def test_no_map_is_fitted_without_debiasing(bandit):
 
 def test_official_sizes_would_not_refit_at_the_kit_scale():
     """Why the profile sizes scale min_pairs: the official 200 pairs are out of reach of a cpu run."""
-    sizes = get_profile("cpu").wmrl.research
+    sizes = WMRL["cpu"].research
     official = replace(sizes, arm="wmrl", debias_min_pairs=200, debias_refit_every=64)
     env = ControlledBandit(seed=0)
     assert run_grpo(env, HandmadeWorldModel(env), replace(official, steps=20)).refits == []
@@ -281,7 +282,7 @@ def test_expected_clip_matches_monte_carlo():
 
 
 def test_controlled_experiment_smoke_and_verdicts():
-    result = wmrl.controlled_experiment(replace(get_profile("smoke").wmrl, anchor_sweep=(0.2,)), seeds=[0])
+    result = wmrl.controlled_experiment(replace(WMRL["smoke"], anchor_sweep=(0.2,)), seeds=[0])
     assert {"real", "pure WM", "WMRL", "anchors only", "no correction", "WMRL @0.2"} <= set(result["arms"])
     assert result["arms"]["real"]["final_gap"]["mean"] < result["predicted_wm_floor"][0] + 0.05
     judged = wmrl.controlled_verdicts(result)

@@ -19,8 +19,12 @@ import dataclasses
 import functools
 import hashlib
 import json
+import os
+import signal
 import sys
+import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from wmkit import __version__, experiments
@@ -33,6 +37,7 @@ from wmkit.jobs import add_train_parser, registered_envs, train_main
 from wmkit.profiles import NOTEBOOK_TIME_TARGETS_MINUTES as TIME_TARGETS_MINUTES
 from wmkit.profiles import PROFILES, check_seed, get_profile, resolve_profile_name
 from wmkit.runs import checkout, default_runs_root, make_folder, needs_checkout, needs_module
+from wmkit.video.config import video_sizes
 from wmkit.video.experiment import make_data
 from wmkit.video.frames import write_trajectories
 
@@ -64,7 +69,7 @@ def write_video_data(out: Path) -> list[Path]:
     """data/minigrid_<split>.jsonl: notebook 06's smoke-profile MiniGrid episodes as seeds and actions,
     with the SHA-256 of the frames each replay must give (`wmkit.video.frames.write_trajectories`)."""
     return [write_trajectories(t, out / f"minigrid_{name}.jsonl")
-            for name, t in make_data(PROFILES["smoke"].video).items()]
+            for name, t in make_data(video_sizes(PROFILES["smoke"])).items()]
 
 
 def notebooks() -> list[Path]:
@@ -80,9 +85,6 @@ def this_interpreters_kernel() -> str:
     Jupyter path (one installed --user for another Python, say) would run the notebooks in another
     environment. So a `python3` spec for sys.executable is written to a folder put first on
     JUPYTER_PATH, for this process and the kernels it starts."""
-    import os
-    import tempfile
-
     from ipykernel.kernelspec import write_kernel_spec
 
     folder = Path(tempfile.mkdtemp(prefix="wmkit-kernel-"))
@@ -344,8 +346,6 @@ def add_gpu_check_parser(sub) -> None:
 
 
 def gpu_check_main(args) -> int:
-    from dataclasses import replace
-
     from wmkit.gpucheck import GPUCheckSettings, run_gpu_check  # here: it imports torch (not for --help)
 
     settings = GPUCheckSettings.cpu_dry_run() if args.cpu_dry_run else GPUCheckSettings()
@@ -369,9 +369,6 @@ def interrupted() -> int:
     command resumes. Further Ctrl-C are ignored, and the process ends at once (os._exit) so that
     threads and exit handlers still running (py4j gateways, half-written pipes) print no tracebacks.
     """
-    import os
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -14,9 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-ROLES = ("bench", "run", "variant")
-"""An entry's :attr:`Experiment.role`: run by the benchmark, by ``python -m wmkit run <name>``, or
-reached from a ``run`` entry by one of its options (``rlvr-world --sweep``)."""
+ROLES = ("bench", "run", "variant", "train")
+"""An entry's :attr:`Experiment.role`: run by the benchmark, by ``python -m wmkit run <name>``, reached
+from a ``run`` entry by one of its options (``rlvr-world --sweep``), or a training job of
+``python -m wmkit train <name>`` (one config object, ``key=value`` overrides, multi-process launches)."""
 
 
 def resolve(target: str | Any) -> Any:
@@ -59,7 +60,7 @@ class Option:
     help: str
     to: str = "run"
     """Where its value goes: ``"run"``, a keyword of ``run_one_seed`` and ``combine``; ``"sizes"``, the
-    field of the sizes section it replaces (``--steps 3``: ``replace(sizes, steps=3)``); ``"seeds"``,
+    field of the config it replaces (:attr:`field`: ``--steps 3`` sets ``grpo.max_steps``); ``"seeds"``,
     a keyword of :func:`wmkit.experiments.run_over_seeds` itself (``runs_dir``, ``first_seed``, ``vllm``);
     ``"variant"``, a switch that runs the entry named by :attr:`variant` instead."""
     type: type | None = None
@@ -67,6 +68,8 @@ class Option:
     nargs: str | None = None
     default: Any = None
     variant: str | None = None
+    field: str | None = None
+    """``to="sizes"``: the dotted field of the config it sets (None: the keyword itself)."""
 
     @property
     def dest(self) -> str:
@@ -82,16 +85,19 @@ class Option:
 
 @dataclass(frozen=True)
 class Experiment:
-    """One experiment of the kit: one seed in, one JSON-able record out."""
+    """One runnable entry of the kit: an experiment (one seed in, one JSON-able record out) or a
+    training job (role ``"train"``: its config object in, a JSON-able result out)."""
 
     name: str
     paper: str
     run_one_seed: str | Callable
     """``run_one_seed(profile, seed, runs_root, sizes, **options) -> dict`` (JSON-able; `profile` the
-    resolved `wmkit.profiles.Profile`), or ``"module:function"`` naming it."""
-    sizes: str | Callable
-    """The section of `wmkit.profiles.Profile` it runs at, e.g. ``"bench.rlvr"`` (hashed into the
-    record key); or ``sizes(profile) -> dataclass``, or ``"module:function"`` naming one."""
+    resolved `wmkit.profiles.Profile`), or ``"module:function"`` naming it. Role ``"train"``:
+    ``run(config) -> dict``, the config an instance of :attr:`config`."""
+    sizes: str | Callable | None
+    """``sizes(profile) -> dataclass``, or ``"module:function"`` naming one: the config it runs at, from its
+    paper's ``config.py`` (e.g. ``"wmkit.rlvr_world.config:bench_rlvr_sizes"``); its values are each
+    record's config."""
     description: str
     requires: str | Callable | None = None
     """``requires() -> str | None`` (or ``"module:function"``): why the experiment cannot run on this
@@ -107,7 +113,13 @@ class Experiment:
     role: str = "bench"
     """One of :data:`ROLES`."""
     command: str | None = None
-    """Role ``"run"``: the name ``python -m wmkit run <command>`` knows it by (``"rlvr-world"``)."""
+    """Roles ``"run"`` and ``"train"``: the name ``python -m wmkit run|train <command>`` knows it by."""
+    config: str | type | None = None
+    """Role ``"train"``: the job's config dataclass (or ``"module:Class"``); its ``from_profile(name)``
+    gives the profile's defaults (else ``profile`` is set when it is a field)."""
+    distributed: bool = True
+    """Role ``"train"``: False runs it on one process only; under a multi-process launcher rank 0 runs it
+    and the other ranks exit at once (a numpy job gains nothing from DDP)."""
     # The rest: what `python -m wmkit run <name>` needs (role "run" and "variant").
     combine: str | Callable | None = None
     """``combine(profile, records, sizes, **options) -> dict``: the command's JSON from the records of

@@ -27,7 +27,8 @@ from wmkit.profiles import check_profile
 if TYPE_CHECKING:
     from wmkit.profiles import Profile
 
-__all__ = ["COMMANDS", "PAPER_PACKAGES", "REGISTRY", "Experiment", "Option", "get", "resolve", "run_over_seeds"]
+__all__ = ["COMMANDS", "PAPER_PACKAGES", "REGISTRY", "Experiment", "Option", "get", "register", "resolve",
+           "run_over_seeds", "train_entries"]
 
 PAPER_PACKAGES = ("wmkit.rlvr_world", "wmkit.video", "wmkit.rwml", "wmkit.wm_r1", "wmkit.wmrl")
 """The paper packages, each with a ``registry.py`` (its entries) and a ``claims.py`` (its claims): adding
@@ -47,9 +48,28 @@ def _gather() -> dict[str, Experiment]:
 
 
 REGISTRY: dict[str, Experiment] = _gather()
-"""Every experiment, by name: the benchmark's (role ``"bench"``) and the command line's."""
+"""Every runnable entry, by name: the benchmark's experiments (role ``"bench"``), the command line's
+(``"run"``, ``"variant"``) and the training jobs (``"train"``; :mod:`wmkit.jobs` adds the kit's own)."""
 COMMANDS: dict[str, str] = {e.command or n: n for n, e in REGISTRY.items() if e.role == "run"}
 """``python -m wmkit run <command>`` -> the entry's name: rlvr-world, rlvr-video, rwml, wm-r1, wmrl."""
+
+
+def register(entry: Experiment, replace: bool = True) -> Experiment:
+    """Add `entry` to :data:`REGISTRY` (a user's job or experiment; `replace`: an entry of that name may
+    be replaced). A ``"run"`` entry's command becomes a ``python -m wmkit run`` command."""
+    if entry.role not in ROLES:
+        raise ValueError(f"{entry.name}: role {entry.role!r} is not one of {ROLES}")
+    if not replace and entry.name in REGISTRY:
+        raise ValueError(f"two experiments named {entry.name!r}")
+    REGISTRY[entry.name] = entry
+    if entry.role == "run":
+        COMMANDS[entry.command or entry.name] = entry.name
+    return entry
+
+
+def train_entries() -> dict[str, Experiment]:
+    """``python -m wmkit train <command>`` -> its entry (role ``"train"``)."""
+    return {e.command or n: e for n, e in REGISTRY.items() if e.role == "train"}
 
 
 def get(name: str | Experiment) -> Experiment:
@@ -65,9 +85,14 @@ def get(name: str | Experiment) -> Experiment:
 
 
 def _sizes(entry: Experiment, profile: Profile) -> Any:
-    if isinstance(entry.sizes, str) and ":" not in entry.sizes:
-        return profile.section(entry.sizes)
     return resolve(entry.sizes)(profile)
+
+
+def replace_field(config: Any, path: str, value: Any) -> Any:
+    """A copy of dataclass `config` with the dotted field `path` (``"grpo.max_steps"``) set to `value`."""
+    head, _, rest = path.partition(".")
+    new = replace_field(getattr(config, head), rest, value) if rest else value
+    return dataclasses.replace(config, **{head: new})
 
 
 def _read(path: Path) -> dict | None:
@@ -129,8 +154,8 @@ def run_over_seeds(experiment: str | Experiment, profile: Profile, seeds: int = 
     if variant:
         entry = REGISTRY[variant]
     sizes = _sizes(entry, profile)
-    if sizes_options:
-        sizes = dataclasses.replace(sizes, **sizes_options)
+    for key, value in sizes_options.items():
+        sizes = replace_field(sizes, declared[key].field or key, value)
     runs_root = Path(runs_dir) if runs_dir else default_runs_root() / profile.name
     runs_root.mkdir(parents=True, exist_ok=True)
     name = resolve(entry.out_name) if isinstance(entry.out_name, str) and ":" in entry.out_name else entry.out_name

@@ -40,6 +40,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import torch
@@ -53,10 +54,12 @@ from wmkit.core.sft import SFTConfig, train_sft
 from wmkit.core.worldmodel import collect_transitions
 from wmkit.profiles import Profile, get_profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
+from wmkit.rlvr_world.config import rlvr_sizes
 from wmkit.runs import default_runs_root, stop_printing_logs
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import experiment as wx
 from wmkit.wm_r1 import tasks as wm_tasks
+from wmkit.wm_r1.config import wm_r1_sizes
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 
 QWEN25_SHAPES: dict[str, dict] = {
@@ -397,34 +400,30 @@ def profile_steps(profile: Profile, settings: GPUCheckSettings, work_dir: Path,
                 "batch": wm.batch_size, "max_length": wm.max_length}
 
     def rlvr_step() -> dict:
-        sizes = profile.rlvr
+        sizes = rlvr_sizes(profile)
         data = rl.rl_transitions([t for t in state["transitions"] if t.env == "textgame"], seed=settings.seed)
-        config = rl.RLVRConfig(output_dir=str(work_dir / "rlvr"), reward="task_specific",
-                               num_generations=sizes.num_generations, prompts_per_step=sizes.prompts_per_step,
-                               learning_rate=sizes.learning_rate, max_completion_length=sizes.max_completion_length,
-                               max_steps=1, lora=False, resume=False, show_progress=False, use_vllm=False)
+        config = rl.RLVRConfig.of(sizes.grpo, max_steps=1, output_dir=str(work_dir / "rlvr"), reward="task_specific",
+                                  lora=False, resume=False, show_progress=False, use_vllm=False)
         result = rl.train_rlvr(state["model"], state["tokenizer"], data, config)
         return {"seconds": round(result.seconds, 2), "steps": result.steps, "model": "from scratch, every weight",
-                "G": sizes.num_generations, "prompts": sizes.prompts_per_step,
-                "max_completion_tokens": sizes.max_completion_length}
+                "G": sizes.grpo.num_generations, "prompts": sizes.grpo.prompts_per_step,
+                "max_completion_tokens": sizes.grpo.max_completion_length}
 
     def wm_r1_step() -> dict:
-        sizes = profile.wm_r1
+        sizes = wm_r1_sizes(profile)
         train_templates, _ = wm_tasks.task_templates(sizes.max_ref_len)
-        tasks = wm_tasks.unique_tasks(sizes.prompts_per_step, wm_tasks.GRPO_TASK_SEED + settings.seed, train_templates)
+        tasks = wm_tasks.unique_tasks(sizes.grpo.prompts_per_step, wm_tasks.GRPO_TASK_SEED + settings.seed, train_templates)
         policy, tokenizer = wx.build_policy(sizes, tasks, settings.seed)
         world_model = ag.WorldModelSource(ag.world_model_predictor(state["model"], state["tokenizer"],
                                                                    sizes.wm_max_new_tokens))
-        config = WMR1Config(output_dir=str(work_dir / "wm_r1"), transitions="world_model", max_steps=1,
-                            num_generations=sizes.group_size, prompts_per_step=sizes.prompts_per_step,
-                            learning_rate=sizes.learning_rate, max_episode_steps=sizes.max_steps,
-                            max_turn_tokens=sizes.max_turn_tokens, max_completion_length=sizes.max_completion_tokens,
-                            reward=WMR1RewardConfig(max_steps=sizes.max_steps), lora=False, show_progress=False,
-                            seed=settings.seed)
+        config = WMR1Config.of(sizes.grpo, max_steps=1, output_dir=str(work_dir / "wm_r1"), transitions="world_model",
+                               max_episode_steps=sizes.max_steps, max_turn_tokens=sizes.max_turn_tokens,
+                               reward=WMR1RewardConfig(max_steps=sizes.max_steps), lora=False, show_progress=False,
+                               seed=settings.seed)
         result = train_wm_r1(config, policy, tokenizer, tasks, world_model)
         return {"seconds": round(result.seconds, 2), "model": "from scratch policy and world model (untrained)",
-                "parameters": models.count_parameters(policy), "G": sizes.group_size,
-                "prompts": sizes.prompts_per_step, "max_steps": sizes.max_steps,
+                "parameters": models.count_parameters(policy), "G": sizes.grpo.num_generations,
+                "prompts": sizes.grpo.prompts_per_step, "max_steps": sizes.max_steps,
                 "world_model_queries": result.world_model_queries}
 
     grpo_packages = ("trl", "datasets", "peft", "accelerate")
@@ -552,8 +551,6 @@ def _guarded(measure: Callable[[], CheckRow], name: str, device: str) -> CheckRo
 
 
 def _version(package: str) -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version(package)
     except PackageNotFoundError:

@@ -7,14 +7,16 @@
     accelerate launch -m wmkit train world-model --profile gpu            # DDP, FSDP ... unchanged
     python -m wmkit train world-model --profile gpu --accelerate-config multi_gpu_ddp
 
-A *job* is a config dataclass (the one the notebook uses, or a small wrapper holding it), a
-run function taking that config, and one line of description. The registry stores both as
-lazy ``"module:attribute"`` strings, so ``--list`` and ``--help`` import neither torch nor
-trl. Registering a job is one call::
+A *job* is an entry of role ``"train"`` in the kit's one registry (:data:`wmkit.experiments.REGISTRY`,
+beside the experiments): a config dataclass (the one the notebook uses, or a small wrapper holding
+it), a run function taking that config, and one line of description, as lazy ``"module:attribute"``
+strings, so ``--list`` and ``--help`` import neither torch nor trl. Registering one is one call::
 
-    register_job("rlvr", "wmkit.core.world_model_rl:RLVRConfig", "wmkit.core.world_model_rl:run_rlvr", "notebook 02: GRPO on a world model")
+    register_job("my-job", "my_module:MyConfig", "my_module:run", "what it trains, in one line")
 
-or a decorator on the run function (``@job("name", ConfigClass, "description")``).
+or a decorator on the run function (``@job("name", ConfigClass, "description")``). A ``key=value`` the
+config does not know that names a field of the trainer's arguments (a config class's ``trainer_args``:
+``trl.GRPOConfig``, ``transformers.TrainingArguments``) goes to its ``trl_args``, passed to the trainer.
 
 A config is built in three layers, later ones winning: the profile's defaults (a config
 class may define ``from_profile(profile_name)``; else ``profile`` is set when it is a field),
@@ -31,65 +33,42 @@ every visible GPU from a notebook (``accelerate.notebook_launcher``) or in-proce
 """
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import shlex
+import subprocess
 import sys
 import types
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from wmkit.entries import resolve
+from wmkit.entries import Experiment, resolve
 from wmkit.envs import ENVIRONMENTS, import_modules, registered_name
-from wmkit.experiments import run_over_seeds
+from wmkit.experiments import register, run_over_seeds, train_entries
 from wmkit.profiles import check_seed, check_sizes, get_profile, resolve_profile_name
+from wmkit.rlvr_world.config import rlvr_sizes
 from wmkit.runs import default_runs_root, jsonable
 
 ACCELERATE_CONFIG_DIR = Path(__file__).resolve().parent / "configs" / "accelerate"
 
 
-# ============================================================================ registry
-
-
-@dataclass(frozen=True)
-class Job:
-    """One registered training job."""
-
-    name: str
-    config: str | type
-    """Config dataclass, or ``"module:Class"`` (imported only when the job is used)."""
-    run: str | Callable
-    """Run function ``run(config) -> dict`` (or any JSON-able result), or ``"module:function"``."""
-    description: str
-    """One line for ``--list``."""
-    distributed: bool = True
-    """False: the job runs on one process only; under a multi-process launcher rank 0 runs it
-    and the other ranks exit at once (a numpy job gains nothing from DDP)."""
-
-    def config_class(self) -> type:
-        cls = resolve(self.config)
-        if not dataclasses.is_dataclass(cls):
-            raise TypeError(f"job {self.name!r}: config {cls!r} is not a dataclass")
-        return cls
-
-    def run_function(self) -> Callable:
-        return resolve(self.run)
-
-
-JOBS: dict[str, Job] = {}
+# ============================================================================ jobs in the registry
 
 
 def register_job(name: str, config: str | type, run: str | Callable, description: str,
-                 distributed: bool = True) -> Job:
-    """Add (or replace) a job; strings ``"module:attribute"`` are imported when first used."""
+                 distributed: bool = True) -> Experiment:
+    """Add (or replace) a training job in the kit's one registry (:data:`wmkit.experiments.REGISTRY`,
+    role ``"train"``); strings ``"module:attribute"`` are imported when first used."""
     if not name or any(c.isspace() for c in name):
         raise ValueError(f"job name must be one word, not {name!r}")
-    JOBS[name] = Job(name, config, run, description.strip().splitlines()[0], distributed)
-    return JOBS[name]
+    return register(Experiment(f"train_{name}", "", run, None, description.strip().splitlines()[0], role="train",
+                               command=name, config=config, distributed=distributed))
 
 
 def job(name: str, config: str | type, description: str, distributed: bool = True):
@@ -100,15 +79,25 @@ def job(name: str, config: str | type, description: str, distributed: bool = Tru
     return wrap
 
 
-def get_job(name: str) -> Job:
-    if name not in JOBS:
-        raise ValueError(f"unknown job {name!r}; jobs: {', '.join(sorted(JOBS))} (see: wmkit train --list)")
-    return JOBS[name]
+def get_job(name: str) -> Experiment:
+    jobs = train_entries()
+    if name not in jobs:
+        raise ValueError(f"unknown job {name!r}; jobs: {', '.join(sorted(jobs))} (see: wmkit train --list)")
+    return jobs[name]
+
+
+def config_class(entry: Experiment) -> type:
+    """The job's config dataclass (imported now)."""
+    cls = resolve(entry.config)
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"job {entry.command!r}: config {cls!r} is not a dataclass")
+    return cls
 
 
 def list_jobs() -> str:
-    width = max(len(n) for n in JOBS) if JOBS else 0
-    return "\n".join(f"{name:{width}s}  {JOBS[name].description}" for name in sorted(JOBS))
+    jobs = train_entries()
+    width = max(map(len, jobs), default=0)
+    return "\n".join(f"{name:{width}s}  {jobs[name].description}" for name in sorted(jobs))
 
 
 # ============================================================================ configs
@@ -220,11 +209,6 @@ def _leaf_paths(config: Any, prefix: str = "") -> list[str]:
     return paths
 
 
-def config_keys(config: Any) -> list[str]:
-    """Every settable key of a config instance, dotted for nested dataclasses."""
-    return _leaf_paths(config)
-
-
 def _expand_key(config: Any, key: str, prefix: str = "") -> str:
     names = {f.name for f in dataclasses.fields(config)}
     if key.split(".")[0] in names:
@@ -271,17 +255,17 @@ def parse_override(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
-def default_config(job_or_name: Job | str, profile: str = "auto") -> Any:
+def default_config(job_or_name: Experiment | str, profile: str = "auto") -> Any:
     """The job's config at the profile's defaults."""
     entry = get_job(job_or_name) if isinstance(job_or_name, str) else job_or_name
-    cls = entry.config_class()
+    cls = config_class(entry)
     if hasattr(cls, "from_profile"):
         return cls.from_profile(profile)
     names = {f.name for f in dataclasses.fields(cls)}
     try:
         return cls(profile=profile) if "profile" in names else cls()
     except TypeError as err:
-        raise ValueError(f"job {entry.name!r}: config {cls.__name__} needs a from_profile(profile) "
+        raise ValueError(f"job {entry.command!r}: config {cls.__name__} needs a from_profile(profile) "
                          f"classmethod or defaults for every field ({err})") from err
 
 
@@ -336,7 +320,7 @@ def _yaml_error_line(err: Exception) -> str:
     return " ".join(str(err).split())
 
 
-def build_config(job_or_name: Job | str, profile: str | None = None, config_file: str | Path | None = None,
+def build_config(job_or_name: Experiment | str, profile: str | None = None, config_file: str | Path | None = None,
                  overrides: Sequence[str] = ()) -> Any:
     """Profile defaults, then the YAML file, then ``key=value`` overrides (later wins).
 
@@ -384,7 +368,7 @@ def validate_config(config: Any, prefix: str = "") -> None:
     for f in dataclasses.fields(config):
         value, key = getattr(config, f.name), prefix + f.name
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            if type(value).__module__ == "wmkit.profiles":
+            if type(value).__module__ in ("wmkit.profiles", "wmkit.core.grpo") or type(value).__module__.endswith(".config"):
                 check_sizes(value, key + ".")
             else:
                 validate_config(value, key + ".")
@@ -440,19 +424,19 @@ def is_main_process() -> bool:
     return process_rank()[0] == 0
 
 
-def run_job(job_or_name: Job | str, config: Any) -> Any:
+def run_job(job_or_name: Experiment | str, config: Any) -> Any:
     """Run a job with a built config; the result comes back on every rank that ran it."""
     entry = get_job(job_or_name) if isinstance(job_or_name, str) else job_or_name
     rank, world = process_rank()
     if not entry.distributed and world > 1:
         if rank != 0:
             return None
-        print(f"wmkit: job {entry.name!r} runs on one process; ranks 1..{world - 1} are idle", file=sys.stderr)
+        print(f"wmkit: job {entry.command!r} runs on one process; ranks 1..{world - 1} are idle", file=sys.stderr)
         # Rank 0 goes on alone: a Trainer inside must not wait for the others to join a process group.
         for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
                      "ROLE_WORLD_SIZE"):
             os.environ.pop(name, None)
-    return entry.run_function()(config)
+    return resolve(entry.run)(config)
 
 
 # ============================================================================ accelerate
@@ -538,8 +522,6 @@ def notebook_launch(function: Callable, *args, num_processes: int | None = None,
 
 
 def _train_parser_class():
-    import argparse
-
     class TrainParser(argparse.ArgumentParser):
         """Lets options and key=value overrides come in any order (intermixed parsing)."""
 
@@ -559,8 +541,6 @@ def _train_parser_class():
 
 def add_train_parser(subparsers) -> None:
     """The ``train`` sub-command of ``python -m wmkit``."""
-    import argparse
-
     default_class, subparsers._parser_class = subparsers._parser_class, _train_parser_class()
     try:
         p = subparsers.add_parser(
@@ -605,7 +585,7 @@ def train_main(args) -> int:
         for flag, value in (("--profile", args.profile), ("--config", args.config)):
             if value:
                 job_args += [flag, value]
-        command = launch_command(entry.name, job_args, args.accelerate_config, args.num_processes)
+        command = launch_command(entry.command, job_args, args.accelerate_config, args.num_processes)
         if args.print_launch or args.dry_run:
             print(format_command(command))
             if args.dry_run:
@@ -613,7 +593,6 @@ def train_main(args) -> int:
             return 0
         if process_rank()[1] > 1:
             raise ValueError("--accelerate-config given inside a launched process; drop it under accelerate launch")
-        import subprocess
 
         print(f"wmkit: {format_command(command)}", file=sys.stderr, flush=True)
         return subprocess.call(command)
@@ -684,8 +663,6 @@ def rank_fingerprints(model, tokenizer=None) -> list[str | None]:
     the ranks built different vocabularies and trained on different token ids. Sharded
     parameters (FSDP2 DTensors) differ by design: None is returned for them.
     """
-    import hashlib
-
     import torch  # here, and torch.distributed below: --help and --list must not import torch
 
     digest = hashlib.sha256()
@@ -716,8 +693,6 @@ def run_world_model(config: WorldModelJob) -> dict:
     (deterministic in the seed); the Trainer inside `train_sft` runs DDP (or FSDP / DeepSpeed
     as the accelerate config says). The result says whether all ranks ended identical.
     """
-    from dataclasses import replace
-
     from wmkit.core.build import build_world_model, evaluate_world_model  # here: wmkit.core imports torch
 
     processes = process_rank()[1]
@@ -779,9 +754,9 @@ def run_wmrl(config: WMRLJob) -> dict:
 @dataclass
 class RLVRJob:
     """Notebook 02's training: GRPO with a verifiable reward on notebook 01's world model, at RLVR-World's
-    sizes (``rlvr``, the profile's; the run's `RLVRConfig` is made from them by the same call notebook 02
-    and the benchmark make, `wmkit.rlvr_world.experiment.arm_config`). ``rlvr.prompts_per_step`` is the
-    global count: under N processes each takes 1/N, so a step sees the notebook's batch."""
+    sizes (``rlvr``: `wmkit.rlvr_world.config.rlvr_sizes`; the run's `RLVRConfig` is made from them by the
+    same call notebook 02 and the benchmark make, `wmkit.rlvr_world.experiment.arm_config`).
+    ``rlvr.grpo.prompts_per_step`` is the global count: under N processes each takes 1/N, so a step sees the notebook's batch."""
 
     profile: str = "auto"
     """smoke | cpu | gpu | auto."""
@@ -798,7 +773,7 @@ class RLVRJob:
     """None: as notebook 02 decides from the world model (every parameter of the from-scratch model,
     LoRA adapters on a pretrained one, `wmkit.rlvr_world.experiment.uses_lora`); True / False forces it."""
     rlvr: Any = None
-    """RLVR-World's sizes (the profile's ``rlvr`` section, filled by from_profile)."""
+    """RLVR-World's sizes (notebook 02's at the profile, filled by from_profile)."""
     trl_args: dict = dataclasses.field(default_factory=dict)
     """Any other ``trl.GRPOConfig`` field, passed to TRL as it is: on the command line as ``key=value``
     (``report_to=tensorboard``, ``push_to_hub=true hub_model_id=me/wm``) or ``trl_args.key=value``."""
@@ -808,9 +783,10 @@ class RLVRJob:
 
     @classmethod
     def from_profile(cls, profile: str = "auto") -> RLVRJob:
-        """Notebook 02's sizes for the profile (its ``rlvr`` section)."""
+        """Notebook 02's sizes at the profile, without the regime study's (the job trains the text-game arm;
+        so ``max_steps=3`` on the command line names one field)."""
         resolved = get_profile(profile)
-        return cls(profile=resolved.name, rlvr=resolved.rlvr)
+        return cls(profile=resolved.name, rlvr=dataclasses.replace(rlvr_sizes(resolved), regime=None))
 
 
 def run_rlvr(config: RLVRJob) -> dict:
@@ -823,8 +799,9 @@ def run_rlvr(config: RLVRJob) -> dict:
 
     profile = get_profile(config.profile)  # one clear line for an unknown profile
     processes = process_rank()[1]
-    if config.rlvr.prompts_per_step % processes:
-        raise ValueError(f"rlvr.prompts_per_step {config.rlvr.prompts_per_step} is the global count and must "
+    grpo = config.rlvr.grpo
+    if grpo.prompts_per_step % processes:
+        raise ValueError(f"rlvr.grpo.prompts_per_step {grpo.prompts_per_step} is the global count and must "
                          f"divide by the {processes} processes")
     wm_dir = Path(config.world_model) if config.world_model else (
         default_runs_root() / config.profile / "01_build_world_model" / "world_model")
@@ -834,7 +811,7 @@ def run_rlvr(config: RLVRJob) -> dict:
     run = ensure_world_model(profile, wm_dir, seed=0)
     train = [t for t in run.splits["train"] if t.env in config.envs]
     out = Path(config.out) if config.out else default_runs_root() / config.profile / "02_rlvr_world_model" / "rlvr_job"
-    sizes = dataclasses.replace(config.rlvr, prompts_per_step=config.rlvr.prompts_per_step // processes)
+    sizes = dataclasses.replace(config.rlvr, grpo=dataclasses.replace(grpo, prompts_per_step=grpo.prompts_per_step // processes))
     rl_config = arm_config(sizes, out, seed=config.seed, lora=uses_lora(run.info) if config.lora is None else config.lora,
                            trl_args=config.trl_args, show_progress=is_main_process())
     data = rl.rl_transitions(train, rl_config.unchanged_ratio, config.seed)

@@ -2,15 +2,12 @@
 
 Three parts:
 
-* **Registry.** :data:`EXPERIMENTS` names the kit's experiments, each a lazy ``"module:function"``
-  that runs *one seed* through the library calls the notebooks make (notebook 01's world model,
-  :mod:`wmkit.rlvr_world.experiment`, :mod:`wmkit.rwml.experiment`, :mod:`wmkit.wm_r1.experiment`,
-  :mod:`wmkit.wmrl.experiment`) at the sizes of the profile's ``bench`` section, and returns JSON.
-  :data:`CLAIMS` lists the papers' claims: the claim, the paper's figure, the
-  experiment that measures it, the fields of its result that make the kit's number (a per-seed
-  value, optionally minus another field: a paired difference), and the direction that counts as
-  reproduced. A claim the kit cannot measure yet says so, with the reason, and never carries a
-  number.
+* **What runs.** :data:`EXPERIMENTS` are the entries of role "bench" of the kit's one registry
+  (:data:`wmkit.experiments.REGISTRY`, each paper's ``registry.py``): one seed in, one JSON record out,
+  at the config its paper's ``config.py`` gives the profile. :data:`CLAIMS` are the papers' claims
+  (each paper's ``claims.py``): the paper's figure, the experiment that measures it, the fields of its
+  result that make the kit's per-seed number (optionally minus another field: a paired difference),
+  and the direction that counts as reproduced; a claim the kit cannot measure says why.
 * **Runner.** :func:`run_bench` runs each (experiment, seed) once and caches it as a JSON record
   under ``runs/<profile>/bench/<experiment>/``, keyed by the experiment's source key
   (:mod:`wmkit.bench.source_key`: the code, as syntax trees, of the ``wmkit`` modules the experiment
@@ -52,7 +49,10 @@ import math
 import os
 import platform
 import shlex
+import shutil
+import statistics
 import subprocess
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -73,6 +73,7 @@ from wmkit.bench.claims import (
 from wmkit.bench.confirmatory import DESIGN_PROFILE, claim_plans, declared_seeds, experiment_plans, votes
 from wmkit.design import EXPERIMENT_SECONDS, precondition_text
 from wmkit.bench.executor import EXECUTORS, LocalProcesses, SubmititExecutor, make_executor
+from wmkit.bench.legacy_config import legacy_config
 from wmkit.bench.source_key import (
     KEY_FORMAT,
     SourceKey,
@@ -156,15 +157,8 @@ def _closure_dirty(key: SourceKey, repo: Path = REPO) -> bool | None:
 
 
 def experiment_sizes(experiment: Experiment, profile: Profile):
-    """The sizes `experiment` runs at in `profile` (resolved): its section of the profile
-    (``"bench.rlvr"``), or what its sizes function returns."""
-    section = _sizes_section(experiment)
-    return profile.section(section) if section is not None else resolve(experiment.sizes)(profile)
-
-
-def _sizes_section(experiment: Experiment) -> str | None:
-    """The profile section `experiment` runs at (``"bench.rlvr"``), None when a function gives its sizes."""
-    return experiment.sizes if isinstance(experiment.sizes, str) and ":" not in experiment.sizes else None
+    """The sizes `experiment` runs at in `profile` (resolved): what its sizes function returns."""
+    return resolve(experiment.sizes)(profile)
 
 
 def _plain(value):
@@ -199,12 +193,8 @@ class _ReadRecordingProfile(Profile):
 
 
 def keyed_parts(experiment: Experiment) -> set[str]:
-    """The profile parts a record of `experiment` holds the values of: its sizes' part and its reads."""
-    parts = set(experiment.reads)
-    section = _sizes_section(experiment)
-    if section is not None:
-        parts.add(section.split(".")[0])
-    return parts
+    """The profile parts a record of `experiment` holds the values of besides its sizes: its reads."""
+    return set(experiment.reads)
 
 
 def _call_recording_reads(function: Callable, profile: Profile, *args) -> tuple[object, set[str]]:
@@ -259,13 +249,15 @@ def _without_added_fields(value):
 def config_hashes(config: dict) -> list[str]:
     """The hashes a record of `config` may carry: today's (:func:`config_hash`), then, where `config`
     holds :data:`ADDED_SIZE_FIELDS` at their literal values, the hash of the same config as it was
-    written before those fields existed; and the hashes of the config without its ``"reads"``
-    (records of key format 2 and before, whose key held all of ``profiles.py``'s values instead)."""
+    written before those fields existed; the hashes of the config without its ``"reads"`` (records of
+    key format 2 and before, whose key held all of ``profiles.py``'s values instead); and each of these
+    for the config as it was written before the papers' configs moved (:func:`legacy_config`)."""
     hashes = []
-    without_reads = {k: v for k, v in config.items() if k != "reads"}
-    for candidate in (config, _without_added_fields(config), without_reads, _without_added_fields(without_reads)):
-        if config_hash(candidate) not in hashes:
-            hashes.append(config_hash(candidate))
+    for shape in (config, legacy_config(config)):
+        without_reads = {k: v for k, v in shape.items() if k != "reads"}
+        for candidate in (shape, _without_added_fields(shape), without_reads, _without_added_fields(without_reads)):
+            if config_hash(candidate) not in hashes:
+                hashes.append(config_hash(candidate))
     return hashes
 
 
@@ -1262,8 +1254,6 @@ def forest_figure(rows: Sequence[dict], title: str):
     rows' data: on a shared axis a ratio's range would flatten a difference to a point, and rows in
     different units cannot be read against each other. Compute ratios are drawn as ratios on a log
     axis (line at 1×). Returns the figure; each axis is labelled with its unit (:data:`UNITS`)."""
-    import textwrap
-
     # Here, not at the top: `python -m wmkit --help` imports this module, not matplotlib (0.5 s).
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
@@ -1383,8 +1373,6 @@ def seconds_per_seed(experiments: Sequence[str], folders: Sequence[Path],
     config: an estimate for the ETA and the plan), None where there is no record. With `cpu` (as
     :func:`wmkit.runs.cpu_model` gives it), the records made on that CPU kind (:func:`cpu_kind`) where
     an experiment has any, else those of the same CPU model: a seed's time differs between CPU kinds by a factor of two or more."""
-    import statistics
-
     out: dict[str, float | None] = {}
     for name in experiments:
         times: list[tuple[float, str, str | None]] = []
@@ -1493,8 +1481,6 @@ def copy_shipped_records(plan: BenchPlan, runs_root: Path, shipped_dir: Path,
                          experiments: dict[str, Experiment]) -> list[Path]:
     """Copy the shipped records `plan` reuses (:attr:`BenchPlan.shipped`) into ``<runs_root>/bench``,
     where the report reads its records; returns the copies."""
-    import shutil
-
     copied = []
     for name, seeds in plan.shipped.items():
         key = experiment_key(experiments[name]).key
@@ -1704,8 +1690,6 @@ def ship_records(profile: str, runs_root: Path, seeds: dict[str, list[int]], rep
     ``<runs_root>/bench`` into ``executed/<profile>/bench/records``, and remove every other record of
     those (experiment, seed) pairs there (other versions and configs: superseded; git history keeps
     them). A seed without a record at this version keeps its old records. Returns the copied paths."""
-    import shutil
-
     experiments = EXPERIMENTS if experiments is None else experiments
     target = published_dir(profile, repo if repo is not None else needs_checkout("shipping records")) / "bench" / "records"
     copied, missing = [], []

@@ -13,7 +13,7 @@ Every experiment starts from notebook 01's MLE world model and trains it further
 benchmark's one-seed runs. RWML's experiment, which reuses this GRPO step with an embedding
 reward, is in :mod:`wmkit.rwml.experiment`.
 
-The sizes are the profile's ``rlvr`` section (`wmkit.profiles`). Command line (several seeds,
+The sizes are RLVR-World's (`wmkit.rlvr_world.config`). Command line (several seeds,
 for the mean ± std the notebook and the benchmark report)::
 
     python -m wmkit run rlvr-world --profile cpu --seeds 3
@@ -22,14 +22,15 @@ for the mean ± std the notebook and the benchmark report)::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from wmkit.core import world_model_rl as rl
 from wmkit.core.build import series_world_model
 from wmkit.core.world_model_rl import eval_set, uses_lora
 from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, RLVRSizes
+from wmkit.profiles import Profile
+from wmkit.rlvr_world.config import RLVRSizes, rlvr_sizes
 from wmkit.runs import bench_work_dir
 from wmkit.stats import summarize
 
@@ -46,13 +47,13 @@ def arm_config(sizes: RLVRSizes, out_dir: str | Path, *, lora: bool, reward: str
                learning_rate: float | None = None, trl_args: dict | None = None, **run) -> rl.RLVRConfig:
     """The `RLVRConfig` of one RLVR-World arm at `sizes`: the one place notebook 02, ``wmkit train rlvr``
     and the benchmark turn RLVR-World's sizes into a GRPO run (`num_generations`, `steps` and
-    `learning_rate` replace the sizes' for an ablation arm; `lora`: `uses_lora` of the world model)."""
-    steps = steps or sizes.steps
-    return rl.RLVRConfig(
-        output_dir=str(out_dir), reward=reward, num_generations=num_generations or sizes.num_generations,
-        prompts_per_step=sizes.prompts_per_step, learning_rate=learning_rate or sizes.learning_rate,
-        max_completion_length=sizes.max_completion_length, max_steps=steps, seed=seed,
-        save_steps=max(5, steps // 2), lora=lora, trl_args=dict(trl_args or {}), **run)
+    `learning_rate` replace the knobs of ``sizes.grpo`` for an ablation arm; `lora`: `uses_lora` of the
+    world model)."""
+    grpo = replace(sizes.grpo, max_steps=steps or sizes.grpo.max_steps,
+                   num_generations=num_generations or sizes.grpo.num_generations,
+                   learning_rate=learning_rate or sizes.grpo.learning_rate)
+    return rl.RLVRConfig.of(grpo, output_dir=str(out_dir), reward=reward, seed=seed,
+                            save_steps=max(5, grpo.max_steps // 2), lora=lora, trl_args=dict(trl_args or {}), **run)
 
 
 def reward_arm(base_model, tokenizer, train: Sequence[Transition], evaluation: Sequence[Transition],
@@ -91,7 +92,7 @@ def seeds_experiment(profile: Profile, seeds: Sequence[int], runs_root: Path, si
     transitions and evaluation samples: the benchmark runs one seed so, so that its spread over seeds
     holds the MLE model's and the baseline's evaluation noise too). Checkpoints go to `out_dir`
     (default runs_root/02_rlvr_seeds)."""
-    sizes = sizes or profile.rlvr
+    sizes = sizes or rlvr_sizes(profile)
     run = series_world_model(profile, runs_root, world_model_seed)
     evaluation = eval_set(run.splits["test"], "textgame", sizes.eval_changed, sizes.eval_unchanged, world_model_seed)
     train = [t for t in run.splits["train"] if t.env == "textgame"]
@@ -122,7 +123,7 @@ def seeds_table(before: dict, runs: Sequence[dict]) -> dict:
 def sweep_experiment(profile: Profile, runs_root: Path, sizes: RLVRSizes | None = None, seed: int = 0,
                      lora: bool | None = None) -> dict:
     """Learning-rate sweep on the *validation* split (the test split is never used to choose)."""
-    sizes = sizes or profile.rlvr
+    sizes = sizes or rlvr_sizes(profile)
     run = series_world_model(profile, runs_root)
     evaluation = eval_set(run.splits["val"], "textgame", sizes.eval_changed, sizes.eval_unchanged, seed)
     train = [t for t in run.splits["train"] if t.env == "textgame"]
@@ -192,7 +193,7 @@ def run_rlvr_ablations(profile: Profile, seed: int, runs_root: Path, sizes) -> d
         rewards[reward] = strip_models(arm)
     groups = {}
     for g in sizes.group_sizes:
-        if g == sizes.num_generations and "task_specific" in rewards:
+        if g == sizes.grpo.num_generations and "task_specific" in rewards:
             groups[str(g)] = rewards["task_specific"]  # the same arm: no second run
             continue
         arm = reward_arm(wm.model, wm.tokenizer, train, evaluation, sizes, work / f"group_{g}", "task_specific",

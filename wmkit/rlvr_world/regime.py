@@ -17,13 +17,14 @@ measures that:
 5. :func:`sanity_run` — RL on a handful of training transitions until it predicts them
    exactly: the pipeline can move the model at all.
 
-Sizes: the profile's ``rlvr.regime`` section (`wmkit.profiles.RegimeSizes`). Independent runs
+Sizes: RLVR-World's ``regime`` (`wmkit.rlvr_world.config.RegimeSizes`). Independent runs
 (the levels' MLE models, RL seeds, the levels' RL runs) go to ``parallel_runs`` worker
 processes (`wmkit.core.parallel`): on 2 CPU cores two tiny-model runs side by side take about
 the time of one.
 """
 from __future__ import annotations
 
+import copy
 import math
 import random
 import statistics
@@ -38,8 +39,9 @@ from wmkit.core.models import merge_adapters
 from wmkit.core.parallel import run_jobs
 from wmkit.core.worldmodel import generate, is_exact, prompt_text
 from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, RegimeSizes
+from wmkit.profiles import Profile
 from wmkit.rewards.textgame import textgame_binary_reward, textgame_task_specific_reward
+from wmkit.rlvr_world.config import RegimeSizes, rlvr_sizes
 from wmkit.rlvr_world.experiment import eval_set, uses_lora
 from wmkit.stats import differences, summarize
 
@@ -117,24 +119,21 @@ def fit_generation_lengths(sizes: RegimeSizes, run: WorldModelRun) -> RegimeSize
     level's text-game transitions (every split) plus `GENERATION_MARGIN` tokens.
 
     A batch generates until its last sequence stops, so one sample that never ends makes every
-    step pay for the whole budget (on the tiny level the longest diff, 67 tokens, is about half the
-    evaluation budget of 128). A longer prediction could still be exact in principle (a diff may
-    list objects it leaves unchanged), but the models do not write those: measured on the tiny
-    level's MLE model, none of its 60 exact samples out of 960 (60 changed test transitions × 16,
-    budget 128) was longer than 69 tokens. The cut changes the random stream of later samples,
-    so sampled figures differ from an uncut run by sampling noise (49 instead of 60 exact
-    samples in that measurement)."""
+    step pay for the whole budget. A longer prediction could still be exact in principle (a diff may
+    list objects it leaves unchanged), but the models do not write those (research/README.md, 'RLVR
+    regime'). The cut changes the random stream of later samples, so sampled figures differ from an
+    uncut run by sampling noise."""
     longest = max(len(run.tokenizer(t.diff)["input_ids"]) for split in run.splits.values()
                   for t in split if t.env == "textgame")
     budget = longest + GENERATION_MARGIN
-    return replace(sizes, max_completion_length=min(sizes.max_completion_length, budget),
+    return replace(sizes, grpo=replace(sizes.grpo, max_completion_length=min(sizes.grpo.max_completion_length, budget)),
                    max_new_tokens=min(sizes.max_new_tokens, budget))
 
 
 def _regime_sizes(profile: Profile) -> RegimeSizes:
-    if profile.rlvr.regime is None:
+    if rlvr_sizes(profile).regime is None:
         raise ValueError(f"profile {profile.name} has no rlvr.regime section")
-    return profile.rlvr.regime
+    return rlvr_sizes(profile).regime
 
 
 def _level_data(run: WorldModelRun, sizes: RegimeSizes, split: str = "test") -> tuple[list[Transition], list[Transition]]:
@@ -209,21 +208,16 @@ def rl_run(run: WorldModelRun, train: Sequence[Transition], sizes: RegimeSizes, 
            steps: int | None = None, show_progress: bool = False, keep_steps: Sequence[int] = ()) -> rl.RLVRResult:
     """One GRPO run of the regime recipe from `run`'s MLE model (resumes from its checkpoints).
     `keep_steps`: steps whose checkpoint must exist afterwards (`checkpoint_model` loads them)."""
-    steps = steps or sizes.steps
+    steps = steps or sizes.grpo.max_steps
     save_steps = math.gcd(max(10, steps // 4), *[s for s in keep_steps if 0 < s < steps])
-    config = rl.RLVRConfig(
-        output_dir=str(out_dir), reward=sizes.reward, num_generations=sizes.num_generations,
-        prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-        max_completion_length=sizes.max_completion_length, max_steps=steps, seed=seed, beta=sizes.beta,
-        save_steps=save_steps, show_progress=show_progress, lora=uses_lora(run.info))
+    config = rl.RLVRConfig.of(sizes.grpo, max_steps=steps, output_dir=str(out_dir), reward=sizes.reward, seed=seed,
+                              save_steps=save_steps, show_progress=show_progress, lora=uses_lora(run.info))
     return rl.train_rlvr(run.model, run.tokenizer, rl.rl_transitions(train, seed=seed), config)
 
 
 def checkpoint_model(run: WorldModelRun, out_dir: str | Path, step: int):
     """The policy of the RL run in `out_dir` (an `rl_run` folder) as it was after `step` steps: the
     checkpoint's full weights, or `run`'s model plus the checkpoint's LoRA adapters, merged."""
-    import copy
-
     from transformers import AutoModelForCausalLM  # here: transformers takes seconds to import
 
     folder = Path(out_dir) / "checkpoints" / f"checkpoint-{step}"
@@ -238,9 +232,10 @@ def checkpoint_model(run: WorldModelRun, out_dir: str | Path, step: int):
 
 def rl_folder_name(sizes: RegimeSizes, seed: int) -> str:
     """The RL run's folder: it names the settings, so a run resumes only its own checkpoints."""
-    kl = f"_beta{sizes.beta:g}" if sizes.beta else ""
-    return (f"rl_{sizes.reward}_lr{sizes.learning_rate:g}{kl}_G{sizes.num_generations}_steps{sizes.steps}"
-            f"_len{sizes.max_completion_length}_seed{seed}")
+    grpo = sizes.grpo
+    kl = f"_beta{grpo.beta:g}" if grpo.beta else ""
+    return (f"rl_{sizes.reward}_lr{grpo.learning_rate:g}{kl}_G{grpo.num_generations}_steps{grpo.max_steps}"
+            f"_len{grpo.max_completion_length}_seed{seed}")
 
 
 def _seed_run(profile: Profile, level: str, seed: int, runs_root: str, sizes: RegimeSizes, work_dir: str,
@@ -251,7 +246,7 @@ def _seed_run(profile: Profile, level: str, seed: int, runs_root: str, sizes: Re
     run = level_world_model(profile, level, runs_root, seed=world_model_seed)
     train, evaluation = _level_data(run, sizes, split)
     out_dir = Path(work_dir) / rl_folder_name(sizes, seed)
-    earlier = sorted({s for s in measure_at if 0 < s < sizes.steps})
+    earlier = sorted({s for s in measure_at if 0 < s < sizes.grpo.max_steps})
     result = rl_run(run, train, sizes, out_dir, seed, show_progress=show_progress, keep_steps=earlier)
     after = measure_level(result.model, run.tokenizer, evaluation, sizes)
     after_at = {str(s): measure_level(checkpoint_model(run, out_dir, s), run.tokenizer, evaluation, sizes)
@@ -318,11 +313,11 @@ def level_experiments(profile: Profile, runs_root: str | Path, specs: Sequence[d
         seed_result["gain"] = {key: differences([_gain_figure(seed_result["after"], key)],
                                                 [_gain_figure(p["before"], key)])[0] for key in GAIN_KEYS}
         g = seed_result["gain"]
-        progress(f"[{p['level']}, {p['sizes'].reward}, {p['sizes'].steps} steps] RL seed {seed_result['seed']}: sampled "
+        progress(f"[{p['level']}, {p['sizes'].reward}, {p['sizes'].grpo.max_steps} steps] RL seed {seed_result['seed']}: sampled "
                  f"{seed_result['after']['changed']['sampled']:.3f} ({g['sampled']:+.3f}), task reward "
                  f"{g['reward']:+.3f}, greedy {g['greedy']:+.3f} ({seed_result['seconds']:.0f} s)")
 
-    seed_results = run_jobs(jobs, workers or _regime_sizes(profile).parallel_runs, on_done=report)
+    seed_results = run_jobs(jobs, workers or prepared[0]["sizes"].parallel_runs, on_done=report)
     results = []
     for i, p in enumerate(prepared):
         runs = [r for r, owner in zip(seed_results, owners) if owner == i]
@@ -357,15 +352,16 @@ def regime_specs(sizes: RegimeSizes) -> list[dict]:
     ``other_level_seeds`` seeds of ``contrast_steps`` steps (levels with 0 seeds: measured, no RL)."""
     contrast = sizes.level_steps(working=False)
     working = {"level": sizes.levels[0], "seeds": list(range(sizes.seeds)), "sizes": sizes,
-               "measure_at": [contrast] if contrast < sizes.steps else []}
+               "measure_at": [contrast] if contrast < sizes.grpo.max_steps else []}
     return [working] + [{"level": level, "seeds": list(range(sizes.other_level_seeds)),
-                         "sizes": replace(sizes, steps=contrast)} for level in sizes.levels[1:]]
+                         "sizes": replace(sizes, grpo=replace(sizes.grpo, max_steps=contrast))}
+                        for level in sizes.levels[1:]]
 
 
 def gain_at_budget(result: dict, steps: int) -> dict:
     """A `level_experiments` result's gains after `steps` RL steps: its final ones when its runs
     had that many, else those measured at that step's checkpoint (``gain_at``)."""
-    if result["sizes"]["steps"] == steps:
+    if result["sizes"]["grpo"]["max_steps"] == steps:
         return {"gain": result["gain"], "gain_per_transition": result["gain_per_transition"]}
     if str(steps) not in result.get("gain_at", {}):
         raise KeyError(f"level {result['level']} was not measured after {steps} steps")
@@ -419,11 +415,10 @@ def sanity_run(profile: Profile, runs_root: str | Path, level: str | None = None
     chosen = [candidates[i] for i in order[:sizes.sanity_transitions]]
     before = measure_level(run.model, run.tokenizer, chosen, sizes, seed)
     # The dataset is the same few transitions repeated, so every step sees them.
-    repeated = chosen * max(1, sizes.sanity_steps * sizes.prompts_per_step // max(1, len(chosen)))
-    config = rl.RLVRConfig(
-        output_dir=str(Path(runs_root) / "02_regime" / "sanity"), reward=sizes.reward,
-        num_generations=sizes.num_generations, prompts_per_step=sizes.prompts_per_step,
-        learning_rate=sizes.learning_rate, max_completion_length=sizes.max_completion_length,
+    repeated = chosen * max(1, sizes.sanity_steps * sizes.grpo.prompts_per_step // max(1, len(chosen)))
+    # No KL term: the sanity run must be free to move the model onto its few transitions.
+    config = rl.RLVRConfig.of(
+        sizes.grpo, output_dir=str(Path(runs_root) / "02_regime" / "sanity"), reward=sizes.reward, beta=0.0,
         max_steps=sizes.sanity_steps, unchanged_ratio=0.0, seed=seed, save_steps=10**9, resume=False,
         show_progress=show_progress, lora=uses_lora(run.info))
     result = rl.train_rlvr(run.model, run.tokenizer, repeated, config)
@@ -468,8 +463,8 @@ def ablation_specs(sizes: RegimeSizes, seed: int, world_model_seed: int = 0) -> 
     from the recipe; the recipe's own arm is the same run as the regime study's (same folder)."""
     level = sizes.levels[0]
     arms = {f"reward_{r}": replace(sizes, reward=r) for r in dict.fromkeys((sizes.reward, *ABLATION_REWARDS))}
-    if ABLATION_GROUP_SIZE != sizes.num_generations:
-        arms[f"group_{ABLATION_GROUP_SIZE}"] = replace(sizes, num_generations=ABLATION_GROUP_SIZE)
+    if ABLATION_GROUP_SIZE != sizes.grpo.num_generations:
+        arms[f"group_{ABLATION_GROUP_SIZE}"] = replace(sizes, grpo=replace(sizes.grpo, num_generations=ABLATION_GROUP_SIZE))
     return {name: {"level": level, "seeds": [seed], "sizes": arm, "world_model_seed": world_model_seed}
             for name, arm in arms.items()}
 
@@ -488,10 +483,10 @@ def run_rlvr_regime_ablations(profile: Profile, seed: int, runs_root: str | Path
     for name, result in zip(specs, results):
         run = result["runs"][0]
         run["after"].pop("rows", None)  # per-transition rows: too long for the benchmark's records
-        arms[name] = {"reward": result["sizes"]["reward"], "num_generations": result["sizes"]["num_generations"],
+        arms[name] = {"reward": result["sizes"]["reward"], "num_generations": result["sizes"]["grpo"]["num_generations"],
                       "after": run["after"], "seconds": run["seconds"],
                       "zero_std_share": statistics.fmean(run["zero_std_share"]) if run["zero_std_share"] else None}
     before = dict(results[0]["before"])
     before.pop("rows", None)
     return {"level": regime.levels[0], "before": before, "arms": arms,
-            "recipe": {"reward": regime.reward, "num_generations": regime.num_generations}}
+            "recipe": {"reward": regime.reward, "num_generations": regime.grpo.num_generations}}

@@ -49,9 +49,10 @@ from wmkit.core.models import parameter_change
 from wmkit.core.worldmodel import generate, split_by_episode
 from wmkit.envs import phone
 from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, RWMLAgentSizes
+from wmkit.profiles import Profile
 from wmkit.rewards.embedding import EmbeddingReward, choose_threshold
 from wmkit.runs import bench_work_dir
+from wmkit.rwml.config import RWMLAgentSizes
 
 PREDICTION_CONTEXTS = ("screen", "episode")
 """What a prediction is given (:func:`prediction_pieces`): one screen and the action, or the agent's
@@ -236,7 +237,7 @@ def acting(model, tokenizer, tasks, world, seed: int) -> dict:
     out: dict[str, Any] = {}
     for mode, greedy in (("greedy", True), ("sampled", False)):
         r = evaluate(model, tokenizer, tasks, NoisyOracle(0.0), world.max_steps, greedy=greedy,
-                     max_turn_tokens=world.max_turn_tokens, max_completion_tokens=world.max_completion_tokens,
+                     max_turn_tokens=world.max_turn_tokens, max_completion_tokens=world.grpo.max_completion_length,
                      seed=seed, screen_view=world.screen_view)
         out[mode] = {k: r[k] for k in ("success", "steps", "wm_calls", "invalid")}
         out[mode]["invalid_share"] = r["invalid"] / r["steps"] if r["steps"] else float("nan")
@@ -368,7 +369,7 @@ def run_rwml_agent_seed(sizes: RWMLAgentSizes, seed: int, out_dir: str | Path, e
     sft_tasks = on_ladder_phone(template_balanced_tasks(world.ladder.sft_tasks, SFT_TASK_SEED + seed, templates),
                                 world)
     model, tokenizer = build_policy(world, sft_tasks, seed)
-    max_length = world.max_completion_tokens + 200  # the longest SFT example, as WM-R1's start
+    max_length = world.grpo.max_completion_length + 200  # the longest SFT example, as WM-R1's start
     splits = prediction_transitions(sizes, templates)
     everything = [t for rows in splits.values() for t in rows]
     train = list(splits["train"])
@@ -376,7 +377,7 @@ def run_rwml_agent_seed(sizes: RWMLAgentSizes, seed: int, out_dir: str | Path, e
     n_warm = max(1, round(sizes.warm_fraction * len(train)))
     context, target, view = sizes.prediction_context, sizes.prediction_target, world.screen_view
     # A prompt and its answer fit the policy's context (an episode's history can be long).
-    cap = world.policy.max_positions - sizes.max_completion_length - 8
+    cap = world.policy.max_positions - sizes.grpo.max_completion_length - 8
 
     def data(rows):
         return PredictionData(tokenizer, rows, everything, context, target, view, max_prompt_tokens=cap)
@@ -408,8 +409,8 @@ def run_rwml_agent_seed(sizes: RWMLAgentSizes, seed: int, out_dir: str | Path, e
 
     # 2. τ on the warm-up's predictions of validation transitions
     embedder = embedder or _shared_embedder()
-    greedy = generate(warm, tokenizer, val.prompts, sizes.max_completion_length)
-    samples = (generate(warm, tokenizer, val.prompts, sizes.max_completion_length, do_sample=True,
+    greedy = generate(warm, tokenizer, val.prompts, sizes.grpo.max_completion_length)
+    samples = (generate(warm, tokenizer, val.prompts, sizes.grpo.max_completion_length, do_sample=True,
                         num_samples=sizes.tau_samples, seed=seed) if sizes.tau_samples else [[] for _ in greedy])
     pairs = [(p, y) for g, s, y in zip(greedy, samples, val.targets) for p in g + s]
     similarities = [float(x) for x in embedder.cosine([p for p, _ in pairs], [y for _, y in pairs])]
@@ -422,17 +423,15 @@ def run_rwml_agent_seed(sizes: RWMLAgentSizes, seed: int, out_dir: str | Path, e
 
     # 3. the hard-sample filter
     kept, filter_stats = filter_prompts(warm, tokenizer, list(range(len(pool))), pool.prompts, pool.targets, reward,
-                                        sizes.easy_keep_probability, sizes.max_completion_length, seed,
+                                        sizes.easy_keep_probability, sizes.grpo.max_completion_length, seed,
                                         samples=sizes.filter_samples)
     lap("filter")
 
     # 4. RWML: GRPO on next-screen prediction with the embedding reward, no task reward
     rows = pool.rows(kept) or pool.rows()
-    config = rl.RLVRConfig(output_dir=str(out_dir / "rwml"), reward="embedding", num_generations=sizes.num_generations,
-                           prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-                           max_completion_length=sizes.max_completion_length, max_steps=sizes.steps,
-                           unchanged_ratio=0.0, seed=seed, save_steps=sizes.steps + 1, resume=False,
-                           show_progress=False, lora=False, temperature=sizes.temperature)
+    config = rl.RLVRConfig.of(sizes.grpo, output_dir=str(out_dir / "rwml"), reward="embedding", unchanged_ratio=0.0,
+                              seed=seed, save_steps=sizes.grpo.max_steps + 1, resume=False, show_progress=False,
+                              lora=False)
     padding = tokenizer.padding_side
     trained = rl.train_rlvr(warm, tokenizer, [], config, reward_funcs=[reward], prompt_rows=rows)
     tokenizer.padding_side = padding
@@ -441,7 +440,7 @@ def run_rwml_agent_seed(sizes: RWMLAgentSizes, seed: int, out_dir: str | Path, e
     lap("rwml")
 
     # 5. measurements: predictions, acting
-    prediction = {name: prediction_quality(m, tokenizer, test, reward, sizes.max_completion_length, seed)
+    prediction = {name: prediction_quality(m, tokenizer, test, reward, sizes.grpo.max_completion_length, seed)
                   for name, m in (("warm", warm), ("rwml", rwml))}
     changed = _mean(float(a != b) for a, b in zip(prediction["warm"].pop("predictions"),
                                                    prediction["rwml"].pop("predictions")))

@@ -36,10 +36,12 @@ from wmkit.core.parallel import run_jobs
 from wmkit.core.sft import SFTConfig, train_sft
 from wmkit.core.worldmodel import generate
 from wmkit.envs.base import Transition
-from wmkit.profiles import Profile, RLVRSizes, RWMLSizes, RWMLTextGameSizes
+from wmkit.profiles import Profile
 from wmkit.rewards.embedding import Embedder, EmbeddingReward, choose_threshold
+from wmkit.rlvr_world.config import RLVRSizes
 from wmkit.runs import bench_work_dir
 from wmkit.rwml import policy as rwml_policy
+from wmkit.rwml.config import RWMLSizes, RWMLTextGameSizes
 from wmkit.rwml.method import (
     first_step_reward_share,
     hard_sample_filter,
@@ -84,11 +86,12 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
     # 2. τ on held-out (prediction, truth) pairs: the warm model's samples on the validation split.
     embedder = embedder or Embedder()
     val = (splits["val"] or splits["test"] or rest)[:sizes.twx_eval]
-    samples = generate(warm, tokenizer, prediction_prompts(tokenizer, val), sizes.max_completion_length, do_sample=True,
-                       num_samples=2, seed=seed)
+    length = sizes.grpo.max_completion_length
+    samples = generate(warm, tokenizer, prediction_prompts(tokenizer, val), length, do_sample=True, num_samples=2,
+                       seed=seed)
     pairs = [(p, t.next_state) for t, ps in zip(val, samples) for p in ps]
     # Add the warm model's greedy answers too: exact matches are rare in samples of a weak model.
-    greedy = [g[0] for g in generate(warm, tokenizer, prediction_prompts(tokenizer, val), sizes.max_completion_length)]
+    greedy = [g[0] for g in generate(warm, tokenizer, prediction_prompts(tokenizer, val), length)]
     pairs += [(g, t.next_state) for t, g in zip(val, greedy)]
     sims = embedder.cosine([p for p, _ in pairs], [t for _, t in pairs])
     exact = [p.strip() == t for p, t in pairs]
@@ -99,15 +102,13 @@ def rwml_experiment(base_model, tokenizer, sizes: RLVRSizes, out_dir: str | Path
 
     # 3. hard-sample filtering of the remaining 90%.
     kept, filter_stats = hard_sample_filter(warm, tokenizer, rest, reward, sizes.easy_keep_probability,
-                                            sizes.max_completion_length, seed)
+                                            sizes.grpo.max_completion_length, seed)
     progress(f"hard-sample filter: {filter_stats['easy_share']:.0%} of {len(rest)} were easy; kept {len(kept)}")
 
     # 4. RWML: GRPO on the embedding reward, from the warm model.
-    config = rl.RLVRConfig(output_dir=str(out_dir / "rwml"), reward="embedding", num_generations=sizes.num_generations,
-                           prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-                           max_completion_length=sizes.max_completion_length, max_steps=sizes.twx_steps,
-                           unchanged_ratio=0.0, seed=seed, save_steps=max(5, sizes.twx_steps // 2),
-                           show_progress=show_progress, lora=lora)
+    config = rl.RLVRConfig.of(sizes.grpo, max_steps=sizes.twx_steps, output_dir=str(out_dir / "rwml"), reward="embedding",
+                              unchanged_ratio=0.0, seed=seed, save_steps=max(5, sizes.twx_steps // 2),
+                              show_progress=show_progress, lora=lora)
     rwml = rl.train_rlvr(warm, tokenizer, kept, config, embedding_reward=reward)
     rwml_param_change = parameter_change(warm, rwml.model)
     progress(f"RWML moved the warm-up model's parameters by {rwml_param_change} (relative L2)")
@@ -221,7 +222,7 @@ def rwml_textgame_experiment(base_model, tokenizer, sizes: RWMLTextGameSizes, ou
 
     # 2. τ on held-out pairs of the warm-up predictor
     embedder = embedder or _shared_embedder()
-    pairs = threshold_pairs(warm, tokenizer, val, embedder, sizes.tau_samples, sizes.max_completion_length, seed)
+    pairs = threshold_pairs(warm, tokenizer, val, embedder, sizes.tau_samples, sizes.grpo.max_completion_length, seed)
     choice = choose_threshold(pairs["similarities"], pairs["matching"])
     reward = EmbeddingReward(embedder, choice.tau, target="diff")
     progress(f"seed {seed}: tau = {choice.tau:.4f} (balanced accuracy {choice.balanced_accuracy:.3f}, "
@@ -231,15 +232,13 @@ def rwml_textgame_experiment(base_model, tokenizer, sizes: RWMLTextGameSizes, ou
 
     # 3. hard-sample filter
     kept, filter_stats = hard_sample_filter(warm, tokenizer, rest, reward, sizes.easy_keep_probability,
-                                            sizes.max_completion_length, seed, samples=sizes.filter_samples)
+                                            sizes.grpo.max_completion_length, seed, samples=sizes.filter_samples)
     lap("filter")
 
     # 4. RWML
-    config = rl.RLVRConfig(output_dir=str(out_dir / "rwml"), reward="embedding", num_generations=sizes.num_generations,
-                           prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-                           max_completion_length=sizes.max_completion_length, max_steps=sizes.steps,
-                           unchanged_ratio=0.0, seed=seed, save_steps=sizes.steps + 1, resume=False,
-                           show_progress=show_progress, lora=lora)
+    config = rl.RLVRConfig.of(sizes.grpo, output_dir=str(out_dir / "rwml"), reward="embedding",
+                              unchanged_ratio=0.0, seed=seed, save_steps=sizes.grpo.max_steps + 1, resume=False,
+                              show_progress=show_progress, lora=lora)
     rwml = rl.train_rlvr(warm, tokenizer, kept, config, embedding_reward=reward)
     share = first_step_reward_share(rwml.log_history)
     lap("rwml")

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from wmkit.core.worldmodel import generate, is_exact, prompt_text, split_by_episode
 from wmkit.envs import textgame, twx
 from wmkit.envs.base import Transition
-from wmkit.profiles import RLVRSizes
 from wmkit.rewards.text_similarity import repeated_ngram_share, rouge_l_f1
+from wmkit.rlvr_world.config import RLVRSizes
 
 
 def twx_splits(sizes: RLVRSizes, seed: int = 0) -> dict[str, list[Transition]]:
@@ -39,7 +39,8 @@ def _mean(values) -> float:
 
 def twx_quality(model, tokenizer, transitions: Sequence[Transition], embedding_reward, max_new_tokens: int) -> dict:
     """Greedy next-observation quality: exact match, embedding reward (cos ≥ τ), mean cosine, ROUGE-L."""
-    predictions = [p[0] for p in generate(model, tokenizer, prediction_prompts(tokenizer, transitions), max_new_tokens)]
+    prompts = prediction_prompts(tokenizer, transitions)
+    predictions = [p[0] for p in generate(model, tokenizer, prompts, max_new_tokens)]
     truths = [t.next_state for t in transitions]
     sims = embedding_reward.similarities(predictions, truths)
     return {
@@ -69,9 +70,8 @@ def hard_sample_filter(predictor, tokenizer, transitions: Sequence[Transition], 
     `samples=0`: "right" is the greedy answer's reward. `samples=k`: the transition is easy only
     when all k answers sampled at T=1 (as GRPO samples) get reward 1, i.e. when its GRPO group
     would have zero variance and teach nothing, which is what the filter is for. A small model's
-    greedy answer is often right where most of its samples are wrong (measured on the kit's tiny
-    text game: greedy exact 0.55, sampled 0.26), and dropping those leaves RL a data set skewed
-    towards the rare hard cases, whose bias it then learns unconditionally."""
+    greedy answer is often right where most of its samples are wrong, and dropping those leaves RL a
+    data set skewed towards the rare hard cases (research/README.md, 'RWML regime')."""
     target = getattr(embedding_reward, "target", "next_state")  # the column the reward compares with
     truths = [getattr(t, target) for t in transitions]
     return filter_prompts(predictor, tokenizer, transitions, prediction_prompts(tokenizer, transitions), truths,

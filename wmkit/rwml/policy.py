@@ -58,8 +58,8 @@ from pathlib import Path
 from typing import Any
 
 from wmkit.envs import twx
-from wmkit.profiles import PolicySizes
 from wmkit.rewards import extract_completion_text
+from wmkit.rwml.config import PolicySizes
 
 SYSTEM_PROMPT = "Choose the next action in the text game."
 
@@ -243,10 +243,8 @@ def train_policy(model, tokenizer, states: Sequence[PolicyState], sizes: PolicyS
     from wmkit.core import world_model_rl as rl  # here: it imports torch (see behaviour_cloning)
 
     reward = ActionReward()
-    config = rl.RLVRConfig(output_dir=str(out_dir), num_generations=sizes.num_generations,
-                           prompts_per_step=sizes.prompts_per_step, learning_rate=sizes.learning_rate,
-                           max_completion_length=sizes.max_action_tokens, max_steps=sizes.rl_steps, seed=seed,
-                           save_steps=max(5, sizes.rl_steps), show_progress=show_progress, lora=lora, resume=False)
+    config = rl.RLVRConfig.of(sizes.grpo, output_dir=str(out_dir), seed=seed, save_steps=max(5, sizes.grpo.max_steps),
+                              show_progress=show_progress, lora=lora, resume=False)
     rows = prompt_rows(tokenizer, states, sizes.max_observation_chars)
     result = rl.train_rlvr(model, tokenizer, [], config, reward_funcs=[reward], prompt_rows=rows)
     return result, reward
@@ -278,7 +276,7 @@ def evaluate_policy(model, tokenizer, sizes: PolicySizes, fold: str = "train", f
             break
         prompts = [prompt_text(tokenizer, context_text(e["task"], e["last_action"], e["observation"],
                                                        sizes.max_observation_chars)) for e in active]
-        completions = generate(model, tokenizer, prompts, sizes.max_action_tokens)
+        completions = generate(model, tokenizer, prompts, sizes.grpo.max_completion_length)
         for e, completion in zip(active, completions):
             action = normalize_action(completion[0])
             _, infos = restore(e["game"], e["seed"], fold, e["actions"])

@@ -15,27 +15,30 @@ One seeded run (:func:`run_video_seed`):
    and once more on the changed arm with `VideoSizes.contrast_reward` where set (`arm_plan`);
 6. measure each RLVR model the same way.
 
-Sizes: the profile's ``video`` section (`wmkit.profiles.VideoSizes`). Seeds run two at a time in
+Sizes: `wmkit.video.config.VideoSizes` (per profile). Seeds run two at a time in
 worker processes on 2 cores (`wmkit.core.parallel.run_jobs`). Command line::
 
     python -m wmkit run rlvr-video --profile cpu --seeds 3
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
 
-from wmkit.profiles import Profile, VideoSizes
+from wmkit.profiles import Profile
 from wmkit.runs import bench_work_dir, jsonable
 from wmkit.stats import differences, summarize
 from wmkit.video import frames as fr
 from wmkit.video import model as vm
 from wmkit.video import tokenizer as vt
+from wmkit.video.config import VideoSizes, video_sizes
 
 METRICS = ("l1", "mse", "ssim")
 """Lower, lower, higher is better."""
@@ -174,8 +177,6 @@ def rl_items(traj: fr.Trajectories, codes: np.ndarray, sizes: VideoSizes, seed: 
              arm: str = "all") -> list[tuple[int, int, str]]:
     """The transitions of RL arm `arm` (`RL_ARMS`), shuffled with `seed`. An unchanged frame the MLE
     model already copies right gives a group of identical rewards: no advantage, no gradient."""
-    import random
-
     if arm not in RL_ARMS:
         raise ValueError(f"Unknown RL arm {arm!r}: choose one of {', '.join(RL_ARMS)}")
     items = transitions(codes, traj.actions, sizes.context_frames)
@@ -193,7 +194,7 @@ def rl_items(traj: fr.Trajectories, codes: np.ndarray, sizes: VideoSizes, seed: 
 
 
 def train_rl(model, tokenizer, codebook, traj: fr.Trajectories, codes: np.ndarray, sizes: VideoSizes,
-             seed: int, out_dir: str | Path, arm: str = "all", show_progress: bool = False, **overrides):
+             seed: int, out_dir: str | Path, arm: str = "all", show_progress: bool = False):
     """GRPO on the pixel reward of the decoded next frame, every parameter (the tiny model is smaller
     than a LoRA of a 1B model); returns (trained copy, RLVRResult). `model` is left as it was."""
     from wmkit.core.world_model_rl import RLVRConfig, train_rlvr  # here: torch; --help imports this module
@@ -201,11 +202,11 @@ def train_rl(model, tokenizer, codebook, traj: fr.Trajectories, codes: np.ndarra
     items = rl_items(traj, codes, sizes, seed, arm)
     targets = np.stack([traj.frames[e, t] for e, t, _ in items])
     rows = [{"prompt": p, "target_index": i} for i, (_, _, p) in enumerate(items)]
-    settings = {"num_generations": sizes.num_generations, "prompts_per_step": sizes.prompts_per_step,
-                "learning_rate": sizes.rl_learning_rate, "max_steps": sizes.rl_steps, **overrides}
-    config = RLVRConfig(output_dir=str(out_dir), max_completion_length=codes.shape[-1] + 1, lora=False,
-                        beta=0.0, seed=seed, save_steps=max(10, settings["max_steps"] // 2),
-                        show_progress=show_progress, resume=True, **settings)
+    if sizes.grpo.max_completion_length != codes.shape[-1] + 1:
+        raise ValueError(f"grpo.max_completion_length {sizes.grpo.max_completion_length} must be a frame's codes and "
+                         f"its end token, {codes.shape[-1] + 1}")
+    config = RLVRConfig.of(sizes.grpo, output_dir=str(out_dir), lora=False, seed=seed,
+                           save_steps=max(10, sizes.grpo.max_steps // 2), show_progress=show_progress, resume=True)
     reward = vm.VideoReward(codebook, targets, sizes.reward)
     result = train_rlvr(model, tokenizer, [], config, reward_funcs=[reward], prompt_rows=rows)
     return result.model, result
@@ -224,8 +225,6 @@ def contrast_key(sizes: VideoSizes) -> str | None:
 def arm_plan(sizes: VideoSizes) -> list[tuple[str, str, VideoSizes]]:
     """(results key, RL arm, sizes) of every GRPO copy one seed trains: each arm of `RL_ARMS` with
     the sizes' reward, then the contrast arm with the contrast reward."""
-    from dataclasses import replace
-
     plan = [(arm, arm, sizes) for arm in RL_ARMS]
     if sizes.contrast_reward:
         if sizes.contrast_reward not in vm.REWARD_NAMES:
@@ -262,7 +261,7 @@ def run_video_seed(profile: Profile, seed: int, out_dir: str, sizes: VideoSizes 
     """One seed of the whole experiment (module docstring), every arm of `RL_ARMS` from the same MLE
     model. JSON-ready apart from the picture arrays under ``pictures`` (uint8 rollout frames of the
     first `keep_frames` test episodes: truth, mle and each arm)."""
-    sizes = sizes or profile.video
+    sizes = sizes or video_sizes(profile)
     data, codebook, codes, tokenizer, model, losses, timings = prepare_mle(sizes, seed, show_progress)
     start = time.perf_counter()
     mle = measure(model, tokenizer, codebook, data["test"], codes["test"], sizes, seed)
@@ -300,8 +299,6 @@ def run_video_seed(profile: Profile, seed: int, out_dir: str, sizes: VideoSizes 
 def sizes_key(sizes: VideoSizes) -> str:
     """A short hash of the sizes: checkpoints of runs with other sizes go to other folders, so a rerun
     with, say, a larger group never resumes from a checkpoint trained with the old one."""
-    import hashlib
-
     return hashlib.sha256(json.dumps(asdict(sizes), sort_keys=True).encode()).hexdigest()[:10]
 
 
@@ -354,7 +351,7 @@ COPYING_THRESHOLD = 0.5
 """An MLE model whose greedy copy rate on the held-out changed steps is at least this is in the
 *copying* regime, else the *moving* one. At the cpu size MLE ends in either: some seeds learn the
 moves by teacher forcing alone, others learn to repeat the last frame. RL on changed transitions has
-something to fix only in the copying one (tested on fresh seeds 8-17: tutorials/video_world_models.md)."""
+something to fix only in the copying one (tutorials/video_world_models.md)."""
 
 
 def start_regime(result: dict) -> str | None:
@@ -466,13 +463,11 @@ def run_selection_job(profile: Profile, seed: int, reward: str, out_dir: str, si
     """One seed and one reward of the selection: the seed's MLE model, then a GRPO copy per learning
     rate and RL arm, every model measured on the *validation* episodes. The MLE model depends on the
     seed only, so the jobs of one seed with different rewards train the same one (``mle`` twice)."""
-    from dataclasses import replace
-
     if reward not in vm.REWARD_NAMES:
         raise ValueError(f"Unknown video reward {reward!r}: choose one of {', '.join(vm.REWARD_NAMES)}")
     if not learning_rates or any(lr <= 0 for lr in learning_rates):
         raise ValueError(f"learning_rates must be positive numbers, not {list(learning_rates)!r}")
-    sizes = replace(sizes or profile.video, reward=reward)
+    sizes = replace(sizes or video_sizes(profile), reward=reward)
     data, codebook, codes, tokenizer, model, losses, timings = prepare_mle(sizes, seed)
     val = data["val"]
     mle = measure(model, tokenizer, codebook, val, codes["val"], sizes, seed)
@@ -481,7 +476,7 @@ def run_selection_job(profile: Profile, seed: int, reward: str, out_dir: str, si
     for lr in learning_rates:
         for arm in RL_ARMS:
             start = time.perf_counter()
-            run_sizes = replace(sizes, rl_learning_rate=lr)
+            run_sizes = replace(sizes, grpo=replace(sizes.grpo, learning_rate=lr))
             rl_model, _ = train_rl(model, tokenizer, codebook, data["train"], codes["train"], run_sizes, seed,
                                         Path(out_dir) / f"seed{seed}" / f"{arm}-{sizes_key(run_sizes)}", arm)
             measured = measure(rl_model, tokenizer, codebook, val, codes["val"], run_sizes, seed)

@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from wmkit.core.models import parameter_change
-from wmkit.profiles import Profile, WMR1Sizes
+from wmkit.profiles import Profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.runs import bench_work_dir, default_runs_root
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import learned
+from wmkit.wm_r1.config import WMR1Sizes, wm_r1_sizes
 from wmkit.wm_r1.evaluation import (
     greedy_and_sampled,
     evaluate,
@@ -99,7 +100,7 @@ def run_learned_ablations(profile: Profile, seed: int = 0, sizes: WMR1Sizes | No
     ``param_difference`` from WM-R1's start)."""
     from transformers import set_seed as seed_everything  # here: transformers takes seconds to import
 
-    sizes = learned_world_sizes(sizes or profile.wm_r1)
+    sizes = learned_world_sizes(sizes or wm_r1_sizes(profile))
     unknown = [a for a in arms if a not in ABLATION_ARMS]
     if unknown:
         raise ValueError(f"unknown arm(s) {unknown}: choose from {', '.join(ABLATION_ARMS)}")
@@ -168,7 +169,7 @@ def run_learned_ablations(profile: Profile, seed: int = 0, sizes: WMR1Sizes | No
         t = time.perf_counter()
         r = evaluate(model, tokenizer, eval_tasks, source.detached(), sizes.max_steps, greedy=False,
                      best_of_k=sizes.best_of_k, max_turn_tokens=sizes.max_turn_tokens,
-                     max_completion_tokens=sizes.max_completion_tokens, seed=seed, screen_view=sizes.screen_view)
+                     max_completion_tokens=sizes.grpo.max_completion_length, seed=seed, screen_view=sizes.screen_view)
         results["arms"]["best_of_k"] = {"k": sizes.best_of_k,
                                         **{k: r[k] for k in ("success", "steps", "wm_calls", "invalid")},
                                         "seconds": round(time.perf_counter() - t, 1)}

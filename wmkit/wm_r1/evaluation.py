@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import torch
 
 from wmkit.envs import phone
-from wmkit.profiles import WMR1Sizes
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1.config import WMR1Sizes
 from wmkit.wm_r1.method import make_source
 from wmkit.wm_r1.oracle import NoisyOracle
 
@@ -194,7 +194,7 @@ def trained_policy_judging(world_model: ag.WorldModelSource, model, tokenizer, t
         out[name] = judging_by_class(judge_agreement(None, None, tasks, world_model.detached(), sizes.max_steps,
                                                      seed=seed, policy=policy, screen_view=sizes.screen_view))
     real = evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=False,
-                    max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
+                    max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.grpo.max_completion_length,
                     seed=seed, screen_view=sizes.screen_view)["episodes"]
     error = world_model_error(world_model.detached(), real, limit=10_000)
     out["sampled"].update(exact=error["exact"], changed_exact=error["changed_exact"], transitions=error["n"])
@@ -209,7 +209,7 @@ def greedy_and_sampled(model, tokenizer, tasks, sizes: WMR1Sizes, seed: int, ima
     out = {}
     for name, greedy in (("greedy", True), ("sampled", False)):
         r = evaluate(model, tokenizer, tasks, NoisyOracle(0.0), sizes.max_steps, greedy=greedy, imagine=imagine,
-                     max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.max_completion_tokens,
+                     max_turn_tokens=sizes.max_turn_tokens, max_completion_tokens=sizes.grpo.max_completion_length,
                      seed=seed, screen_view=sizes.screen_view)
         out[name] = {k: r[k] for k in ("success", "steps", "wm_calls", "invalid")}
         out[name]["per_template"] = success_per_template(r["episodes"])

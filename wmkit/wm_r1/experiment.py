@@ -42,10 +42,11 @@ from wmkit.core import models
 from wmkit.core.build import series_world_model
 from wmkit.core.sft import CompletionOnlyConfig, train_completion_only
 from wmkit.envs import phone
-from wmkit.profiles import WM_R1_ARMS, Profile, WMR1Sizes
+from wmkit.profiles import Profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.runs import bench_work_dir, default_runs_root, jsonable
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1.config import WM_R1_ARMS, WMR1Sizes, wm_r1_sizes
 from wmkit.wm_r1.evaluation import evaluate, judge_agreement, reference_in_world_model, world_model_error
 from wmkit.wm_r1.method import WMR1Config, train_wm_r1
 from wmkit.wm_r1.tasks import (
@@ -126,7 +127,7 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
     `trl_args`: any other ``trl.GRPOConfig`` field for every arm's GRPO (`WMR1Config.trl_args`)."""
     from transformers import set_seed  # here, not at the top: transformers takes seconds to import
 
-    sizes = sizes or profile.wm_r1
+    sizes = sizes or wm_r1_sizes(profile)
     # None: the profile's policy (tiny for smoke/cpu; gpu: a pretrained model with QLoRA, SmolLM2 offline)
     model_name = models.resolve_model_name(model_name, profile.default_model)
     models.check_model(model_name)
@@ -152,7 +153,7 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
 
     t = time.perf_counter()
     base_model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
-    max_len = sizes.max_completion_tokens + 200
+    max_len = sizes.grpo.max_completion_length + 200
     examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, max_len, sizes.thought_index,
                             sizes.screen_view)
     sft_loss = train_policy_sft(base_model, tokenizer, examples, sizes.sft_epochs, sizes.sft_learning_rate,
@@ -164,29 +165,23 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
     log(f"SFT: {len(examples)} reference episodes, {len(sft_loss)} steps, loss {sft_loss[0]:.2f} -> "
         f"{sft_loss[-1]:.2f} ({timings['sft']:.0f} s)")
 
-    common = {"max_episode_steps": sizes.max_steps, "max_turn_tokens": sizes.max_turn_tokens,
-                  "max_completion_length": sizes.max_completion_tokens}
-    grpo_common = dict(max_steps=sizes.grpo_steps, num_generations=sizes.group_size,
-                       prompts_per_step=sizes.prompts_per_step,
-                       learning_rate=sizes.learning_rate, lora=sizes.lora or model_name not in (None, "tiny"),
-                       lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha,
-                       seed=seed, show_progress=progress, screen_view=sizes.screen_view,
-                       trl_args=dict(trl_args or {}), **common)
+    common = dict(max_episode_steps=sizes.max_steps, max_turn_tokens=sizes.max_turn_tokens,
+                  lora=sizes.lora or model_name not in (None, "tiny"), lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha,
+                  seed=seed, show_progress=progress, screen_view=sizes.screen_view, trl_args=dict(trl_args or {}))
     arm_configs = {
-        "wm_r1": WMR1Config(output_dir=str(out_dir / "wm_r1"), transitions="world_model", **grpo_common),
-        "grpo_real": WMR1Config(output_dir=str(out_dir / "grpo_real"), transitions="simulator",
-                                device_latency=device_latency, **grpo_common),
-        "wm_r1_no_imagine": WMR1Config(output_dir=str(out_dir / "no_imagine"), transitions="world_model",
-                                       imagine=False, **grpo_common),
-        "wm_r1_no_length": WMR1Config(output_dir=str(out_dir / "no_length"), transitions="world_model",
-                                      reward=WMR1RewardConfig(beta=0.0, max_steps=sizes.max_steps),
-                                      **grpo_common),
+        "wm_r1": WMR1Config.of(sizes.grpo, output_dir=str(out_dir / "wm_r1"), transitions="world_model", **common),
+        "grpo_real": WMR1Config.of(sizes.grpo, output_dir=str(out_dir / "grpo_real"), transitions="simulator",
+                                   device_latency=device_latency, **common),
+        "wm_r1_no_imagine": WMR1Config.of(sizes.grpo, output_dir=str(out_dir / "no_imagine"), transitions="world_model",
+                                          imagine=False, **common),
+        "wm_r1_no_length": WMR1Config.of(sizes.grpo, output_dir=str(out_dir / "no_length"), transitions="world_model",
+                                         reward=WMR1RewardConfig(beta=0.0, max_steps=sizes.max_steps), **common),
     }
     for name in ("wm_r1", "grpo_real", "wm_r1_no_imagine"):
         arm_configs[name] = replace(arm_configs[name], reward=WMR1RewardConfig(max_steps=sizes.max_steps))
 
     results: dict[str, Any] = {"arms": {}, "training": {}}
-    eval_kw = {"max_turn_tokens": sizes.max_turn_tokens, "max_completion_tokens": sizes.max_completion_tokens,
+    eval_kw = {"max_turn_tokens": sizes.max_turn_tokens, "max_completion_tokens": sizes.grpo.max_completion_length,
                    "seed": seed, "screen_view": sizes.screen_view}
 
     def evaluate_arm(name, model, imagine=True, best_of_k=0, sampled=False):
@@ -228,7 +223,7 @@ def run_experiment(profile: Profile, seed: int = 0, runs_dir: str | Path | None 
                                                           "grad_norm", "learning_rate", "frac_reward_zero_std")}
                     for row in res.log_history if "loss" in row or "entropy" in row],
             "seconds": round(res.seconds, 1)}
-        log(f"trained {name}: {sizes.grpo_steps} GRPO steps in {res.seconds:.0f} s, simulator steps "
+        log(f"trained {name}: {sizes.grpo.max_steps} GRPO steps in {res.seconds:.0f} s, simulator steps "
             f"{res.simulator_steps}, imagined success {res.history[0]['success']:.2f} -> "
             f"{res.history[-1]['success']:.2f}, wm calls/episode {res.history[0]['wm_calls']:.2f} -> "
             f"{res.history[-1]['wm_calls']:.2f}")

@@ -17,11 +17,12 @@ from typing import Any
 
 from wmkit import stats
 from wmkit.envs import phone
-from wmkit.profiles import Profile, WMR1Sizes
+from wmkit.profiles import Profile
 from wmkit.rewards.wm_r1 import WMR1RewardConfig
 from wmkit.runs import bench_work_dir, default_runs_root
 from wmkit.wm_r1 import agent as ag
 from wmkit.wm_r1 import learned
+from wmkit.wm_r1.config import WMR1Sizes, wm_r1_sizes
 from wmkit.wm_r1.evaluation import (
     evaluate,
     greedy_and_sampled,
@@ -100,7 +101,7 @@ def build_ladder_start(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None 
     :func:`build_policy` (None: the from-scratch policy)."""
     from transformers import set_seed as seed_everything  # here: transformers takes seconds to import
 
-    sizes = sizes or profile.wm_r1
+    sizes = sizes or wm_r1_sizes(profile)
     if sizes.ladder is None:
         raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
     seed_everything(seed)
@@ -108,7 +109,7 @@ def build_ladder_start(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None 
     sft_tasks = on_ladder_phone(template_balanced_tasks(sizes.ladder.sft_tasks, SFT_TASK_SEED + seed, train_templates,
                                                         dict(sizes.ladder.sft_template_weights)), sizes)
     model, tokenizer = build_policy(sizes, sft_tasks, seed, model_name)
-    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.max_completion_tokens + 200,
+    examples = sft_examples(tokenizer, sft_tasks, sizes.imagine_rate, seed, sizes.grpo.max_completion_length + 200,
                             sizes.thought_index, sizes.screen_view)
     train_policy_sft(model, tokenizer, examples, sizes.ladder.sft_epochs, sizes.sft_learning_rate,
                      sizes.sft_batch_size, seed, progress=progress)
@@ -116,18 +117,14 @@ def build_ladder_start(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None 
 
 
 def rung_config(sizes: WMR1Sizes, output_dir: str | Path, seed: int, **overrides: Any) -> WMR1Config:
-    """The GRPO run of one rung of ``sizes.ladder`` (its steps, group, prompts per step, step size and
-    temperature; the episode sizes of `sizes`; WM-R1's composite reward), trained inside whatever
+    """The GRPO run of one rung of ``sizes.ladder`` (its ``grpo``: steps, group, prompts per step, step
+    size and temperature; the episode sizes and text budget of `sizes`; WM-R1's composite reward), trained inside whatever
     source it is given; `overrides` replace fields (e.g. ``imagine=False``, another ``reward``)."""
-    ladder = sizes.ladder
-    config = WMR1Config(output_dir=str(output_dir), transitions="world_model",
-                        reward=WMR1RewardConfig(max_steps=sizes.max_steps),
-                        max_steps=ladder.grpo_steps, num_generations=ladder.group_size,
-                        prompts_per_step=ladder.prompts_per_step, learning_rate=ladder.learning_rate,
-                        temperature=ladder.temperature, max_episode_steps=sizes.max_steps,
-                        max_turn_tokens=sizes.max_turn_tokens, max_completion_length=sizes.max_completion_tokens,
-                        lora=sizes.lora, lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha, seed=seed,
-                        show_progress=False, screen_view=sizes.screen_view)
+    config = WMR1Config.of(sizes.ladder.grpo, output_dir=str(output_dir), transitions="world_model",
+                           reward=WMR1RewardConfig(max_steps=sizes.max_steps), max_episode_steps=sizes.max_steps,
+                           max_turn_tokens=sizes.max_turn_tokens, max_completion_length=sizes.grpo.max_completion_length,
+                           lora=sizes.lora, lora_r=sizes.lora_r, lora_alpha=sizes.lora_alpha, seed=seed,
+                           show_progress=False, screen_view=sizes.screen_view)
     return replace(config, **overrides)
 
 
@@ -150,7 +147,7 @@ def run_fidelity_ladder(profile: Profile, seed: int = 0, sizes: WMR1Sizes | None
     """
     from transformers import set_seed as seed_everything  # here: transformers takes seconds to import
 
-    sizes = sizes or profile.wm_r1
+    sizes = sizes or wm_r1_sizes(profile)
     ladder = sizes.ladder
     if ladder is None:
         raise ValueError(f"profile {profile.name!r} has no WM-R1 ladder sizes (WMR1Sizes.ladder)")
@@ -262,7 +259,7 @@ def run_learned_world_model(profile: Profile, seed: int = 0, sizes: WMR1Sizes | 
     :mod:`wmkit.wm_r1.learned` for this seed (trained, or loaded from `out_dir`), its judging of the
     start's own sampled episodes and of the reference solutions, then :func:`run_fidelity_ladder`
     with the rungs p = 0 (the simulator) and ``"learned"`` (no simulator step in training)."""
-    sizes = learned_world_sizes(sizes or profile.wm_r1)
+    sizes = learned_world_sizes(sizes or wm_r1_sizes(profile))
     out_dir = Path(out_dir or default_runs_root() / profile.name / "wm_r1_learned")
     model, tokenizer, info = learned.train_edit_world_model(sizes.learned, seed, ladder_world(sizes),
                                                             out_dir / f"world_model_seed{seed}", progress=progress)

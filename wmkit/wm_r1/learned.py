@@ -30,8 +30,8 @@ from wmkit.core import build, models
 from wmkit.core.sft import SFTConfig, train_sft
 from wmkit.core.worldmodel import split_by_episode
 from wmkit.envs import phone, phone_edit
-from wmkit.profiles import WMR1LearnedSizes
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1.config import WMR1LearnedSizes
 
 COLLECTION_SEED = 70_000
 """Collection episodes of seed s are drawn with seed COLLECTION_SEED + s (apart from the streams of

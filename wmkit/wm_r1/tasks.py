@@ -12,8 +12,8 @@ import random
 from collections.abc import Mapping, Sequence
 
 from wmkit.envs import phone
-from wmkit.profiles import WMR1Sizes
 from wmkit.wm_r1 import agent as ag
+from wmkit.wm_r1.config import WMR1Sizes
 
 # Seed streams of the phone's task worlds: each use draws its worlds from its own stream, so the SFT
 # start, GRPO and the evaluation never share a world. Training streams add the run's seed; the
@@ -219,10 +219,10 @@ def sft_examples(tokenizer, tasks: Sequence[phone.PhoneTask], imagine_rate: floa
 
 def grpo_pool(sizes: WMR1Sizes, seed: int, templates: Sequence[str]) -> list[phone.PhoneTask]:
     """The fidelity ladder's GRPO tasks for `seed`, as ``sizes.ladder.grpo_pool`` says (see
-    :class:`wmkit.profiles.WMR1LadderSizes`)."""
+    :class:`wmkit.wm_r1.config.WMR1LadderSizes`)."""
     ladder = sizes.ladder
     if ladder.grpo_pool == "fresh":
-        return fresh_tasks(ladder.grpo_steps * ladder.prompts_per_step, GRPO_TASK_SEED + seed, templates)
+        return fresh_tasks(ladder.grpo.max_steps * ladder.grpo.prompts_per_step, GRPO_TASK_SEED + seed, templates)
     if ladder.grpo_pool == "balanced":
         return balanced_tasks(sizes.train_tasks, GRPO_TASK_SEED + seed, templates)
     raise ValueError(f"Unknown grpo_pool {ladder.grpo_pool!r}: choose 'balanced' or 'fresh'")

@@ -29,8 +29,9 @@ from wmkit import stats
 from wmkit.envs.research import (
     ResearchEnv,
 )
-from wmkit.profiles import Profile, WMRLSizes
+from wmkit.profiles import Profile
 from wmkit.stats import summarize
+from wmkit.wmrl.config import WMRLSizes
 from wmkit.wmrl.method import (
     RunLog,
     WMRLConfig,
@@ -557,12 +558,6 @@ def first_wins(candidate: list[float | None], other: list[float | None]) -> int:
     (never reaching counts as infinite compute; neither reaching is no win)."""
     inf = float("inf")
     return sum((c if c is not None else inf) < (o if o is not None else inf) for c, o in zip(candidate, other))
-
-
-def censored_ratios(arms: dict, numerator: str, denominator: str) -> list[float | None]:
-    """:func:`censored_ratio` of every seed (the per-seed values a compute claim is judged on)."""
-    return [censored_ratio(arms, numerator, denominator, seed)["ratio"]
-            for seed in range(len(arms[denominator]["compute_to_target"]))]
 
 
 def final_differences(a: dict[str, Any], b: dict[str, Any], key: str = "final") -> list[float | None]:

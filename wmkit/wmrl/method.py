@@ -74,7 +74,7 @@ from wmkit.envs.research import (
     CostLedger,
     Space,
 )
-from wmkit.profiles import WMRLConfig  # defined with the size table (plain data, no numpy)
+from wmkit.wmrl.config import WMRLConfig
 
 __all__ = [
     "AnchorWeighter",
