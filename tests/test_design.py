@@ -385,11 +385,12 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
         assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
         assert "seed(s) [0, 1, 2]" in row["reason"]
     wm_r1 = _shipped("wm_r1")
-    for claim_id in ("wm_r1.vs_simulation", "wm_r1.calls_fall"):
+    for claim_id in ("wm_r1.calls_fall",):
         row = bench.claim_row(claims[claim_id], wm_r1, "cpu", len(wm_r1))
         assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
-    # the two ablations moved to the set-up where WM-R1 learns, and say there when an arm did not act
-    for claim_id, ablation in (("wm_r1.imagined_calls", "no_imagine"), ("wm_r1.length_reward", "no_length")):
+    # three claims moved to the set-up where WM-R1 learns, and say there when an arm did not act
+    for claim_id, ablation in (("wm_r1.imagined_calls", "no_imagine"), ("wm_r1.length_reward", "no_length"),
+                               ("wm_r1.vs_simulation", "wm_r1")):
         claim = claims[claim_id]
         assert claim.experiment == "wm_r1_learned_ablations" and not claim.design.pending, claim_id
         acted = {"arms": {arm: {"signal_groups": 0.9, "param_change": 0.008, "wm_calls_first_last_quarter": [0.2, 0.2],

@@ -71,8 +71,6 @@ AWAITING_SETUP = {
                          "from both the warm-up and the RWML model (research/RWML_AGENT.md)",
     "rwml.invalid_actions": "rwml_agent's exploration spread is not measured yet: one seed of its regime "
                             "(research/RWML_AGENT.md)",
-    "wm_r1.vs_simulation": "best-of-K in wm_r1_learned_ablations ran on one exploration seed: no spread yet "
-                           "(research/WM_R1_ABLATIONS.md)",
     "wm_r1.calls_fall": "no set-up found where calls can fall by the SESOI: 0.14-0.40 calls an episode in training "
                         "(research/WM_R1_ABLATIONS.md)",
 }
