@@ -20,7 +20,7 @@ from pathlib import Path
 
 from wmkit.bench.claims import CLAIMS, EXPERIMENTS, claim_value
 from wmkit.bench.executor import LocalProcesses
-from wmkit.bench.runner import ANY_VERSION, _run_planned, head_commit, load_records, plan_bench
+from wmkit.bench.runner import ANY_VERSION, head_commit, load_records, plan_bench, run_planned
 from wmkit.runs import REPO, cpu_model
 
 EXPLORATION = range(100, 200)
@@ -61,7 +61,7 @@ def main() -> None:
     if not args.values_only:
         plan = plan_bench(args.profile, wanted, runs_root, args.workers, shipped_dir=False)
         print("\n".join(plan.lines()))
-        _run_planned(plan, EXPERIMENTS, runs_root, "research/explore_design_seeds.py", head_commit(),
+        run_planned(plan, EXPERIMENTS, runs_root, "research/explore_design_seeds.py", head_commit(),
                      LocalProcesses(args.workers), print)
     records = load_records(runs_root, args.profile, wanted, ANY_VERSION if args.values_only else None)
     OUT.mkdir(exist_ok=True)

@@ -283,7 +283,7 @@ def test_a_reference_run_in_a_worktree_of_head_equals_a_run_of_this_checkout(tmp
     smoke): HEAD's code in a temporary git worktree and this checkout's code give the same record."""
     experiment = bench_claims.EXPERIMENTS["wmrl_controlled"]
     key = bench.experiment_key(experiment)
-    if bench.head_commit() == "nogit" or bench._closure_dirty(key) is not False:
+    if bench.head_commit() == "nogit" or bench.closure_dirty(key) is not False:
         pytest.skip("needs a git checkout whose wmrl_controlled modules are committed (HEAD is the code compared)")
     lines: list[str] = []
     worktrees = tmp_path / "worktrees"

@@ -31,6 +31,7 @@ from wmkit import __version__, experiments
 from wmkit.bench.readme import add_readme_parser, readme_main
 from wmkit.bench.rekey import add_rekey_parser, rekey_main
 from wmkit.bench.runner import add_bench_parser, bench_main
+from wmkit.bench.verify import verify_main
 from wmkit.envs import import_modules
 from wmkit.experiments import COMMANDS, REGISTRY
 from wmkit.jobs import add_train_parser, registered_envs, train_main
@@ -306,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "train":
             return train_main(args)
         elif args.command == "bench":
-            return bench_main(args)
+            return verify_main(args) if args.verify else bench_main(args)
         elif args.command == "bench-rekey":
             return rekey_main(args)
         elif args.command == "readme":

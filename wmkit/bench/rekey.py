@@ -49,8 +49,7 @@ from pathlib import Path
 from wmkit.bench.claims import Experiment
 from wmkit.bench.runner import (
     EXPERIMENTS,
-    _closure_dirty,
-    _write_atomic,
+    closure_dirty,
     code_version,
     config_hashes,
     cpu_kind,
@@ -66,6 +65,7 @@ from wmkit.bench.runner import (
     seconds_per_seed,
     select_experiments,
     short_version,
+    write_atomic,
 )
 from wmkit.bench.source_key import KEY_FORMAT, SourceKey, key_format, key_of, module_hash
 from wmkit.entries import resolve
@@ -281,7 +281,7 @@ def carry(old: OldRecord, key: SourceKey, how: dict, log: Callable[[str], None])
     record.update({"code": key.key, "key_format": KEY_FORMAT, "modules": [list(p) for p in key.modules],
                    "data": [list(p) for p in key.data], "carried": [*record.get("carried", []), step]})
     path = record_path(old.path.parent.parent, record["experiment"], old.seed, key.key, record["config_hash"])
-    _write_atomic(path, json.dumps(record, indent=1, sort_keys=True))
+    write_atomic(path, json.dumps(record, indent=1, sort_keys=True))
     if path != old.path:
         old.path.unlink()
     log(f"  carried {old.path.parent.name}/{old.path.name} -> {path.name}")
@@ -321,7 +321,7 @@ def run_here(experiment: Experiment, profile: str, seed: int, runs_root: Path, k
             resolved = get_profile(profile)
             resolve(experiment.prepare)(resolved, Path(runs_root), experiment_sizes(experiment, resolved))
         path, _ = run_one(experiment, profile, seed, runs_root, key, f"python -m wmkit bench-rekey --profile {profile}",
-                          log=log, dirty=_closure_dirty(key))
+                          log=log, dirty=closure_dirty(key))
     finally:
         _set_threads(before)
     return {**json.loads(Path(path).read_text()), "_path": str(path)}
@@ -635,7 +635,7 @@ def verify_and_carry(step: Step, experiment: Experiment, key: SourceKey, profile
         log(f"{step.experiment}: CHANGED: seed {seed} differs from {source} in {n} field(s): " + "; ".join(first))
         return f"changed: {n} field(s) differ, first {first[0]}"
     commit = head_commit(repo)
-    dirty = _closure_dirty(key, repo)
+    dirty = closure_dirty(key, repo)
     how = {"how": "rerun", "verified_by": {
         "seed": seed, "cpu": here, "commit": commit, "dirty": dirty, "torch_threads": threads,
         "compared_with": source, "rerun": Path(rerun["_path"]).name,

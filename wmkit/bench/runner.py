@@ -143,7 +143,7 @@ def experiment_key(experiment: Experiment) -> SourceKey:
     return source_key(run_module(experiment.run), experiment.data)
 
 
-def _closure_dirty(key: SourceKey, repo: Path = REPO) -> bool | None:
+def closure_dirty(key: SourceKey, repo: Path = REPO) -> bool | None:
     """Whether the checkout has uncommitted changes in the files of `key` (provenance: the commit
     alone does not give the record's code then); None outside a git checkout."""
     files = [str(p.relative_to(repo)) for p in (module_file(m, repo) for m in key.module_names())
@@ -283,7 +283,7 @@ def current_record_path(bench_dir: Path, experiment: Experiment, profile: str, s
                        config_hash(experiment_config(experiment, profile, seed)))
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     tmp.write_text(text)
@@ -365,7 +365,7 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     key = experiment_key(experiment) if code is None else code
     code = key.key if isinstance(key, SourceKey) else key
     if dirty is None:
-        dirty = _closure_dirty(key) if isinstance(key, SourceKey) else "+" in code
+        dirty = closure_dirty(key) if isinstance(key, SourceKey) else "+" in code
     config = experiment_config(experiment, profile, seed)
     chash = config_hash(config)
     path = record_path(Path(runs_root) / "bench", experiment.name, seed, code, chash)
@@ -391,7 +391,7 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     if isinstance(key, SourceKey):
         record.update({"key_format": key_format(code),
                        "modules": [list(p) for p in key.modules], "data": [list(p) for p in key.data]})
-    _write_atomic(path, json.dumps(record, indent=1, sort_keys=True))
+    write_atomic(path, json.dumps(record, indent=1, sort_keys=True))
     log(f"{experiment.name} seed {seed}: done in {seconds:.1f} s -> {path.name}")
     return path, True
 
@@ -890,8 +890,8 @@ def build_report(runs_root: Path, profile: str, seeds: SeedsArg, code: str | Non
             "dirty": report["dirty"] or any(r.get("dirty") is True for recs in found.values() for r in recs.values()),
         })
     report["figures"] = plot_report(report, runs_root / "bench" / "figures") if plots else []
-    _write_atomic(runs_root / "bench.json", json.dumps(portable_paths(report, runs_root), indent=1))
-    _write_atomic(runs_root / report_name, report_markdown(report, runs_root))
+    write_atomic(runs_root / "bench.json", json.dumps(portable_paths(report, runs_root), indent=1))
+    write_atomic(runs_root / report_name, report_markdown(report, runs_root))
     return report
 
 
@@ -1563,7 +1563,7 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
         for name in wanted:
             done = set(wanted[name]) - set(plan.to_run[name])
             out.cached += [f"{name}/seed{s}" for s in sorted(done) if name not in plan.skipped]
-        out.ran += _run_planned(plan, experiments, runs_root, command, commit, executor, log)
+        out.ran += run_planned(plan, experiments, runs_root, command, commit, executor, log)
     out.seconds = time.perf_counter() - start
     report_seeds = wanted if seeds is None else list(range(seeds))
     confirmatory = None
@@ -1584,7 +1584,7 @@ def prepare_shared(prepare: str, profile: Profile, runs_root: Path, sizes) -> se
     return _call_recording_reads(resolve(prepare), profile, runs_root, sizes)[1]
 
 
-def _run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root: Path, command: str,
+def run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root: Path, command: str,
                  commit: str, executor: LocalProcesses | SubmititExecutor,
                  log: Callable[[str], None]) -> list[str]:
     """Run every (experiment, seed) of `plan.to_run` through `executor`, longest first; returns
@@ -1610,7 +1610,7 @@ def _run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root:
         for sharing in {n for n, _ in order if experiments[n].prepare == prepare}:
             check_parts_read(experiments[sharing], read, f"prepare ({prepare})")
     keys = {n: experiment_key(experiments[n]) for n in {n for n, _ in order}}
-    dirty = {n: _closure_dirty(k) for n, k in keys.items()}
+    dirty = {n: closure_dirty(k) for n, k in keys.items()}
     here = executor.in_this_process or len(order) == 1 and executor.name == "local"
     jobs = [(run_one, {"experiment": experiments[n], "profile": plan.profile, "seed": s, "runs_root": runs_root,
                        "code": keys[n], "command": command, "commit": commit, "dirty": dirty[n],
@@ -1827,15 +1827,7 @@ def add_bench_parser(sub) -> None:
 
 
 def bench_main(args) -> int:
-    if getattr(args, "verify", False):
-        from wmkit.bench.verify import verify  # here: verify imports this module
-
-        if args.budget_minutes <= 0:
-            raise ValueError(f"--budget-minutes must be positive, not {args.budget_minutes}")
-        outcome = verify(resolve_profile_name(args.profile), args.workers, args.budget_minutes,
-                         select_experiments(args.only) if args.only else None,
-                         Path(args.runs_dir) if args.runs_dir else None, plan_only=args.plan)
-        return 0 if outcome["ok"] else 1
+    """``python -m wmkit bench`` (its ``--verify`` is :func:`wmkit.bench.verify.verify_main`)."""
     if getattr(args, "publish", False):
         report = publish_report(resolve_profile_name(args.profile))
         print("\n".join(report["headline"]["text"]))

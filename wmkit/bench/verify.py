@@ -26,14 +26,16 @@ from wmkit.bench.executor import LocalProcesses
 from wmkit.bench.rekey import result_differences
 from wmkit.bench.runner import (
     BenchPlan,
-    _run_planned,
     cpu_kind,
     current_record_path,
     duration,
     experiment_key,
     head_commit,
     published_dir,
+    run_planned,
+    select_experiments,
 )
+from wmkit.profiles import resolve_profile_name
 from wmkit.runs import cpu_model, default_runs_root
 
 
@@ -141,7 +143,7 @@ def verify(profile: str = "cpu", workers: int = 2, budget_minutes: float = 45.0,
     root = (default_runs_root() / profile if runs_root is None else Path(runs_root)) / "verify"
     bench_plan = BenchPlan(profile, workers, {n: [s] for n, s in plan.chosen.items()},
                            {n: [s] for n, s in plan.chosen.items()}, dict(plan.seconds))
-    _run_planned(bench_plan, experiments, root, "python -m wmkit bench --verify", head_commit(),
+    run_planned(bench_plan, experiments, root, "python -m wmkit bench --verify", head_commit(),
                  LocalProcesses(workers), log)
     here = cpu_kind(cpu_model())
     out, ok = {}, True
@@ -177,3 +179,13 @@ def verify(profile: str = "cpu", workers: int = 2, budget_minutes: float = 45.0,
     log("bench-verify: " + ("every rerun on this CPU kind is bit-identical to its record" if ok else
                             "a rerun on the same CPU kind differs from its record (see above)"))
     return {"ok": ok, "plan": plan, "experiments": out}
+
+
+def verify_main(args) -> int:
+    """``python -m wmkit bench --verify`` (:func:`verify`): 0 when every rerun seed equals its record."""
+    if args.budget_minutes <= 0:
+        raise ValueError(f"--budget-minutes must be positive, not {args.budget_minutes}")
+    outcome = verify(resolve_profile_name(args.profile), args.workers, args.budget_minutes,
+                     select_experiments(args.only) if args.only else None,
+                     Path(args.runs_dir) if args.runs_dir else None, plan_only=args.plan)
+    return 0 if outcome["ok"] else 1

@@ -97,8 +97,7 @@ def generate(model, tokenizer, prompts: Sequence[str], max_new_tokens: int, do_s
     Prompts are left-padded so a batch ends where the answers start; generation stops at
     the tokenizer's end-of-turn token or at `max_new_tokens`. Sampling draws from a stream seeded
     with `seed`, and the caller's global random state is left as it was: a world model that
-    WM-R1 asks for a next screen must not reset the policy's sampling stream (greedy decoding
-    used to call ``torch.manual_seed(seed)`` too, so every prediction restarted it).
+    WM-R1 asks for a next screen must not reset the policy's sampling stream.
     """
     if max_new_tokens < 1:
         raise ValueError("max_new_tokens must be at least 1")

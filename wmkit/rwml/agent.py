@@ -335,7 +335,7 @@ def run_rwml_agent_seed(sizes: RWMLAgentSizes, seed: int, out_dir: str | Path, e
 
     from wmkit.core import world_model_rl as rl
     from wmkit.rewards.wm_r1 import WMR1RewardConfig
-    from wmkit.rwml.experiment import _shared_embedder
+    from wmkit.rwml.experiment import shared_embedder
     from wmkit.rwml.method import filter_prompts, first_step_reward_share
     from wmkit.wm_r1.evaluation import instruction_blind_success
     from wmkit.wm_r1.experiment import build_policy, train_policy_sft
@@ -408,7 +408,7 @@ def run_rwml_agent_seed(sizes: RWMLAgentSizes, seed: int, out_dir: str | Path, e
     lap("warm_up")
 
     # 2. τ on the warm-up's predictions of validation transitions
-    embedder = embedder or _shared_embedder()
+    embedder = embedder or shared_embedder()
     greedy = generate(warm, tokenizer, val.prompts, sizes.grpo.max_completion_length)
     samples = (generate(warm, tokenizer, val.prompts, sizes.grpo.max_completion_length, do_sample=True,
                         num_samples=sizes.tau_samples, seed=seed) if sizes.tau_samples else [[] for _ in greedy])

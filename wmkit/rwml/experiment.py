@@ -221,7 +221,7 @@ def rwml_textgame_experiment(base_model, tokenizer, sizes: RWMLTextGameSizes, ou
     lap("warm_up")
 
     # 2. τ on held-out pairs of the warm-up predictor
-    embedder = embedder or _shared_embedder()
+    embedder = embedder or shared_embedder()
     pairs = threshold_pairs(warm, tokenizer, val, embedder, sizes.tau_samples, sizes.grpo.max_completion_length, seed)
     choice = choose_threshold(pairs["similarities"], pairs["matching"])
     reward = EmbeddingReward(embedder, choice.tau, target="diff")
@@ -379,7 +379,7 @@ def _mean_or_none(values: Sequence[float]) -> float | None:
 _embedder = None
 
 
-def _shared_embedder():
+def shared_embedder():
     """One MiniLM embedder for every seed of a run (embeddings are deterministic; loading it costs seconds)."""
     global _embedder
     if _embedder is None:
@@ -400,7 +400,7 @@ def run_rwml(profile: Profile, seed: int, runs_root: Path, sizes: RWMLSizes,
                   for env in ("textgame", "phone")}
     work = Path(work_dir) if work_dir else bench_work_dir(runs_root, "rwml", seed)
     result = rwml_experiment(wm.model, wm.tokenizer, wm_sizes, work, forgetting, seed=seed,
-                                embedder=_shared_embedder(), progress=lambda line: None, show_progress=False,
+                                embedder=shared_embedder(), progress=lambda line: None, show_progress=False,
                                 lora=lora, return_models=True)
     models = result.pop("models")
     result["forgetting_mean"] = {name: statistics.fmean(scores.values())
@@ -425,7 +425,7 @@ def run_rwml_textgame(profile: Profile, seed: int, runs_root: Path, sizes: RWMLT
     wm = series_world_model(profile, runs_root)
     return rwml_textgame_experiment(wm.model, wm.tokenizer, sizes, bench_work_dir(runs_root, "rwml_textgame", seed),
                                     forgetting_sets(wm.splits, sizes.forgetting_eval), seed=seed,
-                                    embedder=_shared_embedder(), progress=lambda line: None,
+                                    embedder=shared_embedder(), progress=lambda line: None,
                                     lora=rl.uses_lora(wm.info))
 
 
