@@ -81,6 +81,7 @@ from wmkit.bench.source_key import (
     key_format,
     module_differences,
     module_file,
+    recording_value_reads,
     run_module,
     source_key,
 )
@@ -218,6 +219,27 @@ def check_parts_read(experiment: Experiment, read: set[str], what: str = "run") 
         raise ValueError(f"{experiment.name}'s {what} read the profile's {', '.join(unkeyed)}, which its records "
                          f"are not keyed by: add {tuple(unkeyed)} to its Experiment(reads=...) in its paper's "
                          "registry.py")
+
+
+def check_values_read(experiment: Experiment, reads: list, config: dict, what: str = "run") -> None:
+    """A ValueError when `experiment`'s `what` read an entry of a table of values (a paper's
+    ``config.py``; :func:`wmkit.bench.source_key.recording_value_reads`) that is not in its record's
+    `config` (its sizes, or a profile part it reads): such a record would be keyed without the values
+    it used, and an edit of that entry would leave it standing. A profile (``PROFILES``) is checked part
+    by part instead (:func:`check_parts_read`)."""
+    keyed = list(_subtrees(json.loads(json.dumps(jsonable(config), sort_keys=True, default=str))))
+    unkeyed = sorted({f"{table}[{key!r}]" for table, key, value in reads if not isinstance(value, Profile)
+                      and json.loads(json.dumps(jsonable(_plain(value)), sort_keys=True, default=str)) not in keyed})
+    if unkeyed:
+        raise ValueError(f"{experiment.name}'s {what} read {', '.join(unkeyed)}, which its record's config does not "
+                         "hold (its sizes function gives another entry): read the sizes it is given, or make its "
+                         "sizes function return what it reads")
+
+
+def _subtrees(value):
+    yield value
+    for inner in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+        yield from _subtrees(inner)
 
 
 def config_hash(config: dict) -> str:
@@ -380,8 +402,10 @@ def run_one(experiment: Experiment, profile: str, seed: int, runs_root: Path, co
     import torch  # here: --help imports this module and must not import torch
 
     threads = torch.get_num_threads()  # a seed's last digits can depend on it (wmkit.core.parallel)
-    result, read = _call_recording_reads(resolve(experiment.run), resolved, seed, Path(runs_root), sizes)
+    with recording_value_reads() as values_read:
+        result, read = _call_recording_reads(resolve(experiment.run), resolved, seed, Path(runs_root), sizes)
     check_parts_read(experiment, read)
+    check_values_read(experiment, values_read, config)
     seconds = time.perf_counter() - t0
     record = {"experiment": experiment.name, "paper": experiment.paper, "profile": profile, "seed": seed,
               "code": code, "commit": commit, "dirty": dirty, "config_hash": chash, "config": config,
@@ -1579,9 +1603,12 @@ def run_bench(profile: str = "smoke", seeds: int | None = None, only: Sequence[s
     return out
 
 
-def prepare_shared(prepare: str, profile: Profile, runs_root: Path, sizes) -> set[str]:
-    """Build what an experiment's seeds share (its `prepare` function); returns the profile parts it read."""
-    return _call_recording_reads(resolve(prepare), profile, runs_root, sizes)[1]
+def prepare_shared(prepare: str, profile: Profile, runs_root: Path, sizes) -> tuple[set[str], list]:
+    """Build what an experiment's seeds share (its `prepare` function); returns the profile parts it read
+    and the entries of tables of values it read (:func:`check_values_read`)."""
+    with recording_value_reads() as values_read:
+        read = _call_recording_reads(resolve(prepare), profile, runs_root, sizes)[1]
+    return read, values_read
 
 
 def run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root: Path, command: str,
@@ -1606,9 +1633,12 @@ def run_planned(plan: BenchPlan, experiments: dict[str, Experiment], runs_root: 
                                   "sizes": experiment_sizes(experiments[name], profile)}
     # here, one after another, as ever, on this machine; on a cluster, jobs too (the seeds wait for them)
     where = LocalProcesses(1) if executor.name == "local" else executor
-    for prepare, read in zip(preparing, where.run([(prepare_shared, kwargs) for kwargs in preparing.values()])):
+    for prepare, (read, values_read) in zip(preparing, where.run([(prepare_shared, kwargs)
+                                                                  for kwargs in preparing.values()])):
         for sharing in {n for n, _ in order if experiments[n].prepare == prepare}:
             check_parts_read(experiments[sharing], read, f"prepare ({prepare})")
+            check_values_read(experiments[sharing], values_read,
+                              experiment_config(experiments[sharing], plan.profile, 0), f"prepare ({prepare})")
     keys = {n: experiment_key(experiments[n]) for n in {n for n, _ in order}}
     dirty = {n: closure_dirty(k) for n, k in keys.items()}
     here = executor.in_this_process or len(order) == 1 and executor.name == "local"

@@ -39,7 +39,9 @@ Each experiment has its own key:
   the sizes its registry entry names, and the profile parts in ``Experiment.reads``, checked while
   it runs), so a changed value gives that experiment a new config and leaves the others' records.
   A value the run reads from such a table by any other way would be in neither its key nor its
-  config: keep such values out of the region. ``wmkit/profiles.py`` holds one (``the table``).
+  config, so the benchmark checks, while a seed runs, that every entry it reads from a table is in
+  its record's config (:func:`recording_value_reads`, :func:`wmkit.bench.runner.check_values_read`).
+  ``wmkit/profiles.py`` and each paper's ``config.py`` hold one.
 * :data:`KEY_FORMAT`, the version of this rule and of the record layout it keys.
 
 The key is ``src<KEY_FORMAT>-<sha256>`` over the sorted ``(module, code hash)`` pairs and
@@ -54,8 +56,10 @@ Records of the first rule keep their names (40 hex digits, the git tree of ``wmk
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
+import importlib
 import importlib.util
 import re
 import sys
@@ -203,6 +207,79 @@ def without_values(module: str, source: bytes) -> bytes:
         kept.append(source[last:start])
         last = end
     return b"".join(kept) + source[last:]
+
+
+def table_names(module: str, source: bytes) -> list[str]:
+    """The names `module`'s tables of values assign at top level (``RLVR``, ``BENCH_RLVR``...)."""
+    names = []
+    for start, end in _value_regions(module, source):
+        for statement in ast.parse(source[start:end]).body:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+            names += [t.id for t in targets if isinstance(t, ast.Name) and t.id not in names]
+    return names
+
+
+@functools.lru_cache(maxsize=4)
+def tables_of_values(root: Path = PACKAGE_ROOT) -> tuple[tuple[str, str], ...]:
+    """(module, name) of every table of values in the ``wmkit`` package under `root`."""
+    out = []
+    for path in sorted((Path(root) / PACKAGE).rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        source = path.read_bytes()
+        if VALUES_START.search(source) or module in LEGACY_VALUE_TABLES:
+            out += [(module, name) for name in table_names(module, source)]
+    return tuple(out)
+
+
+class RecordedTable(dict):
+    """A table of values (a dict) that notes each entry read from it into `reads`:
+    ``(module.name, key, value)``. Iterating over it reads every entry."""
+
+    def __init__(self, where: str, table: dict, reads: list):
+        super().__init__(table)
+        self.where, self.reads = where, reads
+
+    def __getitem__(self, key):
+        value = super().__getitem__(key)
+        self.reads.append((self.where, key, value))
+        return value
+
+    def get(self, key, default=None):
+        if key in self:
+            return self[key]
+        return default
+
+    def values(self):
+        return [self[k] for k in self]
+
+    def items(self):
+        return [(k, self[k]) for k in self]
+
+
+@contextlib.contextmanager
+def recording_value_reads(tables: Iterable[tuple[str, str]] | None = None):
+    """While inside: every table of values that is a dict (:func:`tables_of_values`, or `tables`) is
+    replaced in its module by a :class:`RecordedTable`, so that a function reading an entry by the
+    table's name notes it; yields the list of ``(table, key, value)`` read. The tables are put back on
+    leaving. What it cannot see: a read in another process, a table bound to another name at import
+    time (``from m import TABLE`` elsewhere), a table that is not a dict (``tests/test_config_keys.py``
+    checks that no function reads one of these ways)."""
+    reads: list = []
+    installed = []
+    try:
+        tables = list(tables_of_values() if tables is None else tables)
+        modules = {module: importlib.import_module(module) for module, _ in tables}  # all before any swap:
+        for module, name in tables:  # a table another table module imports at import time stays a dict
+            held = modules[module]
+            table = getattr(held, name, None)
+            if isinstance(table, dict) and not isinstance(table, RecordedTable):
+                setattr(held, name, RecordedTable(f"{module}.{name}", table, reads))
+                installed.append((held, name, table))
+        yield reads
+    finally:
+        for held, name, table in installed:
+            setattr(held, name, table)
 
 
 @functools.lru_cache(maxsize=512)
