@@ -300,6 +300,22 @@ def test_a_reference_run_in_a_worktree_of_head_equals_a_run_of_this_checkout(tmp
     assert n == 1 and first[0].startswith("arms.real.total_cost[0]: ")
 
 
+def test_a_result_whose_sizes_hold_the_grpo_knobs_under_their_old_names_is_the_same_result():
+    """Records made before the papers' configs moved embed their sizes with the knobs by their old names
+    (``grpo_steps``, ``group_size``); today's embed them as ``grpo``. Renamed is not changed; a value is."""
+    old = {"result": {"sizes": {"error_rates": [0.0], "grpo_steps": 2, "group_size": 4, "prompts_per_step": 2,
+                                "learning_rate": 1e-4, "temperature": 0.6}, "success": 0.5}}
+    new = {"result": {"sizes": {"error_rates": [0.0], "grpo": {
+        "max_steps": 2, "num_generations": 4, "prompts_per_step": 2, "learning_rate": 1e-4, "temperature": 0.6,
+        "beta": 0.0, "loss_type": "dapo", "scale_rewards": "none", "max_completion_length": 1400}}, "success": 0.5}}
+    assert rekey.result_differences(old, new) == (0, [])
+    assert rekey.result_differences(new, new) == (0, [])
+    new["result"]["sizes"]["grpo"]["num_generations"] = 8
+    assert rekey.result_differences(old, new) == (1, ["sizes.group_size: 4 -> 8"])
+    unknown = {"result": {"grpo": {"max_steps": 1}}}  # no sizes section: kept as it is
+    assert rekey.result_differences(unknown, {"result": {"grpo": {"max_steps": 2}}})[0] == 1
+
+
 def test_the_comparison_leaves_out_measured_time_and_folders_only():
     assert rekey.excluded("seconds") and rekey.excluded("train_seconds") and rekey.excluded("total_cost_cpu_s")
     assert rekey.excluded("build_costs") and rekey.excluded("folder") and rekey.excluded("timings")

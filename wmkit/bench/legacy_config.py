@@ -40,25 +40,29 @@ OLD_READS = {"rlvr_regime": {"rlvr": "wmkit.rlvr_world.config:rlvr_sizes"}}
 """Experiment -> profile parts its old records also read: part -> the function giving today's values."""
 
 
-def _legacy(value):
+def old_shape(value):
+    """`value` (a config, a record's result, any JSON value) with every sizes section it holds written
+    as before: a section's ``grpo`` knobs under their old names beside its other fields. A value
+    already in the old shape comes back equal; a ``grpo`` in a section no marker knows is kept."""
     if isinstance(value, list):
-        return [_legacy(v) for v in value]
+        return [old_shape(v) for v in value]
     if not isinstance(value, dict):
         return value
-    old = {k: _legacy(v) for k, v in value.items() if k != "grpo"}
-    if isinstance(value.get("grpo"), dict):
-        names = next(n for marker, n in OLD_KNOB_NAMES.items() if marker in value)
-        old.update({name: value["grpo"][knob] for knob, name in names.items()})
+    names = next((n for marker, n in OLD_KNOB_NAMES.items() if marker in value), None)
+    if names is None or not isinstance(value.get("grpo"), dict):
+        return {k: old_shape(v) for k, v in value.items()}
+    old = {k: old_shape(v) for k, v in value.items() if k != "grpo"}
+    old.update({name: value["grpo"][knob] for knob, name in names.items()})
     return old
 
 
 def legacy_config(config: dict) -> dict:
     """`config` (:func:`wmkit.bench.runner.experiment_config`) in the shape records of the old layout hold."""
-    old = _legacy(config)
+    old = old_shape(config)
     extra = OLD_READS.get(config.get("experiment"), {})
     if extra:
         profile = get_profile(config["profile"])
         old["reads"] = {**old.get("reads", {}),
-                        **{part: _legacy(jsonable(dataclasses.asdict(resolve(function)(profile))))
+                        **{part: old_shape(jsonable(dataclasses.asdict(resolve(function)(profile))))
                            for part, function in extra.items()}}
     return old

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wmkit.bench.claims import Experiment
+from wmkit.bench.legacy_config import old_shape
 from wmkit.bench.runner import (
     EXPERIMENTS,
     closure_dirty,
@@ -107,8 +108,9 @@ def _leaves(value, path: str = "") -> dict[str, str]:
 
 def result_differences(old: dict, new: dict, limit: int = 5) -> tuple[int, list[str]]:
     """(how many fields differ, the first `limit` as 'path: old -> new') between two records' results,
-    :data:`EXCLUDED_KEYS` aside."""
-    a, b = _leaves(old.get("result")), _leaves(new.get("result"))
+    :data:`EXCLUDED_KEYS` aside. Both are compared with the sizes they embed in one shape
+    (:func:`wmkit.bench.legacy_config.old_shape`): the papers' GRPO knobs were renamed, not changed."""
+    a, b = _leaves(old_shape(old.get("result"))), _leaves(old_shape(new.get("result")))
     differ = [p for p in sorted(a.keys() | b.keys()) if a.get(p) != b.get(p)]
     return len(differ), [f"{p}: {a.get(p, '(absent)')} -> {b.get(p, '(absent)')}" for p in differ[:limit]]
 
