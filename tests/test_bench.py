@@ -88,6 +88,7 @@ def test_registry_covers_the_issue_and_unmeasured_claims_carry_no_fields():
                    "wmrl.ablation_debias", "wmrl.ablation_denoise"):
         assert needed in ids
     assert {c.paper for c in bench_claims.CLAIMS} == set(bench_claims.PAPERS)
+    assert bench_claims.PAPERS == ("RLVR-World", "RWML", "WM-R1", "WMRL")  # from the packages' registries, in order
     for claim in bench_claims.CLAIMS:
         if claim.experiment is None:
             assert claim.not_measured and claim.value is None

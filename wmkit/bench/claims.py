@@ -27,7 +27,9 @@ from wmkit.experiments import PAPER_PACKAGES, REGISTRY
 __all__ = ["CLAIMS", "CLAIM_KINDS", "DEFAULT_BENCH_SEEDS", "EXPERIMENTS", "KIT_CONTROL", "LIMITATION", "PAPER_CLAIM",
            "PAPERS", "Claim", "Experiment", "check_claims", "claim_value", "get_path", "precondition_failure"]
 
-PAPERS = ("RLVR-World", "RWML", "WM-R1", "WMRL")
+PAPERS = tuple(dict.fromkeys(importlib.import_module(f"{package}.registry").PAPER for package in PAPER_PACKAGES))
+"""The papers, each once, in the order of :data:`wmkit.experiments.PAPER_PACKAGES` (each package's
+``registry.PAPER``; the video package is RLVR-World's): a fifth paper's package adds its own."""
 
 _CLAIM_MODULES = [importlib.import_module(f"{package}.claims") for package in PAPER_PACKAGES]
 
