@@ -114,8 +114,10 @@ def test_rwml_agent_claims_read_the_policy_experiment():
     result = {"policy": {"arms": {"base": {"after": {"success": 0.2, "invalid_share": 0.5}},
                                   "rwml": {"after": {"success": 0.5, "invalid_share": 0.25}}}}}
     assert bench_claims.claim_value(claims["rwml.mid_training"], result) == pytest.approx(0.3)
-    assert bench_claims.claim_value(claims["rwml.invalid_actions"], result) == pytest.approx(-0.25)
-    assert claims["rwml.invalid_actions"].direction == "lower"
+    # invalid actions: the one model that predicts and acts (rwml_agent), the RWML model − its warm-up, sampled
+    agent = {"acting": {"warm": {"sampled": {"invalid_share": 0.25}}, "rwml": {"sampled": {"invalid_share": 0.15}}}}
+    assert bench_claims.claim_value(claims["rwml.invalid_actions"], agent) == pytest.approx(-0.10)
+    assert claims["rwml.invalid_actions"].direction == "lower" and claims["rwml.invalid_actions"].experiment == "rwml_agent"
     # every claim the kit can now measure: notebook 06 measures the video and repetition claims
     assert {c.id for c in bench_claims.CLAIMS if c.experiment is None} == set()
 

@@ -380,7 +380,7 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
     never judged a GRPO group mixed. Their rows must say the method did not act, and why."""
     claims = _by_id()
     rwml = _shipped("rwml")
-    for claim_id in ("rwml.invalid_actions", "rwml.mid_training"):
+    for claim_id in ("rwml.mid_training",):
         row = bench.claim_row(claims[claim_id], rwml, "cpu", len(rwml))
         assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
         assert "seed(s) [0, 1, 2]" in row["reason"]
@@ -388,6 +388,13 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
     for claim_id in ("wm_r1.calls_fall",):
         row = bench.claim_row(claims[claim_id], wm_r1, "cpu", len(wm_r1))
         assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
+    # the invalid-actions claim moved to rwml_agent, where RWML moves the one model that predicts and acts
+    invalid = claims["rwml.invalid_actions"]
+    assert invalid.experiment == "rwml_agent" and not invalid.design.pending
+    acted = {"moved": True, "first_step_reward_share": 0.09}
+    assert bench_claims.precondition_failure(invalid, {101: acted}) is None
+    reason = bench_claims.precondition_failure(invalid, {101: acted, 102: {**acted, "moved": False}})
+    assert reason.startswith("the method did not act") and "[102]" in reason, reason
     # three claims moved to the set-up where WM-R1 learns, and say there when an arm did not act
     for claim_id, ablation in (("wm_r1.imagined_calls", "no_imagine"), ("wm_r1.length_reward", "no_length"),
                                ("wm_r1.vs_simulation", "wm_r1")):

@@ -69,8 +69,6 @@ SESOI_RULE = ("the smaller of the unit's default (SESOI_DEFAULTS) and half the p
 AWAITING_SETUP = {
     "rwml.mid_training": "rwml_agent's exploration spread is not measured yet: no exploration seed ran policy RL "
                          "from both the warm-up and the RWML model (research/RWML_AGENT.md)",
-    "rwml.invalid_actions": "rwml_agent's exploration spread is not measured yet: one seed of its regime "
-                            "(research/RWML_AGENT.md)",
     "wm_r1.calls_fall": "no set-up found where calls can fall by the SESOI: 0.14-0.40 calls an episode in training "
                         "(research/WM_R1_ABLATIONS.md)",
 }
@@ -210,6 +208,10 @@ EXPERIMENT_SECONDS: dict[str, Seconds] = {
     "wm_r1_learned": Seconds(916.0, f"{_SHIPPED} and Intel Xeon AVX512"),
     "wmrl_controlled": Seconds(3.79, _SHIPPED),
     "wmrl_research": Seconds(2.33, f"{_SHIPPED}; its first seed in a process also builds the shared set-up"),
+    "rwml_agent": Seconds(1120.7, "no shipped records yet: wall_seconds of "
+                          "research/regime_results/rwml_agent/main_no_policy_rl/seed102.json (Intel Xeon, one torch "
+                          "thread, a shared machine), without policy RL from the two models, which a benchmark seed "
+                          "adds and no exploration seed completed: a lower bound"),
     "wm_r1_learned_ablations": Seconds(5557.8, "no shipped records yet: wall_seconds of "
                                        "research/regime_results/wm_r1_ablations/base/seed100.json (Intel Xeon, "
                                        "one torch thread, a shared machine)"),

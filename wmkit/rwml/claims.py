@@ -105,12 +105,18 @@ CLAIMS = (
                     "after the same BC warm-up)",
           precondition=POLICY_ACTED,
           design=Design(pending=AWAITING_SETUP["rwml.mid_training"])),
-    Claim("rwml.invalid_actions", "RWML", "RWML lowers the share of invalid actions", "59.3% → 39.5%", "rwml",
-          "policy/arms/rwml/after/invalid_share", "policy/arms/base/after/invalid_share", direction="lower",
-          kit_label="Δ share of invalid actions, held-out Simon Says games (from RWML − from base, after "
-                    "policy RL)",
-          precondition=POLICY_ACTED,
-          design=Design(pending=AWAITING_SETUP["rwml.invalid_actions"])),
+    Claim("rwml.invalid_actions", "RWML", "RWML lowers the share of invalid actions", "59.3% → 39.5%", "rwml_agent",
+          "acting/rwml/sampled/invalid_share", "acting/warm/sampled/invalid_share", direction="lower",
+          kit_label="Δ share of failed steps, sampled at T = 1, unseen settings tasks (the RWML model − its warm-up, "
+                    "one model that predicts and acts; greedy agents make no failed step)",
+          precondition=all_of(
+              above("moved", "RWML's RL moved the model (its parameters and some held-out prediction changed)"),
+              above("first_step_reward_share", "RWML's embedding reward paid some sample in its first GRPO step "
+                                               "(mean reward above 0)")),
+          design=Design(paper_effect=-0.198, sesoi=0.05, sd=0.0171, sd_seeds=2,
+              conversion="59.3% → 39.5% of actions invalid = -0.198 as a share (the paper's after policy RL; the "
+                         "kit compares the RWML model with its warm-up, before policy RL)",
+              sd_source="regime_results/design_seeds_rwml_agent.json seeds 101, 102")),
 )
 
 SCALE_NOTE = ("the embedding reward moves a tiny model on the kit's text game, but the paper's comparisons with "
