@@ -328,3 +328,24 @@ def test_an_answer_rounded_to_three_decimals_passes_everywhere(capsys):
     assert exercises.check_group_spread(0.845, 0.6, 4) is True
     assert exercises.check_token_weight_ratio(0.333, (30, 10), "grpo") is False
     assert "inverted" in capsys.readouterr().out
+
+
+def test_failed_step_difference_reads_the_sampled_agents(capsys):
+    """Notebook 02, exercise 8: RWML's sampled failed-step share minus the warm-up's; the greedy
+    agents' difference (0 where greedy agents never fail) is named as the mistake it is."""
+    def arm(sampled_success, sampled_failed):
+        return {"greedy": {"success": 0.5, "invalid_share": 0.0},
+                "sampled": {"success": sampled_success, "invalid_share": sampled_failed}}
+
+    acting = {"warm": arm(0.3, 0.2), "rwml": arm(0.2, 0.15)}
+    assert exercises.check_failed_step_difference(-0.05, acting) is True
+    for wrong, words in ((0.0, "greedy agents"), (0.05, "sign is inverted"), (-0.1, "difference of success"),
+                         (0.15, "share alone")):
+        assert exercises.check_failed_step_difference(wrong, acting) is False
+        assert words in capsys.readouterr().out
+    assert exercises.check_failed_step_difference(-0.05, None) is None
+    assert "RUN_RWML_AGENT" in capsys.readouterr().out
+    nan = {name: {"greedy": {"success": 0.0, "invalid_share": float("nan")},
+                  "sampled": {"success": 0.0, "invalid_share": float("nan")}} for name in ("warm", "rwml")}
+    assert exercises.check_failed_step_difference(0.0, nan) is None  # no step taken: nothing to check
+    assert "no step" in capsys.readouterr().out

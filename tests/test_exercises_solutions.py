@@ -62,6 +62,20 @@ GRPO_RECORDS = [_grpo_record([1.0, 0.0, 0.5, 0.0], loss_type) for loss_type in L
     _grpo_record([0.991, 0.988, 0.74, 0.99], "dapo")]  # notebook 06's kind: pixel rewards
 
 
+def _acting(greedy: dict, sampled: dict) -> dict:
+    """An agent's `acting` (wmkit.rwml.agent.run_rwml_agent_seed) from (success, failed steps, steps) per arm."""
+    def mode(success, invalid, steps):
+        return {"success": success, "invalid": invalid, "steps": steps, "invalid_share": invalid / steps}
+
+    return {arm: {"greedy": mode(*greedy[arm]), "sampled": mode(*sampled[arm])} for arm in ("warm", "rwml")}
+
+
+ACTING = [_acting({"warm": (0.46, 0, 1000), "rwml": (0.43, 0, 1000)},  # the cpu kind: greedy agents never fail
+                  {"warm": (0.21, 187, 1100), "rwml": (0.18, 150, 1250)}),
+          _acting({"warm": (0.0, 40, 100), "rwml": (0.0, 30, 100)},  # an untrained (smoke) agent fails greedy too
+                  {"warm": (0.0, 60, 100), "rwml": (0.0, 55, 100)})]
+
+
 class _Sizes:  # with precomputed differences check_strong_distortion_answer never reads the sizes
     pass
 
@@ -84,6 +98,7 @@ INPUTS = {
                                  ((), {"lengths": (12, 4), "loss_type": "grpo"}),
                                  ((), {"lengths": (10, 30), "loss_type": "dapo"})],
     "check_grpo_advantages_by_hand": [((record,), {}) for record in GRPO_RECORDS],
+    "check_failed_step_difference": [((acting,), {}) for acting in ACTING],
     "check_grpo_clipped_loss_by_hand": [((record,), {}) for record in GRPO_RECORDS],
     "check_group_rewards": [(([1, 0, 1], [4, 7, 6], [2, 0, 1]), {"max_steps": 7}),
                             (([0, 0, 0], [7, 7, 3], [0, 5, 1]), {"max_steps": 7})],
@@ -175,6 +190,9 @@ WRONG = {
     "check_which_reward_rose": ["both", "sampled exact", "neither"],
     "check_token_weight_ratio": [1 / 3, 1.0, 2.0, 20],
     "check_grpo_advantages_by_hand": [[1.0, -1.0, 0.5, -0.5], [0.5, -0.5, 0.0, -0.5], [0, 0, 0, 0]],
+    # the greedy difference, the sign inverted, the success difference, RWML's share alone, the warm-up's
+    "check_failed_step_difference": [0.0, 187 / 1100 - 150 / 1250, 0.18 - 0.21, 0.12,
+                                     187 / 1100],
     "check_grpo_clipped_loss_by_hand": [0.0, 1.0, -0.25, 0.123],
     "check_group_rewards": [[1.0, 0.0, 1.0], [1.5, -0.5, 1.2], [0.9, -0.3, 0.8]],
     "check_call_term": [[0.8, 0.6], [-0.55, -0.1], [-0.64, -0.64], [-0.28, -0.64]],

@@ -81,7 +81,17 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
         else:
             assert 0 < twx["threshold"]["tau"] <= 1
             assert set(twx["quality"]) == set(twx["forgetting"])
-        _assert_beside_records(results["beside_records"], {"rlvr.regime_changed", "rwml.vs_sft", "rlvr.web_f1"})
+        # RWML's agent: one seed run here at smoke (RUN_RWML_AGENT's default), drawn with its four models
+        agent = results["rwml_agent"]["run"]
+        assert agent["seed"] == results["seed"]
+        assert set(agent["acting"]) == {"warm", "rwml", "warm_policy_rl", "rwml_policy_rl"}
+        for arm in agent["acting"].values():
+            assert 0 <= arm["greedy"]["success"] <= 1 and 0 <= arm["sampled"]["success"] <= 1
+        assert (out / stem / "rwml_agent.png").exists()
+        _assert_beside_records(results["beside_records"], {"rlvr.regime_changed", "rwml.vs_sft", "rlvr.web_f1",
+                                                            "rwml.invalid_actions"})
+        invalid = next(r for r in results["beside_records"] if r["id"] == "rwml.invalid_actions")
+        assert set(invalid["yours"]) == {str(agent["seed"])}  # the agent's claim beside the agent's run
         regime_row = next(r for r in results["beside_records"] if r["id"] == "rlvr.regime_changed")
         assert set(regime_row["yours"]) == {str(r["seed"]) for r in regime["levels"][regime["working_level"]]["runs"]}
         for figure in ("working_level.png", "regime_curve.png", "rwml_textgame.png"):

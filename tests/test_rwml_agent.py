@@ -181,3 +181,40 @@ def test_a_saved_warm_up_is_reused_only_for_the_same_settings(tmp_path):
     loaded = ra.load_warm_up(tmp_path / "warm", dict(key))
     assert all(torch.equal(p, q) for p, q in zip(model.parameters(), loaded.parameters()))
     assert ra.load_warm_up(tmp_path / "warm", {**key, "episodes": 9}) is None
+
+
+def _arm(greedy_success, sampled_success, greedy_failed, sampled_failed):
+    return {"greedy": {"success": greedy_success, "invalid_share": greedy_failed},
+            "sampled": {"success": sampled_success, "invalid_share": sampled_failed}}
+
+
+def test_acting_over_seeds_collects_each_model_in_the_figures_order():
+    """Notebook 02's figure of the agent: per model, one value per seed of each measure; a seed run
+    without policy RL counts for the two models it has."""
+    full = {"seed": 7, "acting": {"rwml_policy_rl": _arm(0.6, 0.3, 0.0, 0.1), "warm": _arm(0.4, 0.2, 0.0, 0.25),
+                                  "rwml": _arm(0.35, 0.15, 0.01, 0.2), "warm_policy_rl": _arm(0.5, 0.25, 0.0, 0.15)}}
+    no_policy_rl = {"seed": 8, "acting": {"warm": _arm(0.45, 0.21, 0.0, 0.16), "rwml": _arm(0.43, 0.18, 0.0, 0.15)}}
+    from wmkit.rwml import readout
+
+    out = readout.acting_over_seeds([full, no_policy_rl])
+    assert list(out) == list(readout.ARMS) == ["warm", "rwml", "warm_policy_rl", "rwml_policy_rl"]
+    assert out["warm"]["seeds"] == [7, 8] and out["warm_policy_rl"]["seeds"] == [7]
+    assert out["warm"]["greedy_success"] == [0.4, 0.45] and out["warm"]["sampled_success"] == [0.2, 0.21]
+    assert out["rwml"]["greedy_invalid_share"] == [0.01, 0.0] and out["rwml"]["sampled_invalid_share"] == [0.2, 0.15]
+    assert set(out["rwml_policy_rl"]) == {"seeds", *readout.MEASURES}
+    assert readout.acting_over_seeds([]) == {} and list(readout.acting_over_seeds([no_policy_rl])) == ["warm", "rwml"]
+
+
+def test_policy_outcome_of_the_textworldexpress_experiment():
+    """Notebook 02 prints why the `rwml` policy experiment could not show RWML's agent gains: the best
+    success of any arm at any stage, the invalid share after policy RL, RWML's parameter change."""
+    from wmkit.rwml.readout import policy_outcome
+
+    def stage(success, invalid_share):
+        return {"success": success, "invalid_share": invalid_share}
+
+    result = {"rwml_param_change": 0.0, "policy": {"arms": {
+        "base": {"warm": stage(0.0, 0.97), "start": stage(0.1, 1.0), "after": stage(0.0, 0.94)},
+        "rwml": {"warm": stage(0.0, 1.0), "start": stage(0.0, 1.0), "after": stage(0.05, 1.0)}}}}
+    out = policy_outcome(result)
+    assert out == {"best_success": 0.1, "invalid_share_after": {"base": 0.94, "rwml": 1.0}, "rwml_param_change": 0.0}

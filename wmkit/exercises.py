@@ -398,6 +398,45 @@ def check_token_weight_ratio(answer: Any, lengths: Sequence[int] = (10, 30), los
                   "write each token's weight in the loss: 1/|o_i| per sequence, or 1/Σ|o_i| for the batch.")
 
 
+def _failed_share(acting: Mapping[str, Any], arm: str, mode: str) -> float | None:
+    """The share of failed steps of `arm` (`mode`: "greedy" or "sampled") in an agent's `acting`
+    (:func:`wmkit.rwml.agent.run_rwml_agent_seed`), or None when it has none (no step taken)."""
+    return _number(acting[arm][mode]["invalid_share"])
+
+
+@_state_checked
+def check_failed_step_difference(answer: Any, acting: Mapping[str, Any] | None) -> bool | None:
+    """Exercise (02, read off a run): the measure of ``rwml.invalid_actions`` in one seed of the
+    agent that predicts and acts: the RWML model's share of failed steps, sampled at T = 1, minus its
+    warm-up's (`acting`: that seed's ``acting``, :func:`wmkit.rwml.agent.run_rwml_agent_seed`)."""
+    if answer is None:
+        return _not_answered()
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (a difference of two shares, in -1..1)")
+    if acting is None:
+        return _cannot_check("no run of the agent here and no record of one: set RUN_RWML_AGENT = True (or run "
+                             "the benchmark's rwml_agent) and run the section again")
+    if not isinstance(acting, Mapping):
+        return _cannot_check(f"`acting` should be one seed's result['acting'], not {_show(acting)}")
+    shares = {(arm, mode): _failed_share(acting, arm, mode) for arm in ("rwml", "warm") for mode in ("greedy", "sampled")}
+    if shares[("rwml", "sampled")] is None or shares[("warm", "sampled")] is None:
+        print("cannot be checked on this run: a sampled agent took no step (its share of failed steps is undefined)")
+        return None
+    right = shares[("rwml", "sampled")] - shares[("warm", "sampled")]
+    greedy = (None if shares[("rwml", "greedy")] is None or shares[("warm", "greedy")] is None
+              else shares[("rwml", "greedy")] - shares[("warm", "greedy")])
+    success = _number(acting["rwml"]["sampled"]["success"] - acting["warm"]["sampled"]["success"])
+    return _judge(_rounded(value, right), answer, "the RWML model's sampled share of failed steps minus the "
+                  "warm-up's",
+                  [(greedy is not None and _rounded(value, greedy),
+                    "that is the greedy agents' difference; the claim reads the agents sampled at T = 1"),
+                   (right != 0 and _rounded(value, -right), "the sign is inverted: RWML's share minus the warm-up's"),
+                   (success is not None and _rounded(value, success), "that is a difference of success, not of failed steps"),
+                   (_rounded(value, shares[("rwml", "sampled")]), "that is the RWML model's share alone, not a difference")],
+                  "read acting['rwml']['sampled'] and acting['warm']['sampled']: failed steps over all steps.")
+
+
 # ---------------------------------------------------------------- notebooks 02, 03, 04, 06: GRPO by hand vs TRL
 
 

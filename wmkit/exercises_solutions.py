@@ -115,6 +115,15 @@ def answer_token_weight_ratio(lengths: Sequence[int] = (10, 30), loss_type: str 
     return max(lengths) / min(lengths) if loss_type == "grpo" else 1.0
 
 
+def answer_failed_step_difference(acting: Mapping[str, Any] | None) -> float:
+    """Each model's failed steps over all its steps, sampled at T = 1, counted from the episodes'
+    totals (``invalid`` / ``steps``): RWML's minus the warm-up's. Sampled, because a warm-up that
+    learned its actions from expert episodes writes a valid action greedily (its greedy share is 0
+    or close to it, and so is RWML's), so only the sampled agents leave RWML a share to lower."""
+    sampled = {arm: acting[arm]["sampled"] for arm in ("rwml", "warm")}
+    return sampled["rwml"]["invalid"] / sampled["rwml"]["steps"] - sampled["warm"]["invalid"] / sampled["warm"]["steps"]
+
+
 # ---------------------------------------------------------------- notebooks 02, 03, 04, 06: GRPO by hand
 
 
@@ -351,6 +360,12 @@ OPEN_ANSWERS: dict[str, str] = {
             "−Σ_i |o_i|·A_i / Σ_i |o_i|, a length-weighted mean of advantages that sum to 0 only unweighted: "
             "not 0 when completions differ in length. 'grpo' averages each completion first (−A_i) and then "
             "over completions: −mean(A_i) = 0.",
+    "02.8": "A greedy agent takes the most probable turn at every step; a warm-up that learned its actions from "
+            "expert episodes then writes a valid action at (nearly) every step, so its greedy share of failed "
+            "steps sits at or next to 0 (section 9's table prints it), and so does RWML's: there is nothing for "
+            "RWML to lower, and the difference is 0 whatever RWML did. Sampled at T = 1 the agent sometimes writes "
+            "an action that fails; that share measures how much probability the policy puts on invalid actions, "
+            "which RWML can change. (An untrained smoke-size agent fails greedily too: read a cpu run.)",
     "03.6": "Read section 7's ladder over seeds: WM-R1 stops beating its start where the gain's interval "
             "reaches 0, at the measured error of that rung. Notebook 01's world model is exact on a small "
             "share of transitions (section 9 prints it), so its error lies to the right of the rungs, where "
