@@ -32,14 +32,16 @@
 #    error — with the kit's verdict rule, not by eye;
 # 5. find where a method can act when it shows nothing at the default size: a world whose right
 #    actions carry from task to task, and a start whose samples sometimes succeed where its greedy
-#    answer fails (pass@8 above greedy).
+#    answer fails (pass@8 above greedy);
+# 6. read an ablation only where the method learns, and pick the measure where the removed part
+#    acts: sampled success when greedy agents never call the world model.
 #
 # **What it needs.** No GPU, no internet, no Java.
 #
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | target 4 min on 2 CPU cores | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | target 20 min on 2 CPU cores (measured: the README's table) | the settings world: a 2-epoch SFT start, WM-R1 in the oracle at p = 0 and p = 0.6; the whole-phone ladder and the learned world model are read from benchmark records (`LADDER_HERE`, `LEARNED_WORLD_MODEL_HERE` train them here) |
+# | `cpu` | target 20 min on 2 CPU cores (measured: the README's table) | the settings world: a 2-epoch SFT start, WM-R1 in the oracle at p = 0 and p = 0.6; the whole-phone ladder, the learned world model and its ablations are read from benchmark records (`LADDER_HERE`, `LEARNED_WORLD_MODEL_HERE`, `RUN_ABLATIONS` train them here) |
 # | `gpu` | not measured | |
 #
 # **Where it fits.** Notebook 01 built a world model of the phone and notebook 02 trained a world
@@ -121,6 +123,8 @@ LADDER_HERE: Optional[bool] = None  # train sections 4-6's SFT start and fidelit
                                # record is read: the same run, made by `python -m wmkit bench`)
 LEARNED_WORLD_MODEL_HERE: Optional[bool] = None  # train section 8's learned world model in this run (None: at smoke
                                # only, where it is quick; at cpu one seed takes longer than the notebook, and the records are read)
+RUN_ABLATIONS: Optional[bool] = None  # train section 10's four ablation arms in this run (None: at smoke only, where
+                               # they are small; at cpu one seed takes longer than the notebook: its cost and command are printed)
 
 # %%
 import math
@@ -939,17 +943,31 @@ CONCEPT_3 = None  # a letter: "a", "b", "c" or "d"
 exercises.check_concept(CONCEPT_3, "03.precision")
 
 # %% [markdown]
-# ## 9. WM-R1 with notebook 01's world model, over seeds
+# ## 9. Where WM-R1 does not learn: notebook 01's world model, over seeds
 #
 # The benchmark's `wm_r1` experiment trains every arm of the paper's comparison from one start per
 # seed: WM-R1 inside notebook 01's world model, GRPO on the simulator, best-of-K inference-time
-# simulation, and the no-imagine and no-length ablations. Below: its records (section 7's ladder
-# figure marks this world model's error), then each claim's card.
+# simulation, and the no-imagine and no-length ablations. It is kept for one lesson: **an ablation
+# compares arms that learned.** If the world model judges every rollout of a group alike (all fail,
+# or all succeed), the success reward is the same for each, GRPO has nothing to follow, and the
+# difference between two arms that did not move is noise around 0, whatever part was removed. The cell below
+# prints the measured reason from the records: how often this world model predicts a next screen
+# exactly (section 7's ladder figure marks its error), each arm against the SFT start, the
+# ablations as they were read here, and how many of WM-R1's GRPO steps had a group with a judged
+# success and a failure. Section 10 moves the ablations to where WM-R1 learns.
 
 # %%
 print("source:", wm_r1_source)
 ARMS = {"sft": "SFT start", "wm_r1": "WM-R1\n(in the WM)", "grpo_real": "GRPO on\nthe simulator",
         "best_of_k": "best-of-K\nwith the WM", "wm_r1_no_imagine": "WM-R1 without\ncall_wm", "wm_r1_no_length": "WM-R1\nwithout R_L"}
+
+
+def arm_difference(after, before, split="heldout"):
+    """`after` − `before` success on `split` per seed of the wm_r1 records, summarized over seeds."""
+    return stats.describe(stats.summarize(stats.differences([r["arms"][after][split]["success"] for r in wm_r1_per_seed],
+                                                            [r["arms"][before][split]["success"] for r in wm_r1_per_seed])))
+
+
 if wm_r1_per_seed:
     fig, ax = plt.subplots(figsize=(9, 3.6))
     tops = []
@@ -967,11 +985,193 @@ if wm_r1_per_seed:
     agreement = stats.summarize([r["judge_agreement"]["train_templates"]["agreement"] for r in wm_r1_per_seed], bounds=(0, 1))
     print(f"notebook 01's world model in these runs: next screens exact {stats.describe(wm_error)}, judge agrees with "
           f"the simulator on {stats.describe(agreement)} of the start's episodes")
-show_beside({}, ["wm_r1.vs_zero_shot", "wm_r1.vs_real_grpo", "wm_r1.vs_simulation", "wm_r1.imagined_calls",
-                 "wm_r1.length_reward", "wm_r1.calls_fall"])
+    print("\neach arm − the SFT start, held-out templates (WM-R1's own difference is the first card below):")
+    for arm in ("grpo_real", "best_of_k", "wm_r1_no_imagine", "wm_r1_no_length"):
+        print(f"  {ARMS[arm].replace(chr(10), ' '):24s} {arm_difference(arm, 'sft')}")
+    print("the ablations as read in this set-up, WM-R1 − arm, held-out templates (no claim reads them here now):")
+    for arm in ("best_of_k", "wm_r1_no_imagine", "wm_r1_no_length"):
+        print(f"  WM-R1 − {arm:18s} {arm_difference('wm_r1', arm)}")
+    print("WM-R1's GRPO steps with a group its world model judged mixed (a success and a failure), and its "
+          "judged success in training:")
+    for r in wm_r1_per_seed:
+        history = r["training"]["wm_r1"]["history"]
+        mixed = sum(1 - h["all_fail_groups"] - h["all_success_groups"] > 0 for h in history)
+        print(f"  seed {r['seed']}: {mixed} of {len(history)} steps; judged success, mean over the steps "
+              f"{sum(h['success'] for h in history) / len(history):.3f}")
+else:
+    print(f"no wm_r1 records to show: run  {bench.bench_command('cpu', 3, ['wm_r1'])}")
+show_beside({}, ["wm_r1.vs_zero_shot", "wm_r1.vs_real_grpo"])
 
 # %% [markdown]
-# ## 10. Throughput: world-model vs simulator transitions
+# ## 10. The ablations where WM-R1 learns
+#
+# Section 8's learned world model of the settings world is where WM-R1, trained only inside a learned
+# model, beats its SFT start (the `wm_r1.learned_world_model` card). The benchmark's
+# `wm_r1_learned_ablations` experiment (`wmkit.wm_r1.ablations`) runs the paper's ablations there.
+# Per seed: one learned world model and one SFT start; then from that start, inside that world model,
+# on the same GRPO tasks and with the same number of updates, four arms, each judged in the real
+# simulator on the same unseen settings tasks, greedy and sampled at T = 1:
+#
+# | arm | what changes from WM-R1 |
+# |---|---|
+# | `wm_r1` | nothing: WM-R1 as section 8 trains it |
+# | `no_imagine` | no world model while reasoning: a `call_wm` turn is a failed step, in training and when judged, and γ = 0 (the authors' no-thinking ablation) |
+# | `no_length` | β = 0: no length term |
+# | `best_of_k` | no training: the start with inference-time simulation; at each step it samples K actions, imagines each with the same world model and commits the one whose imagined screen the judge likes best |
+#
+# This set-up was chosen on exploration seeds, written down in the kit's `research/` folder; the
+# claims are judged on fresh seeds that no exploration used.
+#
+# **What each claim reads.** Per seed, a paired difference of simulator success on the same tasks
+# ($S^{T=1}$ sampled, $S^{g}$ greedy); the verdict is the kit's rule on its interval over seeds:
+#
+# $$\Delta_{\text{imagined calls}} = S^{T=1}_{\text{wm\_r1}} - S^{T=1}_{\text{no\_imagine}},\qquad
+# \Delta_{\text{length}} = S^{T=1}_{\text{wm\_r1}} - S^{T=1}_{\text{no\_length}},\qquad
+# \Delta_{\text{vs simulation}} = S^{g}_{\text{wm\_r1}} - S_{\text{best-of-}K}.$$
+#
+# * **Sampled success for the two ablations.** The start learned from reference episodes where only a
+#   share `imagine_rate` of the steps imagine first, so its most likely turn is an action, never a
+#   call: greedy decoding takes that turn, and a greedy agent makes no call when it is judged, with or
+#   without the world model. Its greedy success shows what training did, not what imagining does when
+#   acting; sampled at T = 1 the agent calls, so the sampled difference is where imagination acts in
+#   training and when judged. The greedy differences stay a secondary reading.
+# * **Greedy − best-of-K for `vs_simulation`.** Two ways to use one world model: learn from it (WM-R1,
+#   deployed greedy) or search with it at every step (best-of-K, which samples by construction). Each
+#   arm is judged as it would be used.
+# * **`calls_fall` has no set-up yet.** The paper's agent calls several times a trajectory and calls
+#   less as it learns. Here the start calls a fraction of a call an episode, so there is less to lose
+#   than an effect worth detecting; the claim's card says "not measured" until a start that calls
+#   more is found. The next cell prints the calls from section 8's records.
+
+# %%
+from wmkit.bench import claims as bench_claims
+from wmkit.bench import confirmatory
+from wmkit.design import EXPERIMENT_SECONDS
+from wmkit.rewards.wm_r1 import WMR1RewardConfig
+from wmkit.wm_r1 import ablations
+
+for arm in ablations.TRAINED_ARMS:  # what each trained arm changes in WM-R1's GRPO configuration
+    changes = ablations.arm_overrides(arm, sizes)
+    reward = changes.get("reward", WMR1RewardConfig())
+    print(f"{arm:11s} call_wm answered by the world model: {changes.get('imagine', True)}; reward weights "
+          f"α {reward.alpha:g}, β {reward.beta:g}, γ {reward.gamma:g}")
+print(f"best_of_k   no training; K = {sizes.best_of_k} samples a step, each imagined by the same world model")
+call_turn = ag.format_turn("check tap(1).", imagine="tap(1)")
+print(f"{call_turn!r} parses as kind {ag.parse_turn(call_turn).kind!r}: answered in wm_r1 and no_length, "
+      "a failed step in no_imagine")
+if learned_per_seed:  # section 8's records of wm_r1_learned: how often its agents call the world model
+    def calls(values):
+        return f"{sum(values) / len(values):.2f} (seeds {min(values):.2f} to {max(values):.2f})"
+    print(f"\nimagined calls per episode in section 8's results ({learned_profile}, {len(learned_per_seed)} seed(s), "
+          "source printed there):")
+    for label, get in (("SFT start", lambda r: r["start"]), ("WM-R1 in the learned model", lambda r: r["rungs"]["learned"])):
+        print(f"  {label:27s} greedy {calls([get(r)['greedy']['wm_calls'] for r in learned_per_seed])}, "
+              f"sampled at T = 1 {calls([get(r)['sampled']['wm_calls'] for r in learned_per_seed])}")
+    first_last = [r["rungs"]["learned"]["wm_calls_first_last_quarter"] for r in learned_per_seed]
+    print(f"  WM-R1 in training: first quarter of the steps {calls([f for f, _ in first_last])}, last quarter "
+          f"{calls([last for _, last in first_last])}; first − last "
+          f"{stats.describe(stats.summarize([f - last for f, last in first_last]))}")
+
+# %% [markdown]
+# ### Run: the four arms, one seed
+#
+# At `smoke` the cell trains every arm at the profile's tiny sizes (it proves the code runs; its
+# numbers are not evidence). At `cpu` one seed is the benchmark's seed, longer than this notebook: the
+# cell prints its cost and the command, and `RUN_ABLATIONS = True` runs it here.
+
+# %%
+ABLATIONS = "wm_r1_learned_ablations"
+ablation_plan = confirmatory.experiment_plans()[ABLATIONS]  # its declared confirmatory seeds and their cost
+ablation_minutes = EXPERIMENT_SECONDS[ABLATIONS].seconds / 60  # one seed on one worker, cpu sizes
+run_ablations_here = RUN_ABLATIONS if RUN_ABLATIONS is not None else run.profile.name == "smoke"
+ablation_seed, ablation_seconds = None, None
+if run_ablations_here:
+    t0 = time.perf_counter()
+    ablation_seed = ablations.run_learned_ablations(run.profile, run.seed, sizes=sizes,
+                                                    out_dir=run.output_dir / "learned_ablations")
+    ablation_seconds = time.perf_counter() - t0
+    print(f"your run, seed {run.seed} ({run.profile.name}): the world model, the start and four arms in "
+          f"{ablation_seconds:.0f} s")
+else:
+    print(f"RUN_ABLATIONS is off: one seed of the four arms at {run.profile.name} costs about {ablation_minutes:.0f} min "
+          f"on one worker at cpu sizes; set RUN_ABLATIONS = True to train it here, or run the claims' "
+          f"{len(ablation_plan.seeds)} seeds ({ablation_plan.worker_seconds / 3600:.1f} h of one worker):  "
+          f"{bench.bench_command('cpu', None, [ABLATIONS])}")
+
+# %% [markdown]
+# ### Over seeds: the records, and your run
+#
+# Left: success per arm, greedy and sampled, mean and 95% t-interval over seeds. Right: the claims'
+# paired differences per seed (dots) and their mean. The verdicts are the report's cards, printed
+# after the figure, with your run's values beside the records of the same seed, never a verdict of
+# their own.
+
+# %%
+ABLATION_CLAIMS = ["wm_r1.vs_simulation", "wm_r1.imagined_calls", "wm_r1.length_reward"]
+CLAIM_BY_ID = {c.id: c for c in bench_claims.CLAIMS}
+ablation_per_seed, ablation_source, ablation_profile = bench.seeds_here_or_published(
+    run.runs_dir, run.profile.name, ABLATIONS, None, seeds=ablation_plan.seeds, minimum=1)
+
+
+def ablation_figure(per_seed, title):
+    """Per arm greedy and sampled success (mean, 95% t-interval over seeds), and the claims' paired differences."""
+    arm_rows = [("SFT start", lambda r: r["start"])] + [
+        (name, lambda r, a=arm: r["arms"][a]) for arm, name in (("wm_r1", "WM-R1"), ("no_imagine", "without\ncall_wm"),
+                                                              ("no_length", "without R_L"))]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 3.8), gridspec_kw={"width_ratios": [1.4, 1]})
+    for offset, mode, marker in ((-0.12, "greedy", "o"), (0.12, "sampled", "s")):
+        rates = [stats.summarize([get(r)[mode]["success"] for r in per_seed], bounds=(0, 1)) for _, get in arm_rows]
+        plots.interval_points(axes[0], [i + offset for i in range(len(arm_rows))], rates, fmt=marker,
+                              label=f"{mode}" + (" (T = 1)" if mode == "sampled" else ""))
+    best = stats.summarize([r["arms"]["best_of_k"]["success"] for r in per_seed], bounds=(0, 1))
+    plots.interval_points(axes[0], [len(arm_rows) + 0.12], [best], fmt="D", label="best-of-K (samples)")
+    axes[0].set_xticks(range(len(arm_rows) + 1), [n for n, _ in arm_rows] + [f"best-of-{per_seed[0]['arms']['best_of_k']['k']}"],
+                       fontsize=8)
+    axes[0].set(ylabel="success in the real simulator", title=title, ylim=(-0.02, 1.02))
+    axes[0].legend(fontsize=7)
+    for i, claim_id in enumerate(ABLATION_CLAIMS):
+        values = [bench_claims.claim_value(CLAIM_BY_ID[claim_id], r) for r in per_seed]
+        axes[1].scatter([i] * len(values), values, color="C0", alpha=0.6, s=18, label="a seed" if i == 0 else None)
+        plots.interval_points(axes[1], [i + 0.15], [stats.summarize(values)], fmt="D", color="k", markersize=4,
+                              label="mean, 95% t-interval" if i == 0 else None)
+    axes[1].axhline(0, color="grey", lw=0.8)
+    axes[1].set_xticks(range(len(ABLATION_CLAIMS)), ["WM-R1 greedy\n− best-of-K", "WM-R1 − without\ncall_wm (T = 1)",
+                                                     "WM-R1 − without\nR_L (T = 1)"], fontsize=8)
+    axes[1].set(ylabel="paired difference of success", title="the claims' measures, per seed")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+if ablation_per_seed:
+    print("source:", ablation_source)
+    fig = ablation_figure(ablation_per_seed, f"{ABLATIONS}, {len(ablation_per_seed)} seed(s) ({ablation_profile})")
+    save(fig, "learned_ablations.png"); plt.show()
+else:
+    print(f"no records of {ABLATIONS} shipped with the kit yet: its confirmatory run ({len(ablation_plan.seeds)} "
+          f"seeds, about {ablation_minutes:.0f} min each on one worker) is not made. Run it:  "
+          f"{bench.bench_command('cpu', None, [ABLATIONS])}")
+    if ablation_seed is not None:
+        fig = ablation_figure([ablation_seed], f"your run, seed {run.seed} ({run.profile.name}): one seed, no interval")
+        save(fig, "learned_ablations.png"); plt.show()
+shown_ablations = ablation_per_seed or ([ablation_seed] if ablation_seed is not None else [])
+for r in shown_ablations:  # the precondition that each trained arm's GRPO acted
+    label = f"your run, seed {r['seed']}" if r is ablation_seed else f"seed {r['seed']}"
+    print(f"{label}: " + "; ".join(f"{arm} mixed groups a step {r['arms'][arm]['signal_groups']:.2f}, parameters "
+                                   f"moved {r['arms'][arm]['param_change']:.4f}" for arm in ablations.TRAINED_ARMS))
+show_beside({run.seed: ablation_seed} if ablation_seed is not None else {}, ABLATION_CLAIMS)
+show_beside({}, ["wm_r1.calls_fall"])
+
+# %% [markdown]
+# **Reading it.** A claim is judged only where its precondition holds: the trained arms' GRPO saw
+# groups with a judged success and a failure, and their parameters moved (the lines above the cards).
+# Read the right panel's spread before its mean: each dot is a seed, and where two arms take off on
+# different seeds their difference spreads wide. Best-of-K needs no training and uses the world model
+# at every step, a strong baseline: WM-R1 beats it only if learning inside the model gives more than
+# searching inside it.
+
+# %% [markdown]
+# ## 11. Throughput: world-model vs simulator transitions
 #
 # The same policy plays the same tasks with simulator and with world-model transitions. **The kit's
 # simulator is instant**, so here the world model is the *slower* environment; a real phone is not.
@@ -1009,6 +1209,12 @@ for row in tput:
 #   card verdict.
 # * Beating the start is not yet reading the instruction: section 8 compares both arms with the best
 #   instruction-blind sequence. How these findings were reached: [research: WM-R1 ladder](https://github.com/wmkit/wmkit/blob/main/research/README.md#wm-r1-ladder).
+# * An ablation is read where the method learns. Inside notebook 01's world model no arm moves from
+#   its start (section 9 prints why); in the learned settings world the four arms of
+#   `wm_r1_learned_ablations` share one start, one world model and the same updates. The two
+#   ablations read sampled success, since greedy agents make no call when judged; `vs_simulation`
+#   reads WM-R1 greedy against best-of-K; the cards give the verdicts, and `calls_fall` waits for a
+#   start that calls more.
 
 # %%
 summary_lines = [f"source of the ladder over seeds: {source}",
@@ -1024,6 +1230,13 @@ if learned_per_seed:
                          + "; ".join(f"seed {r['seed']}: start {r['start']['greedy']['success']:.3f}, WM-R1 in it "
                                      f"{r['rungs']['learned']['greedy']['success']:.3f}, GRPO on the simulator "
                                      f"{r['rungs']['0']['greedy']['success']:.3f}" for r in learned_per_seed))
+summary_lines.append(f"{ABLATIONS}: " + (f"records over seeds above, from {ablation_source}" if ablation_per_seed
+                                          else "no records shipped yet")
+                     + (f"; your run, seed {run.seed} ({run.profile.name}): " + ", ".join(
+                         f"{arm} {ablation_seed['arms'][arm]['greedy']['success']:.3f} / "
+                         f"{ablation_seed['arms'][arm]['sampled']['success']:.3f}" for arm in ablations.TRAINED_ARMS)
+                        + f", best-of-K {ablation_seed['arms']['best_of_k']['success']:.3f} (greedy / sampled)"
+                        if ablation_seed is not None else ""))
 if learned:
     summary_lines.append(f"notebook 01's world model: exact {learned['exact']:.3f}, real successes judged a success "
                          f"{learned['success_judged_on_real_successes']:.3f}, judge agreement {learned['agreement']:.3f}")
@@ -1037,6 +1250,9 @@ results_path = nb.write_results(run, {
     "small_world_seconds": round(small_seconds, 1),
     "learned_world_model": learned_seed, "learned_world_model_source": learned_source,
     "learned_world_model_summary": wm_ladder.summarize_ladder(learned_per_seed) if learned_per_seed else None,
+    "learned_ablations": ablation_seed, "learned_ablations_source": ablation_source,
+    "learned_ablations_records": len(ablation_per_seed),
+    "learned_ablations_seconds": ablation_seconds and round(ablation_seconds, 1),
     "pool_counts": {name: dict(c) for name, c in counts.items()}, "beside_records": beside_rows, "throughput": tput,
     "figures": figures, "summary": summary_lines, "paper": wm_r1.PAPER, "world_model": wm_info,
     "notebook_seconds": round(time.perf_counter() - notebook_start, 1),
@@ -1054,7 +1270,7 @@ print("wrote", results_path)
 #    any signal? (`True` / `False`)
 # 4. Set `ANSWER_4` to the call term R_WM (n_max = 5) of an all-fail group whose rollouts made 2 and
 #    4 imagined calls, and `ANSWER_4B` to the way GRPO moves the calls ("more", "fewer", "neither").
-# 5. From section 10's throughput table: at what device latency $L$ (seconds per batched simulator
+# 5. From section 11's throughput table: at what device latency $L$ (seconds per batched simulator
 #    step) do simulator transitions take as long per agent step as world-model ones? Set `ANSWER_5`
 #    (negative if the world model is faster even on an instant device).
 # 6. Apply the kit's verdict rule yourself to `paired("0", top)` (section 7's fidelity claim); set
@@ -1069,6 +1285,10 @@ print("wrote", results_path)
 #    GRPO on the simulator? Make a worse judge on purpose (for example
 #    `WMR1LearnedSizes.reference_neighbourhood = 0`, or fewer `epochs`), write the test down before
 #    you run it (seeds, prediction, verdict rule), and say how good a judge WM-R1 needs.
+# 9. **Which measure shows what imagining does?** `ABLATION_RESULT` is one seed of section 10's
+#    ablations (your run, else the first record). Set `ANSWER_9` to the value `wm_r1.imagined_calls`
+#    reads for it: WM-R1 − the arm without `call_wm`, in the mode whose agents call the world model
+#    when they are judged. Then (open): what does the other mode's difference measure?
 
 # %%
 from wmkit.core import grpo_step
@@ -1086,6 +1306,8 @@ ANSWER_5 = None  # seconds per batched device step
 ANSWER_6 = None  # a verdict
 ANSWER_7A = None  # 4 numbers (a list or a numpy array)
 ANSWER_7B = None  # a number
+ABLATION_RESULT = ablation_seed if ablation_seed is not None else (ablation_per_seed[0] if ablation_per_seed else None)
+ANSWER_9 = None  # a number: a difference of success rates
 exercises.check_group_rewards(ANSWER_1, [1, 0, 1], [4, 7, 6], [2, 0, 1], max_steps=7)
 exercises.check_turn_kind(ANSWER_2, "Thought: maybe call_wm(action='tap(2)') first")
 exercises.check_no_signal(ANSWER_3)
@@ -1095,3 +1317,4 @@ exercises.check_break_even_latency(ANSWER_5, tput)
 exercises.check_verdict_answer(ANSWER_6, [d for d in paired("0", top) if d is not None])
 exercises.check_grpo_advantages_by_hand(ANSWER_7A, GRPO_RECORD)
 exercises.check_grpo_clipped_loss_by_hand(ANSWER_7B, GRPO_RECORD)
+exercises.check_imagined_calls_measure(ANSWER_9, ABLATION_RESULT)

@@ -171,6 +171,30 @@ def _fill_computed_cases():
 _fill_computed_cases()
 
 
+# ---------------------------------------------------------------- notebook 03: the ablations where WM-R1 learns
+# One seed of wm_r1_learned_ablations, shaped like its result (made up): sampled 0.30 vs 0.26 gives the
+# claim's +0.04; the greedy difference (+0.08), WM-R1 vs its start (+0.15) and vs best-of-K (-0.18) differ.
+ABLATION = {"start": {"greedy": {"success": 0.10}, "sampled": {"success": 0.15}},
+            "arms": {"wm_r1": {"greedy": {"success": 0.60}, "sampled": {"success": 0.30}},
+                     "no_imagine": {"greedy": {"success": 0.52}, "sampled": {"success": 0.26}},
+                     "no_length": {"greedy": {"success": 0.51}, "sampled": {"success": 0.27}},
+                     "best_of_k": {"k": 4, "success": 0.48}}}
+CASES["imagined_calls_measure"] = (lambda a: exercises.check_imagined_calls_measure(a, ABLATION), 0.04,
+                                   [(0.08, "greedy difference"), (-0.04, "the sign"), (0.15, "its start"),
+                                    (-0.18, "best-of-K"), (4.0, "percentage")])
+
+
+def test_imagined_calls_measure_is_the_claims_value_and_waits_for_a_result(capsys):
+    from wmkit.bench.claims import CLAIMS, claim_value
+
+    claim = next(c for c in CLAIMS if c.id == "wm_r1.imagined_calls")
+    assert exercises.check_imagined_calls_measure(claim_value(claim, ABLATION), ABLATION) is True
+    assert exercises.check_imagined_calls_measure(0.04, None) is None  # no run and no record: not the answer's fault
+    assert "RUN_ABLATIONS" in capsys.readouterr().out
+    assert exercises.check_imagined_calls_measure(0.04, {"arms": {}}) is None
+    assert "cannot check" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_right_answer_passes(name, capsys):
     check, right, _ = CASES[name]

@@ -129,6 +129,20 @@ INPUTS = {
 }
 
 
+# ---------------------------------------------------------------- notebook 03: the ablations where WM-R1 learns
+def _ablation(wm_r1, no_imagine):
+    """One seed of wm_r1_learned_ablations (made up): (greedy, sampled) success of two arms."""
+    other = {"greedy": {"success": 0.5}, "sampled": {"success": 0.2}}
+    return {"start": other, "arms": {"wm_r1": {"greedy": {"success": wm_r1[0]}, "sampled": {"success": wm_r1[1]}},
+                                     "no_imagine": {"greedy": {"success": no_imagine[0]},
+                                                    "sampled": {"success": no_imagine[1]}},
+                                     "no_length": other, "best_of_k": {"k": 4, "success": 0.45}}}
+
+
+INPUTS["check_imagined_calls_measure"] = [((_ablation((0.6, 0.3), (0.52, 0.26)),), {}),
+                                          ((_ablation((0.2, 0.13), (0.41, 0.125)),), {})]
+
+
 def test_every_checker_has_an_answer():
     missing = [name for name in CHECKERS if name not in ANSWERS]
     assert not missing, f"checkers without an answer in wmkit/exercises_solutions.py: {missing}"
@@ -215,6 +229,8 @@ WRONG = {
     "check_zero_signal_share": [0.75, 0.5, 0.0, 1.0],
     "check_concept": ["a", "b", "c", "d"],  # the right letter of each question is skipped there
 }
+# notebook 03's ablations: the greedy difference, the sign, WM-R1 vs its start, vs best-of-K, a percentage, nothing
+WRONG["check_imagined_calls_measure"] = [0.08, -0.04, 0.1, -0.15, 4.0, 0.0]
 
 BAD_ANSWERS = ("", "nonsense", [], {}, float("nan"), 1e308, 10 ** 400, float("-inf"), object(), b"0.5", 1j,
                [None, None], ("0.1",), {"a": 1})

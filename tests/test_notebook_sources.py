@@ -158,7 +158,7 @@ ALLOWED = [
     r"\b[A-Za-zβγαλτεσρ]\s?=\s?[+−-]?\d",        # settings and worked examples: G = 8, p = 0.6, T = 0.6, t = 4.30
     r"\b(?:lr|learning rate)\s?\d",                # lr 1e-4
     r"within \d+ minutes",                         # a time budget the notebook is sized to
-    r"emulator step of 1 s",                       # section 10's assumed device latency (notebook 03)
+    r"emulator step of 1 s",                       # section 11's assumed device latency (notebook 03)
     r"\d+ of 768 values off",                      # notebook 06's worked example of a 2x2 frame's values
     r"400 of 1000 at cpu",                         # notebook 03's evaluation tasks: a size of the cpu profile
     r"the 0\.90 the kit aims for",                 # notebook 03's target for a world model's judging

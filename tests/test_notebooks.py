@@ -118,6 +118,16 @@ def check_smoke_run(stem: str, out: Path, executed: Path) -> None:
         assert [row["transitions"] for row in results["throughput"]] == ["simulator", "world_model"]
         for figure in ("fidelity_ladder_this_seed.png", "wm_calls_per_trajectory.png"):
             assert (out / stem / figure).exists()
+        # section 10: at smoke RUN_ABLATIONS trains every arm of wm_r1_learned_ablations from one start,
+        # each with the same number of updates; its figure is drawn (records, or this run labelled so)
+        from wmkit.wm_r1.ablations import ABLATION_ARMS, TRAINED_ARMS
+
+        ablation = results["learned_ablations"]
+        assert ablation is not None and set(ablation["arms"]) == set(ABLATION_ARMS)
+        assert len({len(ablation["arms"][arm]["history"]) for arm in TRAINED_ARMS}) == 1
+        assert all(0 <= ablation["arms"][arm][mode]["success"] <= 1 for arm in TRAINED_ARMS for mode in ("greedy", "sampled"))
+        assert (out / stem / "learned_ablations.png").exists()
+        _assert_beside_records(results["beside_records"], {"wm_r1.imagined_calls", "wm_r1.calls_fall"})
     if stem.startswith("06"):
 
         sizes = results["sizes"]
@@ -214,7 +224,8 @@ def test_notebook_03_runs_with_no_records_and_no_learned_run(tmp_path, monkeypat
     monkeypatch.setenv(bench.RECORDS_ENV, "none")
     stem = "03_wm_r1_gui_agent"
     out = reproduce("smoke", only=["03"], out_root=tmp_path, parameters={"LEARNED_WORLD_MODEL_HERE": False,
-                                                                                 "LADDER_HERE": False})
+                                                                                 "LADDER_HERE": False,
+                                                                                 "RUN_ABLATIONS": False})
     results = json.loads((out / stem / "results.json").read_text())
     assert results["learned_world_model"] is None and results["learned_world_model_summary"] is None
     assert results["learned_world_model_source"].startswith("not measured (")
@@ -224,5 +235,8 @@ def test_notebook_03_runs_with_no_records_and_no_learned_run(tmp_path, monkeypat
     printed = "".join("".join(o.get("text", "")) for c in cells for o in c.get("outputs", [])
                       if o.get("output_type") == "stream")
     assert "--only wm_r1_learned" in printed  # the command that measures it
+    # the ablations neither run nor recorded: their cost and the command, and the notebook goes on
+    assert results["learned_ablations"] is None and results["learned_ablations_records"] == 0
+    assert "RUN_ABLATIONS is off" in printed and "--only wm_r1_learned_ablations" in printed
     assert printed.count("records ignored") >= 3  # the ladder, the small world and the learned model
     assert not stderr_outputs(out / f"{stem}.ipynb")

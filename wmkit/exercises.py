@@ -670,7 +670,7 @@ def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]
         return _cannot_read(answer, "a number of seconds")
     rows = {row["transitions"]: row for row in throughput or [] if isinstance(row, Mapping)}
     if not {"simulator", "world_model"} <= set(rows):
-        return _cannot_check("`throughput` should be section 10's table: one row of simulator and one of "
+        return _cannot_check("`throughput` should be section 11's table: one row of simulator and one of "
                              f"world-model transitions; given {_show(throughput)}")
     sim, wm = rows["simulator"], rows["world_model"]
     if not sim["batched_step_calls"] or not sim["agent_steps"] or not wm["agent_steps"]:
@@ -688,6 +688,46 @@ def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]
                    (_close(value, wm["seconds"] / max(sim["seconds"], 1e-9), tol),
                     "a ratio of the two times is not a latency")],
                   "write both times per agent step, add L·(batched calls / agent steps) to the simulator's, solve.")
+
+
+# ---------------------------------------------------------------- notebook 03: the ablations where WM-R1 learns
+
+
+@_state_checked
+def check_imagined_calls_measure(answer: Any, result: Mapping[str, Any] | None) -> bool | None:
+    """Exercise (03): the value the claim ``wm_r1.imagined_calls`` reads in one seed of
+    ``wm_r1_learned_ablations`` (`result`): WM-R1's sampled (T = 1) success − the arm without
+    ``call_wm``'s. Greedy agents make no call when they are judged, so only the sampled difference
+    shows imagination at work when the agent acts; the claim's own fields give the truth."""
+    from wmkit.bench.claims import CLAIMS, claim_value  # here: the claims import every paper's registry
+
+    if answer is None:
+        return _not_answered()
+    if result is None:
+        print("cannot check yet: ABLATION_RESULT is None (no record shipped and none run here); set "
+              "RUN_ABLATIONS = True and run section 10")
+        return None
+    value = _number(answer)
+    if value is None:
+        return _cannot_read(answer, "a number (a difference of two success rates)")
+    claim = next(c for c in CLAIMS if c.id == "wm_r1.imagined_calls")
+    truth = claim_value(claim, result)
+    if truth is None:
+        return _cannot_check("`result` has no sampled success for both arms: it should be one seed of "
+                             f"wm_r1_learned_ablations; given {_show(result)}")
+    arms = result["arms"]
+    greedy = arms["wm_r1"]["greedy"]["success"] - arms["no_imagine"]["greedy"]["success"]
+    against_start = arms["wm_r1"]["sampled"]["success"] - result["start"]["sampled"]["success"]
+    against_best = arms["wm_r1"]["sampled"]["success"] - arms["best_of_k"]["success"]
+    return _judge(_rounded(value, truth), answer,
+                  "WM-R1 − the arm without call_wm, success in the mode whose agents call when judged",
+                  [(_rounded(value, greedy), ("that is the greedy difference: a greedy agent makes no call when "
+                                              "it is judged, so it shows what training did, not imagining at work")),
+                   (_rounded(value, -truth), "the sign: the claim reads WM-R1 minus the arm without call_wm"),
+                   (_rounded(value, against_start), "that is WM-R1 against its start, not the arm without call_wm"),
+                   (_rounded(value, against_best), "that is WM-R1 against best-of-K, the vs_simulation claim's arm"),
+                   (_rounded(value, 100 * truth) and truth != 0, "a percentage: success rates here are shares")],
+                  "read result['arms'][arm][mode]['success'] for both arms, in the mode whose agents call.")
 
 
 # ---------------------------------------------------------------- notebook 04

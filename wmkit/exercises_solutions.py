@@ -230,6 +230,17 @@ def answer_break_even_latency(throughput: Sequence[Mapping[str, Any]]) -> float:
     return (wm_per_step - sim_per_step) * sim["agent_steps"] / sim["batched_step_calls"]
 
 
+# ---------------------------------------------------------------- notebook 03: the ablations where WM-R1 learns
+
+
+def answer_imagined_calls_measure(result: Mapping[str, Any] | None) -> float:
+    """WM-R1's sampled (T = 1) success minus the no-imagine arm's, on the same tasks of the same seed.
+    Sampled, because the start's most likely turn is an action, never a call: a greedy agent makes no
+    call when it is judged, so only a sampled agent uses the world model while it acts."""
+    arms = result["arms"]
+    return arms["wm_r1"]["sampled"]["success"] - arms["no_imagine"]["sampled"]["success"]
+
+
 # ---------------------------------------------------------------- notebook 04
 
 
@@ -380,6 +391,10 @@ OPEN_ANSWERS: dict[str, str] = {
             "must be: precision = s·a / (s·a + (1 − s)(1 − b)) with s the start's real success, so at a low "
             "s the share of failures judged right, b, must be very close to 1 for most rewarded episodes to "
             "be real successes.",
+    "03.9": "The greedy difference WM-R1 − without call_wm: a greedy agent makes no call when it is judged, "
+            "so both greedy agents act without imagining, and their difference measures what the two "
+            "trainings did to the policy (one trained with answered calls and the call term, one where a call "
+            "is a failed step), not what imagining does while acting. The sampled difference has both.",
     "04.4": "With f(r) = r³ the bottom half of the real range maps to a sliver of scores near 0, where the "
             "noise ξ is as large as the differences: check 2's picture shows the isotonic map can recover "
             "E[r | x] only where x moves with r beyond the noise. A monotone map cannot separate configs the "
