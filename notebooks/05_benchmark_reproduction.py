@@ -22,9 +22,10 @@
 # command (it resumes when interrupted, and can run one paper at a time):
 #
 # ```
-# python -m wmkit bench --profile cpu --seeds 3            # runs/cpu/bench.json and runs/cpu/report.md
-# python -m wmkit bench --profile cpu --seeds 3 --only WM-R1
-# python -m wmkit bench --profile cpu --seeds 3 --report-only --any-version  # each experiment's newest records
+# make bench-plan                                   # every claim's confirmatory seeds and their estimated time
+# make bench                                        # runs them (resumable): runs/cpu/bench.json, runs/cpu/report.md
+# python -m wmkit bench --profile cpu --only WM-R1  # one paper's experiments, on their declared seeds
+# python -m wmkit bench --profile cpu --report-only --any-version  # each experiment's newest records
 # ```
 #
 # The notebook **loads** `runs/<profile>/bench.json` when you have run the whole benchmark at this
@@ -261,6 +262,25 @@ if explored:
     display(verdict_table(explored))
 
 # %% [markdown]
+# **Check your understanding.** Over its seeds a claim's 95% interval is [−0.02, +0.05]; the paper's
+# effect in the kit's units is +0.45. What is its verdict? (a) reproduced (b) contradicted (c) smaller
+# than the paper's effect (d) inconclusive
+
+# %%
+CONCEPT_1 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_1, "05.smaller")
+
+# %% [markdown]
+# **Check your understanding.** Why does the headline count only records made on confirmatory seeds?
+# (a) there are more of them (b) a regime or seed count chosen on some seeds, then judged on the same
+# seeds, has no known error rate (c) they were run on a faster machine (d) exploratory records come
+# from an older library
+
+# %%
+CONCEPT_2 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_2, "05.confirmatory")
+
+# %% [markdown]
 # ## 3. Plots
 #
 # One figure per paper, one row per claim: every seed's value (dots), the mean (diamond), the 95%
@@ -334,6 +354,15 @@ if explored:  # the same sentences for the exploratory section, which is shown a
     display(Markdown("**Exploratory (not counted).**\n\n" + "\n\n".join(explain(r) for r in explored)))
 
 # %% [markdown]
+# **Check your understanding.** RL left a model's parameters unchanged; its arm is 0.04 below the
+# control on every seed. What is the verdict? (a) contradicted (b) reproduced (c) inconclusive (d) not
+# measured: the method did not act
+
+# %%
+CONCEPT_3 = None  # a letter: "a", "b", "c" or "d"
+exercises.check_concept(CONCEPT_3, "05.acted")
+
+# %% [markdown]
 # ## 5. What scale the papers' absolute numbers need
 #
 # The kit's models (under a million parameters at smoke/cpu; QLoRA-tuned pretrained at gpu) show
@@ -345,7 +374,8 @@ if explored:  # the same sentences for the exploratory section, which is shown a
 #   MLE start can nearly predict (notebook 02).
 # * **RWML**: +19.6 (ALFWorld) and +7.9 (τ²-Bench) are *agent task success*, and +6.9 / +5.7 the mid-training-then-policy-RL result. The kit measures next-state
 #   predictions on its text game and TextWorldExpress (where a cpu-sized model's reward is always 0,
-#   so those rows are *not measured*), and policy RL on Simon Says (`wmkit/rwml/policy.py`).
+#   so those rows are *not measured*), and the agent claims with one model that predicts screens and
+#   acts in WM-R1's small settings world (`wmkit/rwml/agent.py`, notebook 02).
 # * **WM-R1**: 7B and 3B vision-language agents on AndroidWorld / GUI-Odyssey, 11.2 h on one H200. The
 #   kit shows whether training inside a world model transfers to the real simulator at all.
 # * **WMRL**: 4B models on MLE-Dojo, 883 vs 286 GPU-hours. The kit's tasks are scikit-learn configs

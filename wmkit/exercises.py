@@ -1151,6 +1151,27 @@ CONCEPTS: dict[str, Concept] = {
         "b", {"a": "anchors only uses no world model at all",
               "c": "real execution's cost is measured in its own arm",
               "d": "J* is known from the problem, not from an arm"}),
+    "05.smaller": Concept(
+        "Over its seeds a claim's 95% interval is [−0.02, +0.05]; the paper's effect in the kit's units is "
+        "+0.45. What is its verdict?",
+        {"a": "reproduced", "b": "contradicted", "c": "smaller than the paper's effect", "d": "inconclusive"},
+        "c", {"a": "the interval covers 0, so the direction is not established",
+              "b": "the interval reaches above 0 as well as below it",
+              "d": "more seeds could not bring it up to the paper's size: the interval already stops far short of it"}),
+    "05.confirmatory": Concept(
+        "Why does the headline count only records made on confirmatory seeds?",
+        {"a": "there are more of them",
+         "b": "a regime or seed count chosen on some seeds, then judged on the same seeds, has no known error rate",
+         "c": "they were run on a faster machine", "d": "exploratory records come from an older library"},
+        "b", {"a": "how many seeds there are does not decide which ones may be counted",
+              "c": "the machine changes the time a run takes, not what its verdict means",
+              "d": "both kinds of record are made at the same library version"}),
+    "05.acted": Concept(
+        "RL left a model's parameters unchanged; its arm is 0.04 below the control on every seed. What is the verdict?",
+        {"a": "contradicted", "b": "reproduced", "c": "inconclusive", "d": "not measured: the method did not act"},
+        "d", {"a": "a difference the method did not cause cannot speak against the method",
+              "b": "nothing the method did can make a difference here, whichever side it lies on",
+              "c": "more seeds would not make an unchanged model say anything about the method"}),
     "06.codebook": Concept(
         "Why does the tokenizer's error not count against the world model here?",
         {"a": "the world model predicts pixels", "b": "L1 ignores it",
