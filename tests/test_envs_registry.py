@@ -191,7 +191,9 @@ def test_names_compare_without_case_and_surrounding_spaces():
         assert envs.SYSTEM_PROMPTS["counter"] == "Predict the next count."
         assert envs.tokenizer_prompts(["counter", "Counter"])[3:] == ["Predict the next count."]
         envs.register_environment(_counter(name="counter", system_prompt="Count."), replace=True)
-        assert list(envs.ENVIRONMENTS)[3:] == ["counter"] and envs.SYSTEM_PROMPTS["COUNTER"] == "Count."
+        # replaced under the new spelling (other tests' environments may be registered beside it)
+        assert envs.registered_name("COUNTER") == "counter" and "Counter" not in envs.ENVIRONMENTS
+        assert envs.SYSTEM_PROMPTS["COUNTER"] == "Count."
     finally:
         envs.unregister_environment("COUNTER")
     assert envs.registered_name("counter") is None

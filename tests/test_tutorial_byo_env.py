@@ -56,7 +56,8 @@ def tutorial_folder(tmp_path, monkeypatch):
     try:
         yield tmp_path
     finally:
-        if "cellar_key" in envs.ENVIRONMENTS:
+        # the tutorial may register it under another spelling (names compare without case)
+        if envs.registered_name("cellar_key") is not None:
             envs.unregister_environment("cellar_key")
         sys.modules.pop("cellar_key", None)
 
