@@ -747,11 +747,14 @@ else:
 #    reward = task success, the same tasks and the same number of updates.
 #
 # Each of the four models (warm-up, warm-up + RWML, policy RL, RWML + policy RL) is measured on unseen
-# tasks in the simulator: **success**, greedy (the agent's best guess at each step) and sampled at T = 1,
-# and the **share of failed steps** (an action that does not parse or does nothing), greedy and
-# sampled. `rwml.invalid_actions` reads the *sampled* agents: the table below prints the greedy share
-# beside it, and exercise 8 asks why. The regime (world, data, learning rate) was chosen on
-# exploration seeds, written up in the kit's research folder; the benchmark's seeds are fresh ones.
+# tasks in the simulator: **success**, greedy (the agent's most probable turn at each step) and
+# sampled at T = 1, and the **share of failed steps** (a turn whose action does not parse as a phone
+# action), greedy and sampled. `rwml.invalid_actions` reads the *sampled* agents: the table below
+# prints the greedy share beside it, and exercise 8 asks why. The regime (world, data, learning rate)
+# was chosen on exploration seeds, written up in the kit's research folder; the benchmark's seeds are
+# fresh ones.
+#
+# One transition of this world in both formats the warm-up learns, and how a turn is read:
 
 # %%
 from wmkit.bench.confirmatory import experiment_plans
@@ -759,8 +762,24 @@ from wmkit.design import EXPERIMENT_SECONDS
 from wmkit.rwml import agent as rwml_agent
 from wmkit.rwml import readout
 from wmkit.rwml.config import bench_rwml_agent_sizes
+from wmkit.wm_r1 import agent as wm_r1_agent
+from wmkit.wm_r1.ladder import ladder_world
 
 agent_sizes = bench_rwml_agent_sizes(run.profile)  # the benchmark's sizes: your run is comparable with its records
+view = agent_sizes.world.screen_view
+collected = rwml_agent.prediction_transitions(dataclasses.replace(agent_sizes, episodes=6), ladder_world(agent_sizes.world))
+changed = [t for rows in collected.values() for t in rows if t.changed and rwml_agent.is_target(t)]
+example_t = next((t for t in changed if "switch" in t.diff.split("Updated items:")[-1]), changed[0])  # a switch flipped
+prompt = rwml_agent.prediction_pieces(example_t, [], agent_sizes.prediction_context, agent_sizes.prediction_target, view)[0][0]
+print(f"task: {example_t.task}\n--- predicting: the prompt, then the target the model learns to write\n{prompt}"
+      f"{rwml_agent.prediction_target(example_t, agent_sizes.prediction_target, view)}")
+print("--- acting: a turn in the expert episodes' format, and a turn that fails")
+for text in (wm_r1_agent.format_turn(wm_r1_agent.describe_action(example_t.state, example_t.action, screen_view=view),
+                                     action=example_t.action),
+             "Thought: the switch. Action: tap the switch"):
+    print(f"{text!r:60s} -> {wm_r1_agent.parse_turn(text).kind}")
+
+# %%
 run_agent_here = RUN_RWML_AGENT if RUN_RWML_AGENT is not None else run.profile.name == "smoke"
 agent_run = None
 if run_agent_here:

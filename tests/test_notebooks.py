@@ -187,8 +187,13 @@ def _assert_beside_records(rows: list[dict], some_ids: set[str]) -> None:
 @pytest.mark.slow
 def test_notebook_02_runs_without_java(tmp_path, monkeypatch):
     """Where Java 17 is missing (a fresh Colab, a conda env without openjdk), notebook 02 skips its
-    TextWorldExpress run with one printed reason, records that claim as not measured, and runs the rest."""
+    TextWorldExpress run with one printed reason, records that claim as not measured, and runs the rest.
+    Run as a fresh clone at `cpu` would: RWML's agent not run here (RUN_RWML_AGENT = False, cpu's
+    default) and benchmark records ignored (WMKIT_RECORDS=none, inherited by the kernel): one line says
+    what an agent seed costs and the command, no agent figure is drawn, and the TextWorldExpress
+    policy's records read "not measured"."""
     from wmkit.__main__ import reproduce
+    from wmkit.bench import runner as bench
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -196,9 +201,13 @@ def test_notebook_02_runs_without_java(tmp_path, monkeypatch):
     java.write_text('#!/bin/sh\necho "java: command not found" >&2\nexit 127\n')
     java.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
-    out = reproduce("smoke", only=["02"], out_root=tmp_path / "runs")
+    monkeypatch.setenv(bench.RECORDS_ENV, "none")
+    out = reproduce("smoke", only=["02"], out_root=tmp_path / "runs", parameters={"RUN_RWML_AGENT": False})
     stem = "02_rlvr_world_model"
     results = json.loads((out / stem / "results.json").read_text())
+    assert results["rwml_agent"]["run"] is None and not (out / stem / "rwml_agent.png").exists()
+    invalid = next(r for r in results["beside_records"] if r["id"] == "rwml.invalid_actions")
+    assert invalid["yours"] == {}
     reason = results["rwml_twx"]["skipped"]
     assert "Java 17" in reason and "openjdk-17-jre-headless" in reason
     twx_claim = next(r for r in results["beside_records"] if r["id"] == "rwml.twx_vs_base")
@@ -208,6 +217,9 @@ def test_notebook_02_runs_without_java(tmp_path, monkeypatch):
     cells = json.loads((out / f"{stem}.ipynb").read_text())["cells"]
     printed = ["".join(o.get("text", "")) for c in cells for o in c.get("outputs", []) if o.get("output_type") == "stream"]
     assert sum("TextWorldExpress section skipped" in text for text in printed) == 1
+    assert sum("RWML's agent is not run here" in text and "--only rwml_agent" in text for text in printed) == 1
+    assert sum("no benchmark records of rwml_agent yet" in text for text in printed) == 1
+    assert sum("TextWorldExpress policy experiment: not measured" in text for text in printed) == 1
     assert not stderr_outputs(out / f"{stem}.ipynb")
 
 

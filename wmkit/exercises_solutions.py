@@ -116,8 +116,8 @@ def answer_token_weight_ratio(lengths: Sequence[int] = (10, 30), loss_type: str 
 
 
 def answer_failed_step_difference(acting: Mapping[str, Any] | None) -> float:
-    """Each model's failed steps over all its steps, sampled at T = 1, counted from the episodes'
-    totals (``invalid`` / ``steps``): RWML's minus the warm-up's. Sampled, because a warm-up that
+    """Each model's failed steps over all its steps, sampled at T = 1 (``invalid`` / ``steps``: both
+    per-episode means in ``acting``, so their ratio is the share): RWML's minus the warm-up's. Sampled, because a warm-up that
     learned its actions from expert episodes writes a valid action greedily (its greedy share is 0
     or close to it, and so is RWML's), so only the sampled agents leave RWML a share to lower."""
     sampled = {arm: acting[arm]["sampled"] for arm in ("rwml", "warm")}
