@@ -726,12 +726,13 @@ else:
     for arm in outcomes[0]["invalid_share_after"]:
         print(f"  share of invalid actions after policy RL, arm '{arm}': "
               f"{[round(o['invalid_share_after'][arm], 2) for o in outcomes]}")
-    print(f"  RWML's relative parameter change, per seed: {[o['rwml_param_change'] for o in outcomes]}")
+    print(f"  RWML's relative parameter change, per seed: {[o['rwml_param_change'] for o in outcomes]}; τ fell back "
+          f"to its default (no warm-up prediction matched), per seed: {[o['tau_fallback'] for o in outcomes]}")
 
 # %% [markdown]
 # A policy that never succeeds has no success for RWML to raise, and an RWML model whose parameters
-# never moved (its embedding reward paid no sample: section 8's τ fallback) hands policy RL the same
-# start as the other arm. The question needs a world where a small policy succeeds on some tasks and
+# never moved (where τ falls back, its embedding reward pays no sample: section 8) hands policy RL the
+# same start as the other arm. The question needs a world where a small policy succeeds on some tasks and
 # fails on others, and an RWML step that moves the model.
 #
 # **One model that predicts and acts** (`wmkit.rwml.agent`, the benchmark's `rwml_agent`). The world

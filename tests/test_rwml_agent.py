@@ -213,8 +213,10 @@ def test_policy_outcome_of_the_textworldexpress_experiment():
     def stage(success, invalid_share):
         return {"success": success, "invalid_share": invalid_share}
 
-    result = {"rwml_param_change": 0.0, "policy": {"arms": {
+    result = {"rwml_param_change": 0.0, "threshold": {"tau": 0.9, "fallback": True}, "policy": {"arms": {
         "base": {"warm": stage(0.0, 0.97), "start": stage(0.1, 1.0), "after": stage(0.0, 0.94)},
         "rwml": {"warm": stage(0.0, 1.0), "start": stage(0.0, 1.0), "after": stage(0.05, 1.0)}}}}
     out = policy_outcome(result)
-    assert out == {"best_success": 0.1, "invalid_share_after": {"base": 0.94, "rwml": 1.0}, "rwml_param_change": 0.0}
+    assert out == {"best_success": 0.1, "invalid_share_after": {"base": 0.94, "rwml": 1.0}, "rwml_param_change": 0.0,
+                   "tau_fallback": True}
+    assert policy_outcome({**result, "threshold": None})["tau_fallback"] is None

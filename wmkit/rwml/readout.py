@@ -46,10 +46,12 @@ after the behaviour-cloning warm-up, at the start of policy RL, after policy RL.
 def policy_outcome(result: dict) -> dict:
     """What the policy part of one :func:`wmkit.rwml.experiment.run_rwml` result (TextWorldExpress)
     did: the highest held-out success of any arm at any stage (:data:`POLICY_STAGES`), the share of
-    invalid actions of each arm after policy RL, and RWML's relative parameter change (0: RWML never
-    moved the model its arm's policy RL starts from)."""
+    invalid actions of each arm after policy RL, RWML's relative parameter change (0: RWML never
+    moved the model its arm's policy RL starts from) and whether τ fell back to its default (no
+    warm-up prediction matched, so every sample's reward was 0)."""
     arms = result["policy"]["arms"]
     return {"best_success": max(arms[arm][stage]["success"] for arm in arms for stage in POLICY_STAGES
                                 if stage in arms[arm]),
             "invalid_share_after": {arm: arms[arm]["after"]["invalid_share"] for arm in arms},
-            "rwml_param_change": result.get("rwml_param_change")}
+            "rwml_param_change": result.get("rwml_param_change"),
+            "tau_fallback": (result.get("threshold") or {}).get("fallback")}
