@@ -1093,10 +1093,8 @@ if run_ablations_here:
     print(f"your run, seed {run.seed} ({run.profile.name}): the world model, the start and four arms in "
           f"{ablation_seconds:.0f} s")
 else:
-    print(f"RUN_ABLATIONS is off: one seed of the four arms at {run.profile.name} costs about {ablation_minutes:.0f} min "
-          f"on one worker at cpu sizes; set RUN_ABLATIONS = True to train it here, or run the claims' "
-          f"{len(ablation_plan.seeds)} seeds ({ablation_plan.worker_seconds / 3600:.1f} h of one worker):  "
-          f"{bench.bench_command('cpu', None, [ABLATIONS])}")
+    print(f"RUN_ABLATIONS is off: one seed of the four arms takes about {ablation_minutes:.0f} min on one worker at "
+          "cpu sizes; set RUN_ABLATIONS = True to train it here (the records, or the command that makes them, below)")
 
 # %% [markdown]
 # ### Over seeds: the records, and your run
@@ -1148,8 +1146,9 @@ if ablation_per_seed:
     fig = ablation_figure(ablation_per_seed, f"{ABLATIONS}, {len(ablation_per_seed)} seed(s) ({ablation_profile})")
     save(fig, "learned_ablations.png"); plt.show()
 else:
-    print(f"no records of {ABLATIONS} shipped with the kit yet: its confirmatory run ({len(ablation_plan.seeds)} "
-          f"seeds, about {ablation_minutes:.0f} min each on one worker) is not made. Run it:  "
+    print(f"no records of {ABLATIONS} here or shipped with the kit yet: its confirmatory run "
+          f"({len(ablation_plan.seeds)} seeds, about {ablation_minutes:.0f} min each, "
+          f"{ablation_plan.worker_seconds / 3600:.1f} h of one worker) is not made. Run it:  "
           f"{bench.bench_command('cpu', None, [ABLATIONS])}")
     if ablation_seed is not None:
         fig = ablation_figure([ablation_seed], f"your run, seed {run.seed} ({run.profile.name}): one seed, no interval")
