@@ -87,35 +87,54 @@ def summary(tag: str) -> None:
     def arm(r, a, mode="greedy"):
         return r["arms"][a]["success"] if a == "best_of_k" else r["arms"][a][mode]["success"]
 
+    def everywhere(*names):  # a run with --arms holds only some arms
+        return all(name in r["arms"] for r in rows for name in names)
+
+    def cell(r, a):
+        if a not in r["arms"]:
+            return "—"
+        if a == "best_of_k":
+            return f"{arm(r, a):.3f}"
+        return f"{arm(r, a):.3f}/{arm(r, a, 'sampled'):.3f}"
+
+    trained = [a for a in ("wm_r1", "no_imagine", "no_length") if any(a in r["arms"] for r in rows)]
     print("per seed: start greedy/sampled | wm_r1 | no_imagine | no_length | best_of_k | blind | calls q1->q4 | s")
     for r in rows:
         a = r["arms"]
+        calls = (f"{a['wm_r1']['wm_calls_first_last_quarter'][0]:.2f}->{a['wm_r1']['wm_calls_first_last_quarter'][1]:.2f}"
+                 if "wm_r1" in a else "—")
         print(f"  {r['seed']}: {r['start']['greedy']['success']:.3f}/{r['start']['sampled']['success']:.3f} | "
-              f"{a['wm_r1']['greedy']['success']:.3f}/{a['wm_r1']['sampled']['success']:.3f} | "
-              f"{a['no_imagine']['greedy']['success']:.3f}/{a['no_imagine']['sampled']['success']:.3f} | "
-              f"{a['no_length']['greedy']['success']:.3f}/{a['no_length']['sampled']['success']:.3f} | "
-              f"{a['best_of_k']['success']:.3f} | {r['instruction_blind']['success']:.3f} | "
-              f"{a['wm_r1']['wm_calls_first_last_quarter'][0]:.2f}->{a['wm_r1']['wm_calls_first_last_quarter'][1]:.2f} | "
-              f"{r['wall_seconds']:.0f}")
+              + " | ".join(cell(r, name) for name in ("wm_r1", "no_imagine", "no_length", "best_of_k"))
+              + f" | {r['instruction_blind']['success']:.3f} | {calls} | {r['wall_seconds']:.0f}")
         print(f"      calls at eval: start greedy {r['start']['greedy']['wm_calls']:.2f} sampled "
-              f"{r['start']['sampled']['wm_calls']:.2f}; wm_r1 greedy {a['wm_r1']['greedy']['wm_calls']:.2f} sampled "
-              f"{a['wm_r1']['sampled']['wm_calls']:.2f}; param change wm_r1 {a['wm_r1']['param_change']:.4f} "
-              f"no_imagine {a['no_imagine']['param_change']:.4f} no_length {a['no_length']['param_change']:.4f}; "
-              f"judge agreement {r['learned_world_model']['agreement']:.2f}; timings {r['timings']}")
+              f"{r['start']['sampled']['wm_calls']:.2f}; "
+              + "; ".join(f"{name} greedy {a[name]['greedy']['wm_calls']:.2f} sampled {a[name]['sampled']['wm_calls']:.2f}"
+                          for name in trained if name in a) + "; "
+              + "; ".join(f"{name}: param change {a[name]['param_change']:.4f}, signal groups "
+                          f"{a[name]['signal_groups']:.2f}" for name in trained if name in a)
+              + f"; judge agreement {r['learned_world_model']['agreement']:.2f}; timings {r['timings']}")
+        for name in trained:
+            if name in a:
+                print(f"      {name} calls/episode per GRPO step: {[round(h['wm_calls'], 2) for h in a[name]['history']]}")
     for mode in ("greedy", "sampled"):
-        show(f"wm_r1 - start ({mode})", [arm(r, "wm_r1", mode) - r["start"][mode]["success"] for r in rows])
-        show(f"wm_r1 - no_imagine ({mode})", [arm(r, "wm_r1", mode) - arm(r, "no_imagine", mode) for r in rows])
-        show(f"wm_r1 - no_length ({mode})", [arm(r, "wm_r1", mode) - arm(r, "no_length", mode) for r in rows])
-        show(f"wm_r1 ({mode}) - best_of_k", [arm(r, "wm_r1", mode) - arm(r, "best_of_k") for r in rows])
-    show("best_of_k - start greedy", [arm(r, "best_of_k") - r["start"]["greedy"]["success"] for r in rows])
+        if everywhere("wm_r1"):
+            show(f"wm_r1 - start ({mode})", [arm(r, "wm_r1", mode) - r["start"][mode]["success"] for r in rows])
+        for other in ("no_imagine", "no_length"):
+            if everywhere("wm_r1", other):
+                show(f"wm_r1 - {other} ({mode})", [arm(r, "wm_r1", mode) - arm(r, other, mode) for r in rows])
+        if everywhere("wm_r1", "best_of_k"):
+            show(f"wm_r1 ({mode}) - best_of_k", [arm(r, "wm_r1", mode) - arm(r, "best_of_k") for r in rows])
+    if everywhere("best_of_k"):
+        show("best_of_k - start greedy", [arm(r, "best_of_k") - r["start"]["greedy"]["success"] for r in rows])
     if all("no_imagine_start" in r for r in rows):
         for mode in ("greedy", "sampled"):
             show(f"start - start without imagined turns ({mode})",
                  [r["start"][mode]["success"] - r["no_imagine_start"][mode]["success"] for r in rows])
-    for a in ("wm_r1", "no_imagine", "no_length"):
-        show(f"{a}: calls/episode first - last quarter of training",
-             [r["arms"][a]["wm_calls_first_last_quarter"][0] - r["arms"][a]["wm_calls_first_last_quarter"][1]
-              for r in rows])
+    for a in trained:
+        if everywhere(a):
+            show(f"{a}: calls/episode first - last quarter of training",
+                 [r["arms"][a]["wm_calls_first_last_quarter"][0] - r["arms"][a]["wm_calls_first_last_quarter"][1]
+                  for r in rows])
     show("wall seconds per seed", [r["wall_seconds"] for r in rows])
 
 
