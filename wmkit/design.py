@@ -69,8 +69,12 @@ SESOI_RULE = ("the smaller of the unit's default (SESOI_DEFAULTS) and half the p
 AWAITING_SETUP = {
     "rwml.mid_training": "rwml_agent's exploration spread is not measured yet: no exploration seed ran policy RL "
                          "from both the warm-up and the RWML model (research/RWML_AGENT.md)",
-    "wm_r1.calls_fall": "no set-up found where calls can fall by the SESOI: 0.14-0.40 calls an episode in training "
-                        "(research/WM_R1_ABLATIONS.md)",
+    "wm_r1.calls_fall": "set-up measured on one exploration seed only: at imagine_rate 0.3 calls are 0.14-0.40 "
+                        "an episode in training, too few to fall by the SESOI; at imagine_rate 1.0 (seed 100) the "
+                        "start calls 2.18 an episode in the first quarter (the precondition >= 1 holds) and WM-R1 "
+                        "learns, but calls fell 0.03 (they follow episode length); one seed has no spread, so a "
+                        "second exploration seed at imagine_rate 1.0 (about 50 min) comes before a design "
+                        "(research/WM_R1_ABLATIONS.md, section 5)",
 }
 """Claim id -> why its design is pending: the claims whose set-up is being chosen on exploration seeds.
 Each declares ``Design(pending=AWAITING_SETUP[id])`` until its set-up, and then its design, is declared
