@@ -109,11 +109,14 @@ def test_every_experiment_resolves_with_sizes_per_profile(profile):
     assert rwml_sizes["world_model"]["twx_steps"] >= 1 and rwml_sizes["policy"]["grpo"]["max_steps"] >= 1
 
 
-def test_rwml_agent_claims_read_the_policy_experiment():
+def test_rwml_agent_claims_read_the_agent_experiment():
     claims = {c.id: c for c in bench_claims.CLAIMS}
-    result = {"policy": {"arms": {"base": {"after": {"success": 0.2, "invalid_share": 0.5}},
-                                  "rwml": {"after": {"success": 0.5, "invalid_share": 0.25}}}}}
-    assert bench_claims.claim_value(claims["rwml.mid_training"], result) == pytest.approx(0.3)
+    # mid-training: the one model that predicts and acts (rwml_agent), greedy success after policy RL from the
+    # RWML model − after the same policy RL from its warm-up (not the models before policy RL)
+    acting = {"warm": {"greedy": {"success": 0.5}}, "rwml": {"greedy": {"success": 0.4}},
+              "warm_policy_rl": {"greedy": {"success": 0.6}}, "rwml_policy_rl": {"greedy": {"success": 0.7}}}
+    assert bench_claims.claim_value(claims["rwml.mid_training"], {"acting": acting}) == pytest.approx(0.1)
+    assert claims["rwml.mid_training"].experiment == "rwml_agent"
     # invalid actions: the one model that predicts and acts (rwml_agent), the RWML model − its warm-up, sampled
     agent = {"acting": {"warm": {"sampled": {"invalid_share": 0.25}}, "rwml": {"sampled": {"invalid_share": 0.15}}}}
     assert bench_claims.claim_value(claims["rwml.invalid_actions"], agent) == pytest.approx(-0.10)

@@ -379,11 +379,6 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
     0.0 in every seed) and that never succeeds; WM-R1's agent claims were judged where the world model
     never judged a GRPO group mixed. Their rows must say the method did not act, and why."""
     claims = _by_id()
-    rwml = _shipped("rwml")
-    for claim_id in ("rwml.mid_training",):
-        row = bench.claim_row(claims[claim_id], rwml, "cpu", len(rwml))
-        assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
-        assert "seed(s) [0, 1, 2]" in row["reason"]
     wm_r1 = _shipped("wm_r1")
     for claim_id in ("wm_r1.calls_fall",):
         row = bench.claim_row(claims[claim_id], wm_r1, "cpu", len(wm_r1))
@@ -395,6 +390,19 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
     assert bench_claims.precondition_failure(invalid, {101: acted}) is None
     reason = bench_claims.precondition_failure(invalid, {101: acted, 102: {**acted, "moved": False}})
     assert reason.startswith("the method did not act") and "[102]" in reason, reason
+    # so did the mid-training claim, which also needs the policy RL both arms share to act from the warm-up
+    mid = claims["rwml.mid_training"]
+    assert mid.experiment == "rwml_agent"
+    acted = {"moved": True, "first_step_reward_share": 0.31,
+             "acting": {"warm": {"greedy": {"success": 0.46}}, "warm_policy_rl": {"greedy": {"success": 0.6}}}}
+    assert bench_claims.precondition_failure(mid, {103: acted}) is None
+    flat = json.loads(json.dumps(acted))
+    flat["acting"]["warm_policy_rl"]["greedy"]["success"] = 0.46  # policy RL left the warm-up's success as it was
+    reason = bench_claims.precondition_failure(mid, {103: acted, 104: flat})
+    assert reason.startswith("the method did not act") and "[104]" in reason and "policy RL acted" in reason, reason
+    every_sample_paid = {**acted, "first_step_reward_share": 1.0}  # all rewarded: every GRPO advantage is zero
+    reason = bench_claims.precondition_failure(mid, {103: acted, 104: every_sample_paid})
+    assert reason.startswith("the method did not act") and "[104]" in reason and "first GRPO step" in reason, reason
     # three claims moved to the set-up where WM-R1 learns, and say there when an arm did not act
     for claim_id, ablation in (("wm_r1.imagined_calls", "no_imagine"), ("wm_r1.length_reward", "no_length"),
                                ("wm_r1.vs_simulation", "wm_r1")):

@@ -314,6 +314,41 @@ def above(path: str, says: str, floor: float = 0.0) -> Acted:
 
 
 @dataclass(frozen=True)
+class _Between:
+    path: str
+    low: float
+    high: float
+
+    def __call__(self, result: dict) -> tuple[bool | None, str]:
+        value = _number(_get(result, self.path))
+        return (None, "") if value is None else (self.low < value < self.high, f"{self.path} = {value:.3g}")
+
+
+def between(path: str, says: str, low: float = 0.0, high: float = 1.0) -> Acted:
+    """The number at `path` lies strictly between `low` and `high` in every seed: a share of rewarded
+    samples that is neither none nor all (either end leaves every GRPO advantage at zero)."""
+    return Acted(says, _Between(path, low, high))
+
+
+@dataclass(frozen=True)
+class _Rose:
+    path: str
+    start: str
+
+    def __call__(self, result: dict) -> tuple[bool | None, str]:
+        value, start = _number(_get(result, self.path)), _number(_get(result, self.start))
+        if value is None or start is None:
+            return None, ""
+        return value > start, f"{self.path} = {value:.3g}, not above {self.start} = {start:.3g}"
+
+
+def rose(path: str, start: str, says: str) -> Acted:
+    """Training acted in the claim's direction on its own measure: the number at `path` is above its
+    start's at `start` in every seed (e.g. policy RL raised its start's success)."""
+    return Acted(says, _Rose(path, start))
+
+
+@dataclass(frozen=True)
 class _Varied:
     path: str
 

@@ -5,7 +5,7 @@ one a second way names it in ``measures`` (see :class:`wmkit.entries.Claim`).
 """
 from __future__ import annotations
 
-from wmkit.design import AWAITING_SETUP, Design, above, all_of, can_succeed
+from wmkit.design import AWAITING_SETUP, Design, above, all_of, between, rose
 from wmkit.entries import Claim, get_path
 
 RWML_MOVED = above("moved", "RWML's RL moved the model (its parameters and some held-out prediction changed)")
@@ -14,12 +14,20 @@ RWML_MOVED = above("moved", "RWML's RL moved the model (its parameters and some 
 TWX_MOVED = above("rwml_param_change", "RWML's RL moved the model (relative parameter change above 0)")
 """The precondition that RWML acted on TextWorldExpress: its RL changed the warm-up's parameters."""
 
-POLICY_ACTED = all_of(
-    TWX_MOVED,
-    can_succeed(["policy/arms/base/warm/success", "policy/arms/base/after/success", "policy/arms/rwml/after/success"],
-                "the policy succeeds at all (some arm's held-out success above 0)"))
-"""The precondition of RWML's agent claims: RWML moved the model and the policy can succeed at all (a
-policy that never succeeds has no invalid-action share or success to improve by RWML)."""
+AGENT_RWML_ACTED = all_of(
+    RWML_MOVED,
+    between("first_step_reward_share", "RWML's embedding reward paid some but not every sample in its first GRPO "
+                                       "step (its mean strictly between 0 and 1)"))
+"""The precondition that RWML acted on the one model that predicts and acts (``rwml_agent``): it moved the
+model, and its first GRPO step's reward varied (none or all rewarded leaves every advantage at zero)."""
+
+AGENT_POLICY_ACTED = all_of(
+    AGENT_RWML_ACTED,
+    rose("acting/warm_policy_rl/greedy/success", "acting/warm/greedy/success",
+         "policy RL acted from the warm-up (its greedy success above the warm-up's)"))
+"""The precondition of RWML's mid-training claim in ``rwml_agent``: RWML acted, and the policy RL both arms
+share raised the warm-up's greedy success (a policy RL that does not act from the warm-up compares two
+starts, not RWML followed by policy RL with policy RL alone)."""
 
 
 def rl_changed_rwml_model(results: dict[int, dict]) -> str | None:
@@ -99,11 +107,11 @@ CLAIMS = (
           kit_label="RWML − SFT, embedding reward (cos ≥ τ) on held-out TWX games",
           precondition=TWX_MOVED, measures="rwml.vs_sft"),
     Claim("rwml.mid_training", "RWML", "world-model mid-training, then policy RL, beats policy RL alone",
-          "+6.9 ALFWorld, +5.7 τ²-Bench", "rwml",
-          "policy/arms/rwml/after/success", "policy/arms/base/after/success",
-          kit_label="Δ success, held-out Simon Says games (policy RL from RWML − from base; one-step RL "
-                    "after the same BC warm-up)",
-          precondition=POLICY_ACTED,
+          "+6.9 ALFWorld, +5.7 τ²-Bench", "rwml_agent",
+          "acting/rwml_policy_rl/greedy/success", "acting/warm_policy_rl/greedy/success",
+          kit_label="Δ greedy success after policy RL, unseen settings tasks (policy RL from the RWML model − the "
+                    "same policy RL from its warm-up; one model that predicts and acts)",
+          precondition=AGENT_POLICY_ACTED,
           design=Design(pending=AWAITING_SETUP["rwml.mid_training"])),
     Claim("rwml.invalid_actions", "RWML", "RWML lowers the share of invalid actions", "59.3% → 39.5%", "rwml_agent",
           "acting/rwml/sampled/invalid_share", "acting/warm/sampled/invalid_share", direction="lower",
