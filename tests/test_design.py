@@ -393,7 +393,7 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
     # so did the mid-training claim, which also needs the policy RL both arms share to act from the warm-up
     mid = claims["rwml.mid_training"]
     assert mid.experiment == "rwml_agent"
-    acted = {"moved": True, "first_step_reward_share": 0.31,
+    acted = {"moved": True, "first_step_reward_share": 0.31, "reference_nll": {"rwml": 0.1034, "rwml_policy_rl": 0.1101},
              "acting": {"warm": {"greedy": {"success": 0.46}}, "warm_policy_rl": {"greedy": {"success": 0.6}}}}
     assert bench_claims.precondition_failure(mid, {103: acted}) is None
     flat = json.loads(json.dumps(acted))
@@ -403,6 +403,10 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
     every_sample_paid = {**acted, "first_step_reward_share": 1.0}  # all rewarded: every GRPO advantage is zero
     reason = bench_claims.precondition_failure(mid, {103: acted, 104: every_sample_paid})
     assert reason.startswith("the method did not act") and "[104]" in reason and "first GRPO step" in reason, reason
+    # the arm measured after policy RL from the RWML model was the RWML model itself (seeds 103-104's artefact)
+    same_model = {**acted, "reference_nll": {"rwml": 0.1034, "rwml_policy_rl": 0.1034}}
+    reason = bench_claims.precondition_failure(mid, {103: acted, 104: same_model})
+    assert reason.startswith("the method did not act") and "[104]" in reason and "is not the RWML model" in reason, reason
     # three claims moved to the set-up where WM-R1 learns, and say there when an arm did not act
     for claim_id, ablation in (("wm_r1.imagined_calls", "no_imagine"), ("wm_r1.length_reward", "no_length"),
                                ("wm_r1.vs_simulation", "wm_r1")):

@@ -67,8 +67,11 @@ SESOI_RULE = ("the smaller of the unit's default (SESOI_DEFAULTS) and half the p
 
 
 AWAITING_SETUP = {
-    "rwml.mid_training": "rwml_agent's exploration spread is not measured yet: no exploration seed ran policy RL "
-                         "from both the warm-up and the RWML model (research/RWML_AGENT.md)",
+    "rwml.mid_training": "rwml_agent measures the RWML model where it should measure policy RL from it: its policy RL "
+                         "starts from a deep copy of the RWML model, which TRL's GRPO patched with a forward that "
+                         "runs the original's weights, so the copy plays and is judged as the RWML model (exploration "
+                         "seeds 103-104); with that arm re-run from a fresh load, the measure spreads too widely for "
+                         "a test in the budget (research/RWML_AGENT.md, section 5)",
     "wm_r1.calls_fall": "set-up measured on one exploration seed only: at imagine_rate 0.3 calls are 0.14-0.40 "
                         "an episode in training, too few to fall by the SESOI; at imagine_rate 1.0 (seed 100) the "
                         "start calls 2.18 an episode in the first quarter (the precondition >= 1 holds) and WM-R1 "
@@ -212,10 +215,10 @@ EXPERIMENT_SECONDS: dict[str, Seconds] = {
     "wm_r1_learned": Seconds(916.0, f"{_SHIPPED} and Intel Xeon AVX512"),
     "wmrl_controlled": Seconds(3.79, _SHIPPED),
     "wmrl_research": Seconds(2.33, f"{_SHIPPED}; its first seed in a process also builds the shared set-up"),
-    "rwml_agent": Seconds(1120.7, "no shipped records yet: wall_seconds of "
-                          "research/regime_results/rwml_agent/main_no_policy_rl/seed102.json (Intel Xeon, one torch "
-                          "thread, a shared machine), without policy RL from the two models, which a benchmark seed "
-                          "adds and no exploration seed completed: a lower bound"),
+    "rwml_agent": Seconds(2557.4, "no shipped records yet: wall_seconds of "
+                          "research/regime_results/rwml_agent/main/seed104.json (AMD EPYC, one torch thread, a shared "
+                          "machine), a whole benchmark seed: warm-up, RWML, policy RL from both models, the "
+                          "acting-only control (the longer of exploration seeds 103 and 104)"),
     "wm_r1_learned_ablations": Seconds(5557.8, "no shipped records yet: wall_seconds of "
                                        "research/regime_results/wm_r1_ablations/base/seed100.json (Intel Xeon, "
                                        "one torch thread, a shared machine)"),

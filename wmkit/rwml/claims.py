@@ -5,7 +5,7 @@ one a second way names it in ``measures`` (see :class:`wmkit.entries.Claim`).
 """
 from __future__ import annotations
 
-from wmkit.design import AWAITING_SETUP, Design, above, all_of, between, rose
+from wmkit.design import AWAITING_SETUP, Design, above, all_of, between, moved_from, rose
 from wmkit.entries import Claim, get_path
 
 RWML_MOVED = above("moved", "RWML's RL moved the model (its parameters and some held-out prediction changed)")
@@ -24,10 +24,15 @@ model, and its first GRPO step's reward varied (none or all rewarded leaves ever
 AGENT_POLICY_ACTED = all_of(
     AGENT_RWML_ACTED,
     rose("acting/warm_policy_rl/greedy/success", "acting/warm/greedy/success",
-         "policy RL acted from the warm-up (its greedy success above the warm-up's)"))
-"""The precondition of RWML's mid-training claim in ``rwml_agent``: RWML acted, and the policy RL both arms
+         "policy RL acted from the warm-up (its greedy success above the warm-up's)"),
+    moved_from("reference_nll/rwml_policy_rl", "reference_nll/rwml",
+               "the model measured after policy RL from the RWML model is not the RWML model (their expert NLL "
+               "differs)"))
+"""The precondition of RWML's mid-training claim in ``rwml_agent``: RWML acted, the policy RL both arms
 share raised the warm-up's greedy success (a policy RL that does not act from the warm-up compares two
-starts, not RWML followed by policy RL with policy RL alone)."""
+starts, not RWML followed by policy RL with policy RL alone), and what was measured after policy RL from
+the RWML model is not the RWML model itself (research/RWML_AGENT.md, section 5: a copy of a model that
+TRL's GRPO trained generates with the original's weights, so its arm measured the RWML model, bitwise)."""
 
 
 def rl_changed_rwml_model(results: dict[int, dict]) -> str | None:
