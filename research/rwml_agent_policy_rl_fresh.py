@@ -20,6 +20,7 @@ world, tasks, reward, GRPO settings and seed, and writes
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 import time
@@ -44,8 +45,8 @@ def main() -> None:
     import torch
 
     from wmkit.core import models
-    from wmkit.profiles import get_profile
     from wmkit.core.models import parameter_change
+    from wmkit.profiles import get_profile
     from wmkit.rewards.wm_r1 import WMR1RewardConfig
     from wmkit.rwml.agent import acting, reference_nll
     from wmkit.rwml.config import bench_rwml_agent_sizes
@@ -68,8 +69,6 @@ def main() -> None:
     start_nll = reference_nll(start, tokenizer, nll_tasks, world, seed)
     print(f"seed {seed}: {start_name} loaded from {folder}: expert NLL {start_nll:.6f} "
           f"(recorded {recorded['reference_nll'][start_name]:.6f})", flush=True)
-    import copy
-
     templates = ladder_world(world)
     rl_tasks = on_ladder_phone(grpo_pool(world, seed, templates), world)
     assert sizes.policy_reward == "success"
