@@ -142,3 +142,25 @@ def test_loading_a_finished_full_parameter_run_does_not_warn_about_its_tied_head
     finished, reloaded = dict(first.model.named_parameters()), dict(again.model.named_parameters())
     assert all(torch.allclose(reloaded[n], p) for n, p in finished.items())
     assert again.model.get_output_embeddings().weight is again.model.get_input_embeddings().weight
+
+
+def test_a_deep_copy_of_a_grpo_trained_model_runs_its_own_weights(tiny_lm, small_splits, tmp_path):
+    """TRL patches the policy's forward with a closure over the object; the kit removes it after
+    training, so a copy (the start of a second RL run, e.g. RWML then policy RL) computes with its
+    own weights. Before, a copy with changed weights gave the original's logits."""
+    import copy
+
+    model, tok, _ = tiny_lm
+    data = rl.rl_transitions([t for t in small_splits["train"] if t.env == "phone"], 0.25, seed=0)[:4]
+    config = rl.RLVRConfig(output_dir=str(tmp_path), num_generations=2, prompts_per_step=2, max_steps=1, lora=False,
+                           max_completion_length=8, show_progress=False)
+    trained = rl.train_rlvr(model, tok, data, config,
+                            reward_funcs=[lambda completions, **kw: [len(c) for c in completions]]).model
+    assert "forward" not in vars(trained)
+    clone = copy.deepcopy(trained)
+    with torch.no_grad():
+        for p in clone.parameters():
+            p.add_(0.5)
+    ids = torch.tensor([[1, 2, 3, 4]])
+    with torch.no_grad():
+        assert not torch.allclose(clone(ids).logits, trained(ids).logits)

@@ -67,11 +67,11 @@ SESOI_RULE = ("the smaller of the unit's default (SESOI_DEFAULTS) and half the p
 
 
 AWAITING_SETUP = {
-    "rwml.mid_training": "rwml_agent measures the RWML model where it should measure policy RL from it: its policy RL "
-                         "starts from a deep copy of the RWML model, which TRL's GRPO patched with a forward that "
-                         "runs the original's weights, so the copy plays and is judged as the RWML model (exploration "
-                         "seeds 103-104); with that arm re-run from a fresh load, the measure spreads too widely for "
-                         "a test in the budget (research/RWML_AGENT.md, section 5)",
+    "rwml.mid_training": "on exploration seeds 103-104 policy RL from the RWML model ran the RWML model's "
+                         "weights (a deep copy of a GRPO-trained model kept TRL's patched forward over the "
+                         "original; wmkit.core.grpo.train_grpo now removes it); re-run from a fresh load, the "
+                         "measure is +0.098 and -0.100 (sd 0.140), too wide a spread for a test in the budget "
+                         "(research/RWML_AGENT.md, section 5)",
     "wm_r1.calls_fall": "set-up measured on one exploration seed only: at imagine_rate 0.3 calls are 0.14-0.40 "
                         "an episode in training, too few to fall by the SESOI; at imagine_rate 1.0 (seed 100) the "
                         "start calls 2.18 an episode in the first quarter (the precondition >= 1 holds) and WM-R1 "

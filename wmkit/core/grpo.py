@@ -308,6 +308,12 @@ def train_grpo(policy, tokenizer, args, dataset, reward_funcs: Sequence[Callable
         stop_printing_logs(trainer)  # without a progress bar, no per-step log dicts printed either
     train_or_resume(trainer, resume_from)
     trained, out = trainer.model, Path(output_dir)
+    # TRL's fused LM head (trl.trainer.utils.add_fused_lm_head) replaces `forward` on the model object
+    # with a closure over the object's own bound forward. A deep copy of the trained model keeps that
+    # closure, so the copy would run, and train, the original's weights: drop it (without
+    # fused_lm_head it only called the model's own forward, so the trained model computes the same).
+    patched = trained.get_base_model() if hasattr(trained, "get_base_model") else trained
+    vars(patched).pop("forward", None)
     adapter_dir = None
     if hasattr(trained, "peft_config"):
         adapter_dir = models.save_adapters(trained, out / models.ADAPTER_FOLDER, tokenizer)
