@@ -72,11 +72,13 @@ AWAITING_SETUP = {
                          "original; wmkit.core.grpo.train_grpo now removes it); re-run from a fresh load, the "
                          "measure is +0.098 and -0.100 (sd 0.140), too wide a spread for a test in the budget "
                          "(research/RWML_AGENT.md, section 5)",
-    "wm_r1.calls_fall": "set-up measured on one exploration seed only: at imagine_rate 0.3 calls are 0.14-0.40 "
-                        "an episode in training, too few to fall by the SESOI; at imagine_rate 1.0 (seed 100) the "
-                        "start calls 2.18 an episode in the first quarter (the precondition >= 1 holds) and WM-R1 "
-                        "learns, but calls fell 0.03 (they follow episode length); one seed has no spread, so a "
-                        "second exploration seed at imagine_rate 1.0 (about 50 min) comes before a design "
+    "wm_r1.calls_fall": "set-up measured on two exploration seeds: at imagine_rate 0.3 calls are 0.14-0.40 "
+                        "an episode in training, too few to fall by the SESOI; at imagine_rate 1.0 (seeds 100 and "
+                        "101) the start calls 2.18 and 2.11 an episode in the first quarter (the precondition >= 1 "
+                        "holds on both) and WM-R1 acts on both, but calls fell 0.031 and 0.098 (sd 0.047; they "
+                        "follow episode length); a design needs a start at imagine_rate 1.0 as its own experiment "
+                        "or variant, which the library does not have yet, and the power computation with that sd "
+                        "against the SESOI of half a call "
                         "(research/WM_R1_ABLATIONS.md, section 5)",
 }
 """Claim id -> why its design is pending: the claims whose set-up is being chosen on exploration seeds.
