@@ -336,21 +336,26 @@ def between(path: str, says: str, low: float = 0.0, high: float = 1.0) -> Acted:
 
 
 @dataclass(frozen=True)
-class _Rose:
+class _VersusStart:
+    """The number at `path` against its start's at `start`: above it (`above`), else merely different."""
+
     path: str
     start: str
+    above: bool
 
     def __call__(self, result: dict) -> tuple[bool | None, str]:
         value, start = _number(_get(result, self.path)), _number(_get(result, self.start))
         if value is None or start is None:
             return None, ""
-        return value > start, f"{self.path} = {value:.3g}, not above {self.start} = {start:.3g}"
+        if self.above:
+            return value > start, f"{self.path} = {value:.3g}, not above {self.start} = {start:.3g}"
+        return value != start, f"{self.path} = {self.start} = {value:.4g}"
 
 
 def rose(path: str, start: str, says: str) -> Acted:
     """Training acted in the claim's direction on its own measure: the number at `path` is above its
     start's at `start` in every seed (e.g. policy RL raised its start's success)."""
-    return Acted(says, _Rose(path, start))
+    return Acted(says, _VersusStart(path, start, above=True))
 
 
 @dataclass(frozen=True)
@@ -395,21 +400,9 @@ def success_varied(path: str, says: str) -> Acted:
     return Acted(says, _MixedGroups(path))
 
 
-@dataclass(frozen=True)
-class _Differs:
-    path: str
-    start: str
-
-    def __call__(self, result: dict) -> tuple[bool | None, str]:
-        value, start = _number(_get(result, self.path)), _number(_get(result, self.start))
-        if value is None or start is None:
-            return None, ""
-        return value != start, f"{self.path} = {self.start} = {value:.4g}"
-
-
 def moved_from(path: str, start: str, says: str) -> Acted:
     """The policy moved: its value at `path` differs from its start's at `start` in every seed."""
-    return Acted(says, _Differs(path, start))
+    return Acted(says, _VersusStart(path, start, above=False))
 
 
 @dataclass(frozen=True)
