@@ -301,15 +301,21 @@ class Acted:
 
 @dataclass(frozen=True)
 class _Above:
+    """The number at `path` above `floor` and, where a `ceiling` is given, below it (a bool: itself)."""
+
     path: str
     floor: float
+    ceiling: float | None = None
 
     def __call__(self, result: dict) -> tuple[bool | None, str]:
         value = _get(result, self.path)
-        if isinstance(value, bool):
+        if isinstance(value, bool) and self.ceiling is None:
             return value, f"{self.path} {value}"
         value = _number(value)
-        return (None, "") if value is None else (value > self.floor, f"{self.path} = {value:.3g}")
+        if value is None:
+            return None, ""
+        inside = value > self.floor and (self.ceiling is None or value < self.ceiling)
+        return inside, f"{self.path} = {value:.3g}"
 
 
 def above(path: str, says: str, floor: float = 0.0) -> Acted:
@@ -318,21 +324,10 @@ def above(path: str, says: str, floor: float = 0.0) -> Acted:
     return Acted(says, _Above(path, floor))
 
 
-@dataclass(frozen=True)
-class _Between:
-    path: str
-    low: float
-    high: float
-
-    def __call__(self, result: dict) -> tuple[bool | None, str]:
-        value = _number(_get(result, self.path))
-        return (None, "") if value is None else (self.low < value < self.high, f"{self.path} = {value:.3g}")
-
-
 def between(path: str, says: str, low: float = 0.0, high: float = 1.0) -> Acted:
     """The number at `path` lies strictly between `low` and `high` in every seed: a share of rewarded
     samples that is neither none nor all (either end leaves every GRPO advantage at zero)."""
-    return Acted(says, _Between(path, low, high))
+    return Acted(says, _Above(path, low, high))
 
 
 @dataclass(frozen=True)
