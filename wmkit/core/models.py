@@ -61,12 +61,8 @@ had, else the offline SmolLM2 (the ``gpu`` profile's default model)."""
 
 GPU_HUB_MODEL = "Qwen/Qwen2.5-1.5B-Instruct"
 """The hub id the ``gpu`` profile trains with QLoRA when online: the size of RLVR-World's 1.5B
-headline results. Chosen for a 16 GB T4 at G = 8 without a measurement (no GPU was available when
-it was chosen): by arithmetic on its shape, its NF4 weights, the tied 151,936 x 1,536 embedding that
-peft keeps in fp32, the adapters with their AdamW state and the fp32 logits of one group of 8
-completions of 384 tokens stay well below 16 GB. ``python -m wmkit gpu-check`` measures it (row
-"Qwen2.5-1.5B qlora"). Pass MODEL="Qwen/Qwen2.5-0.5B-Instruct" for faster runs, or a 3B/7B id on a
-bigger GPU."""
+headline results, sized by arithmetic (not measured) for a 16 GB T4 at G = 8; ``python -m wmkit
+gpu-check`` measures it (row "Qwen2.5-1.5B qlora"). Pass a smaller or larger hub id as MODEL."""
 
 LORA_TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 """The attention and MLP projections of a Llama / Qwen2 block: where QLoRA puts its adapters (the

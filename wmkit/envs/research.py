@@ -616,9 +616,8 @@ def grade(status: str, score: float | None, pool_scores: Any) -> float:
 
 
 PREDICTION_WORK = 1e-3
-"""Work units charged per world-model query on the research tasks: a real execution is 1.
-Notebook 04 measured a median execution at 860× and at 1700× a query of the learned world model
-(CPU seconds, two runs on 2-core machines), so a query counts as a thousandth of an execution."""
+"""Work units charged per world-model query on the research tasks (a real execution is 1): a query
+costs about a thousandth of an execution's CPU seconds (notebook 04 measures the ratio)."""
 
 
 @dataclass

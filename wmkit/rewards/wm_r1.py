@@ -36,10 +36,7 @@ default is ``gamma = 0`` (``verl/trainer/config.py``), which the no-thinking abl
 The group statistics, the length shape, the ``max``/``min`` clips and the "budget 0 → 1" rule
 are as in the code, and so is the gate on the call term: ``R_WM`` is only computed when
 ``gamma > 0`` (otherwise it is 0, whatever ``n_max`` is), and ``n_max = 0`` with ``gamma > 0``
-is not an error (the budget is ``p·N_ref``, 0 → 1). Older stored versions of that file show
-how the reward evolved: ``p`` was once a training-progress schedule with a fixed
-``avg_len_ref``, and ``R_WM`` once was ``max(0, 1 − n_wm / n_max)``; the kit implements the
-final, per-group form. Success is ``eval_result > 0.5`` there; here any truthy value or number
+is not an error (the budget is ``p·N_ref``, 0 → 1). Success is ``eval_result > 0.5`` there; here any truthy value or number
 above 0.5 counts.
 """
 

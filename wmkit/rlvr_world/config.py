@@ -137,9 +137,7 @@ RLVR = {
         grpo=GRPOArgs(max_steps=30, num_generations=8, prompts_per_step=4, learning_rate=1e-4,
                       max_completion_length=128),
         eval_changed=60, eval_unchanged=30, eval_samples=2, max_new_tokens=160,
-        # Sized for notebook 02 in <= 15 min on 2 CPU cores: each text-game arm costs ~90 s, a phone
-        # step ~10 s (long screens), RWML's generations (filter, evaluation) ~4 min at these sizes;
-        # the repetition-penalty arm runs in the gpu profile.
+        # Sized for notebook 02's time budget; the repetition-penalty arm runs in the gpu profile.
         rewards=("binary", "task_specific", "continuous"), group_sizes=(4, 8),
         phone_steps=12, best_of_k=8,
         twx_episodes=60, twx_warm_fraction=0.1, twx_warm_epochs=4.0, twx_steps=16, twx_sft_epochs=2.0,

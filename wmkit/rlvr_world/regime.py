@@ -19,8 +19,7 @@ measures that:
 
 Sizes: RLVR-World's ``regime`` (`wmkit.rlvr_world.config.RegimeSizes`). Independent runs
 (the levels' MLE models, RL seeds, the levels' RL runs) go to ``parallel_runs`` worker
-processes (`wmkit.core.parallel`): on 2 CPU cores two tiny-model runs side by side take about
-the time of one.
+processes (`wmkit.core.parallel`).
 """
 from __future__ import annotations
 
@@ -158,7 +157,7 @@ def measure_level(model, tokenizer, transitions: Sequence[Transition], sizes: Re
     prompts = [prompt_text(tokenizer, t.env, t.state, t.action) for t in transitions]
     greedy = [g[0] for g in generate(model, tokenizer, prompts, sizes.max_new_tokens)]
     # About 128 sequences per generate call: in a bigger batch one long-running sample keeps every
-    # finished one computing to the end (measured: 64 prompts × 16 samples per call took twice as long).
+    # finished one computing to the end.
     samples = generate(model, tokenizer, prompts, sizes.max_new_tokens, do_sample=True,
                        num_samples=sizes.eval_samples, seed=seed, batch_size=max(1, 128 // sizes.eval_samples))
     rows = []

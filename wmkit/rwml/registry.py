@@ -1,7 +1,7 @@
 """RWML's experiments in :data:`wmkit.experiments.REGISTRY` (its claims: ``claims.py``).
 
 Functions are named as ``"module:function"`` strings: ``wmkit.rwml.experiment`` imports torch and
-transformers (about 3.5 s on 2 CPU cores), and ``python -m wmkit --help`` reads this file.
+transformers (seconds), and ``python -m wmkit --help`` reads this file.
 """
 from __future__ import annotations
 
