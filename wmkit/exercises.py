@@ -150,14 +150,34 @@ def _cannot_check(reason: str) -> None:
     print(f"cannot check yet: {reason}")
 
 
+class _Unreadable(Exception):
+    """An answer not in the form its checker reads (the message is that form)."""
+
+
+def _read(answer: Any, expected_form: str, reader: Callable[..., Any] = _number, *args: Any) -> Any:
+    """``reader(answer, *args)``; None raises :class:`_Unreadable`, which :func:`_state_checked` prints
+    with :func:`_cannot_read`."""
+    value = reader(answer, *args)
+    if value is None:
+        raise _Unreadable(expected_form)
+    return value
+
+
 def _state_checked(checker: Callable[..., bool | None]) -> Callable[..., bool | None]:
-    """Wrap a checker so that notebook state it cannot read (a table without its rows, a record of
-    another shape) gets a message and None instead of an exception: the contract's last point."""
+    """Wrap a checker (its first argument: the answer): an answer of None is "not answered yet", one
+    :func:`_read` cannot read says the form it expected (False), and notebook state the checker cannot
+    read (a table without its rows, a record of another shape) gets a message and None instead of an
+    exception: the contract's last point."""
 
     @functools.wraps(checker)
     def checked(*args: Any, **kwargs: Any) -> bool | None:
+        answer = args[0] if args else kwargs.get("answer", ...)
+        if answer is None:
+            return _not_answered()
         try:
             return checker(*args, **kwargs)
+        except _Unreadable as err:
+            return _cannot_read(answer, str(err))
         except Exception as err:  # noqa: BLE001 - any input a notebook can pass; the message names it
             return _cannot_check(f"{checker.__name__} could not read the inputs it was given "
                                  f"({type(err).__name__}: {str(err)[:80]}); run the cells above it first")
@@ -171,11 +191,7 @@ def _state_checked(checker: Callable[..., bool | None]) -> Callable[..., bool | 
 @_state_checked
 def check_no_change_on_changed(answer: Any) -> bool | None:
     """Exercise (01): the exact-match accuracy of 'predict no change' on changed transitions."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number in [0, 1] (an accuracy)")
+    value = _read(answer, "a number in [0, 1] (an accuracy)")
     return _judge(_close(value, 0.0, 1e-9), answer, "the accuracy of 'no change' on changed transitions, in [0, 1]",
                   [(_close(value, 1.0, 1e-9), "1 is its accuracy on *unchanged* transitions, where nothing happens"),
                    (0 < value < 1, "a value between 0 and 1 mixes in unchanged transitions (the overall accuracy)")],
@@ -185,11 +201,7 @@ def check_no_change_on_changed(answer: Any) -> bool | None:
 @_state_checked
 def check_changed_share(answer: Any, train: Sequence[Transition], env: str) -> bool | None:
     """Exercise (01): the share of changed transitions of `env` in the training split."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number in [0, 1] (a share)")
+    value = _read(answer, "a number in [0, 1] (a share)")
     items = [t for t in train if t.env == env]
     if not items:
         return _cannot_check(f"the split given has no {env!r} transitions (is it splits['train']?)")
@@ -206,8 +218,6 @@ def check_changed_share(answer: Any, train: Sequence[Transition], env: str) -> b
 @_state_checked
 def check_applied_screen(answer: Any, before: str, diff: str) -> bool | None:
     """Exercise (01): apply a screen diff by hand (write the next screen as text)."""
-    if answer is None:
-        return _not_answered()
     if not isinstance(answer, str):
         return _cannot_read(answer, "the next screen as one string (lines separated by \\n)")
     truth = (phone.apply_diff(before, diff) or "").strip()
@@ -230,11 +240,7 @@ def check_applied_screen(answer: Any, before: str, diff: str) -> bool | None:
 @_state_checked
 def check_changed_hits(answer: Any, evaluation: Mapping[str, Any], env: str = "phone") -> bool | None:
     """Exercise (01): how many of `env`'s changed test transitions did the greedy model get exactly right?"""
-    if answer is None:
-        return _not_answered()
-    value = _integer(answer)
-    if value is None:
-        return _cannot_read(answer, "a whole number (a count of transitions)")
+    value = _read(answer, "a whole number (a count of transitions)", _integer)
     greedy = evaluation[env]["model_greedy"]
     truth = round(greedy["changed"] * greedy["n_changed"])
     overall = round(greedy["overall"] * greedy["n"])
@@ -251,11 +257,7 @@ def check_changed_hits(answer: Any, evaluation: Mapping[str, Any], env: str = "p
 @_state_checked
 def check_group_advantage(answer: Any, rewards: Sequence[float], index: int = 0) -> bool | None:
     """Exercise (02): TRL's group-relative advantage of completion `index` (sample std, n − 1)."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (an advantage)")
+    value = _read(answer, "a number (an advantage)")
     if len(rewards) < 2:
         return _cannot_check("a group needs at least two rewards for a standard deviation")
     centred = rewards[index] - statistics.fmean(rewards)
@@ -270,11 +272,7 @@ def check_group_advantage(answer: Any, rewards: Sequence[float], index: int = 0)
 @_state_checked
 def check_max_unchanged_task_reward(answer: Any) -> bool | None:
     """Exercise (02): the largest task-specific reward on an unchanged transition."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (a reward)")
+    value = _read(answer, "a number (a reward)")
     return _judge(_rounded(value, 0.3), answer, "the largest task-specific reward of an unchanged transition",
                   [(_rounded(value, 1.3), ("that is the largest reward over *all* transitions; reread which of the "
                                            "reward's terms exist when nothing changes (section 2)")),
@@ -286,11 +284,7 @@ def check_max_unchanged_task_reward(answer: Any) -> bool | None:
 def check_group_spread(answer: Any, p: float, group_size: int) -> bool | None:
     """Exercise (02): the chance that a group of `group_size` samples, each right with
     probability `p`, holds both a right and a wrong one (so a binary reward gives it a gradient)."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number in [0, 1] (a probability)")
+    value = _read(answer, "a number in [0, 1] (a probability)")
     from wmkit.rlvr_world.regime import group_signal_probability  # here: it imports torch (2 s)
 
     truth = group_signal_probability(p, group_size)
@@ -318,8 +312,6 @@ def check_group_size_for_signal(answer: Any, shares: Sequence[float], target: fl
     """Exercise (02): the smallest group size G ≤ `largest` that gives at least `target` of the
     groups a gradient, from the MLE model's per-transition shares of exact samples; "none" when
     no G does (transitions never sampled right stay without signal at any G)."""
-    if answer is None:
-        return _not_answered()
     try:
         given_shares = None if isinstance(shares, (str, bytes, Mapping)) else _numbers(shares, len(list(shares)))
     except TypeError:  # not a sequence at all
@@ -352,8 +344,6 @@ def check_which_reward_rose(answer: Any, result: Mapping[str, Any] | None) -> bo
     """Exercise (02): after your run with reward="task_specific" (`result`, from
     regime.level_experiment), which rose over the MLE model: "sampled exact", "task reward",
     "both" or "neither" (a mean gain over seeds above 0 counts as rising)."""
-    if answer is None:
-        return _not_answered()
     if result is None:
         print("cannot check yet: set EXERCISE_5_RESULT to what regime.level_experiment returned for your run")
         return None
@@ -381,11 +371,7 @@ def check_which_reward_rose(answer: Any, result: Mapping[str, Any] | None) -> bo
 def check_token_weight_ratio(answer: Any, lengths: Sequence[int] = (10, 30), loss_type: str = "grpo") -> bool | None:
     """Exercise (02): under `loss_type`, how many times more gradient weight does one token of the
     shorter completion get than one token of the longer one (same |advantage|)?"""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (a ratio)")
+    value = _read(answer, "a number (a ratio)")
     short, long_ = min(lengths), max(lengths)
     # "grpo": each sequence's token losses are averaged over its own length, so a token weighs 1/|o_i|;
     # "dapo" (and "dr_grpo"): one normaliser for every token of the batch, so all tokens weigh the same.
@@ -409,11 +395,7 @@ def check_failed_step_difference(answer: Any, acting: Mapping[str, Any] | None) 
     """Exercise (02, read off a run): the measure of ``rwml.invalid_actions`` in one seed of the
     agent that predicts and acts: the RWML model's share of failed steps, sampled at T = 1, minus its
     warm-up's (`acting`: that seed's ``acting``, :func:`wmkit.rwml.agent.run_rwml_agent_seed`)."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (a difference of two shares, in -1..1)")
+    value = _read(answer, "a number (a difference of two shares, in -1..1)")
     if acting is None:
         return _cannot_check("no run of the agent here and no record of one: set RUN_RWML_AGENT = True (or run "
                              "the benchmark's rwml_agent) and run the section again")
@@ -462,15 +444,11 @@ def _close_all(values: Sequence[float] | None, truth: Sequence[float], tol: floa
 def check_grpo_advantages_by_hand(answer: Any, record: Any) -> bool | None:
     """Exercise (02, 03, 04, 06): the advantages of the recorded group, computed by hand from
     ``record["rewards"]`` (in that order), against those TRL logged (``record["advantages"]``)."""
-    if answer is None:
-        return _not_answered()
     parts = _grpo_record_parts(record)
     if parts is None:
         return False
     rewards, truth, _ = parts
-    values = _numbers(answer, len(rewards))
-    if values is None:
-        return _cannot_read(answer, f"{len(rewards)} numbers, one advantage per reward of record['rewards']")
+    values = _read(answer, f"{len(rewards)} numbers, one advantage per reward of record['rewards']", _numbers, len(rewards))
     mean = statistics.fmean(rewards)
     centred = [r - mean for r in rewards]
     population = [c / (statistics.pstdev(rewards) + 1e-4) for c in centred]
@@ -491,14 +469,10 @@ def check_grpo_clipped_loss_by_hand(answer: Any, record: Any) -> bool | None:
     """Exercise (02, 03, 04, 06): the loss of the record's *second* pass (after one optimizer step, so the
     ratios are not 1), computed by hand from ``record["passes"][1]`` (its rewards, old and new
     log-probabilities and mask), against the loss TRL computed."""
-    if answer is None:
-        return _not_answered()
     parts = _grpo_record_parts(record)
     if parts is None:
         return False
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (the loss of record['passes'][1])")
+    value = _read(answer, "a number (the loss of record['passes'][1])")
     first, second = parts[2]
     truth = float(second["loss"])
     loss_type, epsilon = record.get("loss_type", "dapo"), float(record.get("epsilon", 0.2))
@@ -540,11 +514,7 @@ def check_grpo_clipped_loss_by_hand(answer: Any, record: Any) -> bool | None:
 def check_group_rewards(answer: Any, successes: Sequence[float], lengths: Sequence[float],
                         calls: Sequence[float], max_steps: int) -> bool | None:
     """Exercise (03): the composite rewards of one group, computed by hand."""
-    if answer is None:
-        return _not_answered()
-    values = _numbers(answer, len(successes))
-    if values is None:
-        return _cannot_read(answer, f"a list of {len(successes)} numbers, one reward per rollout")
+    values = _read(answer, f"a list of {len(successes)} numbers, one reward per rollout", _numbers, len(successes))
 
     def matches(rewards: Sequence[float]) -> bool:
         return _close_all(values, rewards, 1e-3)
@@ -562,11 +532,7 @@ def check_group_rewards(answer: Any, successes: Sequence[float], lengths: Sequen
 @_state_checked
 def check_call_term(answer: Any, successes: Sequence[float], calls: Sequence[float], n_max: int = 5) -> bool | None:
     """Exercise (03): the world-model-call term R_WM of one group, computed by hand."""
-    if answer is None:
-        return _not_answered()
-    values = _numbers(answer, len(calls))
-    if values is None:
-        return _cannot_read(answer, f"a list of {len(calls)} numbers, one R_WM per rollout")
+    values = _read(answer, f"a list of {len(calls)} numbers, one R_WM per rollout", _numbers, len(calls))
 
     def matches(rewards: Sequence[float]) -> bool:
         return _close_all(values, rewards, 1e-3)
@@ -597,8 +563,6 @@ def check_call_direction(answer: Any, successes: Sequence[float], calls: Sequenc
     """Exercise (03): which way GRPO's call term moves the imagined calls of this group: "more",
     "fewer" or "neither" (the rollout with the larger R_WM gets the larger advantage, other
     terms equal)."""
-    if answer is None:
-        return _not_answered()
     word = DIRECTIONS.get(_word(answer) or "")
     if word is None:
         return _cannot_read(answer, '"more", "fewer" or "neither"')
@@ -619,8 +583,6 @@ def check_turn_kind(answer: Any, text: str) -> bool | None:
     """Exercise (03): what kind of turn a text is ('action', 'imagine' or 'invalid')."""
     from wmkit.wm_r1 import agent as ag  # here: it imports torch (2 s), this module does not
 
-    if answer is None:
-        return _not_answered()
     if not isinstance(text, str):
         return _cannot_check(f"`text` should be the turn's text (a string), not {_show(text)}")
     choices = ("action", "imagine", "invalid")
@@ -645,11 +607,7 @@ def check_turn_kind(answer: Any, text: str) -> bool | None:
 @_state_checked
 def check_no_signal(answer: Any) -> bool | None:
     """Exercise (03): does a group in which every rollout failed with the same length teach GRPO anything?"""
-    if answer is None:
-        return _not_answered()
-    value = _boolean(answer)
-    if value is None:
-        return _cannot_read(answer, "True or False")
+    value = _read(answer, "True or False", _boolean)
     return _judge(value is False, answer, "whether the group gives GRPO a gradient (True/False)",
                   [(value is True, ("equal lengths and equal calls give equal rewards, so every advantage "
                                    "(r − mean)/(std + ε) is 0: the penalties are the same for all"))])
@@ -663,11 +621,7 @@ def check_break_even_latency(answer: Any, throughput: Sequence[Mapping[str, Any]
     A simulator step costs ``seconds/agent_steps + L·batched_step_calls/agent_steps``; a
     world-model step ``seconds/agent_steps``. Negative means the world model is faster even on
     an instant device."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number of seconds")
+    value = _read(answer, "a number of seconds")
     rows = {row["transitions"]: row for row in throughput or [] if isinstance(row, Mapping)}
     if not {"simulator", "world_model"} <= set(rows):
         return _cannot_check("`throughput` should be section 11's table: one row of simulator and one of "
@@ -701,15 +655,11 @@ def check_imagined_calls_measure(answer: Any, result: Mapping[str, Any] | None) 
     shows imagination at work when the agent acts; the claim's own fields give the truth."""
     from wmkit.bench.claims import CLAIMS, claim_value  # here: the claims import every paper's registry
 
-    if answer is None:
-        return _not_answered()
     if result is None:
         print("cannot check yet: ABLATION_RESULT is None (no record shipped and none run here); set "
               "RUN_ABLATIONS = True and run section 10")
         return None
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (a difference of two success rates)")
+    value = _read(answer, "a number (a difference of two success rates)")
     claim = next(c for c in CLAIMS if c.id == "wm_r1.imagined_calls")
     truth = claim_value(claim, result)
     if truth is None:
@@ -737,11 +687,7 @@ def check_imagined_calls_measure(answer: Any, result: Mapping[str, Any] | None) 
 def check_affine_answer(answer: Any) -> bool | None:
     """Exercise (04): every reward of a group becomes 5·r + 1; by what *factor* is each GRPO advantage
     multiplied (ignoring ε)? Asked as a factor, so that "unchanged" has one number."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (the factor that multiplies each advantage)")
+    value = _read(answer, "a number (the factor that multiplies each advantage)")
     return _judge(_rounded(value, 1.0), answer, "the factor new advantage / old advantage (ignoring ε)",
                   [(_rounded(value, 5.0) or _rounded(value, 6.0),
                     "the ×5 scales the std by 5 too, and the standardization divides by the std"),
@@ -754,11 +700,7 @@ def check_affine_answer(answer: Any) -> bool | None:
 @_state_checked
 def check_fused_variance(answer: Any, v_e: float, v_wm: float) -> bool | None:
     """Exercise (04): the variance of the inverse-variance fusion of two estimates."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (a variance)")
+    value = _read(answer, "a number (a variance)")
     truth = fuse_estimates(0.0, v_e, 0.0, v_wm)[1]
     # checked first: with V_WM = 3·V_E the plain average's variance (V_E + V_WM)/4 *is* V_E, and
     # "just use the anchors" must not be called "the plain average"
@@ -780,11 +722,7 @@ def check_fused_variance(answer: Any, v_e: float, v_wm: float) -> bool | None:
 def check_rollout_weight(answer: Any, n_anchor: int, n_wm: int, v_e: float, v_wm: float) -> bool | None:
     """Exercise (04): the weight on each anchor rollout that makes the per-rollout sum the fused
     estimator, given the variances ``v_e``, ``v_wm`` of the two *group means*."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (a weight)")
+    value = _read(answer, "a number (a weight)")
     truth = rollout_weight(n_anchor * v_e, n_wm * v_wm)  # per-rollout variances σ² = n·V
     tol = max(0.5 * 10 ** -DECIMALS, 1e-3 * truth)
     return _judge(_close(value, truth, tol), answer, "the weight w on each anchor rollout",
@@ -819,8 +757,6 @@ def check_strong_distortion_answer(answer: Any, sizes: Any, seeds: Sequence[int]
 
     One seed's answer flips with the seed, so the question is asked over seeds: the checker runs
     both arms on each seed (or takes the per-seed `differences`) and applies the kit's rule."""
-    if answer is None:
-        return _not_answered()
     word = _word(answer)
     if word not in VERDICTS:
         return _cannot_read(answer, f"one of the verdicts {', '.join(map(repr, VERDICTS))}")
@@ -848,8 +784,6 @@ def check_strong_distortion_answer(answer: Any, sizes: Any, seeds: Sequence[int]
 def check_sweep_crossing(answer: Any, arms: Mapping[str, Any], fractions: Sequence[float]) -> bool | None:
     """Exercise (04): the smallest anchor fraction of check 4's sweep at which WMRL's mean final gap
     is below anchors-only's ("none" if there is none)."""
-    if answer is None:
-        return _not_answered()
     value = None if _word(answer) == "none" else _number(answer)
     if value is None and _word(answer) != "none":
         return _cannot_read(answer, "one of the sweep's fractions or 'none'")
@@ -875,11 +809,7 @@ def check_sweep_crossing(answer: Any, arms: Mapping[str, Any], fractions: Sequen
 @_state_checked
 def check_interval_answer(answer: Any, values: Sequence[float]) -> bool | None:
     """Exercise (05): the 95% t-interval of `values`, as (low, high)."""
-    if answer is None:
-        return _not_answered()
-    pair = _numbers(answer, 2)
-    if pair is None:
-        return _cannot_read(answer, "two numbers: (low, high)")
+    pair = _read(answer, "two numbers: (low, high)", _numbers, 2)
     values = [v for v in (_number(v) for v in (values or [])) if v is not None]
     s = summarize(values)
     if s["ci_low"] is None or s["std"] == 0:
@@ -905,8 +835,6 @@ def check_interval_answer(answer: Any, values: Sequence[float]) -> bool | None:
 def check_verdict_answer(answer: Any, values: Sequence[float], direction: str = "higher",
                          threshold: float = 0.0) -> bool | None:
     """Exercise (05): the verdict of a claim whose per-seed values are `values`."""
-    if answer is None:
-        return _not_answered()
     word = _word(answer)
     if word not in VERDICTS:
         return _cannot_read(answer, f"one of the verdicts {', '.join(map(repr, VERDICTS))}")
@@ -940,8 +868,6 @@ def seeds_needed(mean: float, std: float, threshold: float = 0.0, quantile: Call
 @_state_checked
 def check_seeds_needed(answer: Any, mean: float, std: float, threshold: float = 0.0) -> bool | None:
     """Exercise (05): how many seeds would make an interval with this mean and std clear the line?"""
-    if answer is None:
-        return _not_answered()
     never = _word(answer) in ("none", "never", "no n")
     value = None if never else _integer(answer)
     if value is None and not never:
@@ -963,8 +889,6 @@ def check_seeds_needed(answer: Any, mean: float, std: float, threshold: float = 
 @_state_checked
 def check_missing_record_verdict(answer: Any) -> bool | None:
     """Exercise (05): the verdict of a row whose run record was deleted."""
-    if answer is None:
-        return _not_answered()
     word = _word(answer)
     if word not in VERDICTS:
         return _cannot_read(answer, f"one of the verdicts {', '.join(map(repr, VERDICTS))}")
@@ -984,11 +908,7 @@ def check_red_pixel_l1(answer: Any) -> bool | None:
     pixel pure red (255, 0, 0), pixels scaled to 0..1 (`wmkit.video.model.l1_distance`)."""
     import numpy as np
 
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number (the mean absolute difference, in 0..1)")
+    value = _read(answer, "a number (the mean absolute difference, in 0..1)")
     black = np.zeros((4, 4, 3), np.uint8)
     red = black.copy()
     red[0, 0, 0] = 255
@@ -1004,11 +924,7 @@ def check_red_pixel_l1(answer: Any) -> bool | None:
 def check_completion_budget(answer: Any, grid_cells: int = 8) -> bool | None:
     """Exercise (06): `max_completion_length` GRPO needs for a `grid_cells` x `grid_cells` MiniGrid frame
     with one code per cell (patch = tile size): every code plus the end-of-frame token."""
-    if answer is None:
-        return _not_answered()
-    value = _integer(answer)
-    if value is None:
-        return _cannot_read(answer, "a whole number of tokens")
+    value = _read(answer, "a whole number of tokens", _integer)
     right = grid_cells * grid_cells + 1
     return _judge(value == right, answer, f"the tokens of one {grid_cells}x{grid_cells} frame's completion",
                   [(value == right - 1, ("a completion must also be able to stop: look at what section 3's "
@@ -1022,11 +938,7 @@ def check_completion_budget(answer: Any, grid_cells: int = 8) -> bool | None:
 def check_zero_signal_share(answer: Any, zero_std_share: Sequence[float]) -> bool | None:
     """Exercise (06, read off the run): the mean share of GRPO groups whose rewards were all equal
     (no advantage, no gradient) over the logged steps of one RL run (`zero_std_share`)."""
-    if answer is None:
-        return _not_answered()
-    value = _number(answer)
-    if value is None:
-        return _cannot_read(answer, "a number in [0, 1] (a share of groups)")
+    value = _read(answer, "a number in [0, 1] (a share of groups)")
     if zero_std_share is None or isinstance(zero_std_share, (str, bytes, Mapping)):
         return _cannot_check("`zero_std_share` should be the run's curve, runs[0]['arms']['all']['zero_std_share']")
     values = [float(v) for v in zero_std_share]  # a list or a numpy array (`not array` would raise)
@@ -1209,8 +1121,6 @@ def _letter(answer: Any) -> str | None:
 @_state_checked
 def check_concept(answer: Any, question: str) -> bool | None:
     """A concept question of :data:`CONCEPTS`: the letter of the choice the student picks."""
-    if answer is None:
-        return _not_answered()
     if question not in CONCEPTS:
         return _cannot_check(f"no concept question {question!r}; there are {', '.join(CONCEPTS)}")
     concept = CONCEPTS[question]
