@@ -200,7 +200,7 @@ def test_instruction_blind_claims_subtract_the_blind_baseline_of_the_same_record
 
 def test_select_experiments_by_paper_or_name():
     assert bench.select_experiments(["wm-r1"]) == ["wm_r1", "wm_r1_ladder", "wm_r1_small_world", "wm_r1_learned",
-                                                   "wm_r1_learned_ablations"]
+                                                   "wm_r1_learned_ablations", "wm_r1_calls"]
     assert bench.select_experiments(["wm_r1_ladder"]) == ["wm_r1_ladder"]
     assert set(bench.select_experiments(["WMRL", "rwml"])) == {"wmrl_controlled", "wmrl_research", "rwml",
                                                                "rwml_textgame", "rwml_agent"}

@@ -379,10 +379,6 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
     0.0 in every seed) and that never succeeds; WM-R1's agent claims were judged where the world model
     never judged a GRPO group mixed. Their rows must say the method did not act, and why."""
     claims = _by_id()
-    wm_r1 = _shipped("wm_r1")
-    for claim_id in ("wm_r1.calls_fall",):
-        row = bench.claim_row(claims[claim_id], wm_r1, "cpu", len(wm_r1))
-        assert row["verdict"] == "not measured" and row["reason"].startswith("the method did not act"), row
     # the invalid-actions claim moved to rwml_agent, where RWML moves the one model that predicts and acts
     invalid = claims["rwml.invalid_actions"]
     assert invalid.experiment == "rwml_agent" and not invalid.design.pending
@@ -419,6 +415,21 @@ def test_the_invalid_actions_artefact_and_the_agents_that_never_learned_are_not_
         frozen["arms"][ablation]["signal_groups"] = 0.0  # no group mixed: GRPO had no signal in the ablation
         reason = bench_claims.precondition_failure(claim, {100: acted, 102: frozen})
         assert reason.startswith("the method did not act") and "[102]" in reason and ablation in reason, reason
+    # calls per episode moved to wm_r1_calls, whose start calls: it needs that start to call at least once an
+    # episode in training and WM-R1's GRPO to act
+    calls = claims["wm_r1.calls_fall"]
+    assert calls.experiment == "wm_r1_calls" and not calls.design.pending
+    acted = {"arms": {"wm_r1": {"signal_groups": 0.9, "param_change": 0.008, "wm_calls_first_last_quarter": [1.0, 0.9]}}}
+    assert bench_claims.precondition_failure(calls, {100: acted}) is None  # one call an episode is enough
+    assert bench_claims.claim_value(calls, acted) == pytest.approx(0.1)
+    rare = json.loads(json.dumps(acted))
+    rare["arms"]["wm_r1"]["wm_calls_first_last_quarter"] = [0.21, 0.17]  # imagine_rate 0.3's start: too few to fall
+    reason = bench_claims.precondition_failure(calls, {100: acted, 102: rare})
+    assert reason.startswith("the method did not act") and "[102]" in reason and "at least once" in reason, reason
+    frozen = json.loads(json.dumps(acted))
+    frozen["arms"]["wm_r1"]["param_change"] = 0.0
+    reason = bench_claims.precondition_failure(calls, {100: acted, 101: frozen})
+    assert reason.startswith("the method did not act") and "[101]" in reason and "moved its parameters" in reason, reason
     # where the method acted, the same kind of check lets the claim be judged
     row = bench.claim_row(claims["wm_r1.learned_world_model"], _shipped("wm_r1_learned"), "cpu", 19)
     assert row["verdict"] != "not measured"

@@ -72,14 +72,6 @@ AWAITING_SETUP = {
                          "original; wmkit.core.grpo.train_grpo now removes it); re-run from a fresh load, the "
                          "measure is +0.098 and -0.100 (sd 0.140), too wide a spread for a test in the budget "
                          "(research/RWML_AGENT.md, section 5)",
-    "wm_r1.calls_fall": "set-up measured on two exploration seeds: at imagine_rate 0.3 calls are 0.14-0.40 "
-                        "an episode in training, too few to fall by the SESOI; at imagine_rate 1.0 (seeds 100 and "
-                        "101) the start calls 2.18 and 2.11 an episode in the first quarter (the precondition >= 1 "
-                        "holds on both) and WM-R1 acts on both, but calls fell 0.031 and 0.098 (sd 0.047; they "
-                        "follow episode length); a design needs a start at imagine_rate 1.0 as its own experiment "
-                        "or variant, which the library does not have yet, and the power computation with that sd "
-                        "against the SESOI of half a call "
-                        "(research/WM_R1_ABLATIONS.md, section 5)",
 }
 """Claim id -> why its design is pending: the claims whose set-up is being chosen on exploration seeds.
 Each declares ``Design(pending=AWAITING_SETUP[id])`` until its set-up, and then its design, is declared
@@ -181,6 +173,7 @@ CONFIRMATORY_BLOCKS: dict[str, int] = {
     "wmrl_research": 2300,
     "rwml_agent": 2400,
     "wm_r1_learned_ablations": 2500,
+    "wm_r1_calls": 2600,
 }
 """experiment -> the first seed of its block of :data:`BLOCK` confirmatory seeds. Blocks never overlap,
 and an experiment added later takes the next free block (from 2400)."""
@@ -224,6 +217,11 @@ EXPERIMENT_SECONDS: dict[str, Seconds] = {
     "wm_r1_learned_ablations": Seconds(5557.8, "no shipped records yet: wall_seconds of "
                                        "research/regime_results/wm_r1_ablations/base/seed100.json (Intel Xeon, "
                                        "one torch thread, a shared machine)"),
+    "wm_r1_calls": Seconds(3017.2, "no shipped records yet: wall_seconds of "
+                           "research/regime_results/wm_r1_ablations/imagine1/seed100.json (AMD EPYC, one torch thread, "
+                           "a shared machine), a whole benchmark seed: the edit world model, the SFT start at "
+                           "imagine_rate 1.0, its evaluation, WM-R1's GRPO and evaluation (the longer of exploration "
+                           "seeds 100 and 101)"),
 }
 """experiment -> :class:`Seconds`: what a confirmatory seed costs one worker (one torch thread), from
 the shipped records' wall times (a test checks them against the records), plus what a seed of the
@@ -301,11 +299,13 @@ class Acted:
 
 @dataclass(frozen=True)
 class _Above:
-    """The number at `path` above `floor` and, where a `ceiling` is given, below it (a bool: itself)."""
+    """The number at `path` above `floor` (at or above it where `inclusive`) and, where a `ceiling` is
+    given, below it (a bool: itself)."""
 
     path: str
     floor: float
     ceiling: float | None = None
+    inclusive: bool = False
 
     def __call__(self, result: dict) -> tuple[bool | None, str]:
         value = _get(result, self.path)
@@ -314,7 +314,8 @@ class _Above:
         value = _number(value)
         if value is None:
             return None, ""
-        inside = value > self.floor and (self.ceiling is None or value < self.ceiling)
+        inside = ((value >= self.floor if self.inclusive else value > self.floor)
+                  and (self.ceiling is None or value < self.ceiling))
         return inside, f"{self.path} = {value:.3g}"
 
 
@@ -322,6 +323,12 @@ def above(path: str, says: str, floor: float = 0.0) -> Acted:
     """The number (or bool) at `path` is above `floor` (True) in every seed: a parameter change, a
     share of predictions that changed, a ``moved`` flag."""
     return Acted(says, _Above(path, floor))
+
+
+def at_least(path: str, says: str, floor: float) -> Acted:
+    """The number at `path` is at or above `floor` in every seed (the start calls the world model at
+    least once an episode)."""
+    return Acted(says, _Above(path, floor, inclusive=True))
 
 
 def between(path: str, says: str, low: float = 0.0, high: float = 1.0) -> Acted:

@@ -30,6 +30,10 @@ EXPERIMENTS = (
                "WM-R1's ablations where WM-R1 learns: in the learned settings world, from one start and the same "
                "number of updates, WM-R1 vs without imagined calls, without the length reward, and best-of-K "
                "inside the same world model; calls per episode over training"),
+    Experiment("wm_r1_calls", PAPER, "wmkit.wm_r1.calls:run_wm_r1_calls", "wmkit.wm_r1.calls:calls_sizes",
+               "WM-R1's world-model calls per episode over training, where the start calls: the same learned "
+               "settings world and updates as wm_r1_learned_ablations, WM-R1 only, from a start taught to imagine "
+               "every step but the last (imagine_rate 1.0); calls in the first vs the last quarter of the GRPO steps"),
     Experiment("wm_r1_seeds", PAPER, f"{_EXPERIMENT}:run_wm_r1_seed", _CONFIG,
                "notebook 03: the phone agent, every arm of the profile, judged in the simulator", role="run",
                command="wm-r1", combine=f"{_EXPERIMENT}:combine_wm_r1_seeds", check=f"{_EXPERIMENT}:check_options",
