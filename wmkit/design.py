@@ -176,7 +176,7 @@ CONFIRMATORY_BLOCKS: dict[str, int] = {
     "wm_r1_calls": 2600,
 }
 """experiment -> the first seed of its block of :data:`BLOCK` confirmatory seeds. Blocks never overlap,
-and an experiment added later takes the next free block (from 2400)."""
+and an experiment added later takes the next free block (the next hundred after the last one here)."""
 
 
 @dataclass(frozen=True)
