@@ -70,7 +70,10 @@ AWAITING_SETUP = {
     "rwml.mid_training": "on exploration seeds 103-104 policy RL from the RWML model ran the RWML model's "
                          "weights (a deep copy of a GRPO-trained model kept TRL's patched forward over the "
                          "original; wmkit.core.grpo.train_grpo now removes it); re-run from a fresh load, the "
-                         "measure is +0.098 and -0.100 (sd 0.140), too wide a spread for a test in the budget "
+                         "measure is +0.098 and -0.100 (sd 0.140): 80% power at the SESOI 0.0285 needs 2939 seeds at "
+                         "the planning sd (132 at the sd itself; 43 min a seed), where the budget buys 3; "
+                         "the spread is policy RL's outcome, not evaluation noise, so a design waits for "
+                         "policy RL run until both arms plateau, or several policy-RL seeds a start averaged "
                          "(research/RWML_AGENT.md, section 5)",
 }
 """Claim id -> why its design is pending: the claims whose set-up is being chosen on exploration seeds.
