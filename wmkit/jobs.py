@@ -167,24 +167,14 @@ def _coerce(value: Any, hint: Any, key: str, current: Any = None) -> Any:
         if isinstance(value, bool):
             return value
         raise bad()
-    if hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, str):  # "1_000", or from a file
-            try:
-                return int(value)
-            except ValueError:
-                pass
-        raise bad()
-    if hint is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):  # PyYAML reads 5e-4 (no dot) as text
-            try:
-                return float(value)
-            except ValueError:
-                pass
-        raise bad()
+    if hint in (int, float):  # a number, or its text: "1_000", or 5e-4 (no dot), which PyYAML reads as text
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (
+                hint is int and isinstance(value, float)):
+            raise bad()
+        try:
+            return hint(value)
+        except ValueError:
+            raise bad() from None
     if hint is str:
         if isinstance(value, str):
             return value
