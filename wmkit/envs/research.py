@@ -426,9 +426,8 @@ def _run_forked(dataset: str, config_text: str, cpu_limit_s: float, memory_mb: f
     used that much CPU), runs :func:`run_experiment` and writes one JSON line to a pipe.
 
     Why CPU time and not wall time: a single-threaded fit's CPU time hardly moves with the
-    machine's load, its wall time does (2-4× on a shared 2-core machine), and a wall-clock
-    limit turned the same config into "timeout" (grade 0.1) on a busy machine and "ok" on an
-    idle one, so two same-seed runs disagreed. The parent waits at most
+    machine's load, its wall time does, so a wall-clock limit would let two same-seed runs
+    disagree ("timeout" on a busy machine, "ok" on an idle one). The parent waits at most
     :func:`wall_safety_s` of wall time (a hung child), then kills it. CPU seconds come from
     ``wait4``'s resource usage, so they are measured even when the child is killed.
     """

@@ -87,12 +87,9 @@ VIDEO = {
         eval_transitions=8, eval_samples=2, rollout_episodes=2, horizon=3, seeds=2,
         reward="l1_agent_present", contrast_reward="l1"),
     "cpu": VideoSizes(
-        # 12 MLE epochs: below ~10 the model has not learned to copy the context frame and predicts one
-        # average layout; at 12 it copies, and copies too often (the repetition RLVR-World reports).
-        # GRPO lr 3e-4 over 300 steps moved the model where 1e-4 over 150 barely did (one exploratory seed).
-        # Reward and lr chosen on validation episodes by a rule fixed before: l1_agent_present at 3e-4 is
-        # the best that kept the agent in every seed and arm (see research/README.md, 'Video settings');
-        # -L1 alone, which erased it, is trained beside it on the changed arm as the reward-hacking contrast.
+        # MLE epochs, reward and GRPO lr chosen on validation episodes by rules fixed before (research/README.md,
+        # 'Video settings', 'Video MLE epochs'); -L1 alone, which erased the agent, is trained beside the
+        # chosen reward on the changed arm as the reward-hacking contrast.
         train_episodes=200, val_episodes=20, test_episodes=40, steps=12, model=MODEL, mle_epochs=12.0,
         mle_learning_rate=3e-3, mle_batch_size=16,
         grpo=GRPOArgs(max_steps=300, num_generations=8, prompts_per_step=4, learning_rate=3e-4,

@@ -21,7 +21,7 @@ rendered frame, not with its tokenized copy.
 
 Why the agent term. Under -L1 alone a predicted frame that *erases* the agent is wrong in one cell
 (where the agent is), one that draws it in the wrong cell is wrong in two, so a model unsure where
-the agent went is paid for leaving it out: reward hacking, measured in the kit's validation runs.
+the agent went is paid for leaving it out: reward hacking (research/README.md, 'Video settings').
 LPIPS is what penalises a missing object in the paper's reward; offline, the kit checks the object
 that matters directly. ``A(x̂, x) = 1 - |M(x̂) ∩ M(x)| / |M(x̂) ∪ M(x)|`` with M the agent's red pixels
 (`wmkit.video.frames.agent_mask`), computed on the decoded frame against the true next frame, so it
@@ -30,8 +30,7 @@ right cell facing another way something between (the triangles overlap in part).
 
 Why the weighted variants. At weight 1 the agent term is hundreds of times the frame's L1 (a
 48x48 MiniGrid prediction is off by ~0.003 on average), so a group's advantages are nearly all the
-agent's IoU and GRPO stops caring about the rest of the frame (measured on validation: the agent
-kept, the rollout L1 several times worse at a larger learning rate). ``w = cell² / (H W)`` (1/36 for
+agent's IoU and GRPO stops caring about the rest of the frame. ``w = cell² / (H W)`` (1/36 for
 6x6 cells) makes the term weigh what one cell entirely wrong weighs in L1: ``l1_agent_cell`` keeps
 the IoU (erased and misplaced cost w more, erasing still one cell cheaper than misplacing), and
 ``l1_agent_present`` charges only a missing agent, which makes erasing the costliest mistake
