@@ -58,9 +58,11 @@ reproduce: $(STAMP)
 	$(PY) -m wmkit reproduce --profile $(PROFILE)
 
 # The tests run in one worker process per core (pytest-xdist), one torch thread each
-# (tests/conftest.py), so the notebooks' smoke runs and the unit tests share the cores side by side.
+# (tests/conftest.py), so the notebooks' smoke runs and the unit tests share the cores side by side:
+# the longest first (tests/conftest.py orders them), and a worker that runs out of tests takes half
+# of another's queue (worksteal), so no worker waits while the other runs the last notebooks in turn.
 test: $(STAMP)
-	$(PY) -m pytest -q -n auto
+	$(PY) -m pytest -q -n auto --dist worksteal
 
 # JupyterLab comes with the dev extra (make setup): launching installs nothing and works offline.
 lab: $(STAMP)

@@ -13,7 +13,30 @@ import torch
 torch.set_num_threads(1 if os.environ.get("PYTEST_XDIST_WORKER") else 2)
 
 
+def _longest_first(items) -> None:
+    """Sort `items` in place, longest first: the tests that execute a notebook (minutes each), then the
+    modules holding a test marked slow, then the rest; otherwise in collection order, each module's
+    tests together (a module-scoped fixture is built once; pytest tears it down when the next test is
+    in another module)."""
+    slow_modules = {getattr(item, "module", None) for item in items if item.get_closest_marker("slow") is not None}
+    position = {id(item): i for i, item in enumerate(items)}
+
+    def key(item):
+        if item.get_closest_marker("notebook") is not None:
+            tier = 0
+        else:
+            tier = 1 if getattr(item, "module", None) in slow_modules else 2
+        return tier, position[id(item)]
+
+    items.sort(key=key)
+
+
 def pytest_collection_modifyitems(config, items):
+    # make test runs the tests with pytest-xdist's work stealing (--dist worksteal): a worker that runs out
+    # of tests takes half of another's queue, from its end. In file order the notebook runs
+    # (tests/test_notebooks.py) came last and queued behind one another on one worker while the other sat
+    # idle for minutes; first, they run side by side while the short tests fill in around them.
+    _longest_first(items)
     if torch.cuda.device_count() < 2:
         skip_multi = pytest.mark.skip(reason="needs more than one CUDA device")
         for item in items:

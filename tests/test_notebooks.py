@@ -1,6 +1,7 @@
 """Every notebook runs top to bottom in the smoke profile and writes a well-formed results.json."""
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,12 +24,51 @@ INSTALLED_RUN = ("03", "05")
 wheel, as in Colab), checked there by :func:`check_smoke_run`, and not run a second time here."""
 
 
+SERIES_WORLD_MODEL = Path("01_build_world_model") / "world_model"
+"""Where notebooks 02 and 03 find notebook 01's world model in the runs folder (rebuilt there when missing)."""
+
+
+@pytest.fixture(scope="session")
+def smoke_world_model(tmp_path_factory) -> Path:
+    """Notebook 01's world model at smoke (seed 0), built once for the whole test run by the function the
+    notebooks call (`wmkit.core.build.series_world_model`) and shared by the pytest-xdist workers (a file
+    lock in their common temporary folder): each notebook run that starts from it gets a copy
+    (:func:`with_series_world_model`), as `make reproduce` runs notebook 02 after notebook 01. Where it is
+    missing the notebooks build it themselves: test_notebook_02_runs_without_java (a fresh clone) and
+    tests/test_installed_wheel.py's notebook 03 run that path."""
+    from filelock import FileLock
+
+    from wmkit.core import build
+    from wmkit.profiles import get_profile
+
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the workers' basetemps are popen-gw<n> folders of one run's folder
+    runs = shared / "smoke_series_runs"
+    with FileLock(str(shared / "smoke_series_runs.lock")):
+        if not (runs / SERIES_WORLD_MODEL / build.FINAL / "wmkit_info.json").exists():
+            build.series_world_model(get_profile("smoke"), runs, seed=0)
+    return runs / SERIES_WORLD_MODEL
+
+
+def with_series_world_model(runs: Path, world_model: Path) -> Path:
+    """`runs` holding a copy of notebook 01's world model `world_model` where the notebooks look for it."""
+    shutil.copytree(world_model, runs / SERIES_WORLD_MODEL)
+    return runs
+
+
+STARTS_FROM_NOTEBOOK_01 = ("02",)
+"""Notebooks of this file's smoke runs that load notebook 01's world model (given: `smoke_world_model`)."""
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if not p.name.startswith(INSTALLED_RUN)],
                          ids=[p.stem for p in NOTEBOOKS if not p.name.startswith(INSTALLED_RUN)])
-def test_notebook_runs_in_smoke_profile(path, tmp_path):
+def test_notebook_runs_in_smoke_profile(path, tmp_path, request):
     from wmkit.__main__ import reproduce
 
+    if path.name.startswith(STARTS_FROM_NOTEBOOK_01):
+        with_series_world_model(tmp_path, request.getfixturevalue("smoke_world_model"))
     out = reproduce("smoke", only=[path.name[:2]], out_root=tmp_path)
     check_smoke_run(path.stem, out, out / path.name)
     combined = json.loads((out / "results.json").read_text())
@@ -225,16 +265,19 @@ def test_notebook_02_runs_without_java(tmp_path, monkeypatch):
 
 @pytest.mark.notebook
 @pytest.mark.slow
-def test_notebook_03_runs_with_no_records_and_no_learned_run(tmp_path, monkeypatch):
+def test_notebook_03_runs_with_no_records_and_no_learned_run(tmp_path, monkeypatch, smoke_world_model):
     """A fresh clone at `cpu`: notebook 03 does not train its learned world model there and no benchmark
     records exist. It crashed (AttributeError on None) at the first section that reads records; it must
     run to the end and say "not measured" with the command that measures it. Forced here at smoke:
-    records ignored (WMKIT_RECORDS=none, inherited by the kernel) and the learned run switched off."""
+    records ignored (WMKIT_RECORDS=none, inherited by the kernel) and the learned run switched off.
+    Notebook 01's world model is given (`smoke_world_model`): without it notebook 03 builds it, the
+    path tests/test_installed_wheel.py's run of notebook 03 takes."""
     from wmkit.__main__ import reproduce
     from wmkit.bench import runner as bench
 
     monkeypatch.setenv(bench.RECORDS_ENV, "none")
     stem = "03_wm_r1_gui_agent"
+    with_series_world_model(tmp_path, smoke_world_model)
     out = reproduce("smoke", only=["03"], out_root=tmp_path, parameters={"LEARNED_WORLD_MODEL_HERE": False,
                                                                                  "LADDER_HERE": False,
                                                                                  "RUN_ABLATIONS": False})
