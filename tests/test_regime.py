@@ -163,15 +163,16 @@ def test_run_jobs_keeps_job_order_and_shares_the_cores():
     assert run_jobs(jobs, workers=1, on_done=lambda i, r: seen.append(i)) == [{"job": i} for i in range(3)]
     assert seen == [0, 1, 2]
     # In worker processes: results in job order, each worker limited to its share of the cores.
-    assert run_jobs(jobs, workers=2) == [{"job": i} for i in range(3)]
     assert run_jobs([(torch.get_num_threads, {})] * 2, workers=2) == [threads_per_worker(2)] * 2
     # one job more than workers: all at once, each with the threads of the workers asked for
     assert spread_workers(3, 2) == 3 and spread_workers(6, 2) == 2 and spread_workers(1, 2) == 1
-    assert run_jobs([(torch.get_num_threads, {})] * 3, workers=2) == [threads_per_worker(2)] * 3
-    # and as quiet as the notebook's kernel: a worker's stderr lands in the notebook
+    # and as quiet as the notebook's kernel: a worker's stderr lands in the notebook. One pool of three
+    # different jobs checks the order, the threads and the quiet at once (each pool spawns processes
+    # that import torch: seconds each).
     from transformers.utils.logging import is_progress_bar_enabled
 
-    assert run_jobs([(is_progress_bar_enabled, {})] * 2, workers=2) == [False, False]
+    mixed = [(dict, {"job": 0}), (torch.get_num_threads, {}), (is_progress_bar_enabled, {})]
+    assert run_jobs(mixed, workers=2) == [{"job": 0}, threads_per_worker(2), False]
     with pytest.raises(ValueError, match="workers"):
         run_jobs(jobs, workers=0)
 
