@@ -41,7 +41,7 @@
 # | profile | time | what it trains |
 # |---|---|---|
 # | `smoke` | target 4 min on 2 CPU cores | one GRPO step per rung of a tiny policy (proves the code runs) |
-# | `cpu` | target 20 min on 2 CPU cores (measured: the README's table) | the settings world: a 2-epoch SFT start, WM-R1 in the oracle at p = 0 and p = 0.6; the whole-phone ladder, the learned world model and its ablations are read from benchmark records (`LADDER_HERE`, `LEARNED_WORLD_MODEL_HERE`, `RUN_ABLATIONS` train them here) |
+# | `cpu` | target 20 min on 2 CPU cores (measured: the README's table), plus notebook 01's world model where `runs/` has none yet (a fresh checkout builds it first, as notebook 01 does) | the settings world: a 2-epoch SFT start, WM-R1 in the oracle at p = 0 and p = 0.6; the whole-phone ladder, the learned world model and its ablations are read from benchmark records (`LADDER_HERE`, `LEARNED_WORLD_MODEL_HERE`, `RUN_ABLATIONS` train them here) |
 # | `gpu` | not measured | |
 #
 # **Where it fits.** Notebook 01 built a world model of the phone and notebook 02 trained a world
@@ -1038,10 +1038,13 @@ show_beside({}, ["wm_r1.vs_zero_shot", "wm_r1.vs_real_grpo"])
 # * **Greedy − best-of-K for `vs_simulation`.** Two ways to use one world model: learn from it (WM-R1,
 #   deployed greedy) or search with it at every step (best-of-K, which samples by construction). Each
 #   arm is judged as it would be used.
-# * **`calls_fall` has no set-up yet.** The paper's agent calls several times a trajectory and calls
-#   less as it learns. Here the start calls a fraction of a call an episode, so there is less to lose
-#   than an effect worth detecting; the claim's card says "not measured" until a start that calls
-#   more is found. The next cell prints the calls from section 8's records.
+# * **`calls_fall` needs a start that calls.** The paper's agent calls several times a trajectory and
+#   calls less as it learns. The four arms above start from a policy that calls a fraction of a call
+#   an episode, too little to lose. The benchmark's `wm_r1_calls` experiment (`wmkit.wm_r1.calls`)
+#   therefore trains the `wm_r1` arm alone from a start taught to imagine before every step but the
+#   last (`imagine_rate` 1.0), and reads calls an episode in the first quarter of GRPO steps minus
+#   the last quarter; its card (printed by the next cell) says whether that start called at least once
+#   an episode and whether GRPO acted.
 
 # %%
 from wmkit.bench import claims as bench_claims
@@ -1212,8 +1215,8 @@ for row in tput:
 #   its start (section 9 prints why); in the learned settings world the four arms of
 #   `wm_r1_learned_ablations` share one start, one world model and the same updates. The two
 #   ablations read sampled success, since greedy agents make no call when judged; `vs_simulation`
-#   reads WM-R1 greedy against best-of-K; the cards give the verdicts, and `calls_fall` waits for a
-#   start that calls more.
+#   reads WM-R1 greedy against best-of-K; the cards give the verdicts;
+#   `calls_fall` runs from its own start, one that calls before every step but the last (`wm_r1_calls`).
 
 # %%
 summary_lines = [f"source of the ladder over seeds: {source}",
