@@ -228,7 +228,7 @@ describe_report(report, source)
 # | contradicted | the whole interval lies on the other side |
 # | smaller than the paper's effect | the interval covers the line but stops short of the paper's effect: the paper's size is ruled out, a smaller effect is not |
 # | inconclusive | the interval covers the line and reaches the paper's effect (touching counts), or the claim has none: more seeds could decide it |
-# | not measured | no run record; the confirmatory run not made; one seed; identical seeds (a zero-width interval is not evidence); or the method did not act — e.g. "RL forgets less" when RL did not change the model |
+# | not measured | the experiment not run yet; the confirmatory run not made; one seed; identical seeds (a zero-width interval is not evidence); or the method did not act — e.g. "RL forgets less" when RL did not change the model |
 #
 # An interval wholly on the paper's side that stops short of the paper's effect still reads
 # *reproduced*: the kit checks directions with tiny models, and the reason says the size was smaller.

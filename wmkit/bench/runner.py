@@ -637,7 +637,7 @@ def claim_row(claim: Claim, records: dict[int, dict], profile: str, n_seeds: int
     declared = profile != DESIGN_PROFILE and list(range(n_seeds)) == declared_seeds(profile, claim.experiment)
     row["command"] = bench_command(profile, None if declared else n_seeds, [claim.experiment])
     if not records:
-        reason = f"not run on this machine: {unavailable}" if unavailable else "no run record (run the command)"
+        reason = f"not run on this machine: {unavailable}" if unavailable else "not run yet: no record of its experiment (run the command)"
         return {**row, "verdict": "not measured", "reason": reason, "records": [], "seeds": [], "kit": summarize([])}
     seeds = sorted(records)
     values = [claim_value(claim, records[s]["result"]) for s in seeds]
@@ -1058,7 +1058,7 @@ def report_markdown(report: dict, runs_root: Path | None = None) -> str:
          "covers the line but lies on the line's side of the paper's effect in the kit's units, clear of it "
          "(the paper's size is ruled out, a smaller effect is not); *inconclusive*: it covers the line and "
          "reaches the paper's effect (or the claim has none in the kit's units); *not measured* (reason "
-         "given): no run record, the confirmatory run not made, one seed, every seed gave the same value (a "
+         "given): the experiment not run yet, the confirmatory run not made, one seed, every seed gave the same value (a "
          "zero-width interval is not evidence), or the method did not act (its precondition failed). An "
          "interval on the paper's side short of its effect is reproduced, and its reason says so: the kit's "
          "claims are directions, its models tiny."), "",
