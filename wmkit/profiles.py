@@ -103,8 +103,10 @@ class Profile:
     """The shipped data/ copy."""
     default_model: str = "tiny"
     """Model used when a notebook's MODEL parameter is None: "tiny" (built from scratch) for smoke
-    and cpu; "pretrained" for gpu, i.e. `wmkit.core.models.GPU_HUB_MODEL` trained with QLoRA, or the
-    offline SmolLM2-135M-Instruct where the hub cannot be reached (`models.resolve_model_name`)."""
+    and cpu; "pretrained" for gpu, i.e. `wmkit.core.models.GPU_HUB_MODEL`, or the offline
+    SmolLM2-135M-Instruct where the hub cannot be reached (`models.resolve_model_name`), trained with
+    LoRA adapters: on 16-bit weights for notebook 01's world model, on NF4 weights with CUDA (QLoRA)
+    for notebook 02's RL and notebook 03's policy."""
 
     def section(self, path: str):
         """A part by name, e.g. ``"world_model"`` or ``"default_model"``."""
