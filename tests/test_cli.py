@@ -32,6 +32,17 @@ def test_help_lists_every_subcommand():
         assert word in out.stdout, word
 
 
+@pytest.mark.parametrize("command", ["reproduce", "run", "world-model", "train", "bench"])
+def test_every_profile_option_names_the_profiles_in_its_help(command):
+    """A reader of `--help` learns which profiles exist without reading the code (reproduce, world-model and
+    bench once said only `--profile PROFILE`)."""
+    out = run_cli(command, "--help")
+    assert out.returncode == 0
+    profile_help = out.stdout.split("--profile PROFILE", 2)[-1].split("\n  --", 1)[0]
+    for name in ("smoke", "cpu", "gpu", "auto"):
+        assert name in profile_help, (command, name, profile_help)
+
+
 @pytest.mark.parametrize("args, message", [
     (("run", "dreamer", "--profile", "smoke"),
      "wmkit: error: unknown paper 'dreamer': choose one of rlvr-world, rlvr-video, rwml, wm-r1, wmrl"),

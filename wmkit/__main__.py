@@ -6,7 +6,8 @@
     python -m wmkit data [--out data]             regenerate the shipped datasets
     python -m wmkit world-model --profile cpu     build notebook 01's world model
     python -m wmkit train --list                  training jobs (also: accelerate launch -m wmkit train ...)
-    python -m wmkit bench --profile cpu --seeds 3 the papers' claims over seeds (notebook 05), resumable
+    python -m wmkit bench --profile cpu           the papers' claims over each experiment's declared seeds
+                                                  (notebook 05's table), resumable
     python -m wmkit bench --profile cpu --publish the published report from the shipped records (runs nothing)
     python -m wmkit bench-rekey --profile cpu     carry records to their experiments' new keys, on evidence
     python -m wmkit readme [--check]              README.md's generated blocks (results, notebook times)
@@ -257,17 +258,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"wmkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("reproduce", help="run every notebook with papermill")
-    p.add_argument("--profile", default="auto")
+    p.add_argument("--profile", default="auto", help="smoke | cpu | gpu | auto (default: cpu, on a GPU too)")
     p.add_argument("--only", nargs="*", help="notebook name prefixes, e.g. 01 02")
     add_run_parser(sub)
     p = sub.add_parser("data", help="regenerate the shipped datasets in data/")
     p.add_argument("--out", default=str((checkout() or Path.cwd()) / "data"),
                    help="default: the checkout's data/ (an installed kit: ./data)")
     p = sub.add_parser("world-model", help="build notebook 01's world model")
-    p.add_argument("--profile", default="auto")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--profile", default="auto", help="smoke | cpu | gpu | auto (default: cpu, on a GPU too)")
+    p.add_argument("--seed", type=int, default=0, help="default 0")
     p.add_argument("--out", default=None, help="default runs/<profile>/01_build_world_model/world_model")
-    p.add_argument("--model", default=None)
+    p.add_argument("--model", default=None,
+                   help="default: the profile's (tiny, built from scratch, at smoke and cpu); or smollm2, "
+                        "a saved model's folder, a hub id")
     p.add_argument("--envs", nargs="+", default=None,
                    help="registered environments to collect and model (default: the kit's text game and phone)")
     p.add_argument("--import", dest="imports", nargs="+", default=[], metavar="MODULE_OR_PATH",
