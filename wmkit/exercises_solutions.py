@@ -97,7 +97,7 @@ def answer_group_size_for_signal(shares: Sequence[float], target: float = 0.5, l
 def answer_which_reward_rose(result: Mapping[str, Any]) -> str:
     """Read the mean gains over seeds of *your* run: a gain above 0 counts as rising. Nothing is
     typical here: in the kit's own runs with this reward (the ablation table of
-    ``tutorials/rlvr_and_rwml.md``) both rose; partial credit can also rise alone, since more
+    ``research/NOTEBOOK_02_MEASUREMENTS.md``) both rose; partial credit can also rise alone, since more
     properties right is not the whole state right."""
     sampled = result["gain"]["sampled"]["mean"] > 0
     reward = result["gain"]["reward"]["mean"] > 0
