@@ -1,4 +1,4 @@
-"""The planned confirmation of the changed arm's split (tutorials/video_world_models.md): four claims
+"""The planned confirmation of the changed arm's split (research/VIDEO_STUDIES.md): four claims
 of the benchmark's `rlvr_video` experiment judged on fresh seeds only.
 
     PYTHONPATH=$PWD python -m wmkit bench --profile cpu --seeds 8 --only rlvr_video --workers 1 --threads 1
