@@ -105,7 +105,7 @@ result_card("RLVR-World", experiments=["rlvr_mle_vs_rl"]).show()
 # %% tags=["parameters"]
 from typing import Optional  # papermill reads `Optional[str]`, not `str | None`
 
-PROFILE: str = "auto"          # smoke | cpu | gpu (never run yet: unmeasured) | auto: gpu with CUDA, else cpu
+PROFILE: str = "auto"          # smoke | cpu | gpu (never run yet: unmeasured) | auto: cpu, also on a GPU (gpu by name)
 SEED: int = 0
 MODEL: Optional[str] = None    # None: the profile's default (smoke/cpu: "tiny", built from scratch; gpu: "pretrained",
                                # Qwen2.5-1.5B-Instruct or SmolLM2 offline, with LoRA); or "smollm2", a folder, a hub id

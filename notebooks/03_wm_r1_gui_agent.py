@@ -111,9 +111,9 @@ result_card("WM-R1").show()
 # %% tags=["parameters"]
 from typing import Optional  # papermill reads `Optional[str]`, not `str | None`
 
-PROFILE: str = "auto"          # smoke | cpu | gpu (never run yet: unmeasured) | auto: gpu with CUDA, else cpu
+PROFILE: str = "auto"          # smoke | cpu | gpu (never run yet: unmeasured) | auto: cpu, also on a GPU (gpu by name)
 SEED: int = 0
-MODEL: Optional[str] = None    # policy: None is the profile's from-scratch tiny Llama; a folder or hub id
+MODEL: Optional[str] = None    # policy: None is the profile's (smoke, cpu: a from-scratch tiny Llama; gpu: its pretrained model); a folder or hub id
                                # overrides (a pretrained model gets LoRA adapters, QLoRA on CUDA)
 OUTPUT_DIR: Optional[str] = None  # None: runs/<profile>/03_wm_r1_gui_agent
 RUNS_DIR: Optional[str] = None  # None: runs/<profile> (notebook 01's world model and the benchmark records are looked up there)

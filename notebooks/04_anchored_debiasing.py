@@ -106,7 +106,7 @@ result_card("WMRL").show()
 # %% tags=["parameters"]
 from typing import Optional  # papermill reads `Optional[str]`, not `str | None`
 
-PROFILE: str = "auto"          # smoke | cpu | gpu (never run yet) | auto: gpu with CUDA, else cpu; needs no GPU
+PROFILE: str = "auto"          # smoke | cpu | gpu (never run yet) | auto: cpu, also on a GPU (gpu by name); needs no GPU
 SEED: int = 0
 MODEL: Optional[str] = None    # unused here: WMRL's policy is a small numpy softmax and its world models are
                                # scikit-learn / hand-made (kept so every notebook takes the same parameters)

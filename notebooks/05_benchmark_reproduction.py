@@ -23,7 +23,7 @@
 #
 # ```
 # make bench-plan                                   # every claim's confirmatory seeds and their estimated time
-# make bench                                        # runs them (resumable): runs/cpu/bench.json, runs/cpu/report.md
+# make bench                                        # runs them (resumable): runs/cpu/bench.json and report.md; ships the records to executed/cpu/bench/records and republishes the report and the README table
 # python -m wmkit bench --profile cpu --only WM-R1  # one paper's experiments, on their declared seeds
 # python -m wmkit bench --profile cpu --report-only --any-version  # each experiment's newest records
 # ```
@@ -122,8 +122,8 @@ result_card(PAPERS).show()
 # %% tags=["parameters"]
 from typing import Optional  # papermill reads `Optional[str]`, not `str | None`
 
-PROFILE: str = "auto"          # whose bench.json: smoke | cpu | gpu (never run yet) | auto: gpu with CUDA, else cpu
-SEED: int = 0                  # unused by the table (the benchmark runs seeds 0..N-1); kept like every notebook
+PROFILE: str = "auto"          # whose bench.json: smoke | cpu | gpu (never run yet) | auto: cpu, also on a GPU (gpu by name)
+SEED: int = 0                  # unused by the table (the benchmark runs each claim's declared seeds); kept like every notebook
 MODEL: Optional[str] = None    # unused: the benchmark uses each experiment's profile default
 OUTPUT_DIR: Optional[str] = None  # None: runs/<profile>/05_benchmark_reproduction
 RUNS_DIR: Optional[str] = None  # None: runs/<profile>

@@ -111,7 +111,7 @@ result_card("RLVR-World", experiments=["rlvr_video"]).show()
 # %% tags=["parameters"]
 from typing import Optional  # papermill reads `Optional[str]`, not `str | None`
 
-PROFILE: str = "auto"          # smoke | cpu | gpu (never run yet) | auto: gpu with CUDA, else cpu
+PROFILE: str = "auto"          # smoke | cpu | gpu (never run yet) | auto: cpu, also on a GPU (gpu by name)
 SEED: int = 0                  # the first seed; the comparison runs seeds SEED .. SEED + seeds - 1
 MODEL: Optional[str] = None    # unused here: the video model is always built from scratch over frame codes
                                # (kept so every notebook takes the same parameters)
@@ -619,7 +619,7 @@ print("wrote", results_path, f"({time.perf_counter() - notebook_start:.0f} s)")
 #    `max_completion_length` must GRPO allow for one predicted frame? Set `ANSWER_2`.
 # 3. Read off this run: over the logged GRPO steps of seed `SEED`'s **all** arm, what was the mean share
 #    of groups whose rewards were all equal (`zero_std_share`)? Set `ANSWER_3`. Then (open) rerun with
-#    `sizes = replace(sizes, num_generations=16)` (`from dataclasses import replace`): does that share
+#    `sizes = replace(sizes, grpo=replace(sizes.grpo, num_generations=16))` (`from dataclasses import replace`): does that share
 #    fall, and does the copy rate on changed steps?
 
 # %% [markdown]
