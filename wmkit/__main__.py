@@ -31,7 +31,7 @@ from pathlib import Path
 from wmkit import __version__, experiments
 from wmkit.bench.readme import add_readme_parser, readme_main
 from wmkit.bench.rekey import add_rekey_parser, rekey_main
-from wmkit.bench.runner import add_bench_parser, bench_main
+from wmkit.bench.runner import PROFILE_HELP, add_bench_parser, bench_main
 from wmkit.bench.verify import verify_main
 from wmkit.envs import import_modules
 from wmkit.experiments import COMMANDS, REGISTRY
@@ -218,7 +218,7 @@ def add_run_parser(sub) -> None:
                                    "runs/<profile>/\n(resumable: finished seeds are kept). Papers:\n"
                                    + "".join(f"  {c:11s} {REGISTRY[n].description}\n" for c, n in COMMANDS.items()))
     p.add_argument("paper", help=" | ".join(COMMANDS))
-    p.add_argument("--profile", default="auto", help="smoke | cpu | gpu | auto (default)")
+    p.add_argument("--profile", default="auto", help=PROFILE_HELP)
     p.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (default 3)")
     p.add_argument("--out", default=None, help="JSON file (default runs/<profile>/<entry>.json: "
                    + ", ".join(f"{c}: {REGISTRY[n].out_name if isinstance(REGISTRY[n].out_name, str) and ':' not in REGISTRY[n].out_name else n + '.json'}"
@@ -258,14 +258,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"wmkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("reproduce", help="run every notebook with papermill")
-    p.add_argument("--profile", default="auto", help="smoke | cpu | gpu | auto (default: cpu, on a GPU too)")
+    p.add_argument("--profile", default="auto", help=PROFILE_HELP)
     p.add_argument("--only", nargs="*", help="notebook name prefixes, e.g. 01 02")
     add_run_parser(sub)
     p = sub.add_parser("data", help="regenerate the shipped datasets in data/")
     p.add_argument("--out", default=str((checkout() or Path.cwd()) / "data"),
                    help="default: the checkout's data/ (an installed kit: ./data)")
     p = sub.add_parser("world-model", help="build notebook 01's world model")
-    p.add_argument("--profile", default="auto", help="smoke | cpu | gpu | auto (default: cpu, on a GPU too)")
+    p.add_argument("--profile", default="auto", help=PROFILE_HELP)
     p.add_argument("--seed", type=int, default=0, help="default 0")
     p.add_argument("--out", default=None, help="default runs/<profile>/01_build_world_model/world_model")
     p.add_argument("--model", default=None,

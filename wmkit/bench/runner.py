@@ -1812,9 +1812,13 @@ def report_for_notebook(runs_dir: Path, profile: str, experiments: dict[str, Exp
     return path, f"{skipped}the published {PUBLISHED_PROFILE} report — {where}"
 
 
+PROFILE_HELP = "smoke | cpu | gpu | auto (default: cpu, on a GPU too)"
+"""The help of every `--profile` option whose default is auto (`wmkit bench`, `reproduce`, `run`, `world-model`)."""
+
+
 def add_bench_parser(sub) -> None:
     p = sub.add_parser("bench", help="notebook 05: measure the papers' claims over seeds, cached and resumable")
-    p.add_argument("--profile", default="auto", help="smoke | cpu | gpu | auto (default: cpu, on a GPU too)")
+    p.add_argument("--profile", default="auto", help=PROFILE_HELP)
     p.add_argument("--seeds", type=int, default=None,
                    help="seeds 0..N-1 of every experiment (default: each experiment's declared seeds: at cpu its "
                         "confirmatory seeds, wmkit.bench.confirmatory; elsewhere 0..N-1)")
