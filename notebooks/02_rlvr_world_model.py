@@ -782,21 +782,22 @@ for text in (wm_r1_agent.format_turn(wm_r1_agent.describe_action(example_t.state
 
 # %%
 run_agent_here = RUN_RWML_AGENT if RUN_RWML_AGENT is not None else run.profile.name == "smoke"
+agent_plan = experiment_plans()["rwml_agent"]  # the benchmark's declared seeds of this experiment, whose records are read below
 agent_run = None
 if run_agent_here:
     t0 = time.perf_counter()
     agent_run = rwml_agent.run_rwml_agent_seed(agent_sizes, run.seed, run.output_dir / "rwml_agent", progress=print)
     print(f"seed {run.seed}: warm-up, RWML and policy RL from each in {time.perf_counter() - t0:.0f} s")
 else:
-    plan, cost = experiment_plans()["rwml_agent"], EXPERIMENT_SECONDS["rwml_agent"]
+    cost = EXPERIMENT_SECONDS["rwml_agent"]
     at_least = "at least " if "lower bound" in cost.source else "about "
     print(f"RWML's agent is not run here: one seed costs {at_least}{bench.duration(cost.seconds)} of one core at the "
           f"cpu profile. Set RUN_RWML_AGENT = True to run seed {run.seed} here, or run the benchmark's "
-          f"{len(plan.seeds)} seeds:  {bench.bench_command('cpu', None, ['rwml_agent'])}")
+          f"{len(agent_plan.seeds)} seeds:  {bench.bench_command('cpu', None, ['rwml_agent'])}")
 
 # %%
 agent_records, agent_source, agent_profile = bench.seeds_here_or_published(run.runs_dir, run.profile.name,
-                                                                           "rwml_agent", None)
+                                                                           "rwml_agent", None, seeds=agent_plan.seeds)
 if agent_records:
     print(f"records: {agent_source}")
 else:
