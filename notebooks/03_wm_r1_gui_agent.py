@@ -565,16 +565,17 @@ for key, rung in this_seed["rungs"].items():
 # %% [markdown]
 # ## 7. Over seeds: the paper beside the kit
 #
-# One seed is one sample of a noisy process. `python -m wmkit bench --profile cpu --seeds 3 --only
-# wm_r1_ladder` runs every rung for seeds 0, 1, 2, each from its own start; the cells below read its
-# records. Each claim's verdict is the report's (the card), printed with its interval; a seed trained
-# here stands beside the record of that seed.
+# One seed is one sample of a noisy process. `python -m wmkit bench --profile cpu --only wm_r1_ladder`
+# runs every rung for the experiment's declared confirmatory seeds, each from its own start; the cells
+# below read those records (where they are missing, the exploration records, labelled so). Each
+# claim's verdict is the report's (the card), printed with its interval; a seed trained here stands
+# beside the record of that seed.
 
 # %%
 # Below two seeds of this profile's records (a quick smoke pass), the kit's shipped cpu records are
 # shown instead, labelled so; `shown_profile` says which profile the numbers below were made at.
 per_seed, source, shown_profile = bench.seeds_here_or_published(run.runs_dir, run.profile.name, "wm_r1_ladder",
-                                                                this_seed, range(3))
+                                                                this_seed)
 ladder_summary = wm_ladder.summarize_ladder(per_seed)
 print("source:", source)
 print(f"SFT start: greedy {stats.describe(ladder_summary['start']['greedy'])}, "
@@ -587,7 +588,7 @@ for key, row in ladder_summary["rungs"].items():
 # Notebook 01's world model on the ladder's axis: its exactness measured on this ladder's transitions when it
 # trained here, else in the benchmark's wm_r1 records (section 9), which train WM-R1 inside it.
 wm_r1_per_seed, wm_r1_source, wm_r1_profile = bench.seeds_here_or_published(run.runs_dir, run.profile.name, "wm_r1",
-                                                                            None, range(3))
+                                                                            None)
 if len(per_seed) >= 2:
     points = {mode: [(mean_error(row), *interval(row[mode]), f"p={k}") for k, row in ladder_summary["rungs"].items()]
               for mode in ("greedy", "sampled")}
@@ -698,8 +699,9 @@ axes[0].legend(fontsize=7); axes[1].legend(fontsize=7)
 fig.tight_layout(); save(fig, "small_world_this_seed.png"); plt.show()
 
 # %% [markdown]
-# Over seeds: `python -m wmkit bench --profile cpu --seeds 8 --only wm_r1_small_world` trains every
-# rung for seeds 0-7; the cell below reads those records, and puts this seed beside them.
+# Over seeds: `python -m wmkit bench --profile cpu --only wm_r1_small_world` trains every rung for the
+# experiment's declared seeds; the cell below reads those records (where they are missing, the
+# exploration records, labelled so), and puts this seed beside them.
 
 # %%
 small_per_seed, small_source, small_profile = bench.seeds_here_or_published(run.runs_dir, run.profile.name,
@@ -791,14 +793,11 @@ print("\ndecoded and applied, the edit gives the simulator's next screen:",
 # phone; the learned world model; its judging of the start's sampled episodes and of the reference
 # solutions; then WM-R1 inside it (no simulator step in training) and, with the same updates, GRPO on
 # the simulator (p = 0). At `cpu` the cells read the benchmark's records (`python -m wmkit bench
-# --profile cpu --seeds 19 --only wm_r1_learned`); `LEARNED_WORLD_MODEL_HERE` trains it here.
+# --profile cpu --only wm_r1_learned`); `LEARNED_WORLD_MODEL_HERE` trains it here.
 #
 # Seed 0 is where this world model was built; the report's verdicts below are over every record.
 
 # %%
-LEARNED_SEEDS = range(19)  # the wm_r1_learned records' seeds
-
-
 def judged_precision(judging):
     """Of the start's episodes the world model judged a success, the share that really succeeded:
     TP / (TP + FP), from the judging measurement's shares of all episodes."""
@@ -814,10 +813,10 @@ if train_learned_here:
                                                      out_dir=run.output_dir / "learned_world_model", progress=True)
     print(f"seed {run.seed}: world model, its judging and two GRPO runs in {time.perf_counter() - t0:.0f} s")
 learned_per_seed, learned_source, learned_profile = bench.seeds_here_or_published(
-    run.runs_dir, run.profile.name, "wm_r1_learned", learned_seed, seeds=LEARNED_SEEDS)
+    run.runs_dir, run.profile.name, "wm_r1_learned", learned_seed)
 if not learned_per_seed:
-    print(f"{learned_source}. Run  python -m wmkit bench --profile {run.profile.name} --seeds "
-          f"{len(LEARNED_SEEDS)} --only wm_r1_learned  (or set LEARNED_WORLD_MODEL_HERE = True)")
+    print(f"{learned_source}. Run  {bench.bench_command(run.profile.name, None, ['wm_r1_learned'])}  "
+          "(or set LEARNED_WORLD_MODEL_HERE = True)")
 else:
     print("source:", learned_source)
     print(f"{'seed':>4s} {'start':>13s} {'WM-R1 in it':>13s} {'GRPO on sim':>13s}   (greedy / sampled)  |"
@@ -1085,7 +1084,9 @@ if learned_per_seed:  # section 8's records of wm_r1_learned: how often its agen
 # %%
 ABLATIONS = "wm_r1_learned_ablations"
 ablation_plan = confirmatory.experiment_plans()[ABLATIONS]  # its declared confirmatory seeds and their cost
-ablation_minutes = EXPERIMENT_SECONDS[ABLATIONS].seconds / 60  # one seed on one worker, cpu sizes
+# one seed on one worker at cpu sizes: the median of the shipped records, else the design's estimate
+ablation_minutes = (bench.seconds_per_seed([ABLATIONS], [bench.shipped_records_dir("cpu")])[ABLATIONS]
+                    or EXPERIMENT_SECONDS[ABLATIONS].seconds) / 60
 run_ablations_here = RUN_ABLATIONS if RUN_ABLATIONS is not None else run.profile.name == "smoke"
 ablation_seed, ablation_seconds = None, None
 if run_ablations_here:
@@ -1111,7 +1112,7 @@ else:
 ABLATION_CLAIMS = ["wm_r1.vs_simulation", "wm_r1.imagined_calls", "wm_r1.length_reward"]
 CLAIM_BY_ID = {c.id: c for c in bench_claims.CLAIMS}
 ablation_per_seed, ablation_source, ablation_profile = bench.seeds_here_or_published(
-    run.runs_dir, run.profile.name, ABLATIONS, None, seeds=ablation_plan.seeds, minimum=1)
+    run.runs_dir, run.profile.name, ABLATIONS, None, minimum=1)
 
 
 def ablation_figure(per_seed, title):

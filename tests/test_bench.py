@@ -349,6 +349,27 @@ def test_a_smoke_pass_shows_the_published_profiles_seeds_labelled_as_theirs(tmp_
     assert (per_seed, shown) == ([mine], "smoke") and "records ignored" in source
 
 
+def test_a_notebook_shows_the_confirmatory_block_by_default_else_labelled_exploration_records(
+        tmp_path, fresh, monkeypatch):
+    """With no `seeds`, a notebook section asks for the experiment's declared seeds (at cpu, its
+    confirmatory block) and, while that block has fewer than two records, shows the other recorded
+    seeds labelled as exploration records; a caller that names seeds gets exactly those. (Notebook
+    02 once asked for seeds 0-9 by default and missed rwml_agent's confirmatory records.)"""
+    monkeypatch.delenv(bench.RECORDS_ENV, raising=False)
+    monkeypatch.setattr(bench, "declared_seeds", lambda profile, name: [5, 6] if profile == "cpu" else [0, 1, 2])
+    cpu, nowhere = tmp_path / "cpu", tmp_path / "none"
+    bench.run_bench("cpu", 3, runs_root=cpu, experiments=FAKE, claims=FAKE_CLAIMS, log=lambda line: None)
+    per_seed, source = bench.seeds_or_this_run(cpu, "cpu", "fake", None, experiments=FAKE, shipped_dir=nowhere)
+    assert [r["after"] for r in per_seed] == pytest.approx([0.5, 0.6, 0.7])  # fake_run: 0.5 + 0.1 * seed
+    assert source.endswith("seeds 0-2 (exploration records: its confirmatory seeds, 5, 6, have fewer than 2 record(s))")
+    bench.run_bench("cpu", None, runs_root=cpu, experiments=FAKE, claims=FAKE_CLAIMS, log=lambda line: None)
+    per_seed, source = bench.seeds_or_this_run(cpu, "cpu", "fake", None, experiments=FAKE, shipped_dir=nowhere)
+    assert [r["after"] for r in per_seed] == pytest.approx([1.0, 1.1]) and source.endswith("seeds 5, 6 (its confirmatory seeds)")
+    per_seed, source = bench.seeds_or_this_run(cpu, "cpu", "fake", None, seeds=range(3), experiments=FAKE,
+                                               shipped_dir=nowhere)
+    assert len(per_seed) == 3 and source.endswith("seeds 0-2")
+
+
 @dataclass(frozen=True)
 class SizesWithAddedField:
     steps: int = 3

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wmkit.entries import resolve
+from wmkit.entries import get_path, resolve
 from wmkit.stats import paired_t_power, seeds_for_power
 
 RESERVED_FROM = 1000
@@ -250,21 +250,6 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _get(result: Any, path: str) -> Any:
-    node = result
-    for part in path.split("/"):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list):
-            try:
-                node = node[int(part)]
-            except (ValueError, IndexError):
-                return None
-        else:
-            return None
-    return node
-
-
 @dataclass(frozen=True)
 class Acted:
     """A precondition that the method acted, measured on the records: `test(result) -> (ok, detail)`
@@ -311,7 +296,7 @@ class _Above:
     inclusive: bool = False
 
     def __call__(self, result: dict) -> tuple[bool | None, str]:
-        value = _get(result, self.path)
+        value = get_path(result, self.path)
         if isinstance(value, bool) and self.ceiling is None:
             return value, f"{self.path} {value}"
         value = _number(value)
@@ -349,7 +334,7 @@ class _VersusStart:
     above: bool
 
     def __call__(self, result: dict) -> tuple[bool | None, str]:
-        value, start = _number(_get(result, self.path)), _number(_get(result, self.start))
+        value, start = _number(get_path(result, self.path)), _number(get_path(result, self.start))
         if value is None or start is None:
             return None, ""
         if self.above:
@@ -368,7 +353,7 @@ class _Varied:
     path: str
 
     def __call__(self, result: dict) -> tuple[bool | None, str]:
-        value = _get(result, self.path)
+        value = get_path(result, self.path)
         shares = value if isinstance(value, list) else [value]
         shares = [_number(v) for v in shares]
         if not shares or any(v is None for v in shares):
@@ -387,7 +372,7 @@ class _MixedGroups:
     path: str
 
     def __call__(self, result: dict) -> tuple[bool | None, str]:
-        node = _get(result, self.path)
+        node = get_path(result, self.path)
         steps = node if isinstance(node, list) else [node] if isinstance(node, dict) else None
         if not steps:
             return None, ""
@@ -415,7 +400,7 @@ class _AnyPositive:
     paths: tuple[str, ...]
 
     def __call__(self, result: dict) -> tuple[bool | None, str]:
-        values = [_number(_get(result, p)) for p in self.paths]
+        values = [_number(get_path(result, p)) for p in self.paths]
         if any(v is None for v in values):
             return None, ""
         return max(values) > 0, "success 0 in " + ", ".join(self.paths)

@@ -528,13 +528,16 @@ def shipped_records_dir(profile: str) -> Path:
 
 
 def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: dict | None,
-                      seeds: Sequence[int] = range(10),
+                      seeds: Sequence[int] | None = None,
                       experiments: dict[str, Experiment] | None = None,
                       shipped_dir: Path | None = None, minimum: int = 2) -> tuple[list[dict], str]:
     """(per-seed results, where they come from) for a notebook section that shows `experiment` over seeds.
 
-    In order, the first that holds at least `minimum` of `seeds` (an interval needs two; a notebook
-    that shows one seed's record in place of training it asks for one):
+    `seeds` None (the default) asks, at the design profile, for the experiment's confirmatory seeds
+    (:func:`declared_seeds`) and, where fewer than `minimum` of those have records, for every other
+    recorded seed (exploration records), labelled so; at another profile, for every seed declared or
+    recorded. In order, the first that holds at least `minimum` of the seeds asked for (an
+    interval needs two; a notebook that shows one seed's record in place of training it asks for one):
     1. this machine's benchmark records of the experiment's key at this checkout (``runs/<profile>/bench``);
     2. the records shipped with the kit (``executed/<profile>/bench/records``): per seed the newest
        one made with today's configuration, whatever key made it (the source names the keys and,
@@ -546,31 +549,47 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
     experiments = EXPERIMENTS if experiments is None else experiments
     if experiment not in experiments:
         raise ValueError(f"unknown experiment {experiment!r}: choose one of {', '.join(experiments)}")
-    wanted = list(seeds)
     if minimum < 1:
         raise ValueError(f"minimum must be at least 1, got {minimum}")
-    notes = []
+    shipped_dir = shipped_records_dir(profile) if shipped_dir is None else Path(shipped_dir)
+    if seeds is not None:
+        blocks = [("", list(seeds))]
+    else:  # (label after the seeds, seeds): a confirmatory block first, then every other recorded seed
+        declared = declared_seeds(profile, experiment)
+        one = {experiment: experiments[experiment]}
+        recorded = sorted({s for d in (Path(runs_root) / "bench", shipped_dir)
+                           for s in recorded_seeds(d, profile, one)[experiment]})
+        if profile == DESIGN_PROFILE and declared:
+            blocks = [(" (its confirmatory seeds)", declared),
+                      (f" (exploration records: its confirmatory seeds, {_seed_list(dict.fromkeys(declared))}, "
+                       f"have fewer than {minimum} record(s))", [s for s in recorded if s not in declared])]
+        else:
+            blocks = [("", sorted({*declared, *recorded}))]
+        blocks = [block for block in blocks if block[1]]
+    notes = [] if blocks else ["no seeds declared or recorded"]
     if os.environ.get(RECORDS_ENV, "").lower() != "none":
         key = experiment_key(experiments[experiment])
         code = key.key
-        local = load_records(runs_root, profile, wanted, code, {experiment: experiments[experiment]}).get(experiment, {})
-        if len(local) >= minimum:
-            return ([local[s]["result"] for s in sorted(local)],
-                    f"benchmark records of this library version ({short_version(code)}), seeds {_seed_list(local)}")
-        notes.append(f"{len(local)} record(s) of this library version in {Path(runs_root) / 'bench'}")
-        shipped_dir = shipped_records_dir(profile) if shipped_dir is None else Path(shipped_dir)
-        shipped = {}
-        for seed in wanted:
-            chash = config_hashes(experiment_config(experiments[experiment], profile, seed))
-            path = _newest_record_path(shipped_dir, experiment, seed, chash)
-            if path is not None:
-                shipped[seed] = json.loads(path.read_text())
-        if len(shipped) >= minimum:
-            versions = sorted({short_version(r["code"]) for r in shipped.values()})
-            label = (f"records shipped with the kit, seeds {_seed_list(shipped)}, library version(s) "
-                     f"{', '.join(versions)} ({this_kit_label(list(shipped.values()), key)})")
-            return [shipped[s]["result"] for s in sorted(shipped)], label
-        notes.append(f"{len(shipped)} shipped record(s) with this configuration in {shipped_dir}")
+        for which, wanted in blocks:
+            local = load_records(runs_root, profile, wanted, code,
+                                 {experiment: experiments[experiment]}).get(experiment, {})
+            if len(local) >= minimum:
+                return ([local[s]["result"] for s in sorted(local)],
+                        f"benchmark records of this library version ({short_version(code)}), seeds "
+                        f"{_seed_list(local)}{which}")
+            notes.append(f"{len(local)} record(s) of this library version in {Path(runs_root) / 'bench'}")
+            shipped = {}
+            for seed in wanted:
+                chash = config_hashes(experiment_config(experiments[experiment], profile, seed))
+                path = _newest_record_path(shipped_dir, experiment, seed, chash)
+                if path is not None:
+                    shipped[seed] = json.loads(path.read_text())
+            if len(shipped) >= minimum:
+                versions = sorted({short_version(r["code"]) for r in shipped.values()})
+                label = (f"records shipped with the kit, seeds {_seed_list(shipped)}{which}, library version(s) "
+                         f"{', '.join(versions)} ({this_kit_label(list(shipped.values()), key)})")
+                return [shipped[s]["result"] for s in sorted(shipped)], label
+            notes.append(f"{len(shipped)} shipped record(s) with this configuration in {shipped_dir}")
     else:
         notes.append(f"{RECORDS_ENV}=none: records ignored")
     if this_run is not None:
@@ -583,7 +602,7 @@ PUBLISHED_PROFILE = "cpu"
 
 
 def seeds_here_or_published(runs_dir: Path, profile: str, experiment: str, this_run: dict | None,
-                            seeds: Sequence[int] = range(10), published: str = PUBLISHED_PROFILE,
+                            seeds: Sequence[int] | None = None, published: str = PUBLISHED_PROFILE,
                             published_shipped_dir: Path | None = None, **kwargs) -> tuple[list[dict], str, str]:
     """(per-seed results, where they come from, the profile they were made at) for a notebook's
     "over seeds" section run at `profile`, whose own runs live in `runs_dir` (``runs/<profile>``).
