@@ -552,11 +552,11 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
     if minimum < 1:
         raise ValueError(f"minimum must be at least 1, got {minimum}")
     shipped_dir = shipped_records_dir(profile) if shipped_dir is None else Path(shipped_dir)
+    one = {experiment: experiments[experiment]}
     if seeds is not None:
         blocks = [("", list(seeds))]
     else:  # (label after the seeds, seeds): a confirmatory block first, then every other recorded seed
         declared = declared_seeds(profile, experiment)
-        one = {experiment: experiments[experiment]}
         recorded = sorted({s for d in (Path(runs_root) / "bench", shipped_dir)
                            for s in recorded_seeds(d, profile, one)[experiment]})
         if profile == DESIGN_PROFILE and declared:
@@ -571,19 +571,15 @@ def seeds_or_this_run(runs_root: Path, profile: str, experiment: str, this_run: 
         key = experiment_key(experiments[experiment])
         code = key.key
         for which, wanted in blocks:
-            local = load_records(runs_root, profile, wanted, code,
-                                 {experiment: experiments[experiment]}).get(experiment, {})
+            local = load_records(runs_root, profile, wanted, code, one).get(experiment, {})
             if len(local) >= minimum:
                 return ([local[s]["result"] for s in sorted(local)],
                         f"benchmark records of this library version ({short_version(code)}), seeds "
                         f"{_seed_list(local)}{which}")
             notes.append(f"{len(local)} record(s) of this library version in {Path(runs_root) / 'bench'}")
-            shipped = {}
-            for seed in wanted:
-                chash = config_hashes(experiment_config(experiments[experiment], profile, seed))
-                path = _newest_record_path(shipped_dir, experiment, seed, chash)
-                if path is not None:
-                    shipped[seed] = json.loads(path.read_text())
+            # per seed the newest shipped record with today's configuration, whatever key made it
+            shipped = load_records(runs_root, profile, wanted, ANY_VERSION, one,
+                                   records_dir=shipped_dir).get(experiment, {})
             if len(shipped) >= minimum:
                 versions = sorted({short_version(r["code"]) for r in shipped.values()})
                 label = (f"records shipped with the kit, seeds {_seed_list(shipped)}{which}, library version(s) "
